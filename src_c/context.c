@@ -1,0 +1,141 @@
+/* Context life cycle, options, and the choice of backend. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "internal.h"
+
+void minv_options_default(minv_options *opts) {
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->backend = MINV_BACKEND_AUTO;
+}
+
+static minv_status check_options(const minv_options *o) {
+    if (o->backend < MINV_BACKEND_AUTO || o->backend > MINV_BACKEND_GPU)
+        return MINV_ERR_INVALID_ARG;
+    if (o->device < 0 || o->cpu_threads < 0 || o->device_memory < 0)
+        return MINV_ERR_INVALID_ARG;
+    return MINV_SUCCESS;
+}
+
+minv_status minv_create(minv_context **out, const minv_options *opts) {
+    if (!out)
+        return MINV_ERR_INVALID_ARG;
+    *out = NULL;
+    minv_options o;
+    minv_options_default(&o);
+    if (opts)
+        o = *opts;
+    minv_status status = check_options(&o);
+    if (status != MINV_SUCCESS)
+        return status;
+
+    minv_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return MINV_ERR_ALLOC;
+    ctx->opts = o;
+    ctx->tolerance = 0.0;
+    ctx->max_iterations = 100;
+    ctx->block_size = 0;
+    ctx->tile_size = 0;
+    ctx->symmetry_tol = 0.0;
+    ctx->residual_mode = 1;
+#ifdef _OPENMP
+    ctx->cpu_threads = o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads();
+#else
+    ctx->cpu_threads = 1;
+#endif
+
+    ctx->backend = MINV_BACKEND_CPU;
+    ctx->ops = &minv_cpu_backend;
+    if (o.backend != MINV_BACKEND_CPU) {
+        status = minv_gpu_create(ctx);
+        if (status == MINV_SUCCESS) {
+#if MINV_HAVE_CUDA
+            ctx->backend = MINV_BACKEND_GPU;
+            ctx->ops = &minv_gpu_backend;
+#endif
+        } else if (o.backend == MINV_BACKEND_GPU) {
+            free(ctx);
+            return status;
+        }
+        /* AUTO without a usable GPU: the CPU, and every report says why. */
+        snprintf(ctx->backend_note, sizeof ctx->backend_note, "%.*s", (int)sizeof ctx->backend_note - 1, ctx->last_error);
+        minv_clear_error(ctx);
+    }
+    *out = ctx;
+    return MINV_SUCCESS;
+}
+
+minv_status minv_destroy(minv_context *ctx) {
+    if (!ctx)
+        return MINV_SUCCESS;
+    minv_gpu_destroy(ctx);
+    free(ctx);
+    return MINV_SUCCESS;
+}
+
+minv_backend minv_context_backend(const minv_context *ctx) {
+    return ctx ? ctx->backend : MINV_BACKEND_CPU;
+}
+
+static int is_count(double v, double lo) { return isfinite(v) && v >= lo && v == floor(v) && v < 9.2e18; }
+
+minv_status minv_set_option(minv_context *ctx, minv_option option, double value) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_clear_error(ctx);
+    switch (option) {
+    case MINV_OPT_TOLERANCE:
+        if (!(isfinite(value) && value >= 0))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "tolerance must be finite and >= 0, got %g", value);
+        ctx->tolerance = value;
+        return MINV_SUCCESS;
+    case MINV_OPT_MAX_ITERATIONS:
+        if (!is_count(value, 1))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "max iterations must be an integer >= 1, got %g", value);
+        ctx->max_iterations = (int64_t)value;
+        return MINV_SUCCESS;
+    case MINV_OPT_BLOCK_SIZE:
+        if (!is_count(value, 0))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "block size must be an integer >= 0, got %g", value);
+        ctx->block_size = (int64_t)value;
+        return MINV_SUCCESS;
+    case MINV_OPT_TILE_SIZE:
+        if (!is_count(value, 0))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "tile size must be an integer >= 0, got %g", value);
+        ctx->tile_size = (int64_t)value;
+        return MINV_SUCCESS;
+    case MINV_OPT_SYMMETRY_TOL:
+        if (!(isfinite(value) && value >= 0))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "symmetry tolerance must be finite and >= 0, got %g", value);
+        ctx->symmetry_tol = value;
+        return MINV_SUCCESS;
+    case MINV_OPT_RESIDUAL:
+        if (!(value == 0 || value == 1 || value == 2))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "residual mode must be 0, 1 or 2, got %g", value);
+        ctx->residual_mode = (int)value;
+        return MINV_SUCCESS;
+    }
+    return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
+}
+
+minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value) {
+    if (!ctx || !value)
+        return MINV_ERR_INVALID_ARG;
+    switch (option) {
+    case MINV_OPT_TOLERANCE: *value = ctx->tolerance; return MINV_SUCCESS;
+    case MINV_OPT_MAX_ITERATIONS: *value = (double)ctx->max_iterations; return MINV_SUCCESS;
+    case MINV_OPT_BLOCK_SIZE: *value = (double)ctx->block_size; return MINV_SUCCESS;
+    case MINV_OPT_TILE_SIZE: *value = (double)ctx->tile_size; return MINV_SUCCESS;
+    case MINV_OPT_SYMMETRY_TOL: *value = ctx->symmetry_tol; return MINV_SUCCESS;
+    case MINV_OPT_RESIDUAL: *value = (double)ctx->residual_mode; return MINV_SUCCESS;
+    }
+    return MINV_ERR_INVALID_ARG;
+}

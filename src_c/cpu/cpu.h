@@ -1,0 +1,18 @@
+/* The CPU backend's algorithms, one file each; backend.c puts them in a table. */
+#ifndef MINV_CPU_H
+#define MINV_CPU_H
+
+#include "../internal.h"
+
+minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
+
+minv_status minv_cpu_cholesky_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an,
+                                     minv_report *report);
+minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                    const minv_analysis *an, minv_report *report);
+minv_status minv_cpu_lu_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an,
+                               minv_report *report);
+minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                              const minv_analysis *an, minv_report *report);
+
+#endif

@@ -1,0 +1,118 @@
+/* Typed shim over LAPACK and BLAS; see lapack.h. */
+#include <stdlib.h>
+
+#include "lapack.h"
+
+typedef size_t flen; /* gfortran's hidden character length */
+
+void spotrf_(const char *, const int *, float *, const int *, int *, flen);
+void dpotrf_(const char *, const int *, double *, const int *, int *, flen);
+void spotri_(const char *, const int *, float *, const int *, int *, flen);
+void dpotri_(const char *, const int *, double *, const int *, int *, flen);
+void spotrs_(const char *, const int *, const int *, const float *, const int *, float *, const int *, int *, flen);
+void dpotrs_(const char *, const int *, const int *, const double *, const int *, double *, const int *, int *, flen);
+void spocon_(const char *, const int *, const float *, const int *, const float *, float *, float *, int *, int *, flen);
+void dpocon_(const char *, const int *, const double *, const int *, const double *, double *, double *, int *, int *, flen);
+void sgetrf_(const int *, const int *, float *, const int *, int *, int *);
+void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
+void sgetri_(const int *, float *, const int *, const int *, float *, const int *, int *);
+void dgetri_(const int *, double *, const int *, const int *, double *, const int *, int *);
+void sgetrs_(const char *, const int *, const int *, const float *, const int *, const int *, float *, const int *, int *, flen);
+void dgetrs_(const char *, const int *, const int *, const double *, const int *, const int *, double *, const int *, int *, flen);
+void sgecon_(const char *, const int *, const float *, const int *, const float *, float *, float *, int *, int *, flen);
+void dgecon_(const char *, const int *, const double *, const int *, const double *, double *, double *, int *, int *, flen);
+void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *, const float *, const int *,
+            const float *, const int *, const float *, float *, const int *, flen, flen);
+void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *, const int *,
+            const double *, const int *, const double *, double *, const int *, flen, flen);
+
+/* Callers check sizes against MINV_LAPACK_INT_MAX before they get here. */
+#define I(x) int x##_ = (int)(x)
+
+int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda) {
+    I(n); I(lda); int info = 0;
+    if (t == MINV_R64) dpotrf_("L", &n_, a, &lda_, &info, 1);
+    else spotrf_("L", &n_, a, &lda_, &info, 1);
+    return info;
+}
+
+int la_potri(minv_dtype t, int64_t n, void *a, int64_t lda) {
+    I(n); I(lda); int info = 0;
+    if (t == MINV_R64) dpotri_("L", &n_, a, &lda_, &info, 1);
+    else spotri_("L", &n_, a, &lda_, &info, 1);
+    return info;
+}
+
+int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb) {
+    I(n); I(nrhs); I(lda); I(ldb); int info = 0;
+    if (t == MINV_R64) dpotrs_("L", &n_, &nrhs_, a, &lda_, b, &ldb_, &info, 1);
+    else spotrs_("L", &n_, &nrhs_, a, &lda_, b, &ldb_, &info, 1);
+    return info;
+}
+
+/* Condition estimators need `per_n` * n reals of work and n integers. */
+static int con_work(int64_t n, size_t per_n, void **work, int **iwork) {
+    *work = malloc(per_n * (size_t)(n > 0 ? n : 1) * sizeof(double));
+    *iwork = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (*work && *iwork) return 0;
+    free(*work); free(*iwork);
+    return -1;
+}
+
+int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond) {
+    I(n); I(lda); int info = 0; void *work; int *iwork;
+    if (con_work(n, 3, &work, &iwork)) return -1;
+    if (t == MINV_R64) dpocon_("L", &n_, a, &lda_, &anorm, rcond, work, iwork, &info, 1);
+    else { float an = (float)anorm, rc = 0; spocon_("L", &n_, a, &lda_, &an, &rc, work, iwork, &info, 1); *rcond = rc; }
+    free(work); free(iwork);
+    return info;
+}
+
+int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond) {
+    I(n); I(lda); int info = 0; void *work; int *iwork;
+    if (con_work(n, 4, &work, &iwork)) return -1;
+    if (t == MINV_R64) dgecon_("1", &n_, a, &lda_, &anorm, rcond, work, iwork, &info, 1);
+    else { float an = (float)anorm, rc = 0; sgecon_("1", &n_, a, &lda_, &an, &rc, work, iwork, &info, 1); *rcond = rc; }
+    free(work); free(iwork);
+    return info;
+}
+
+int la_getrf(minv_dtype t, int64_t n, void *a, int64_t lda, int *ipiv) {
+    I(n); I(lda); int info = 0;
+    if (t == MINV_R64) dgetrf_(&n_, &n_, a, &lda_, ipiv, &info);
+    else sgetrf_(&n_, &n_, a, &lda_, ipiv, &info);
+    return info;
+}
+
+int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv) {
+    I(n); I(lda); int info = 0, lwork = -1;
+    double query = 0;
+    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, &query, &lwork, &info);
+    else { float q = 0; sgetri_(&n_, a, &lda_, ipiv, &q, &lwork, &info); query = q; }
+    lwork = (int)query > n_ ? (int)query : (n_ > 0 ? n_ : 1);
+    void *work = malloc((size_t)lwork * (size_t)t);
+    if (!work) return -1;
+    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, work, &lwork, &info);
+    else sgetri_(&n_, a, &lda_, ipiv, work, &lwork, &info);
+    free(work);
+    return info;
+}
+
+int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
+             void *b, int64_t ldb) {
+    I(n); I(nrhs); I(lda); I(ldb); int info = 0;
+    if (t == MINV_R64) dgetrs_("N", &n_, &nrhs_, a, &lda_, ipiv, b, &ldb_, &info, 1);
+    else sgetrs_("N", &n_, &nrhs_, a, &lda_, ipiv, b, &ldb_, &info, 1);
+    return info;
+}
+
+void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+             const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc) {
+    I(m); I(n); I(k); I(lda); I(ldb); I(ldc);
+    if (t == MINV_R64) {
+        dgemm_(&transa, &transb, &m_, &n_, &k_, &alpha, a, &lda_, b, &ldb_, &beta, c, &ldc_, 1, 1);
+    } else {
+        float al = (float)alpha, be = (float)beta;
+        sgemm_(&transa, &transb, &m_, &n_, &k_, &al, a, &lda_, b, &ldb_, &be, c, &ldc_, 1, 1);
+    }
+}

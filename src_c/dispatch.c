@@ -1,0 +1,394 @@
+/* Public entry points for analysis, inversion and solve: argument checks, the AUTO method
+ * choice, routing to a backend (with a CPU fallback that the report states), fallbacks
+ * between methods, residuals and timing. The algorithms live in the backends. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+minv_method minv_choose_method(const minv_analysis *an) {
+    if (an->symmetric && an->diag_positive)
+        return MINV_METHOD_CHOLESKY;
+    return MINV_METHOD_LU;
+}
+
+static const char *auto_reason(const minv_analysis *an, minv_method m) {
+    switch (m) {
+    case MINV_METHOD_CHOLESKY: return "AUTO: symmetric with a positive diagonal, so Cholesky";
+    default:
+        return an->symmetric ? "AUTO: symmetric but a diagonal entry is <= 0, so LU"
+                             : "AUTO: not symmetric, so LU";
+    }
+}
+
+static void reason_add(minv_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void reason_add(minv_report *r, const char *fmt, ...) {
+    size_t len = strlen(r->reason);
+    if (len + 3 >= sizeof r->reason)
+        return;
+    if (len > 0) {
+        strcpy(r->reason + len, "; ");
+        len += 2;
+    }
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, args);
+    va_end(args);
+}
+
+static void report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs) {
+    memset(r, 0, sizeof *r);
+    r->method = method;
+    r->backend = MINV_BACKEND_CPU;
+    r->n = n;
+    r->nrhs = nrhs;
+    r->info = -1;
+    r->residual = -1;
+    r->rcond = -1;
+}
+
+/* ---- argument checks: the bad argument is named with its position, as LAPACK does ---- */
+
+static minv_status check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,
+                                const char *name, int64_t rows, int64_t cols, int64_t ld,
+                                const char *ldname, minv_dtype t) {
+    if (!p)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
+    if (ld < (rows > 1 ? rows : 1))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be >= %lld",
+                         fn, pos + 1, ldname, (long long)ld, (long long)(rows > 1 ? rows : 1));
+    /* ld * cols elements must be addressable. */
+    if ((uint64_t)ld > (uint64_t)INT64_MAX / (uint64_t)t / (uint64_t)cols ||
+        (uint64_t)ld * (uint64_t)cols * (uint64_t)t > (uint64_t)SIZE_MAX)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s of %lld x %lld with %s = %lld overflows the address space",
+                         fn, name, (long long)rows, (long long)cols, ldname, (long long)ld);
+    return MINV_SUCCESS;
+}
+
+static minv_status check_order(minv_context *ctx, const char *fn, int pos, const char *name,
+                               int64_t n) {
+    if (n <= 0)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be > 0",
+                         fn, pos, name, (long long)n);
+    return MINV_SUCCESS;
+}
+
+static minv_status check_method(minv_context *ctx, const char *fn, int pos, minv_method m) {
+    if ((int)m < 0 || (int)m >= MINV_METHOD_COUNT)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (method) = %d is not a minv_method",
+                         fn, pos, (int)m);
+    return MINV_SUCCESS;
+}
+
+static minv_status check_not_finite(minv_context *ctx, const char *name, const minv_mat *m) {
+    int64_t i, j;
+    double v;
+    if (minv_all_finite(m, &i, &j, &v))
+        return MINV_SUCCESS;
+    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %g (row %lld, column %lld, 1-based) is the first non-finite entry",
+                     name, (long long)i + 1, (long long)j + 1, v, (long long)i + 1, (long long)j + 1);
+}
+
+/* ---- routing ---- */
+
+/* The analysis, on the context's backend or the CPU's. */
+static minv_status analyze(minv_context *ctx, const minv_mat *a, minv_analysis *an) {
+    memset(an, 0, sizeof *an);
+    const minv_backend_ops *ops = ctx->ops->analyze ? ctx->ops : &minv_cpu_backend;
+    return ops->analyze(ctx, a, an);
+}
+
+/* The backend that runs `method`: the context's, else the CPU's (said in the report). */
+static minv_status route(minv_context *ctx, minv_method method, int solve, minv_report *report,
+                         const minv_backend_ops **ops) {
+    const minv_backend_ops *own = ctx->ops;
+    int own_has = solve ? own->solve[method] != NULL : own->invert[method] != NULL;
+    int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL
+                        : minv_cpu_backend.invert[method] != NULL;
+    if (own_has) {
+        *ops = own;
+        report->backend = ctx->backend;
+        return MINV_SUCCESS;
+    }
+    if (cpu_has) {
+        *ops = &minv_cpu_backend;
+        report->backend = MINV_BACKEND_CPU;
+        reason_add(report, "%s %s is not available on the %s backend, so the CPU ran it",
+                   minv_method_name(method), solve ? "solve" : "inversion", own->name);
+        return MINV_SUCCESS;
+    }
+    return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend",
+                     minv_method_name(method), solve ? "solve" : "inversion", own->name);
+}
+
+/* Cholesky reads one triangle: forced on a non-symmetric matrix it would invert another one. */
+static minv_status check_cholesky_input(minv_context *ctx, const minv_analysis *an) {
+    if (an->symmetric)
+        return MINV_SUCCESS;
+    return minv_fail(ctx, MINV_ERR_NOT_SPD,
+                     "Cholesky needs a symmetric matrix; relative asymmetry max|a_ij - a_ji| / max|a_ij| = %.3g exceeds the symmetry tolerance %.3g",
+                     an->asymmetry, ctx->symmetry_tol);
+}
+
+static double invert_flops(minv_method m, int64_t n) {
+    double dn = (double)n;
+    return m == MINV_METHOD_CHOLESKY ? dn * dn * dn : 2.0 * dn * dn * dn;
+}
+
+static double solve_flops(minv_method m, int64_t n, int64_t k) {
+    double dn = (double)n, factor = m == MINV_METHOD_CHOLESKY ? dn * dn * dn / 3 : 2 * dn * dn * dn / 3;
+    return factor + 2.0 * dn * dn * (double)k;
+}
+
+/* A finished factorisation whose condition is below working precision is singular in all but
+ * name; the result is still returned, as LAPACK's xGESVX does. */
+static minv_status check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r) {
+    if (r->rcond >= 0 && r->rcond < minv_eps(t))
+        return minv_fail(ctx, MINV_ERR_SINGULAR,
+                         "singular to working precision: reciprocal condition estimate %.3g < eps %.3g; the result is unreliable",
+                         r->rcond, minv_eps(t));
+    return MINV_SUCCESS;
+}
+
+static void finish(minv_report *r, double t0) {
+    r->seconds = minv_now() - t0;
+    r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+}
+
+/* ---- inversion ---- */
+
+static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method method,
+                                 minv_dtype t, int64_t n, const void *a, int64_t lda,
+                                 void *ainv, int64_t ldainv, int inplace, minv_report *report) {
+    minv_analysis an;
+    minv_probes probes = {0};
+    minv_mat acopy = {0};
+    minv_status status = MINV_SUCCESS;
+    minv_mat in = {t, n, n, lda, (void *)a}, out = {t, n, n, ldainv, ainv};
+    const minv_backend_ops *ops = NULL;
+    int auto_chosen = method == MINV_METHOD_AUTO;
+
+    report_init(report, method, n, 0);
+    MINV_TRY(check_method(ctx, fn, 2, method));
+    MINV_TRY(check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
+    if (!inplace)
+        MINV_TRY(check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
+
+    MINV_TRY(analyze(ctx, &in, &an));
+    if (!an.finite)
+        MINV_TRY(check_not_finite(ctx, "A", &in));
+    if (auto_chosen) {
+        method = an.auto_method;
+        reason_add(report, "%s", auto_reason(&an, method));
+    }
+    if (method == MINV_METHOD_CHOLESKY)
+        MINV_TRY(check_cholesky_input(ctx, &an));
+    report->method = method;
+    MINV_TRY(route(ctx, method, 0, report, &ops));
+
+    if (ctx->residual_mode == 1)
+        MINV_TRY(minv_probes_make(ctx, &in, &an, &probes));
+    if (ctx->residual_mode == 2 && inplace) {
+        MINV_TRY(minv_mat_alloc(ctx, &acopy, t, n, n));
+        minv_mat_copy(&in, &acopy);
+    }
+    minv_mat_copy(&in, &out);
+
+    status = ops->invert[method](ctx, &out, &an, report);
+    if (status == MINV_ERR_NOT_SPD && auto_chosen) {
+        reason_add(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+        minv_clear_error(ctx);
+        method = report->method = MINV_METHOD_LU;
+        report->info = -1;
+        MINV_TRY(route(ctx, method, 0, report, &ops));
+        status = ops->invert[method](ctx, &out, &an, report);
+    }
+    if (status != MINV_SUCCESS)
+        goto cleanup;
+    status = check_rcond(ctx, t, report);
+
+    report->flops = invert_flops(method, n);
+    if (ctx->residual_mode == 1) {
+        report->residual = minv_residual_inverse_sampled(&out, &probes);
+        report->residual_kind = report->residual >= 0;
+    } else if (ctx->residual_mode == 2) {
+        minv_status rs = minv_residual_inverse_full(ctx, inplace ? &acopy : &in, &out, an.norm_1,
+                                                    &report->residual);
+        report->residual_kind = rs == MINV_SUCCESS ? 2 : 0;
+    }
+cleanup:
+    minv_probes_free(&probes);
+    minv_mat_free(&acopy);
+    return status;
+}
+
+static minv_status invert_entry(minv_context *ctx, const char *fn, minv_method method,
+                                minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv,
+                                int64_t ldainv, int inplace, minv_report *report) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_report local;
+    minv_report *r = report ? report : &local;
+    minv_fpguard guard;
+    minv_fpguard_begin(&guard);
+    double t0 = minv_now();
+    minv_clear_error(ctx);
+    minv_status status = invert_expert(ctx, fn, method, t, n, a, lda, ainv, ldainv, inplace, r);
+    if (ctx->backend_note[0])
+        reason_add(r, "GPU not used: %s", ctx->backend_note);
+    finish(r, t0);
+    minv_fpguard_end(&guard);
+    return status;
+}
+
+minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
+                          int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
+    return invert_entry(ctx, "minv_invert_d", method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+}
+
+minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
+                          int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
+    return invert_entry(ctx, "minv_invert_s", method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+}
+
+minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,
+                                  int64_t lda, minv_report *report) {
+    return invert_entry(ctx, "minv_invert_inplace_d", method, MINV_R64, n, a, lda, a, lda, 1, report);
+}
+
+minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
+                                  int64_t lda, minv_report *report) {
+    return invert_entry(ctx, "minv_invert_inplace_s", method, MINV_R32, n, a, lda, a, lda, 1, report);
+}
+
+/* ---- solve ---- */
+
+static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method method,
+                                minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                                const void *b, int64_t ldb, void *x, int64_t ldx,
+                                minv_report *report) {
+    minv_analysis an;
+    minv_status status = MINV_SUCCESS;
+    minv_mat am = {t, n, n, lda, (void *)a}, bm = {t, n, nrhs, ldb, (void *)b},
+             xm = {t, n, nrhs, ldx, x};
+    const minv_backend_ops *ops = NULL;
+    int auto_chosen = method == MINV_METHOD_AUTO;
+
+    report_init(report, method, n, nrhs);
+    MINV_TRY(check_method(ctx, fn, 2, method));
+    MINV_TRY(check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(check_order(ctx, fn, 4, "nrhs", nrhs));
+    MINV_TRY(check_matrix(ctx, fn, a, 5, "a", n, n, lda, "lda", t));
+    MINV_TRY(check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
+    MINV_TRY(check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
+
+    MINV_TRY(analyze(ctx, &am, &an));
+    if (!an.finite)
+        MINV_TRY(check_not_finite(ctx, "A", &am));
+    MINV_TRY(check_not_finite(ctx, "B", &bm));
+    if (auto_chosen) {
+        method = an.auto_method;
+        reason_add(report, "%s", auto_reason(&an, method));
+    }
+    if (method == MINV_METHOD_CHOLESKY)
+        MINV_TRY(check_cholesky_input(ctx, &an));
+    report->method = method;
+    MINV_TRY(route(ctx, method, 1, report, &ops));
+
+    minv_mat_copy(&bm, &xm);
+    status = ops->solve[method](ctx, &am, &xm, &an, report);
+    if (status == MINV_ERR_NOT_SPD && auto_chosen) {
+        reason_add(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+        minv_clear_error(ctx);
+        method = report->method = MINV_METHOD_LU;
+        report->info = -1;
+        MINV_TRY(route(ctx, method, 1, report, &ops));
+        minv_mat_copy(&bm, &xm);
+        status = ops->solve[method](ctx, &am, &xm, &an, report);
+    }
+    if (status != MINV_SUCCESS)
+        goto cleanup;
+    status = check_rcond(ctx, t, report);
+
+    report->flops = solve_flops(method, n, nrhs);
+    if (ctx->residual_mode > 0 && b == x) {
+        reason_add(report, "no residual: B and X share memory");
+    } else if (ctx->residual_mode > 0) {
+        minv_status rs = minv_residual_solve(ctx, ctx->residual_mode, &am, &bm, &xm, &report->residual);
+        report->residual_kind = rs == MINV_SUCCESS ? ctx->residual_mode : 0;
+    }
+cleanup:
+    return status;
+}
+
+static minv_status solve_entry(minv_context *ctx, const char *fn, minv_method method,
+                               minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                               const void *b, int64_t ldb, void *x, int64_t ldx,
+                               minv_report *report) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_report local;
+    minv_report *r = report ? report : &local;
+    minv_fpguard guard;
+    minv_fpguard_begin(&guard);
+    double t0 = minv_now();
+    minv_clear_error(ctx);
+    minv_status status = solve_expert(ctx, fn, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+    if (ctx->backend_note[0])
+        reason_add(r, "GPU not used: %s", ctx->backend_note);
+    finish(r, t0);
+    minv_fpguard_end(&guard);
+    return status;
+}
+
+minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                         const double *a, int64_t lda, const double *b, int64_t ldb, double *x,
+                         int64_t ldx, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_d", method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
+}
+
+minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                         const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
+                         int64_t ldx, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_s", method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+}
+
+/* ---- analysis ---- */
+
+static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t, int64_t n,
+                                 const void *a, int64_t lda, minv_analysis *out) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_fpguard guard;
+    minv_fpguard_begin(&guard);
+    minv_clear_error(ctx);
+    minv_status status = MINV_SUCCESS;
+    minv_mat m = {t, n, n, lda, (void *)a};
+    MINV_TRY(check_order(ctx, fn, 2, "n", n));
+    MINV_TRY(check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));
+    if (!out) {
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 5 (analysis) is NULL", fn);
+        goto cleanup;
+    }
+    status = analyze(ctx, &m, out);
+cleanup:
+    minv_fpguard_end(&guard);
+    return status;
+}
+
+minv_status minv_analyze_d(minv_context *ctx, int64_t n, const double *a, int64_t lda,
+                           minv_analysis *analysis) {
+    return analyze_entry(ctx, "minv_analyze_d", MINV_R64, n, a, lda, analysis);
+}
+
+minv_status minv_analyze_s(minv_context *ctx, int64_t n, const float *a, int64_t lda,
+                           minv_analysis *analysis) {
+    return analyze_entry(ctx, "minv_analyze_s", MINV_R32, n, a, lda, analysis);
+}

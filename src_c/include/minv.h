@@ -1,0 +1,177 @@
+/*
+ * minv: dense matrix inversion and many-right-hand-side solves for data assimilation,
+ * on the GPU where one is present and on the CPU otherwise, with the same API and answers.
+ *
+ * Conventions (as LAPACK and cuSOLVER):
+ *   - matrices are column-major with a leading dimension; sizes and indices are int64_t,
+ *     indices 0-based in C (the Fortran module and all messages add 1);
+ *   - `_d` routines take double, `_s` routines float;
+ *   - every routine returns a minv_status; minv_last_error() holds the detail of the last
+ *     failure on a context (which argument, which (i, j), which pivot);
+ *   - the caller's input is never modified unless the routine's name says `inplace`;
+ *   - a context is used by one thread at a time; separate contexts may run concurrently.
+ *   - no routine raises a floating-point exception: trap settings and flags are restored.
+ */
+#ifndef MINV_H
+#define MINV_H
+
+#include <stdint.h>
+
+#include "minv_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    MINV_SUCCESS = 0,
+    MINV_ERR_INVALID_ARG = 1,     /* a bad argument; the message names it */
+    MINV_ERR_ALLOC = 2,           /* host memory could not be allocated */
+    MINV_ERR_NOT_FINITE = 3,      /* NaN or Inf in the input; the message gives (i, j) */
+    MINV_ERR_SINGULAR = 4,        /* exactly or numerically singular; report.info = column */
+    MINV_ERR_NOT_SPD = 5,         /* not positive definite; report.info = column */
+    MINV_ERR_NO_CONVERGENCE = 6,  /* an iterative method diverged, stagnated or hit its cap */
+    MINV_ERR_NOT_IMPLEMENTED = 7, /* this method/backend pair does not exist (yet) */
+    MINV_ERR_NO_GPU = 8,          /* the GPU backend was requested but none is usable */
+    MINV_ERR_GPU = 9,             /* a CUDA, cuBLAS or cuSOLVER call failed */
+    MINV_ERR_DEVICE_MEMORY = 10,  /* device memory exhausted and no fallback was allowed */
+    MINV_ERR_SHAPE = 11,          /* wrong shape (non-square, mismatched dimensions) */
+    MINV_ERR_IO = 12,             /* a file could not be read or written */
+    MINV_ERR_NOT_FOUND = 13,      /* a file or a variable does not exist */
+    MINV_ERR_INTERNAL = 14        /* a bug in minv: please report it */
+} minv_status;
+
+typedef enum {
+    MINV_BACKEND_AUTO = 0, /* the GPU where present, else the CPU */
+    MINV_BACKEND_CPU = 1,
+    MINV_BACKEND_GPU = 2   /* fails with MINV_ERR_NO_GPU when no GPU is usable */
+} minv_backend;
+
+typedef enum {
+    MINV_METHOD_AUTO = 0,         /* chosen from the matrix; the report says which and why */
+    MINV_METHOD_CHOLESKY = 1,     /* symmetric positive definite */
+    MINV_METHOD_LU = 2,           /* general, partial pivoting */
+    MINV_METHOD_GAUSS_JORDAN = 3, /* general, blocked Gauss-Jordan with partial pivoting */
+    MINV_METHOD_ITERATIVE = 4,    /* hyperpower (Soleymani) iteration */
+    MINV_METHOD_TRIDIAGONAL = 5   /* tridiagonal matrices */
+} minv_method;
+
+/* Options fixed for the life of a context. */
+typedef struct {
+    minv_backend backend;
+    int32_t device;         /* CUDA device index */
+    int32_t cpu_threads;    /* threads for minv's own CPU loops; 0 = all available */
+    int64_t device_memory;  /* bytes of device memory minv may use; 0 = all free memory */
+} minv_options;
+
+/* Tunables that may change between calls on a context (minv_set_option / minv_get_option). */
+typedef enum {
+    MINV_OPT_TOLERANCE = 0,      /* iterative methods: stop when the residual norm <= this;
+                                    0 = a precision-dependent default */
+    MINV_OPT_MAX_ITERATIONS = 1, /* iterative methods: iteration cap (default 100) */
+    MINV_OPT_BLOCK_SIZE = 2,     /* blocked methods: block size; 0 = automatic */
+    MINV_OPT_TILE_SIZE = 3,      /* out-of-core methods: tile edge; 0 = automatic */
+    MINV_OPT_SYMMETRY_TOL = 4,   /* relative asymmetry up to which AUTO treats A as
+                                    symmetric (default 0: exactly symmetric) */
+    MINV_OPT_RESIDUAL = 5        /* residual in the report: 0 none, 1 sampled O(n^2)
+                                    (default), 2 full O(n^3) */
+} minv_option;
+
+enum { MINV_REASON_LEN = 256 };
+
+/* What a call did. Filled on success and, as far as it got, on failure. */
+typedef struct {
+    minv_method method;      /* the method that produced the result */
+    minv_backend backend;    /* where it ran: MINV_BACKEND_CPU or MINV_BACKEND_GPU */
+    int64_t n;               /* order of A */
+    int64_t nrhs;            /* right-hand sides (0 for an inversion) */
+    int64_t iterations;      /* iterative methods; 0 otherwise */
+    int64_t info;            /* on SINGULAR / NOT_SPD: the 0-based column; else -1 */
+    double residual;         /* normalised residual, see residual_kind; -1 if not computed */
+    int32_t residual_kind;   /* 0 none. Inverse: 1 sampled, max over two fixed probe vectors v
+                                of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf);
+                                2 full, ||I - A X||_1 / (n ||A||_1 ||X||_1).
+                                Solve: max_j ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf +
+                                ||b_j||_inf) over 4 sampled (1) or all (2) columns.
+                                Divide by eps (2^-52, 2^-23) for LAPACK-tester ratios. */
+    int32_t reserved;
+    double rcond;            /* reciprocal 1-norm condition estimate; -1 if not computed */
+    double seconds;          /* wall time of the whole call */
+    double flops;            /* floating-point operations of the method */
+    double gflops;           /* flops / seconds / 1e9 */
+    char reason[MINV_REASON_LEN]; /* why this method and backend, and any fallback taken */
+} minv_report;
+
+/* Properties of a matrix, from minv_analyze. Indices are 0-based, -1 when not applicable. */
+typedef struct {
+    int64_t n;
+    int32_t finite;            /* 1 when every entry is finite */
+    int32_t symmetric;         /* 1 when relative asymmetry <= MINV_OPT_SYMMETRY_TOL */
+    int32_t diag_dominant;     /* 1 when strictly diagonally dominant by rows */
+    int32_t tridiagonal;       /* 1 when lower and upper bandwidth are <= 1 */
+    int32_t diag_positive;     /* 1 when every diagonal entry is > 0 */
+    int32_t reserved;
+    int64_t first_bad_row;     /* first NaN/Inf in column-major order */
+    int64_t first_bad_col;
+    int64_t lower_bandwidth;
+    int64_t upper_bandwidth;
+    double asymmetry;          /* max |a_ij - a_ji| / max |a_ij| */
+    double norm_1;             /* max column sum of |a_ij| */
+    double norm_inf;           /* max row sum of |a_ij| */
+    double norm_fro;
+    double diag_min;           /* smallest and largest diagonal entries (signed) */
+    double diag_max;
+    minv_method auto_method;   /* what MINV_METHOD_AUTO would choose */
+} minv_analysis;
+
+typedef struct minv_context minv_context;
+
+/* ---- context -------------------------------------------------------------------------- */
+void minv_options_default(minv_options *opts);
+/* opts may be NULL for the defaults. On failure *ctx is NULL. */
+minv_status minv_create(minv_context **ctx, const minv_options *opts);
+minv_status minv_destroy(minv_context *ctx);
+/* The backend this context runs on (never AUTO after creation). */
+minv_backend minv_context_backend(const minv_context *ctx);
+minv_status minv_set_option(minv_context *ctx, minv_option option, double value);
+minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value);
+
+/* ---- errors and names ----------------------------------------------------------------- */
+const char *minv_status_string(minv_status status);
+/* Detail of the last failure on ctx ("" after a success); valid until the next call. */
+const char *minv_last_error(const minv_context *ctx);
+const char *minv_method_name(minv_method method);
+const char *minv_backend_name(minv_backend backend);
+const char *minv_version(void);
+
+/* ---- analysis --------------------------------------------------------------------------- */
+minv_status minv_analyze_d(minv_context *ctx, int64_t n, const double *a, int64_t lda,
+                           minv_analysis *analysis);
+minv_status minv_analyze_s(minv_context *ctx, int64_t n, const float *a, int64_t lda,
+                           minv_analysis *analysis);
+
+/* ---- inversion: ainv = A^-1 ---------------------------------------------------------------
+ * report may be NULL. */
+minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
+                          int64_t lda, double *ainv, int64_t ldainv, minv_report *report);
+minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
+                          int64_t lda, float *ainv, int64_t ldainv, minv_report *report);
+/* A is overwritten by its inverse. On failure A holds no meaningful values. */
+minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,
+                                  int64_t lda, minv_report *report);
+minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
+                                  int64_t lda, minv_report *report);
+
+/* ---- solve: A X = B, B of shape (n, nrhs) ---------------------------------------------- */
+minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                         const double *a, int64_t lda, const double *b, int64_t ldb, double *x,
+                         int64_t ldx, minv_report *report);
+minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                         const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
+                         int64_t ldx, minv_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MINV_H */

@@ -1,0 +1,132 @@
+/* Internal declarations shared by the core and the backends. Never installed. */
+#ifndef MINV_INTERNAL_H
+#define MINV_INTERNAL_H
+
+#include <fenv.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "minv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element type of a matrix; the value is the element size in bytes. */
+typedef enum { MINV_R32 = 4, MINV_R64 = 8 } minv_dtype;
+
+/* A column-major matrix in host memory. */
+typedef struct {
+    minv_dtype dtype;
+    int64_t rows, cols, ld;
+    void *data;
+} minv_mat;
+
+enum { MINV_METHOD_COUNT = 6, MINV_ERROR_LEN = 1024 };
+
+/* One backend: a table of algorithms, NULL where the backend lacks one. Every routine works
+ * on host matrices; a GPU backend moves data itself. */
+typedef struct minv_backend_ops {
+    const char *name;
+    minv_status (*analyze)(minv_context *ctx, const minv_mat *a, minv_analysis *out);
+    /* On entry a holds A, on exit A^-1. On MINV_ERR_NOT_SPD a holds A again, so that the
+     * caller may fall back to another method. Sets report->rcond and report->info. */
+    minv_status (*invert[MINV_METHOD_COUNT])(minv_context *ctx, minv_mat *a,
+                                             const minv_analysis *an, minv_report *report);
+    /* On entry x holds B, on exit X; a is not modified. */
+    minv_status (*solve[MINV_METHOD_COUNT])(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                            const minv_analysis *an, minv_report *report);
+} minv_backend_ops;
+
+extern const minv_backend_ops minv_cpu_backend;
+#if MINV_HAVE_CUDA
+extern const minv_backend_ops minv_gpu_backend;
+#endif
+
+typedef struct minv_gpu minv_gpu; /* CUDA state: handles, streams, buffers (src_cuda) */
+
+struct minv_context {
+    minv_options opts;
+    minv_backend backend;        /* resolved: CPU or GPU */
+    const minv_backend_ops *ops; /* the backend in use */
+    minv_gpu *gpu;               /* NULL on the CPU backend */
+    int cpu_threads;             /* resolved thread count */
+    double tolerance;
+    int64_t max_iterations;
+    int64_t block_size;
+    int64_t tile_size;
+    double symmetry_tol;
+    int residual_mode;
+    char last_error[MINV_ERROR_LEN];
+    char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
+};
+
+/* ---- errors (status.c) ---- */
+/* Records a printf-style message on ctx and returns status, so callers can
+ * `return minv_fail(ctx, MINV_ERR_..., "...", ...)`. */
+minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void minv_clear_error(minv_context *ctx);
+
+/* Check macro for internal calls: on failure jump to the function's `cleanup:` label. */
+#define MINV_TRY(expr)                  \
+    do {                                \
+        status = (expr);                \
+        if (status != MINV_SUCCESS)     \
+            goto cleanup;               \
+    } while (0)
+
+/* ---- floating-point environment (fpguard.c) ----
+ * Every public entry point runs between begin and end: traps are masked inside, and the
+ * caller's trap settings and exception flags are restored on the way out. */
+typedef struct {
+    fenv_t saved;
+} minv_fpguard;
+void minv_fpguard_begin(minv_fpguard *guard);
+void minv_fpguard_end(minv_fpguard *guard);
+
+/* ---- helpers ---- */
+double minv_now(void);                          /* monotonic seconds */
+double minv_eps(minv_dtype dtype);              /* unit roundoff * 2 (LAPACK's 'E') */
+/* Pointer to element (i, j) of m. */
+static inline void *minv_at(const minv_mat *m, int64_t i, int64_t j) {
+    return (char *)m->data + ((size_t)j * (size_t)m->ld + (size_t)i) * (size_t)m->dtype;
+}
+/* Allocates an n x cols matrix with ld = rows, or returns MINV_ERR_ALLOC via ctx. */
+minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int64_t rows,
+                           int64_t cols);
+void minv_mat_free(minv_mat *m);
+void minv_mat_copy(const minv_mat *src, minv_mat *dst); /* same dtype and shape */
+/* 1 when every entry is finite; else 0 with the first bad entry in column-major order. */
+int minv_all_finite(const minv_mat *m, int64_t *bad_i, int64_t *bad_j, double *value);
+
+/* ---- analysis and residuals (cpu/analyze.c, residual.c) ---- */
+minv_method minv_choose_method(const minv_analysis *an);
+/* Residual of an inverse: probes must hold A v for the probe vectors, computed before the
+ * inversion (the input may be overwritten in place). */
+typedef struct {
+    int64_t count;
+    double *v, *av; /* n x count each, double */
+    double anorm_inf;
+} minv_probes;
+minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_analysis *an,
+                             minv_probes *p);
+void minv_probes_free(minv_probes *p);
+double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p);
+minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, const minv_mat *x,
+                                       double anorm_1, double *residual);
+minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
+                                const minv_mat *b, const minv_mat *x, double *residual);
+
+/* ---- GPU state (src_cuda/gpu_context.cu); stubs when built without CUDA ---- */
+minv_status minv_gpu_create(minv_context *ctx);
+void minv_gpu_destroy(minv_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

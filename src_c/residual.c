@@ -1,0 +1,150 @@
+/* Residuals for the report. The sampled kind costs O(n^2) per probe and is the default; the
+ * full kind costs a GEMM and is for users (and tests) that want the LAPACK-tester ratio. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cpu/lapack.h"
+#include "internal.h"
+
+#define T double
+#define FN(name) name##_d
+#include "residual_t.h"
+#undef T
+#undef FN
+#define T float
+#define FN(name) name##_s
+#include "residual_t.h"
+#undef T
+#undef FN
+
+static void gemv_double(const minv_mat *m, const double *x, double *y, double *rowabs) {
+    if (m->dtype == MINV_R64) gemv_double_d(m, x, y, rowabs);
+    else gemv_double_s(m, x, y, rowabs);
+}
+
+static void column_to_double(const minv_mat *m, int64_t j, double *out) {
+    if (m->dtype == MINV_R64) column_to_double_d(m, j, out);
+    else column_to_double_s(m, j, out);
+}
+
+static double norm_inf(const double *v, int64_t n) {
+    double r = 0;
+    for (int64_t i = 0; i < n; i++) if (fabs(v[i]) > r || isnan(v[i])) r = fabs(v[i]);
+    return r;
+}
+
+/* num / den where 0 / 0 means an exact result, not NaN. */
+static double ratio(double num, double den) { return num == 0 ? 0 : num / den; }
+
+enum { PROBES = 2 };
+
+minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_analysis *an,
+                             minv_probes *p) {
+    const int64_t n = a->rows;
+    p->count = PROBES;
+    p->anorm_inf = an->norm_inf;
+    p->v = malloc((size_t)n * PROBES * sizeof(double));
+    p->av = malloc((size_t)n * PROBES * sizeof(double));
+    if (!p->v || !p->av) {
+        minv_probes_free(p);
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual probes");
+    }
+    /* Fixed pseudo-random signs: reproducible, and no structure for an error to hide in. */
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (int64_t k = 0; k < (int64_t)n * PROBES; k++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        p->v[k] = (state >> 63) ? 1.0 : -1.0;
+    }
+    for (int k = 0; k < PROBES; k++)
+        gemv_double(a, p->v + (size_t)k * n, p->av + (size_t)k * n, NULL);
+    return MINV_SUCCESS;
+}
+
+void minv_probes_free(minv_probes *p) {
+    free(p->v);
+    free(p->av);
+    p->v = p->av = NULL;
+}
+
+/* max over probes of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf); -1 without memory. */
+double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p) {
+    const int64_t n = x->rows;
+    double *w = malloc((size_t)n * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
+    double worst = -1;
+    if (w && rowabs) {
+        worst = 0;
+        for (int k = 0; k < p->count; k++) {
+            const double *v = p->v + (size_t)k * n;
+            gemv_double(x, p->av + (size_t)k * n, w, k == 0 ? rowabs : NULL);
+            for (int64_t i = 0; i < n; i++) w[i] -= v[i];
+            double xnorm = norm_inf(rowabs, n);
+            double r = ratio(norm_inf(w, n), xnorm * p->anorm_inf * norm_inf(v, n));
+            if (r > worst || isnan(r)) worst = r;
+        }
+    }
+    free(w);
+    free(rowabs);
+    return worst;
+}
+
+static double norm_1(const minv_mat *m) {
+    double worst = 0;
+    for (int64_t j = 0; j < m->cols; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < m->rows; i++)
+            s += m->dtype == MINV_R64 ? fabs(*(const double *)minv_at(m, i, j))
+                                      : fabs((double)*(const float *)minv_at(m, i, j));
+        if (s > worst || isnan(s)) worst = s;
+    }
+    return worst;
+}
+
+/* ||I - A X||_1 / (n ||A||_1 ||X||_1), with A X formed by GEMM in the working precision. */
+minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, const minv_mat *x,
+                                       double anorm_1, double *residual) {
+    const int64_t n = a->rows;
+    minv_mat r;
+    minv_status status = minv_mat_alloc(ctx, &r, a->dtype, n, n);
+    if (status != MINV_SUCCESS)
+        return status;
+    la_gemm(a->dtype, 'N', 'N', n, n, n, 1.0, a->data, a->ld, x->data, x->ld, 0.0, r.data, r.ld);
+    for (int64_t i = 0; i < n; i++) {
+        if (r.dtype == MINV_R64) *(double *)minv_at(&r, i, i) -= 1.0;
+        else *(float *)minv_at(&r, i, i) -= 1.0f;
+    }
+    *residual = norm_1(&r) / ((double)n * anorm_1 * norm_1(x));
+    minv_mat_free(&r);
+    return MINV_SUCCESS;
+}
+
+/* max over columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf): all
+ * columns (mode 2) or up to four spread over them (mode 1), in double. */
+minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
+                                const minv_mat *b, const minv_mat *x, double *residual) {
+    const int64_t n = a->rows, k = x->cols;
+    const int64_t samples = mode == 2 || k <= 4 ? k : 4;
+    double *xj = malloc((size_t)n * sizeof(double)), *bj = malloc((size_t)n * sizeof(double));
+    double *axj = malloc((size_t)n * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
+    minv_status status = MINV_SUCCESS;
+    if (!xj || !bj || !axj || !rowabs) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual workspace");
+        goto cleanup;
+    }
+    double worst = 0;
+    for (int64_t s = 0; s < samples; s++) {
+        int64_t j = samples == k ? s : s * (k - 1) / (samples - 1);
+        column_to_double(x, j, xj);
+        column_to_double(b, j, bj);
+        gemv_double(a, xj, axj, s == 0 ? rowabs : NULL);
+        for (int64_t i = 0; i < n; i++) axj[i] -= bj[i];
+        double r = ratio(norm_inf(axj, n), norm_inf(rowabs, n) * norm_inf(xj, n) + norm_inf(bj, n));
+        if (r > worst || isnan(r)) worst = r;
+    }
+    *residual = worst;
+cleanup:
+    free(xj);
+    free(bj);
+    free(axj);
+    free(rowabs);
+    return status;
+}

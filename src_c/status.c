@@ -1,0 +1,69 @@
+/* Status strings, names, and the per-context error message. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+const char *minv_status_string(minv_status status) {
+    switch (status) {
+    case MINV_SUCCESS: return "success";
+    case MINV_ERR_INVALID_ARG: return "invalid argument";
+    case MINV_ERR_ALLOC: return "host memory allocation failed";
+    case MINV_ERR_NOT_FINITE: return "input contains NaN or Inf";
+    case MINV_ERR_SINGULAR: return "matrix is singular";
+    case MINV_ERR_NOT_SPD: return "matrix is not symmetric positive definite";
+    case MINV_ERR_NO_CONVERGENCE: return "iteration did not converge";
+    case MINV_ERR_NOT_IMPLEMENTED: return "method not implemented on this backend";
+    case MINV_ERR_NO_GPU: return "no usable GPU";
+    case MINV_ERR_GPU: return "GPU error";
+    case MINV_ERR_DEVICE_MEMORY: return "out of device memory";
+    case MINV_ERR_SHAPE: return "wrong shape";
+    case MINV_ERR_IO: return "file input/output error";
+    case MINV_ERR_NOT_FOUND: return "file or variable not found";
+    case MINV_ERR_INTERNAL: return "internal error in minv";
+    }
+    return "unknown status";
+}
+
+const char *minv_method_name(minv_method method) {
+    switch (method) {
+    case MINV_METHOD_AUTO: return "auto";
+    case MINV_METHOD_CHOLESKY: return "cholesky";
+    case MINV_METHOD_LU: return "lu";
+    case MINV_METHOD_GAUSS_JORDAN: return "gauss-jordan";
+    case MINV_METHOD_ITERATIVE: return "iterative";
+    case MINV_METHOD_TRIDIAGONAL: return "tridiagonal";
+    }
+    return "unknown";
+}
+
+const char *minv_backend_name(minv_backend backend) {
+    switch (backend) {
+    case MINV_BACKEND_AUTO: return "auto";
+    case MINV_BACKEND_CPU: return "cpu";
+    case MINV_BACKEND_GPU: return "gpu";
+    }
+    return "unknown";
+}
+
+const char *minv_version(void) { return MINV_VERSION_STRING; }
+
+const char *minv_last_error(const minv_context *ctx) {
+    return ctx ? ctx->last_error : "no context (minv_create failed or was not called)";
+}
+
+minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ...) {
+    if (ctx) {
+        int len = snprintf(ctx->last_error, sizeof ctx->last_error, "%s: ",
+                           minv_status_string(status));
+        if (len < 0 || (size_t)len >= sizeof ctx->last_error)
+            len = 0;
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(ctx->last_error + len, sizeof ctx->last_error - (size_t)len, fmt, args);
+        va_end(args);
+    }
+    return status;
+}
+
+void minv_clear_error(minv_context *ctx) { ctx->last_error[0] = '\0'; }

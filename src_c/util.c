@@ -1,0 +1,64 @@
+/* Small helpers: clocks, machine epsilon, matrix buffers. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+double minv_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double minv_eps(minv_dtype dtype) { return dtype == MINV_R64 ? DBL_EPSILON : FLT_EPSILON; }
+
+minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int64_t rows,
+                           int64_t cols) {
+    m->dtype = dtype;
+    m->rows = rows;
+    m->cols = cols;
+    m->ld = rows > 0 ? rows : 1;
+    m->data = NULL;
+    size_t count = (size_t)m->ld * (size_t)(cols > 0 ? cols : 1);
+    if ((uint64_t)m->ld > SIZE_MAX / (uint64_t)(cols > 0 ? cols : 1) / (uint64_t)dtype)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "%lld x %lld matrix exceeds the address space",
+                         (long long)rows, (long long)cols);
+    m->data = malloc(count * (size_t)dtype);
+    if (!m->data)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %.3g GB for a %lld x %lld work matrix",
+                         (double)count * (double)dtype / 1e9, (long long)rows, (long long)cols);
+    return MINV_SUCCESS;
+}
+
+void minv_mat_free(minv_mat *m) {
+    free(m->data);
+    m->data = NULL;
+}
+
+void minv_mat_copy(const minv_mat *src, minv_mat *dst) {
+    size_t col_bytes = (size_t)src->rows * (size_t)src->dtype;
+    if (src->data == dst->data && src->ld == dst->ld)
+        return;
+    for (int64_t j = 0; j < src->cols; j++)
+        memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col_bytes);
+}
+
+/* First NaN or Inf in column-major order; returns 0 and sets (*bad_i, *bad_j) if found. */
+int minv_all_finite(const minv_mat *m, int64_t *bad_i, int64_t *bad_j, double *value) {
+    for (int64_t j = 0; j < m->cols; j++) {
+        for (int64_t i = 0; i < m->rows; i++) {
+            double v = m->dtype == MINV_R64 ? *(const double *)minv_at(m, i, j)
+                                            : (double)*(const float *)minv_at(m, i, j);
+            if (!isfinite(v)) {
+                *bad_i = i;
+                *bad_j = j;
+                *value = v;
+                return 0;
+            }
+        }
+    }
+    return 1;
+}

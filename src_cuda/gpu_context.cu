@@ -1,0 +1,69 @@
+// Device selection and the CUDA state a context owns: one stream, cuBLAS and cuSOLVER
+// handles bound to it, and the device-memory budget.
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+minv_status minv_cuda_fail(minv_context *ctx, cudaError_t err, const char *what, const char *file, int line) {
+    minv_status s = err == cudaErrorMemoryAllocation ? MINV_ERR_DEVICE_MEMORY : MINV_ERR_GPU;
+    return minv_fail(ctx, s, "%s failed: %s (%s) at %s:%d", what, cudaGetErrorName(err),
+                     cudaGetErrorString(err), file, line);
+}
+
+minv_status minv_cublas_fail(minv_context *ctx, cublasStatus_t err, const char *what, const char *file, int line) {
+    minv_status s = err == CUBLAS_STATUS_ALLOC_FAILED ? MINV_ERR_DEVICE_MEMORY : MINV_ERR_GPU;
+    return minv_fail(ctx, s, "%s failed: %s at %s:%d", what, cublasGetStatusString(err), file, line);
+}
+
+minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const char *what, const char *file, int line) {
+    minv_status s = err == CUSOLVER_STATUS_ALLOC_FAILED ? MINV_ERR_DEVICE_MEMORY : MINV_ERR_GPU;
+    return minv_fail(ctx, s, "%s failed: cusolverStatus %d at %s:%d", what, (int)err, file, line);
+}
+
+extern "C" minv_status minv_gpu_create(minv_context *ctx) {
+    minv_status status = MINV_SUCCESS;
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0)
+        return minv_fail(ctx, MINV_ERR_NO_GPU, "no CUDA device is usable (%s)",
+                         err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    if (ctx->opts.device >= count)
+        return minv_fail(ctx, MINV_ERR_NO_GPU, "device %d requested but only %d CUDA device(s) present",
+                         ctx->opts.device, count);
+    minv_gpu *g = (minv_gpu *)calloc(1, sizeof *g);
+    if (!g)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the GPU state");
+    ctx->gpu = g;
+    g->device = ctx->opts.device;
+    cudaDeviceProp prop;
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaGetDeviceProperties(&prop, g->device));
+    strncpy(g->name, prop.name, sizeof g->name - 1);
+    CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    CUBLAS_TRY(cublasCreate(&g->blas));
+    CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
+    CUSOLVER_TRY(cusolverDnCreate(&g->solver));
+    CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
+    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    g->budget = ctx->opts.device_memory > 0 && (size_t)ctx->opts.device_memory < free_bytes
+                    ? (size_t)ctx->opts.device_memory
+                    : free_bytes;
+cleanup:
+    if (status != MINV_SUCCESS)
+        minv_gpu_destroy(ctx);
+    return status;
+}
+
+extern "C" void minv_gpu_destroy(minv_context *ctx) {
+    minv_gpu *g = ctx->gpu;
+    if (!g)
+        return;
+    cudaSetDevice(g->device);
+    if (g->solver) cusolverDnDestroy(g->solver);
+    if (g->blas) cublasDestroy(g->blas);
+    if (g->stream) cudaStreamDestroy(g->stream);
+    free(g);
+    ctx->gpu = NULL;
+}

@@ -1,0 +1,58 @@
+/* Shared helpers for minv's C tests: seeded random matrices, LAPACK references, and the
+ * LAPACK-tester residual ratios, in double whatever the precision under test. */
+#ifndef MINV_TESTUTIL_H
+#define MINV_TESTUTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "minv.h"
+
+/* ---- checks: count failures, print each with its location ---- */
+extern int tu_failures;
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            tu_failures++;                                                                 \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fprintf(stderr, "\n");                                                         \
+        }                                                                                  \
+    } while (0)
+#define CHECK_STATUS(expr, expected, ctx)                                                  \
+    do {                                                                                   \
+        minv_status got_ = (expr);                                                         \
+        CHECK(got_ == (expected), "%s returned %s, expected %s (%s)", #expr,               \
+              minv_status_string(got_), minv_status_string(expected), minv_last_error(ctx)); \
+    } while (0)
+int tu_finish(const char *name); /* prints a summary; returns the process exit code */
+
+/* ---- random numbers (PCG32): reproducible on every platform ---- */
+typedef struct { uint64_t state; } tu_rng;
+void tu_seed(tu_rng *r, uint64_t seed);
+double tu_uniform(tu_rng *r); /* [-1, 1) */
+double tu_normal(tu_rng *r);
+
+/* ---- matrices, column-major, double ---- */
+double *tu_alloc(int64_t rows, int64_t cols, int64_t ld); /* NaN-filled, padding included */
+void tu_general(tu_rng *r, int64_t n, double *a, int64_t lda);  /* uniform, well conditioned */
+void tu_spd(tu_rng *r, int64_t n, double *a, int64_t lda);      /* M M^T / n + I */
+/* Q1 diag(s) Q2^T with s from 1 down to 1/cond geometrically (Q2 = Q1 when spd). */
+void tu_with_cond(tu_rng *r, int64_t n, double cond, int spd, double *a, int64_t lda);
+void tu_rect(tu_rng *r, int64_t rows, int64_t cols, double *b, int64_t ldb);
+float *tu_to_float(int64_t rows, int64_t cols, const double *a, int64_t lda, int64_t ldf);
+double *tu_to_double(int64_t rows, int64_t cols, const float *a, int64_t lda);
+
+/* ---- LAPACK references and residual ratios ---- */
+/* Inverse by dgetrf/dgetri (spd = 0) or dpotrf/dpotri (spd = 1); returns LAPACK info. */
+int tu_lapack_inverse(int64_t n, const double *a, int64_t lda, int spd, double *x, int64_t ldx);
+double tu_norm1(int64_t rows, int64_t cols, const double *a, int64_t lda);
+/* ||I - A X||_1 / (n ||A||_1 ||X||_1 eps) */
+double tu_inverse_ratio(int64_t n, const double *a, int64_t lda, const double *x, int64_t ldx, double eps);
+/* ||B - A X||_1 / (n ||A||_1 ||X||_1 eps) (LAPACK's dget02) */
+double tu_solve_ratio(int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                      int64_t ldb, const double *x, int64_t ldx, double eps);
+/* ||X - Y||_1 / ||Y||_1 */
+double tu_rel_diff(int64_t rows, int64_t cols, const double *x, int64_t ldx, const double *y, int64_t ldy);
+
+#endif
