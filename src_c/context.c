@@ -139,3 +139,16 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     }
     return MINV_ERR_INVALID_ARG;
 }
+
+minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    ctx->progress = fn;
+    ctx->progress_user = user;
+    return MINV_SUCCESS;
+}
+
+void minv_progress(minv_context *ctx, const char *stage, double fraction) {
+    if (ctx->progress)
+        ctx->progress(ctx->progress_user, stage, fraction);
+}

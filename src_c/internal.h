@@ -59,6 +59,8 @@ struct minv_context {
     int residual_mode;
     char last_error[MINV_ERROR_LEN];
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
+    minv_progress_fn progress;
+    void *progress_user;
 };
 
 /* ---- errors (status.c) ---- */
@@ -89,6 +91,8 @@ void minv_fpguard_begin(minv_fpguard *guard);
 void minv_fpguard_end(minv_fpguard *guard);
 
 /* ---- helpers ---- */
+/* Calls the context's progress callback, if any. */
+void minv_progress(minv_context *ctx, const char *stage, double fraction);
 double minv_now(void);                          /* monotonic seconds */
 double minv_eps(minv_dtype dtype);              /* unit roundoff * 2 (LAPACK's 'E') */
 /* Pointer to element (i, j) of m. */

@@ -170,6 +170,52 @@ minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report);
 
+/* ---- progress: long calls report their stage and fraction done (0..1) ------------------ */
+typedef void (*minv_progress_fn)(void *user, const char *stage, double fraction);
+/* fn may be NULL to switch progress off (the default). */
+minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user);
+
+/* ---- NetCDF files: read a matrix variable tile by tile, write the result back ------------
+ * Available when minv_config.h says MINV_HAVE_NETCDF; otherwise these return
+ * MINV_ERR_NOT_IMPLEMENTED. A variable of rank > 2 is sliced to its last two dimensions by
+ * `slice` (indices into the leading dimensions); without a slice a rank-3 variable whose last
+ * two dimensions are equal is a batch, and every matrix of it is processed. Output is written
+ * to a temporary name and renamed when complete; the input file is never modified. */
+typedef enum { MINV_PRECISION_DOUBLE = 0, MINV_PRECISION_SINGLE = 1 } minv_precision;
+
+enum { MINV_MAX_SLICE = 8 };
+
+typedef struct {
+    minv_precision precision; /* compute precision, whatever the type on disk */
+    int32_t deflate_level;    /* 0 (none) to 9, for netCDF-4 output */
+    int32_t nslice;           /* number of indices in slice; 0 = no slice */
+    int32_t reserved;
+    int64_t slice[MINV_MAX_SLICE]; /* 0-based indices into the leading dimensions */
+    int64_t tile;             /* tile edge for reading; 0 = aligned to the variable's chunks */
+    int32_t fortran_order;    /* 0: a matrix variable is A(row, column) in the order ncdump
+                                 shows; 1: it was written from a Fortran array by
+                                 nf90_put_var, so its dimensions appear reversed. Inversion
+                                 gives the same file either way; a general solve does not. */
+    int32_t reserved2;
+} minv_file_options;
+
+void minv_file_options_default(minv_file_options *fopts);
+/* out_var NULL or "" means "<in_var>_inv". If out_path exists it is replaced, or, when it is
+ * a different file that already holds other variables, out_var is added to it. */
+minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *in_path,
+                             const char *in_var, const char *out_path, const char *out_var,
+                             const minv_file_options *fopts, minv_report *report);
+/* x_var NULL or "" means "X". B has one dimension of length n (its rows) and one of length
+ * nrhs, in either order; when both have length n, the order of fortran_order applies. X is
+ * written with B's dimensions and layout. */
+minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a_path,
+                            const char *a_var, const char *b_path, const char *b_var,
+                            const char *x_path, const char *x_var,
+                            const minv_file_options *fopts, minv_report *report);
+/* The analysis of a matrix variable (sliced as above; a batch is refused with SHAPE). */
+minv_status minv_analyze_file(minv_context *ctx, const char *path, const char *var,
+                              const minv_file_options *fopts, minv_analysis *analysis);
+
 #ifdef __cplusplus
 }
 #endif
