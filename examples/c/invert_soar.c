@@ -10,7 +10,10 @@ int main(int argc, char **argv) {
     int64_t edge = argc > 1 ? atoll(argv[1]) : 40, n = edge * edge;
     double length = 3.0; /* correlation length in grid spacings */
     double *b = malloc(sizeof(double) * n * n), *binv = malloc(sizeof(double) * n * n);
-    if (!b || !binv) return 1;
+    if (!b || !binv) {
+        fprintf(stderr, "cannot allocate two %lld x %lld matrices\n", (long long)n, (long long)n);
+        return 1;
+    }
     /* SOAR: c(r) = (1 + r/L) exp(-r/L) */
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < n; i++) {

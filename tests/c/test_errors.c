@@ -1,0 +1,213 @@
+/* Every error path of the C API: a clear status, a message naming what is wrong, the input
+ * untouched, and the report saying how far the call got. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (text))
+
+static void context_errors(void) {
+    minv_context *ctx = (minv_context *)&ctx; /* must be reset to NULL on failure */
+    minv_options o;
+    CHECK(minv_create(NULL, NULL) == MINV_ERR_INVALID_ARG, "NULL out");
+    minv_options_default(&o);
+    o.backend = (minv_backend)7;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG && ctx == NULL, "bad backend");
+    minv_options_default(&o);
+    o.device = -1;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad device");
+    minv_options_default(&o);
+    o.cpu_threads = -2;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad threads");
+    minv_options_default(&o);
+    o.device_memory = -5;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad memory");
+    /* forcing the GPU where none is usable fails; where one is, it succeeds */
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_GPU;
+    minv_status st = minv_create(&ctx, &o);
+    CHECK(st == MINV_ERR_NO_GPU || (st == MINV_SUCCESS && minv_context_backend(ctx) == MINV_BACKEND_GPU),
+          "forced GPU: %s", minv_status_string(st));
+    if (st == MINV_SUCCESS) minv_destroy(ctx);
+    o.device = 1000;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_NO_GPU, "device 1000");
+    CHECK(minv_destroy(NULL) == MINV_SUCCESS, "destroy NULL");
+    double a = 1, x;
+    CHECK(minv_invert_d(NULL, MINV_METHOD_AUTO, 1, &a, 1, &x, 1, NULL) == MINV_ERR_INVALID_ARG, "NULL ctx");
+    CHECK(minv_solve_d(NULL, MINV_METHOD_AUTO, 1, 1, &a, 1, &a, 1, &x, 1, NULL) == MINV_ERR_INVALID_ARG, "NULL ctx");
+    CHECK(strlen(minv_last_error(NULL)) > 0, "message for NULL");
+}
+
+static void options(minv_context *ctx) {
+    double v;
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_TOLERANCE, -1), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "tolerance");
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_TOLERANCE, NAN), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_MAX_ITERATIONS, 0), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_MAX_ITERATIONS, 2.5), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, -3), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_RESIDUAL, 3), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_set_option(ctx, (minv_option)99, 1), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_MAX_ITERATIONS, 42), MINV_SUCCESS, ctx);
+    CHECK(strcmp(minv_last_error(ctx), "") == 0, "error cleared after success");
+    CHECK(minv_get_option(ctx, MINV_OPT_MAX_ITERATIONS, &v) == MINV_SUCCESS && v == 42, "get %g", v);
+    CHECK(minv_get_option(ctx, MINV_OPT_RESIDUAL, &v) == MINV_SUCCESS && v == 1, "default residual %g", v);
+}
+
+static void argument_errors(minv_context *ctx) {
+    double a[16] = {4, 1, 0, 0, 1, 4, 1, 0, 0, 1, 4, 1, 0, 0, 1, 4}, x[16], b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    minv_report rep;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 0, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (n)");
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, -4, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, NULL, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 4 (a)");
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, a, 3, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 5 (lda)");
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, a, 4, NULL, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 6 (ainv)");
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, a, 4, x, 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 7 (ldainv)");
+    CHECK_STATUS(minv_invert_d(ctx, (minv_method)17, 4, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "method");
+    CHECK_STATUS(minv_invert_inplace_s(ctx, MINV_METHOD_AUTO, 3, NULL, 3, NULL), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "minv_invert_inplace_s");
+    /* sizes whose byte count overflows are refused before anything is touched */
+    int64_t huge = (int64_t)1 << 40;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, huge, a, huge, x, huge, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "overflow");
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 0, a, 4, b, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 4 (nrhs)");
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 2, a, 4, NULL, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 7 (b)");
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 2, a, 4, b, 3, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 8 (ldb)");
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 2, a, 4, b, 4, x, 1, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 10 (ldx)");
+    minv_analysis an;
+    CHECK_STATUS(minv_analyze_d(ctx, 4, a, 4, NULL), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_analyze_d(ctx, 4, a, 2, &an), MINV_ERR_INVALID_ARG, ctx);
+    /* a valid call after errors succeeds and clears the message; report may be NULL */
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, a, 4, x, 4, NULL), MINV_SUCCESS, ctx);
+    CHECK(minv_last_error(ctx)[0] == '\0', "message cleared");
+}
+
+static void not_finite(minv_context *ctx) {
+    const int64_t n = 6;
+    tu_rng rng;
+    tu_seed(&rng, 11);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *b = tu_alloc(n, 2, n);
+    tu_spd(&rng, n, a, n);
+    tu_rect(&rng, n, 2, b, n);
+    a[4 * n + 2] = NAN; /* row 3, column 5 (1-based) */
+    a[5 * n + 1] = INFINITY;
+    minv_report rep;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_NOT_FINITE, ctx);
+    HAS(minv_last_error(ctx), "row 3, column 5");
+    float *af = tu_to_float(n, n, a, n, n), *xf = tu_to_float(n, n, a, n, n);
+    CHECK_STATUS(minv_invert_s(ctx, MINV_METHOD_LU, n, af, n, xf, n, &rep), MINV_ERR_NOT_FINITE, ctx);
+    HAS(minv_last_error(ctx), "row 3, column 5");
+    a[4 * n + 2] = 0;
+    a[5 * n + 1] = 0;
+    a[1 * n + 1] = 10;
+    b[1 * n + 4] = -INFINITY;
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, 2, a, n, b, n, x, n, &rep), MINV_ERR_NOT_FINITE, ctx);
+    HAS(minv_last_error(ctx), "B(5,2)");
+    free(a); free(x); free(b); free(af); free(xf);
+}
+
+static void singular(minv_context *ctx) {
+    const int64_t n = 20;
+    tu_rng rng;
+    tu_seed(&rng, 12);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *copy = tu_alloc(n, n, n);
+    minv_report rep;
+    /* an exactly zero column: no pivot there */
+    tu_general(&rng, n, a, n);
+    for (int64_t i = 0; i < n; i++) a[7 * n + i] = 0;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_LU, n, a, n, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+    CHECK(rep.info == 7, "singular column %lld", (long long)rep.info);
+    HAS(minv_last_error(ctx), "column 8 (1-based)");
+    /* rank 2: singular to working precision even if no pivot is exactly zero */
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) a[j * n + i] = sin(1.0 + i) * cos(2.0 * j) + cos(3.0 * i) * sin(0.5 + j);
+    memcpy(copy, a, sizeof(double) * n * n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+    HAS(minv_last_error(ctx), "singular");
+    CHECK(memcmp(a, copy, sizeof(double) * n * n) == 0, "input modified on failure");
+    double b[20] = {1};
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, n, 1, a, n, b, n, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+    free(a); free(x); free(copy);
+}
+
+static void not_spd(minv_context *ctx) {
+    const int64_t n = 12;
+    tu_rng rng;
+    tu_seed(&rng, 13);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *copy = tu_alloc(n, n, n);
+    minv_report rep;
+    /* symmetric, diagonal positive except one entry: forced Cholesky fails at that column */
+    tu_spd(&rng, n, a, n);
+    a[7 * n + 7] = -3;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, ctx);
+    CHECK(rep.info == 7, "not SPD at %lld", (long long)rep.info);
+    HAS(minv_last_error(ctx), "column 8");
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_CHOLESKY, n, 1, a, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, ctx);
+    /* symmetric with a positive diagonal but indefinite: AUTO tries Cholesky, then LU, and
+     * says so; in place too, where the factorisation must first be undone */
+    tu_spd(&rng, n, a, n);
+    a[1 * n + 0] = a[0 * n + 1] = 10 * sqrt(a[0] * a[n + 1]);
+    memcpy(copy, a, sizeof(double) * n * n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.method == MINV_METHOD_LU && strstr(rep.reason, "so LU instead"), "fallback: %s", rep.reason);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "fallback result");
+    memcpy(x, a, sizeof(double) * n * n);
+    CHECK_STATUS(minv_invert_inplace_d(ctx, MINV_METHOD_AUTO, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.method == MINV_METHOD_LU, "in-place fallback method %s", minv_method_name(rep.method));
+    CHECK(tu_inverse_ratio(n, copy, n, x, n, DBL_EPSILON) < 30, "in-place fallback result");
+    double b[12] = {1, 2, 3}, xs[12];
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, 1, a, n, b, n, xs, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.method == MINV_METHOD_LU && tu_solve_ratio(n, 1, a, n, b, n, xs, n, DBL_EPSILON) < 30, "solve fallback");
+    /* Cholesky forced on a non-symmetric matrix would invert another matrix: refused */
+    tu_general(&rng, n, a, n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, ctx);
+    HAS(minv_last_error(ctx), "symmetric");
+    free(a); free(x); free(copy);
+}
+
+static void not_implemented(minv_context *ctx) {
+    double a[4] = {2, 1, 1, 3}, x[4];
+    const minv_method later[] = {MINV_METHOD_GAUSS_JORDAN, MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL};
+    for (int k = 0; k < 3; k++) {
+        minv_status st = minv_invert_d(ctx, later[k], 2, a, 2, x, 2, NULL);
+        CHECK(st == MINV_SUCCESS || st == MINV_ERR_NOT_IMPLEMENTED, "%s: %s", minv_method_name(later[k]),
+              minv_status_string(st));
+        if (st == MINV_ERR_NOT_IMPLEMENTED) HAS(minv_last_error(ctx), minv_method_name(later[k]));
+    }
+}
+
+static void names(void) {
+    for (int s = 0; s <= MINV_ERR_INTERNAL; s++)
+        CHECK(strlen(minv_status_string((minv_status)s)) > 3, "status %d", s);
+    CHECK(strcmp(minv_status_string((minv_status)99), "unknown status") == 0, "unknown");
+    CHECK(strcmp(minv_method_name(MINV_METHOD_GAUSS_JORDAN), "gauss-jordan") == 0, "name");
+    CHECK(strlen(minv_version()) >= 5, "version %s", minv_version());
+}
+
+int main(void) {
+    context_errors();
+    names();
+    minv_context *ctx;
+    if (minv_create(&ctx, NULL) != MINV_SUCCESS) return 1;
+    options(ctx);
+    argument_errors(ctx);
+    not_finite(ctx);
+    singular(ctx);
+    not_spd(ctx);
+    not_implemented(ctx);
+    minv_destroy(ctx);
+    return tu_finish("test_errors");
+}
