@@ -21,6 +21,11 @@ static minv_status check_options(const minv_options *o) {
         return MINV_ERR_INVALID_ARG;
     if (o->device < 0 || o->cpu_threads < 0 || o->device_memory < 0)
         return MINV_ERR_INVALID_ARG;
+    if (o->ndevices < -1 || o->ndevices > MINV_MAX_DEVICES)
+        return MINV_ERR_INVALID_ARG;
+    for (int k = 0; k < o->ndevices; k++)
+        if (o->devices[k] < 0)
+            return MINV_ERR_INVALID_ARG;
     return MINV_SUCCESS;
 }
 
@@ -46,6 +51,9 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->tile_size = 0;
     ctx->symmetry_tol = 0.0;
     ctx->residual_mode = 1;
+    ctx->initial_guess = MINV_GUESS_AUTO;
+    ctx->iteration = MINV_ITERATION_SOLEYMANI7;
+    ctx->mixed_precision = 0;
 #ifdef _OPENMP
     ctx->cpu_threads = o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads();
 #else
@@ -122,6 +130,21 @@ minv_status minv_set_option(minv_context *ctx, minv_option option, double value)
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "residual mode must be 0, 1 or 2, got %g", value);
         ctx->residual_mode = (int)value;
         return MINV_SUCCESS;
+    case MINV_OPT_INITIAL_GUESS:
+        if (!is_count(value, 0) || value > MINV_GUESS_IDENTITY)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "initial guess must be a minv_guess (0 to 3), got %g", value);
+        ctx->initial_guess = (minv_guess)value;
+        return MINV_SUCCESS;
+    case MINV_OPT_ITERATION:
+        if (!is_count(value, 0) || value > MINV_ITERATION_HYPERPOWER8)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "iteration must be a minv_iteration (0 or 1), got %g", value);
+        ctx->iteration = (minv_iteration)value;
+        return MINV_SUCCESS;
+    case MINV_OPT_MIXED_PRECISION:
+        if (!(value == 0 || value == 1))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "mixed precision must be 0 or 1, got %g", value);
+        ctx->mixed_precision = (int)value;
+        return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
 }
@@ -136,6 +159,9 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     case MINV_OPT_TILE_SIZE: *value = (double)ctx->tile_size; return MINV_SUCCESS;
     case MINV_OPT_SYMMETRY_TOL: *value = ctx->symmetry_tol; return MINV_SUCCESS;
     case MINV_OPT_RESIDUAL: *value = (double)ctx->residual_mode; return MINV_SUCCESS;
+    case MINV_OPT_INITIAL_GUESS: *value = (double)ctx->initial_guess; return MINV_SUCCESS;
+    case MINV_OPT_ITERATION: *value = (double)ctx->iteration; return MINV_SUCCESS;
+    case MINV_OPT_MIXED_PRECISION: *value = (double)ctx->mixed_precision; return MINV_SUCCESS;
     }
     return MINV_ERR_INVALID_ARG;
 }

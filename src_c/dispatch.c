@@ -51,6 +51,7 @@ static void report_init(minv_report *r, minv_method method, int64_t n, int64_t n
     r->info = -1;
     r->residual = -1;
     r->rcond = -1;
+    r->energy = -1;
 }
 
 /* ---- argument checks: the bad argument is named with its position, as LAPACK does ---- */

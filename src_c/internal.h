@@ -22,7 +22,7 @@ typedef struct {
     void *data;
 } minv_mat;
 
-enum { MINV_METHOD_COUNT = 6, MINV_ERROR_LEN = 1024 };
+enum { MINV_METHOD_COUNT = 7, MINV_ERROR_LEN = 1024 };
 
 /* One backend: a table of algorithms, NULL where the backend lacks one. Every routine works
  * on host matrices; a GPU backend moves data itself. */
@@ -57,6 +57,9 @@ struct minv_context {
     int64_t tile_size;
     double symmetry_tol;
     int residual_mode;
+    minv_guess initial_guess;
+    minv_iteration iteration;
+    int mixed_precision;
     char last_error[MINV_ERROR_LEN];
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
     minv_progress_fn progress;

@@ -33,6 +33,7 @@ const char *minv_method_name(minv_method method) {
     case MINV_METHOD_GAUSS_JORDAN: return "gauss-jordan";
     case MINV_METHOD_ITERATIVE: return "iterative";
     case MINV_METHOD_TRIDIAGONAL: return "tridiagonal";
+    case MINV_METHOD_GJ_BASELINE: return "gj-baseline";
     }
     return "unknown";
 }

@@ -53,15 +53,22 @@ typedef enum {
     MINV_METHOD_LU = 2,           /* general, partial pivoting */
     MINV_METHOD_GAUSS_JORDAN = 3, /* general, blocked Gauss-Jordan with partial pivoting */
     MINV_METHOD_ITERATIVE = 4,    /* hyperpower (Soleymani) iteration */
-    MINV_METHOD_TRIDIAGONAL = 5   /* tridiagonal matrices */
+    MINV_METHOD_TRIDIAGONAL = 5,  /* tridiagonal matrices */
+    MINV_METHOD_GJ_BASELINE = 6   /* the iterative paper's row-by-row out-of-core Gauss-Jordan,
+                                     kept as a baseline for comparisons */
 } minv_method;
+
+enum { MINV_MAX_DEVICES = 16 };
 
 /* Options fixed for the life of a context. */
 typedef struct {
     minv_backend backend;
-    int32_t device;         /* CUDA device index */
+    int32_t device;         /* CUDA device index (the first device when ndevices > 1) */
     int32_t cpu_threads;    /* threads for minv's own CPU loops; 0 = all available */
-    int64_t device_memory;  /* bytes of device memory minv may use; 0 = all free memory */
+    int32_t ndevices;       /* multi-GPU methods: how many of devices[] to use; 0 = just
+                               `device`, -1 = all visible devices */
+    int64_t device_memory;  /* bytes of device memory minv may use per device; 0 = all free */
+    int32_t devices[MINV_MAX_DEVICES];
 } minv_options;
 
 /* Tunables that may change between calls on a context (minv_set_option / minv_get_option). */
@@ -73,11 +80,29 @@ typedef enum {
     MINV_OPT_TILE_SIZE = 3,      /* out-of-core methods: tile edge; 0 = automatic */
     MINV_OPT_SYMMETRY_TOL = 4,   /* relative asymmetry up to which AUTO treats A as
                                     symmetric (default 0: exactly symmetric) */
-    MINV_OPT_RESIDUAL = 5        /* residual in the report: 0 none, 1 sampled O(n^2)
+    MINV_OPT_RESIDUAL = 5,       /* residual in the report: 0 none, 1 sampled O(n^2)
                                     (default), 2 full O(n^3) */
+    MINV_OPT_INITIAL_GUESS = 6,  /* iterative: a minv_guess (default MINV_GUESS_AUTO) */
+    MINV_OPT_ITERATION = 7,      /* iterative: a minv_iteration (default: the paper's) */
+    MINV_OPT_MIXED_PRECISION = 8 /* iterative, double: 1 = early steps in single precision on
+                                    the tensor cores, the last in double (default 0) */
 } minv_option;
 
-enum { MINV_REASON_LEN = 256 };
+/* Initial inverse V0 of the iterative method (the paper's three, and the caller's). */
+typedef enum {
+    MINV_GUESS_AUTO = 0,      /* diagonal if strictly diagonally dominant, else transpose */
+    MINV_GUESS_DIAGONAL = 1,  /* diag(1 / a_ii) */
+    MINV_GUESS_TRANSPOSE = 2, /* A^T / (||A||_1 ||A||_inf) */
+    MINV_GUESS_IDENTITY = 3   /* alpha I with ||I - alpha A|| < 1, alpha found adaptively */
+} minv_guess;
+
+/* The hyperpower iteration V <- V (I + R + ... + R^(p-1)), R = I - A V. */
+typedef enum {
+    MINV_ITERATION_SOLEYMANI7 = 0, /* the paper: order 7, nine products, Horner form */
+    MINV_ITERATION_HYPERPOWER8 = 1 /* order 8 as V (I+R)(I+R^2)(I+R^4): six products */
+} minv_iteration;
+
+enum { MINV_REASON_LEN = 512, MINV_HISTORY_LEN = 64 };
 
 /* What a call did. Filled on success and, as far as it got, on failure. */
 typedef struct {
@@ -99,6 +124,10 @@ typedef struct {
     double seconds;          /* wall time of the whole call */
     double flops;            /* floating-point operations of the method */
     double gflops;           /* flops / seconds / 1e9 */
+    double energy;           /* GPU energy to solution in joules; -1 if not measured */
+    int64_t history_len;     /* entries in residual_history */
+    double residual_history[MINV_HISTORY_LEN]; /* iterative: ||I - A V_k||_F / sqrt(n) per
+                                                   step (the first MINV_HISTORY_LEN steps) */
     char reason[MINV_REASON_LEN]; /* why this method and backend, and any fallback taken */
 } minv_report;
 
