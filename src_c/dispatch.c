@@ -8,12 +8,6 @@
 
 #include "internal.h"
 
-minv_method minv_choose_method(const minv_analysis *an) {
-    if (an->symmetric && an->diag_positive)
-        return MINV_METHOD_CHOLESKY;
-    return MINV_METHOD_LU;
-}
-
 static const char *auto_reason(const minv_analysis *an, minv_method m) {
     switch (m) {
     case MINV_METHOD_CHOLESKY: return "AUTO: symmetric with a positive diagonal, so Cholesky";
@@ -21,25 +15,6 @@ static const char *auto_reason(const minv_analysis *an, minv_method m) {
         return an->symmetric ? "AUTO: symmetric but a diagonal entry is <= 0, so LU"
                              : "AUTO: not symmetric, so LU";
     }
-}
-
-static void reason_add(minv_report *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void reason_add(minv_report *r, const char *fmt, ...) {
-    size_t len = strlen(r->reason);
-    if (len + 3 >= sizeof r->reason)
-        return;
-    if (len > 0) {
-        strcpy(r->reason + len, "; ");
-        len += 2;
-    }
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, args);
-    va_end(args);
 }
 
 static void report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs) {
@@ -87,45 +62,73 @@ static minv_status check_method(minv_context *ctx, const char *fn, int pos, minv
     return MINV_SUCCESS;
 }
 
-static minv_status check_not_finite(minv_context *ctx, const char *name, const minv_mat *m) {
-    int64_t i, j;
-    double v;
-    if (minv_all_finite(m, &i, &j, &v))
-        return MINV_SUCCESS;
-    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %g (row %lld, column %lld, 1-based) is the first non-finite entry",
-                     name, (long long)i + 1, (long long)j + 1, v, (long long)i + 1, (long long)j + 1);
-}
-
 /* ---- routing ---- */
 
-/* The analysis, on the context's backend or the CPU's. */
-static minv_status analyze(minv_context *ctx, const minv_mat *a, minv_analysis *an) {
+/* Where the caller's matrices live for this call. */
+typedef enum { ON_HOST = 0, ON_DEVICE = 1 } minv_place;
+
+static minv_status check_place(minv_context *ctx, const char *fn, minv_place place) {
+    if (place == ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
+        return minv_fail(ctx, MINV_ERR_NO_GPU, "%s takes device pointers and needs the GPU backend; this context runs on the %s (%s)",
+                         fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
+    return MINV_SUCCESS;
+}
+
+/* The analysis, where the data is: on the context's backend (or the CPU's for host data). */
+static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *a, minv_analysis *an) {
     memset(an, 0, sizeof *an);
+    if (place == ON_DEVICE)
+        return ctx->ops->analyze_device(ctx, a, an);
     const minv_backend_ops *ops = ctx->ops->analyze ? ctx->ops : &minv_cpu_backend;
     return ops->analyze(ctx, a, an);
 }
 
-/* The backend that runs `method`: the context's, else the CPU's (said in the report). */
-static minv_status route(minv_context *ctx, minv_method method, int solve, minv_report *report,
-                         const minv_backend_ops **ops) {
+/* The backend that runs `method`: the context's, else (host data only) the CPU's, which the
+ * report states. */
+static minv_status route(minv_context *ctx, minv_place place, minv_method method, int solve,
+                         minv_report *report, const minv_backend_ops **ops) {
     const minv_backend_ops *own = ctx->ops;
-    int own_has = solve ? own->solve[method] != NULL : own->invert[method] != NULL;
-    int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL
-                        : minv_cpu_backend.invert[method] != NULL;
+    const char *what = solve ? "solve" : "inversion";
+    int own_has = place == ON_DEVICE ? (solve ? own->solve_device[method] != NULL : own->invert_device[method] != NULL)
+                                     : (solve ? own->solve[method] != NULL : own->invert[method] != NULL);
     if (own_has) {
         *ops = own;
         report->backend = ctx->backend;
         return MINV_SUCCESS;
     }
-    if (cpu_has) {
+    int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL : minv_cpu_backend.invert[method] != NULL;
+    if (place == ON_HOST && cpu_has) {
         *ops = &minv_cpu_backend;
         report->backend = MINV_BACKEND_CPU;
-        reason_add(report, "%s %s is not available on the %s backend, so the CPU ran it",
-                   minv_method_name(method), solve ? "solve" : "inversion", own->name);
+        minv_report_note(report, "%s %s is not available on the %s backend, so the CPU ran it",
+                   minv_method_name(method), what, own->name);
         return MINV_SUCCESS;
     }
-    return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend",
-                     minv_method_name(method), solve ? "solve" : "inversion", own->name);
+    return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend%s",
+                     minv_method_name(method), what, own->name, place == ON_DEVICE ? " for device data" : "");
+}
+
+static minv_status run_invert(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
+                              minv_method method, const minv_mat *a, minv_mat *x,
+                              const minv_analysis *an, minv_report *r) {
+    return (place == ON_DEVICE ? ops->invert_device : ops->invert)[method](ctx, a, x, an, r);
+}
+
+static minv_status run_solve(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
+                             minv_method method, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                             const minv_analysis *an, minv_report *r) {
+    return (place == ON_DEVICE ? ops->solve_device : ops->solve)[method](ctx, a, b, x, an, r);
+}
+
+/* The first NaN/Inf that the analysis found, named; host data also gets its value. */
+static minv_status fail_not_finite(minv_context *ctx, minv_place place, const char *name,
+                                   const minv_mat *m, int64_t i, int64_t j) {
+    char value[64] = "NaN or Inf";
+    if (place == ON_HOST)
+        snprintf(value, sizeof value, "%g",
+                 m->dtype == MINV_R64 ? *(const double *)minv_at(m, i, j) : (double)*(const float *)minv_at(m, i, j));
+    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %s (row %lld, column %lld, 1-based) is the first non-finite entry",
+                     name, (long long)i + 1, (long long)j + 1, value, (long long)i + 1, (long long)j + 1);
 }
 
 /* Cholesky reads one triangle: forced on a non-symmetric matrix it would invert another one. */
@@ -157,16 +160,36 @@ static minv_status check_rcond(minv_context *ctx, minv_dtype t, const minv_repor
     return MINV_SUCCESS;
 }
 
-static void finish(minv_report *r, double t0) {
-    r->seconds = minv_now() - t0;
-    r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+/* Bracket every public call: FP guard, timing, the note on the backend, per-call state. */
+typedef struct {
+    minv_fpguard guard;
+    double t0;
+} minv_call;
+
+static void call_begin(minv_context *ctx, minv_call *c) {
+    minv_fpguard_begin(&c->guard);
+    c->t0 = minv_now();
+    minv_clear_error(ctx);
+}
+
+static void call_end(minv_context *ctx, minv_call *c, minv_report *r) {
+    if (ctx->ops->end_call)
+        ctx->ops->end_call(ctx);
+    if (r) {
+        if (ctx->backend_note[0])
+            minv_report_note(r, "GPU not used: %s", ctx->backend_note);
+        r->seconds = minv_now() - c->t0;
+        r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    }
+    minv_fpguard_end(&c->guard);
 }
 
 /* ---- inversion ---- */
 
-static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method method,
-                                 minv_dtype t, int64_t n, const void *a, int64_t lda,
-                                 void *ainv, int64_t ldainv, int inplace, minv_report *report) {
+static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place place,
+                                 minv_method method, minv_dtype t, int64_t n, const void *a,
+                                 int64_t lda, void *ainv, int64_t ldainv, int inplace,
+                                 minv_report *report) {
     minv_analysis an;
     minv_probes probes = {0};
     minv_mat acopy = {0};
@@ -176,50 +199,64 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
     int auto_chosen = method == MINV_METHOD_AUTO;
 
     report_init(report, method, n, 0);
+    MINV_TRY(check_place(ctx, fn, place));
     MINV_TRY(check_method(ctx, fn, 2, method));
     MINV_TRY(check_order(ctx, fn, 3, "n", n));
     MINV_TRY(check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
     if (!inplace)
         MINV_TRY(check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
 
-    MINV_TRY(analyze(ctx, &in, &an));
+    MINV_TRY(analyze(ctx, place, &in, &an));
     if (!an.finite)
-        MINV_TRY(check_not_finite(ctx, "A", &in));
+        MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
     if (auto_chosen) {
         method = an.auto_method;
-        reason_add(report, "%s", auto_reason(&an, method));
+        minv_report_note(report, "%s", auto_reason(&an, method));
     }
     if (method == MINV_METHOD_CHOLESKY)
         MINV_TRY(check_cholesky_input(ctx, &an));
     report->method = method;
-    MINV_TRY(route(ctx, method, 0, report, &ops));
+    MINV_TRY(route(ctx, place, method, 0, report, &ops));
 
-    if (ctx->residual_mode == 1)
-        MINV_TRY(minv_probes_make(ctx, &in, &an, &probes));
-    if (ctx->residual_mode == 2 && inplace) {
-        MINV_TRY(minv_mat_alloc(ctx, &acopy, t, n, n));
-        minv_mat_copy(&in, &acopy);
-    }
-    minv_mat_copy(&in, &out);
-
-    status = ops->invert[method](ctx, &out, &an, report);
-    if (status == MINV_ERR_NOT_SPD && auto_chosen) {
-        reason_add(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
-        minv_clear_error(ctx);
-        method = report->method = MINV_METHOD_LU;
-        report->info = -1;
-        MINV_TRY(route(ctx, method, 0, report, &ops));
-        status = ops->invert[method](ctx, &out, &an, report);
+    /* Until an attempt succeeds: a GPU out of memory hands host data to the CPU, and an
+     * AUTO Cholesky that finds A indefinite hands it to LU; A is intact for each attempt. */
+    for (;;) {
+        int host_residual = !ops->computes_residual;
+        if (host_residual && ctx->residual_mode == 1 && !probes.v)
+            MINV_TRY(minv_probes_make(ctx, &in, &an, &probes));
+        if (host_residual && ctx->residual_mode == 2 && inplace && !acopy.data) {
+            MINV_TRY(minv_mat_alloc(ctx, &acopy, t, n, n));
+            minv_mat_copy(&in, &acopy);
+        }
+        status = run_invert(ctx, ops, place, method, &in, &out, &an, report);
+        if (status == MINV_ERR_DEVICE_MEMORY && place == ON_HOST && ops != &minv_cpu_backend &&
+            minv_cpu_backend.invert[method]) {
+            minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            minv_clear_error(ctx);
+            ops = &minv_cpu_backend;
+            report->backend = MINV_BACKEND_CPU;
+            continue;
+        }
+        if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
+            minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+            minv_clear_error(ctx);
+            method = report->method = MINV_METHOD_LU;
+            report->info = -1;
+            MINV_TRY(route(ctx, place, method, 0, report, &ops));
+            continue;
+        }
+        break;
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
     status = check_rcond(ctx, t, report);
 
     report->flops = invert_flops(method, n);
-    if (ctx->residual_mode == 1) {
+    int host_residual = !ops->computes_residual;
+    if (host_residual && ctx->residual_mode == 1) {
         report->residual = minv_residual_inverse_sampled(&out, &probes);
         report->residual_kind = report->residual >= 0;
-    } else if (ctx->residual_mode == 2) {
+    } else if (host_residual && ctx->residual_mode == 2) {
         minv_status rs = minv_residual_inverse_full(ctx, inplace ? &acopy : &in, &out, an.norm_1,
                                                     &report->residual);
         report->residual_kind = rs == MINV_SUCCESS ? 2 : 0;
@@ -230,51 +267,61 @@ cleanup:
     return status;
 }
 
-static minv_status invert_entry(minv_context *ctx, const char *fn, minv_method method,
-                                minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv,
-                                int64_t ldainv, int inplace, minv_report *report) {
+static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place place,
+                                minv_method method, minv_dtype t, int64_t n, const void *a,
+                                int64_t lda, void *ainv, int64_t ldainv, int inplace,
+                                minv_report *report) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
     minv_report local;
     minv_report *r = report ? report : &local;
-    minv_fpguard guard;
-    minv_fpguard_begin(&guard);
-    double t0 = minv_now();
-    minv_clear_error(ctx);
-    minv_status status = invert_expert(ctx, fn, method, t, n, a, lda, ainv, ldainv, inplace, r);
-    if (ctx->backend_note[0])
-        reason_add(r, "GPU not used: %s", ctx->backend_note);
-    finish(r, t0);
-    minv_fpguard_end(&guard);
+    minv_call call;
+    call_begin(ctx, &call);
+    minv_status status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
+    call_end(ctx, &call, r);
     return status;
 }
 
 minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                           int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_d", method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_d", ON_HOST, method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                           int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_s", method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_s", ON_HOST, method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_d", method, MINV_R64, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_d", ON_HOST, method, MINV_R64, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_s", method, MINV_R32, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_s", ON_HOST, method, MINV_R32, n, a, lda, a, lda, 1, report);
+}
+
+minv_status minv_invert_device_d(minv_context *ctx, minv_method method, int64_t n,
+                                 const double *a, int64_t lda, double *ainv, int64_t ldainv,
+                                 minv_report *report) {
+    return invert_entry(ctx, "minv_invert_device_d", ON_DEVICE, method, MINV_R64, n, a, lda, ainv, ldainv,
+                        a == ainv, report);
+}
+
+minv_status minv_invert_device_s(minv_context *ctx, minv_method method, int64_t n,
+                                 const float *a, int64_t lda, float *ainv, int64_t ldainv,
+                                 minv_report *report) {
+    return invert_entry(ctx, "minv_invert_device_s", ON_DEVICE, method, MINV_R32, n, a, lda, ainv, ldainv,
+                        a == ainv, report);
 }
 
 /* ---- solve ---- */
 
-static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method method,
-                                minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda,
-                                const void *b, int64_t ldb, void *x, int64_t ldx,
-                                minv_report *report) {
+static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place place,
+                                minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
+                                const void *a, int64_t lda, const void *b, int64_t ldb, void *x,
+                                int64_t ldx, minv_report *report) {
     minv_analysis an;
     minv_status status = MINV_SUCCESS;
     minv_mat am = {t, n, n, lda, (void *)a}, bm = {t, n, nrhs, ldb, (void *)b},
@@ -283,6 +330,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     int auto_chosen = method == MINV_METHOD_AUTO;
 
     report_init(report, method, n, nrhs);
+    MINV_TRY(check_place(ctx, fn, place));
     MINV_TRY(check_method(ctx, fn, 2, method));
     MINV_TRY(check_order(ctx, fn, 3, "n", n));
     MINV_TRY(check_order(ctx, fn, 4, "nrhs", nrhs));
@@ -290,75 +338,99 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     MINV_TRY(check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
     MINV_TRY(check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
 
-    MINV_TRY(analyze(ctx, &am, &an));
+    MINV_TRY(analyze(ctx, place, &am, &an));
     if (!an.finite)
-        MINV_TRY(check_not_finite(ctx, "A", &am));
-    MINV_TRY(check_not_finite(ctx, "B", &bm));
+        MINV_TRY(fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
+    if (place == ON_HOST) { /* device B is checked by the GPU solve, where it lives */
+        int64_t bi, bj;
+        double bv;
+        if (!minv_all_finite(&bm, &bi, &bj, &bv))
+            MINV_TRY(fail_not_finite(ctx, place, "B", &bm, bi, bj));
+    }
     if (auto_chosen) {
         method = an.auto_method;
-        reason_add(report, "%s", auto_reason(&an, method));
+        minv_report_note(report, "%s", auto_reason(&an, method));
     }
     if (method == MINV_METHOD_CHOLESKY)
         MINV_TRY(check_cholesky_input(ctx, &an));
     report->method = method;
-    MINV_TRY(route(ctx, method, 1, report, &ops));
+    MINV_TRY(route(ctx, place, method, 1, report, &ops));
 
-    minv_mat_copy(&bm, &xm);
-    status = ops->solve[method](ctx, &am, &xm, &an, report);
-    if (status == MINV_ERR_NOT_SPD && auto_chosen) {
-        reason_add(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
-        minv_clear_error(ctx);
-        method = report->method = MINV_METHOD_LU;
-        report->info = -1;
-        MINV_TRY(route(ctx, method, 1, report, &ops));
-        minv_mat_copy(&bm, &xm);
-        status = ops->solve[method](ctx, &am, &xm, &an, report);
+    /* Fallbacks as for the inversion. */
+    for (;;) {
+        status = run_solve(ctx, ops, place, method, &am, &bm, &xm, &an, report);
+        if (status == MINV_ERR_DEVICE_MEMORY && place == ON_HOST && ops != &minv_cpu_backend &&
+            minv_cpu_backend.solve[method]) {
+            minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            minv_clear_error(ctx);
+            ops = &minv_cpu_backend;
+            report->backend = MINV_BACKEND_CPU;
+            continue;
+        }
+        if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
+            minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+            minv_clear_error(ctx);
+            method = report->method = MINV_METHOD_LU;
+            report->info = -1;
+            MINV_TRY(route(ctx, place, method, 1, report, &ops));
+            continue;
+        }
+        break;
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
     status = check_rcond(ctx, t, report);
 
     report->flops = solve_flops(method, n, nrhs);
-    if (ctx->residual_mode > 0 && b == x) {
-        reason_add(report, "no residual: B and X share memory");
-    } else if (ctx->residual_mode > 0) {
-        minv_status rs = minv_residual_solve(ctx, ctx->residual_mode, &am, &bm, &xm, &report->residual);
-        report->residual_kind = rs == MINV_SUCCESS ? ctx->residual_mode : 0;
+    if (!ops->computes_residual && ctx->residual_mode > 0) {
+        if (b == x) {
+            minv_report_note(report, "no residual: B and X share memory");
+        } else {
+            minv_status rs = minv_residual_solve(ctx, ctx->residual_mode, &am, &bm, &xm, &report->residual);
+            report->residual_kind = rs == MINV_SUCCESS ? ctx->residual_mode : 0;
+        }
     }
 cleanup:
     return status;
 }
 
-static minv_status solve_entry(minv_context *ctx, const char *fn, minv_method method,
-                               minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda,
-                               const void *b, int64_t ldb, void *x, int64_t ldx,
-                               minv_report *report) {
+static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place place,
+                               minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
+                               const void *a, int64_t lda, const void *b, int64_t ldb, void *x,
+                               int64_t ldx, minv_report *report) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
     minv_report local;
     minv_report *r = report ? report : &local;
-    minv_fpguard guard;
-    minv_fpguard_begin(&guard);
-    double t0 = minv_now();
-    minv_clear_error(ctx);
-    minv_status status = solve_expert(ctx, fn, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
-    if (ctx->backend_note[0])
-        reason_add(r, "GPU not used: %s", ctx->backend_note);
-    finish(r, t0);
-    minv_fpguard_end(&guard);
+    minv_call call;
+    call_begin(ctx, &call);
+    minv_status status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+    call_end(ctx, &call, r);
     return status;
 }
 
 minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                          const double *a, int64_t lda, const double *b, int64_t ldb, double *x,
                          int64_t ldx, minv_report *report) {
-    return solve_entry(ctx, "minv_solve_d", method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
+    return solve_entry(ctx, "minv_solve_d", ON_HOST, method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
 }
 
 minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report) {
-    return solve_entry(ctx, "minv_solve_s", method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+    return solve_entry(ctx, "minv_solve_s", ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+}
+
+minv_status minv_solve_device_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                const double *a, int64_t lda, const double *b, int64_t ldb,
+                                double *x, int64_t ldx, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_device_d", ON_DEVICE, method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
+}
+
+minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                const float *a, int64_t lda, const float *b, int64_t ldb,
+                                float *x, int64_t ldx, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_device_s", ON_DEVICE, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
 }
 
 /* ---- analysis ---- */
@@ -367,9 +439,8 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
                                  const void *a, int64_t lda, minv_analysis *out) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
-    minv_fpguard guard;
-    minv_fpguard_begin(&guard);
-    minv_clear_error(ctx);
+    minv_call call;
+    call_begin(ctx, &call);
     minv_status status = MINV_SUCCESS;
     minv_mat m = {t, n, n, lda, (void *)a};
     MINV_TRY(check_order(ctx, fn, 2, "n", n));
@@ -378,9 +449,9 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 5 (analysis) is NULL", fn);
         goto cleanup;
     }
-    status = analyze(ctx, &m, out);
+    status = analyze(ctx, ON_HOST, &m, out);
 cleanup:
-    minv_fpguard_end(&guard);
+    call_end(ctx, &call, NULL);
     return status;
 }
 

@@ -24,18 +24,29 @@ typedef struct {
 
 enum { MINV_METHOD_COUNT = 7, MINV_ERROR_LEN = 1024 };
 
-/* One backend: a table of algorithms, NULL where the backend lacks one. Every routine works
- * on host matrices; a GPU backend moves data itself. */
+/* One backend: a table of algorithms, NULL where the backend lacks one. The host forms work
+ * on host matrices (a GPU backend moves the data itself); the device forms, GPU only, on
+ * device matrices. */
+typedef minv_status (*minv_analyze_op)(minv_context *ctx, const minv_mat *a, minv_analysis *out);
+/* x = A^-1. a is not modified unless it is x itself (in place); then, on MINV_ERR_NOT_SPD,
+ * x holds A again so that the caller may fall back to another method. Sets report->rcond and
+ * report->info (and the residual when the backend computes residuals). */
+typedef minv_status (*minv_invert_op)(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                      const minv_analysis *an, minv_report *report);
+/* x = A^-1 b; a and b are not modified unless b is x itself. */
+typedef minv_status (*minv_solve_op)(minv_context *ctx, const minv_mat *a, const minv_mat *b,
+                                     minv_mat *x, const minv_analysis *an, minv_report *report);
 typedef struct minv_backend_ops {
     const char *name;
-    minv_status (*analyze)(minv_context *ctx, const minv_mat *a, minv_analysis *out);
-    /* On entry a holds A, on exit A^-1. On MINV_ERR_NOT_SPD a holds A again, so that the
-     * caller may fall back to another method. Sets report->rcond and report->info. */
-    minv_status (*invert[MINV_METHOD_COUNT])(minv_context *ctx, minv_mat *a,
-                                             const minv_analysis *an, minv_report *report);
-    /* On entry x holds B, on exit X; a is not modified. */
-    minv_status (*solve[MINV_METHOD_COUNT])(minv_context *ctx, const minv_mat *a, minv_mat *x,
-                                            const minv_analysis *an, minv_report *report);
+    int computes_residual; /* the ops fill report->residual where the data lives */
+    minv_analyze_op analyze;
+    minv_invert_op invert[MINV_METHOD_COUNT];
+    minv_solve_op solve[MINV_METHOD_COUNT];
+    minv_analyze_op analyze_device;
+    minv_invert_op invert_device[MINV_METHOD_COUNT];
+    minv_solve_op solve_device[MINV_METHOD_COUNT];
+    /* Called at the end of every public call: drops per-call state such as staged uploads. */
+    void (*end_call)(minv_context *ctx);
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
@@ -75,6 +86,12 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 #endif
     ;
 void minv_clear_error(minv_context *ctx);
+/* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
+void minv_report_note(minv_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* Check macro for internal calls: on failure jump to the function's `cleanup:` label. */
 #define MINV_TRY(expr)                  \
@@ -110,8 +127,34 @@ void minv_mat_copy(const minv_mat *src, minv_mat *dst); /* same dtype and shape 
 /* 1 when every entry is finite; else 0 with the first bad entry in column-major order. */
 int minv_all_finite(const minv_mat *m, int64_t *bad_i, int64_t *bad_j, double *value);
 
-/* ---- analysis and residuals (cpu/analyze.c, residual.c) ---- */
+/* ---- analysis (analysis.c): backends reduce, this assembles ---- */
+#include "sumsq.h"
+typedef struct {
+    double max_colsum, max_abs;
+    minv_sumsq sumsq;
+    int64_t first_bad; /* column-major linear index of the first NaN/Inf; INT64_MAX if none */
+    int64_t lower_bw, upper_bw;
+} minv_scan_totals;
 minv_method minv_choose_method(const minv_analysis *an);
+void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
+                            const double *rowsum, const double *diag, double max_asymmetry,
+                            minv_analysis *out);
+
+/* ---- residuals (residual.c) ----
+ * The pieces both backends share: the probe vectors, and the ratios from products the
+ * backend computed where its data lives. */
+enum { MINV_PROBES = 2 };
+void minv_probe_vectors(double *v, int64_t n, int count);
+/* max over probes k of ||w_k - v_k||_inf / (||X||_inf ||A||_inf ||v_k||_inf), w_k = X (A v_k) */
+double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, double xnorm_inf,
+                        double anorm_inf);
+/* Which columns of a solve the residual checks: `count` of them, the s-th being column
+ * minv_residual_column(s, count, nrhs). */
+int64_t minv_residual_columns(int mode, int64_t nrhs);
+int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs);
+/* ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf) */
+double minv_solve_column_ratio(int64_t n, const double *ax_minus_b, const double *x,
+                               const double *b, double anorm_inf);
 /* Residual of an inverse: probes must hold A v for the probe vectors, computed before the
  * inversion (the input may be overwritten in place). */
 typedef struct {

@@ -36,26 +36,55 @@ static double norm_inf(const double *v, int64_t n) {
 /* num / den where 0 / 0 means an exact result, not NaN. */
 static double ratio(double num, double den) { return num == 0 ? 0 : num / den; }
 
-enum { PROBES = 2 };
+void minv_probe_vectors(double *v, int64_t n, int count) {
+    /* Fixed pseudo-random signs: reproducible, and no structure for an error to hide in. */
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (int64_t k = 0; k < n * count; k++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        v[k] = (state >> 63) ? 1.0 : -1.0;
+    }
+}
+
+double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, double xnorm_inf,
+                        double anorm_inf) {
+    double worst = 0;
+    for (int k = 0; k < count; k++) {
+        const double *vk = v + (size_t)k * n, *wk = w + (size_t)k * n;
+        double diff = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double d = fabs(wk[i] - vk[i]);
+            if (d > diff || isnan(d)) diff = d;
+        }
+        double r = ratio(diff, xnorm_inf * anorm_inf * norm_inf(vk, n));
+        if (r > worst || isnan(r)) worst = r;
+    }
+    return worst;
+}
+
+double minv_solve_column_ratio(int64_t n, const double *ax_minus_b, const double *x,
+                               const double *b, double anorm_inf) {
+    return ratio(norm_inf(ax_minus_b, n), anorm_inf * norm_inf(x, n) + norm_inf(b, n));
+}
+
+int64_t minv_residual_columns(int mode, int64_t nrhs) { return mode == 2 || nrhs <= 4 ? nrhs : 4; }
+
+int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs) {
+    return count == nrhs ? s : s * (nrhs - 1) / (count - 1);
+}
 
 minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_analysis *an,
                              minv_probes *p) {
     const int64_t n = a->rows;
-    p->count = PROBES;
+    p->count = MINV_PROBES;
     p->anorm_inf = an->norm_inf;
-    p->v = malloc((size_t)n * PROBES * sizeof(double));
-    p->av = malloc((size_t)n * PROBES * sizeof(double));
+    p->v = malloc((size_t)n * MINV_PROBES * sizeof(double));
+    p->av = malloc((size_t)n * MINV_PROBES * sizeof(double));
     if (!p->v || !p->av) {
         minv_probes_free(p);
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual probes");
     }
-    /* Fixed pseudo-random signs: reproducible, and no structure for an error to hide in. */
-    uint64_t state = 0x9E3779B97F4A7C15ull;
-    for (int64_t k = 0; k < (int64_t)n * PROBES; k++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        p->v[k] = (state >> 63) ? 1.0 : -1.0;
-    }
-    for (int k = 0; k < PROBES; k++)
+    minv_probe_vectors(p->v, n, MINV_PROBES);
+    for (int k = 0; k < MINV_PROBES; k++)
         gemv_double(a, p->v + (size_t)k * n, p->av + (size_t)k * n, NULL);
     return MINV_SUCCESS;
 }
@@ -69,18 +98,12 @@ void minv_probes_free(minv_probes *p) {
 /* max over probes of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf); -1 without memory. */
 double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p) {
     const int64_t n = x->rows;
-    double *w = malloc((size_t)n * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
+    double *w = malloc((size_t)n * p->count * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
     double worst = -1;
     if (w && rowabs) {
-        worst = 0;
-        for (int k = 0; k < p->count; k++) {
-            const double *v = p->v + (size_t)k * n;
-            gemv_double(x, p->av + (size_t)k * n, w, k == 0 ? rowabs : NULL);
-            for (int64_t i = 0; i < n; i++) w[i] -= v[i];
-            double xnorm = norm_inf(rowabs, n);
-            double r = ratio(norm_inf(w, n), xnorm * p->anorm_inf * norm_inf(v, n));
-            if (r > worst || isnan(r)) worst = r;
-        }
+        for (int k = 0; k < p->count; k++)
+            gemv_double(x, p->av + (size_t)k * n, w + (size_t)k * n, k == 0 ? rowabs : NULL);
+        worst = minv_probe_ratio(n, (int)p->count, p->v, w, norm_inf(rowabs, n), p->anorm_inf);
     }
     free(w);
     free(rowabs);
@@ -122,7 +145,7 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
-    const int64_t samples = mode == 2 || k <= 4 ? k : 4;
+    const int64_t samples = minv_residual_columns(mode, k);
     double *xj = malloc((size_t)n * sizeof(double)), *bj = malloc((size_t)n * sizeof(double));
     double *axj = malloc((size_t)n * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
     minv_status status = MINV_SUCCESS;
@@ -132,12 +155,12 @@ minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
     }
     double worst = 0;
     for (int64_t s = 0; s < samples; s++) {
-        int64_t j = samples == k ? s : s * (k - 1) / (samples - 1);
+        int64_t j = minv_residual_column(s, samples, k);
         column_to_double(x, j, xj);
         column_to_double(b, j, bj);
         gemv_double(a, xj, axj, s == 0 ? rowabs : NULL);
         for (int64_t i = 0; i < n; i++) axj[i] -= bj[i];
-        double r = ratio(norm_inf(axj, n), norm_inf(rowabs, n) * norm_inf(xj, n) + norm_inf(bj, n));
+        double r = minv_solve_column_ratio(n, axj, xj, bj, norm_inf(rowabs, n));
         if (r > worst || isnan(r)) worst = r;
     }
     *residual = worst;

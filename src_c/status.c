@@ -1,6 +1,7 @@
 /* Status strings, names, and the per-context error message. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -68,3 +69,17 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 }
 
 void minv_clear_error(minv_context *ctx) { ctx->last_error[0] = '\0'; }
+
+void minv_report_note(minv_report *r, const char *fmt, ...) {
+    size_t len = strlen(r->reason);
+    if (len + 3 >= sizeof r->reason)
+        return;
+    if (len > 0) {
+        memcpy(r->reason + len, "; ", 3);
+        len += 2;
+    }
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, args);
+    va_end(args);
+}

@@ -1,5 +1,6 @@
-/* CUDA state owned by a context, and checks that turn CUDA, cuBLAS and cuSOLVER errors into
- * minv statuses carrying the library's message. Only src_cuda/ includes CUDA headers. */
+/* CUDA state owned by a context, device workspaces that persist across calls, checks that
+ * turn CUDA, cuBLAS and cuSOLVER errors into minv statuses carrying the library's message,
+ * and the kernels shared by the GPU algorithms. Only src_cuda/ includes CUDA headers. */
 #ifndef MINV_GPU_H
 #define MINV_GPU_H
 
@@ -9,13 +10,44 @@
 
 #include "../src_c/internal.h"
 
+/* Device workspaces, by role. An algorithm reserves the slots it needs in one call, so the
+ * budget is checked once and the second DA cycle reuses every allocation. */
+enum { MINV_GPU_STREAMS = 4 };
+enum minv_ws_slot {
+    WS_A = 0, /* the input matrix; the analysis leaves it here for the method that follows */
+    WS_B, WS_C, WS_D, WS_E, WS_F, WS_G, WS_H,
+    WS_LOW_A, WS_LOW_B, WS_LOW_C, WS_LOW_D, /* single-precision copies (mixed precision) */
+    WS_PANEL,                         /* MINV_GPU_STREAMS panels of minv_gpu_stream_panels */
+    WS_AUX = WS_PANEL + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS companions for its callbacks */
+    WS_SOLVER = WS_AUX + MINV_GPU_STREAMS, /* cuSOLVER workspace */
+    WS_SMALL,  /* vectors, reductions, info */
+    WS_COUNT
+};
+enum minv_pinned_slot {
+    PIN_STAGE = 0,                         /* MINV_GPU_STREAMS panel staging buffers */
+    PIN_AUX = PIN_STAGE + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS for callbacks */
+    PIN_SMALL = PIN_AUX + MINV_GPU_STREAMS,
+    PIN_COUNT
+};
+
 struct minv_gpu {
     int device;
     char name[256];
-    cudaStream_t stream;
+    int sm_count;
+    cudaStream_t stream;                     /* compute */
+    cudaStream_t copy[MINV_GPU_STREAMS];     /* transfers overlapped with compute */
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
-    size_t budget; /* bytes minv may allocate on the device */
+    size_t budget;                           /* bytes minv may hold on the device */
+    void *ws[WS_COUNT];
+    size_t ws_bytes[WS_COUNT];
+    int ws_locked[WS_COUNT]; /* reserved during the current call: never released under it */
+    void *pinned[PIN_COUNT];
+    size_t pinned_bytes[PIN_COUNT];
+    /* The host matrix the analysis uploaded to WS_A during the current call, if any. */
+    const void *staged_host;
+    int64_t staged_n, staged_ld;
+    minv_dtype staged_dtype;
 };
 
 minv_status minv_cuda_fail(minv_context *ctx, cudaError_t err, const char *what, const char *file, int line);
@@ -49,5 +81,72 @@ minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const ch
     } while (0)
 /* After a kernel launch. */
 #define LAUNCH_TRY() CUDA_TRY(cudaGetLastError())
+
+/* ---- workspaces (workspace.cu) ---- */
+/* Makes slots[k] hold at least bytes[k] for k < count and returns the pointers, locked until
+ * the call ends. Fails with MINV_ERR_DEVICE_MEMORY when the slots this call holds would
+ * exceed the budget; unlocked slots are released first when that makes room. */
+minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes,
+                             void **ptrs);
+/* Whether `bytes` in total would fit the budget. */
+int minv_gpu_fits(const minv_context *ctx, double bytes);
+minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr);
+void minv_gpu_release_all(minv_gpu *g);
+/* End of a public call: unlock the slots and forget the staged upload. */
+void minv_gpu_end_call(minv_context *ctx);
+
+/* ---- transfers (transfer.cu) ---- */
+/* Host column-major matrix to a dense device matrix (ld = rows) and back, on the compute
+ * stream; synchronous with respect to the host on return. */
+minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev);
+minv_status minv_gpu_download(minv_context *ctx, const void *dev, const minv_mat *host);
+/* A on the device in WS_A: reuses the analysis's upload of the same host matrix. */
+minv_status minv_gpu_stage_input(minv_context *ctx, const minv_mat *host, void **dev);
+/* Streams a host matrix to the device in column panels of at most panel_cols, through pinned
+ * buffers and MINV_GPU_STREAMS streams so that copies overlap the work; `work` enqueues its
+ * kernels for the panel (dense, ld = rows, columns j0...) on `stream`. Panels in flight at
+ * once use different `buffer` indices, so a callback may keep resources per buffer (the
+ * slots WS_AUX + buffer and PIN_AUX + buffer are its own). */
+typedef minv_status (*minv_panel_fn)(minv_context *ctx, const minv_mat *panel, int64_t j0,
+                                     cudaStream_t stream, int buffer, void *user);
+minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
+                                   minv_panel_fn work, void *user);
+
+/* ---- shared kernels (kernels.cu), on dense device matrices; T = double or float ---- */
+template <typename T> void minv_k_set_identity(T *a, int64_t n, int64_t ld, T diag, cudaStream_t s);
+template <typename T> void minv_k_add_diagonal(T *a, int64_t n, int64_t ld, T value, cudaStream_t s);
+template <typename T> void minv_k_mirror_lower(T *a, int64_t n, int64_t ld, cudaStream_t s);
+template <typename Tin, typename Tout>
+void minv_k_convert(const Tin *in, int64_t ldin, Tout *out, int64_t ldout, int64_t rows, int64_t cols,
+                    cudaStream_t s);
+/* max over columns of sum |a_ij| into *out (device double). */
+template <typename T> void minv_k_norm1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out,
+                                        cudaStream_t s);
+/* ||I - P||_F^2 of a square matrix into *out (device double). */
+template <typename T> void minv_k_identity_residual(const T *p, int64_t n, int64_t ld, double *out,
+                                                    cudaStream_t s);
+/* y = A x and rowabs = row sums of |A| (when not NULL), accumulated in double. */
+template <typename T> void minv_k_gemv_double(const T *a, int64_t rows, int64_t cols, int64_t ld,
+                                              const double *x, double *y, double *rowabs, cudaStream_t s);
+/* out = a^T * alpha (tiled through shared memory, reads and writes coalesced). */
+template <typename T> void minv_k_transpose(const T *a, int64_t rows, int64_t cols, int64_t lda, T *out,
+                                            int64_t ldout, T alpha, cudaStream_t s);
+
+/* ---- cuBLAS by type ---- */
+cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                         int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
+                         const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                         int64_t n, int64_t k, double alpha, const float *a, int64_t lda,
+                         const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
+cudaDataType minv_cuda_type(minv_dtype t);
+
+/* ---- the GPU algorithms (one file each) ---- */
+minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
+minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *d_a, minv_analysis *out);
+minv_status minv_gpu_cholesky_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_lu_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r);
 
 #endif

@@ -1,5 +1,5 @@
-// Device selection and the CUDA state a context owns: one stream, cuBLAS and cuSOLVER
-// handles bound to it, and the device-memory budget.
+// Device selection and the CUDA state a context owns: streams, cuBLAS and cuSOLVER handles
+// bound to the compute stream, workspaces, and the device-memory budget.
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +21,9 @@ minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const ch
     return minv_fail(ctx, s, "%s failed: cusolverStatus %d at %s:%d", what, (int)err, file, line);
 }
 
+/* Head-room left to cuBLAS and cuSOLVER for their own allocations. */
+static const size_t LIBRARY_RESERVE = (size_t)512 << 20;
+
 extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     minv_status status = MINV_SUCCESS;
     int count = 0;
@@ -37,16 +40,20 @@ extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     ctx->gpu = g;
     g->device = ctx->opts.device;
     cudaDeviceProp prop;
-    size_t free_bytes = 0, total_bytes = 0;
+    size_t free_bytes = 0, total = 0;
     CUDA_TRY(cudaSetDevice(g->device));
     CUDA_TRY(cudaGetDeviceProperties(&prop, g->device));
     strncpy(g->name, prop.name, sizeof g->name - 1);
+    g->sm_count = prop.multiProcessorCount;
     CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    for (int k = 0; k < MINV_GPU_STREAMS; k++)
+        CUDA_TRY(cudaStreamCreateWithFlags(&g->copy[k], cudaStreamNonBlocking));
     CUBLAS_TRY(cublasCreate(&g->blas));
     CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
     CUSOLVER_TRY(cusolverDnCreate(&g->solver));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
-    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
+    free_bytes = free_bytes > LIBRARY_RESERVE ? free_bytes - LIBRARY_RESERVE : free_bytes / 2;
     g->budget = ctx->opts.device_memory > 0 && (size_t)ctx->opts.device_memory < free_bytes
                     ? (size_t)ctx->opts.device_memory
                     : free_bytes;
@@ -61,8 +68,11 @@ extern "C" void minv_gpu_destroy(minv_context *ctx) {
     if (!g)
         return;
     cudaSetDevice(g->device);
+    minv_gpu_release_all(g);
     if (g->solver) cusolverDnDestroy(g->solver);
     if (g->blas) cublasDestroy(g->blas);
+    for (int k = 0; k < MINV_GPU_STREAMS; k++)
+        if (g->copy[k]) cudaStreamDestroy(g->copy[k]);
     if (g->stream) cudaStreamDestroy(g->stream);
     free(g);
     ctx->gpu = NULL;

@@ -1,6 +1,6 @@
 /* Matrix analysis on the CPU: finiteness, norms, symmetry, diagonal dominance, bandwidth and
  * diagonal range in one threaded pass over the columns (row sums kept per thread), plus a
- * tiled pass for symmetry. */
+ * tiled pass for symmetry; analysis.c assembles the result. */
 #include <math.h>
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -22,8 +22,5 @@
 #undef FN
 
 minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out) {
-    minv_status status = a->dtype == MINV_R64 ? analyze_d(ctx, a, out) : analyze_s(ctx, a, out);
-    if (status == MINV_SUCCESS)
-        out->auto_method = minv_choose_method(out);
-    return status;
+    return a->dtype == MINV_R64 ? analyze_d(ctx, a, out) : analyze_s(ctx, a, out);
 }

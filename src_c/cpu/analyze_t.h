@@ -1,29 +1,22 @@
 /* Type template for analyze.c: included once per precision with T (the element type) and
  * FN(name) (name with the precision suffix) defined. */
 
-/* Per-thread partial results, merged after the parallel region. */
-typedef struct {
-    double max_colsum, max_abs, sumsq;
-    int64_t first_bad; /* column-major linear index, INT64_MAX if none */
-    int64_t lower_bw, upper_bw;
-} FN(partial);
-
+/* One thread's columns [j0, j1): row sums into its own rowsum array, the rest into *p. */
 static void FN(scan_columns)(const minv_mat *m, int64_t j0, int64_t j1, double *rowsum,
-                             FN(partial) *p) {
+                             minv_scan_totals *p) {
     const T *a = (const T *)m->data;
     const int64_t n = m->rows, ld = m->ld;
     for (int64_t j = j0; j < j1; j++) {
         const T *col = a + (size_t)j * (size_t)ld;
-        double colsum = 0, sumsq = 0, max_abs = 0;
-        int64_t last_nonzero = -1, first_nonzero = -1;
+        double colsum = 0, max_abs = 0;
         int finite = 1;
         for (int64_t i = 0; i < n; i++) {
             double v = (double)col[i], av = fabs(v);
             colsum += av;
-            sumsq += v * v;
             rowsum[i] += av;
             if (av > max_abs) max_abs = av;
             finite &= isfinite(v);
+            minv_sumsq_add(&p->sumsq, v);
         }
         if (!finite) {
             for (int64_t i = 0; i < n; i++) {
@@ -34,13 +27,13 @@ static void FN(scan_columns)(const minv_mat *m, int64_t j0, int64_t j1, double *
                 }
             }
         }
+        int64_t first_nonzero = -1, last_nonzero = -1;
         for (int64_t i = 0; i < n; i++) if (col[i] != 0) { first_nonzero = i; break; }
         for (int64_t i = n - 1; i >= 0; i--) if (col[i] != 0) { last_nonzero = i; break; }
         if (first_nonzero >= 0 && j - first_nonzero > p->upper_bw) p->upper_bw = j - first_nonzero;
         if (last_nonzero >= 0 && last_nonzero - j > p->lower_bw) p->lower_bw = last_nonzero - j;
         if (colsum > p->max_colsum || isnan(colsum)) p->max_colsum = colsum;
         if (max_abs > p->max_abs) p->max_abs = max_abs;
-        p->sumsq += sumsq;
     }
 }
 
@@ -72,14 +65,15 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
     const T *a = (const T *)m->data;
     const int64_t n = m->rows, ld = m->ld;
     const int threads = ctx->cpu_threads;
-    double *rowsums = calloc((size_t)threads * (size_t)n, sizeof(double));
-    FN(partial) *parts = calloc((size_t)threads, sizeof(FN(partial)));
+    double *rowsums = calloc((size_t)threads * (size_t)n + (size_t)n, sizeof(double));
+    minv_scan_totals *parts = calloc((size_t)threads, sizeof *parts);
     if (!rowsums || !parts) {
         free(rowsums);
         free(parts);
         return minv_fail(ctx, MINV_ERR_ALLOC, "analysis needs %d x %lld doubles of workspace",
-                         threads, (long long)n);
+                         threads + 1, (long long)n);
     }
+    double *diag = rowsums + (size_t)threads * (size_t)n;
 #pragma omp parallel num_threads(threads)
     {
         minv_fpguard guard;
@@ -89,62 +83,27 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
         t = omp_get_thread_num();
         nt = omp_get_num_threads();
 #endif
-        FN(partial) *p = &parts[t];
+        minv_scan_totals *p = &parts[t];
         p->first_bad = INT64_MAX;
-        p->lower_bw = p->upper_bw = 0;
-        int64_t j0 = n * t / nt, j1 = n * (t + 1) / nt;
-        FN(scan_columns)(m, j0, j1, rowsums + (size_t)t * (size_t)n, p);
+        FN(scan_columns)(m, n * t / nt, n * (t + 1) / nt, rowsums + (size_t)t * (size_t)n, p);
         minv_fpguard_end(&guard);
     }
-    FN(partial) all = parts[0];
+    minv_scan_totals all = parts[0];
     for (int t = 1; t < threads; t++) {
-        FN(partial) *p = &parts[t];
+        minv_scan_totals *p = &parts[t];
         if (p->max_colsum > all.max_colsum || isnan(p->max_colsum)) all.max_colsum = p->max_colsum;
         if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        all.sumsq += p->sumsq;
+        minv_sumsq_merge(&all.sumsq, &p->sumsq);
         if (p->first_bad < all.first_bad) all.first_bad = p->first_bad;
         if (p->lower_bw > all.lower_bw) all.lower_bw = p->lower_bw;
         if (p->upper_bw > all.upper_bw) all.upper_bw = p->upper_bw;
     }
     for (int t = 1; t < threads; t++)
         for (int64_t i = 0; i < n; i++) rowsums[i] += rowsums[(size_t)t * (size_t)n + i];
-
-    out->n = n;
-    out->finite = all.first_bad == INT64_MAX;
-    out->first_bad_row = out->finite ? -1 : all.first_bad % n;
-    out->first_bad_col = out->finite ? -1 : all.first_bad / n;
-    out->norm_1 = all.max_colsum;
-    out->norm_inf = 0;
-    out->diag_dominant = 1;
-    out->diag_positive = 1;
-    out->diag_min = INFINITY;
-    out->diag_max = -INFINITY;
-    for (int64_t i = 0; i < n; i++) {
-        double d = (double)a[(size_t)i * ld + i];
-        if (rowsums[i] > out->norm_inf || isnan(rowsums[i])) out->norm_inf = rowsums[i];
-        if (!(fabs(d) > rowsums[i] - fabs(d))) out->diag_dominant = 0;
-        if (!(d > 0)) out->diag_positive = 0;
-        if (d < out->diag_min) out->diag_min = d;
-        if (d > out->diag_max) out->diag_max = d;
-    }
-    /* Sum of squares overflows or underflows only at the ends of the range: rescale then. */
-    if (out->finite && all.max_abs > 0 && (!isfinite(all.sumsq) || all.max_abs < 1e-150)) {
-        double s = 0;
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < n; i++) {
-                double v = (double)a[(size_t)j * ld + i] / all.max_abs;
-                s += v * v;
-            }
-        out->norm_fro = all.max_abs * sqrt(s);
-    } else {
-        out->norm_fro = sqrt(all.sumsq);
-    }
-    out->lower_bandwidth = all.lower_bw;
-    out->upper_bandwidth = all.upper_bw;
-    out->tridiagonal = all.lower_bw <= 1 && all.upper_bw <= 1;
-    out->asymmetry = out->finite && all.max_abs > 0 ? FN(asymmetry)(m, threads) / all.max_abs : 0;
-    if (!out->finite) out->asymmetry = NAN;
-    out->symmetric = out->finite && out->asymmetry <= ctx->symmetry_tol;
+    for (int64_t i = 0; i < n; i++) diag[i] = (double)a[(size_t)i * ld + i];
+    int finite = all.first_bad == INT64_MAX;
+    double asym = finite && all.max_abs > 0 ? FN(asymmetry)(m, threads) : 0;
+    minv_analysis_assemble(ctx, n, &all, rowsums, diag, asym, out);
     free(rowsums);
     free(parts);
     return MINV_SUCCESS;

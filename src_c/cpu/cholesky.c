@@ -44,9 +44,10 @@ static minv_status factor(minv_context *ctx, minv_mat *a, const minv_analysis *a
     return MINV_SUCCESS;
 }
 
-minv_status minv_cpu_cholesky_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an,
-                                     minv_report *report) {
+minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *in, minv_mat *a,
+                                     const minv_analysis *an, minv_report *report) {
     const size_t es = (size_t)a->dtype;
+    minv_mat_copy(in, a);
     minv_status status = MINV_SUCCESS;
     void *diag = malloc((size_t)a->rows * es);
     if (!diag)
@@ -73,9 +74,10 @@ cleanup:
     return status;
 }
 
-minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, minv_mat *x,
-                                    const minv_analysis *an, minv_report *report) {
+minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
+                                    minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_mat l;
+    minv_mat_copy(b, x);
     minv_status status = minv_mat_alloc(ctx, &l, a->dtype, a->rows, a->rows);
     if (status != MINV_SUCCESS)
         return status;

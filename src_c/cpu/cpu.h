@@ -6,13 +6,14 @@
 
 minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
 
-minv_status minv_cpu_cholesky_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an,
-                                     minv_report *report);
-minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, minv_mat *x,
-                                    const minv_analysis *an, minv_report *report);
-minv_status minv_cpu_lu_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an,
-                               minv_report *report);
-minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, minv_mat *x,
+/* The signatures of minv_invert_op and minv_solve_op (internal.h). */
+minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                     const minv_analysis *an, minv_report *report);
+minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
+                                    minv_mat *x, const minv_analysis *an, minv_report *report);
+minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                               const minv_analysis *an, minv_report *report);
+minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *report);
 
 #endif

@@ -24,10 +24,11 @@ static minv_status alloc_pivots(minv_context *ctx, int64_t n, int **ipiv) {
     return *ipiv ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
 }
 
-minv_status minv_cpu_lu_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an,
-                               minv_report *report) {
+minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *in, minv_mat *a,
+                               const minv_analysis *an, minv_report *report) {
     int *ipiv = NULL;
     minv_status status = MINV_SUCCESS;
+    minv_mat_copy(in, a);
     MINV_TRY(alloc_pivots(ctx, a->rows, &ipiv));
     MINV_TRY(factor(ctx, a, an, ipiv, report));
     int info = la_getri(a->dtype, a->rows, a->data, a->ld, ipiv);
@@ -39,11 +40,12 @@ cleanup:
     return status;
 }
 
-minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, minv_mat *x,
+minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *report) {
     int *ipiv = NULL;
     minv_mat lu = {0};
     minv_status status = MINV_SUCCESS;
+    minv_mat_copy(b, x);
     MINV_TRY(alloc_pivots(ctx, a->rows, &ipiv));
     MINV_TRY(minv_mat_alloc(ctx, &lu, a->dtype, a->rows, a->rows));
     minv_mat_copy(a, &lu);

@@ -199,6 +199,22 @@ minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report);
 
+/* ---- the same on device memory (GPU backend only; MINV_ERR_NO_GPU otherwise) ----------
+ * a, ainv, b, x are device pointers on the context's device; nothing crosses PCIe but the
+ * report. For data that already lives on the GPU (OpenACC, CUDA Fortran, cuBLAS codes). */
+minv_status minv_invert_device_d(minv_context *ctx, minv_method method, int64_t n,
+                                 const double *a, int64_t lda, double *ainv, int64_t ldainv,
+                                 minv_report *report);
+minv_status minv_invert_device_s(minv_context *ctx, minv_method method, int64_t n,
+                                 const float *a, int64_t lda, float *ainv, int64_t ldainv,
+                                 minv_report *report);
+minv_status minv_solve_device_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                const double *a, int64_t lda, const double *b, int64_t ldb,
+                                double *x, int64_t ldx, minv_report *report);
+minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                const float *a, int64_t lda, const float *b, int64_t ldb,
+                                float *x, int64_t ldx, minv_report *report);
+
 /* ---- progress: long calls report their stage and fraction done (0..1) ------------------ */
 typedef void (*minv_progress_fn)(void *user, const char *stage, double fraction);
 /* fn may be NULL to switch progress off (the default). */

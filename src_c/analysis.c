@@ -1,0 +1,41 @@
+/* What every backend's analysis ends with: the per-row and per-column reductions a backend
+ * computed (on the CPU or the GPU) turned into a minv_analysis, and the AUTO choice. */
+#include <math.h>
+
+#include "internal.h"
+
+minv_method minv_choose_method(const minv_analysis *an) {
+    if (an->symmetric && an->diag_positive)
+        return MINV_METHOD_CHOLESKY;
+    return MINV_METHOD_LU;
+}
+
+void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
+                            const double *rowsum, const double *diag, double max_asymmetry,
+                            minv_analysis *out) {
+    out->n = n;
+    out->finite = t->first_bad == INT64_MAX;
+    out->first_bad_row = out->finite ? -1 : t->first_bad % n;
+    out->first_bad_col = out->finite ? -1 : t->first_bad / n;
+    out->norm_1 = t->max_colsum;
+    out->norm_inf = 0;
+    out->diag_dominant = 1;
+    out->diag_positive = 1;
+    out->diag_min = INFINITY;
+    out->diag_max = -INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        double d = diag[i];
+        if (rowsum[i] > out->norm_inf || isnan(rowsum[i])) out->norm_inf = rowsum[i];
+        if (!(fabs(d) > rowsum[i] - fabs(d))) out->diag_dominant = 0;
+        if (!(d > 0)) out->diag_positive = 0;
+        if (d < out->diag_min) out->diag_min = d;
+        if (d > out->diag_max) out->diag_max = d;
+    }
+    out->norm_fro = minv_sumsq_norm(&t->sumsq);
+    out->lower_bandwidth = t->lower_bw;
+    out->upper_bandwidth = t->upper_bw;
+    out->tridiagonal = t->lower_bw <= 1 && t->upper_bw <= 1;
+    out->asymmetry = !out->finite ? NAN : t->max_abs > 0 ? max_asymmetry / t->max_abs : 0;
+    out->symmetric = out->finite && out->asymmetry <= ctx->symmetry_tol;
+    out->auto_method = minv_choose_method(out);
+}

@@ -1,0 +1,269 @@
+// Matrix analysis on the GPU (the iterative paper's matrix type identification, norms and
+// more): per-column statistics by one block a column, row sums by a tiled reduction whose
+// partial sums meet atomically, symmetry by transposed tile pairs. The same kernels run on a
+// whole device matrix or, out of core, on column panels streamed from host memory.
+#include <cub/block/block_reduce.cuh>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "gpu.h"
+
+namespace {
+
+constexpr int THREADS = 256, ROW_CHUNK = 64, TILE = 32, TILE_ROWS = 8;
+
+struct Max {
+    template <typename T> __device__ T operator()(const T &a, const T &b) const { return a > b ? a : b; }
+};
+struct Min {
+    template <typename T> __device__ T operator()(const T &a, const T &b) const { return a < b ? a : b; }
+};
+
+/* The reductions, on the device. */
+struct scan_state {
+    double max_colsum, max_abs, max_asym;
+    minv_sumsq sumsq;
+    unsigned long long first_bad, lower_bw, upper_bw;
+};
+
+__device__ inline void atomic_max_nonneg(double *addr, double v) {
+    atomicMax(reinterpret_cast<unsigned long long *>(addr), (unsigned long long)__double_as_longlong(v));
+}
+
+template <typename T>
+__global__ void column_stats(const T *a, int64_t n, int64_t cols, int64_t ld, int64_t j0, scan_state *st,
+                             double *diag) {
+    typedef cub::BlockReduce<double, THREADS> Reduce;
+    typedef cub::BlockReduce<long long, THREADS> ReduceIdx;
+    __shared__ typename Reduce::TempStorage tmp;
+    __shared__ typename ReduceIdx::TempStorage tmpi;
+    for (int64_t jj = blockIdx.x; jj < cols; jj += gridDim.x) {
+        const int64_t j = j0 + jj;
+        const T *col = a + jj * ld;
+        double colsum = 0, max_abs = 0;
+        minv_sumsq sq = {0, 0, 0};
+        long long first_bad = LLONG_MAX, first_nz = LLONG_MAX, last_nz = -1;
+        for (int64_t i = threadIdx.x; i < n; i += THREADS) {
+            double v = (double)col[i], av = fabs(v);
+            colsum += av;
+            max_abs = fmax(max_abs, av);
+            minv_sumsq_add(&sq, v);
+            if (!isfinite(v) && i < first_bad) first_bad = i;
+            if (v != 0) {
+                if (i < first_nz) first_nz = i;
+                last_nz = i;
+            }
+        }
+        colsum = Reduce(tmp).Sum(colsum);
+        __syncthreads();
+        max_abs = Reduce(tmp).Reduce(max_abs, Max());
+        __syncthreads();
+        sq.small = Reduce(tmp).Sum(sq.small);
+        __syncthreads();
+        sq.medium = Reduce(tmp).Sum(sq.medium);
+        __syncthreads();
+        sq.big = Reduce(tmp).Sum(sq.big);
+        __syncthreads();
+        first_bad = ReduceIdx(tmpi).Reduce(first_bad, Min());
+        __syncthreads();
+        first_nz = ReduceIdx(tmpi).Reduce(first_nz, Min());
+        __syncthreads();
+        last_nz = ReduceIdx(tmpi).Reduce(last_nz, Max());
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            atomic_max_nonneg(&st->max_colsum, colsum);
+            atomic_max_nonneg(&st->max_abs, max_abs);
+            atomicAdd(&st->sumsq.small, sq.small);
+            atomicAdd(&st->sumsq.medium, sq.medium);
+            atomicAdd(&st->sumsq.big, sq.big);
+            if (first_bad != LLONG_MAX) atomicMin(&st->first_bad, (unsigned long long)(j * n + first_bad));
+            if (last_nz >= 0) {
+                if (j > first_nz) atomicMax(&st->upper_bw, (unsigned long long)(j - first_nz));
+                if (last_nz > j) atomicMax(&st->lower_bw, (unsigned long long)(last_nz - j));
+            }
+            if (j < n) diag[j] = (double)col[j];
+        }
+    }
+}
+
+/* Thread per row, ROW_CHUNK columns per block row of the grid; partial sums meet atomically. */
+template <typename T>
+__global__ void row_sums(const T *a, int64_t n, int64_t cols, int64_t ld, double *rowsum) {
+    int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x;
+    if (i >= n) return;
+    int64_t c0 = (int64_t)blockIdx.y * ROW_CHUNK, c1 = c0 + ROW_CHUNK < cols ? c0 + ROW_CHUNK : cols;
+    double s = 0;
+    for (int64_t c = c0; c < c1; c++) s += fabs((double)a[c * ld + i]);
+    atomicAdd(&rowsum[i], s);
+}
+
+/* max |X(i, j) - Y(j, i)| for X m x w and Y w x m, through two tiles in shared memory. */
+template <typename T>
+__global__ void asymmetry(const T *x, int64_t ldx, const T *y, int64_t ldy, int64_t m, int64_t w, scan_state *st) {
+    __shared__ T tx[TILE][TILE + 1], ty[TILE][TILE + 1];
+    int64_t i0 = (int64_t)blockIdx.x * TILE, j0 = (int64_t)blockIdx.y * TILE;
+    for (int r = threadIdx.y; r < TILE; r += TILE_ROWS) {
+        int64_t i = i0 + threadIdx.x, j = j0 + r; /* X(i, j) */
+        tx[r][threadIdx.x] = i < m && j < w ? x[j * ldx + i] : T(0);
+        int64_t yi = j0 + threadIdx.x, yj = i0 + r; /* Y(yi, yj) */
+        ty[r][threadIdx.x] = yi < w && yj < m ? y[yj * ldy + yi] : T(0);
+    }
+    __syncthreads();
+    double worst = 0;
+    for (int r = threadIdx.y; r < TILE; r += TILE_ROWS) /* X(i0 + x, j0 + r) vs Y(j0 + r, i0 + x) */
+        worst = fmax(worst, fabs((double)tx[r][threadIdx.x] - (double)ty[threadIdx.x][r]));
+    typedef cub::BlockReduce<double, TILE, cub::BLOCK_REDUCE_WARP_REDUCTIONS, TILE_ROWS> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    worst = Reduce(tmp).Reduce(worst, Max());
+    if (threadIdx.x == 0 && threadIdx.y == 0 && worst > 0) atomic_max_nonneg(&st->max_asym, worst);
+}
+
+template <typename T>
+void launch_panel_stats(const minv_mat *panel, int64_t n, int64_t j0, scan_state *st, double *rowsum, double *diag,
+                        cudaStream_t s) {
+    const T *a = (const T *)panel->data;
+    unsigned blocks = (unsigned)(panel->cols < 65535 ? panel->cols : 65535);
+    column_stats<T><<<blocks, THREADS, 0, s>>>(a, n, panel->cols, panel->ld, j0, st, diag);
+    dim3 grid((unsigned)((n + THREADS - 1) / THREADS), (unsigned)((panel->cols + ROW_CHUNK - 1) / ROW_CHUNK));
+    row_sums<T><<<grid, THREADS, 0, s>>>(a, n, panel->cols, panel->ld, rowsum);
+}
+
+template <typename T>
+void launch_asymmetry(const void *x, int64_t ldx, const void *y, int64_t ldy, int64_t m, int64_t w, scan_state *st,
+                      cudaStream_t s) {
+    dim3 grid((unsigned)((m + TILE - 1) / TILE), (unsigned)((w + TILE - 1) / TILE));
+    asymmetry<T><<<grid, dim3(TILE, TILE_ROWS), 0, s>>>((const T *)x, ldx, (const T *)y, ldy, m, w, st);
+}
+
+/* Device state of one analysis: the reductions and two n-vectors. */
+struct analysis_buffers {
+    scan_state *st;
+    double *rowsum, *diag;
+};
+
+minv_status begin(minv_context *ctx, int64_t n, analysis_buffers *b) {
+    minv_status status = MINV_SUCCESS;
+    const int slot = WS_SMALL;
+    const size_t bytes = sizeof(scan_state) + 2 * (size_t)n * sizeof(double) + 256;
+    void *p;
+    scan_state init = {};
+    init.first_bad = ULLONG_MAX;
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
+    b->st = (scan_state *)p;
+    b->rowsum = (double *)((char *)p + 256);
+    b->diag = b->rowsum + n;
+    CUDA_TRY(cudaMemcpyAsync(b->st, &init, sizeof init, cudaMemcpyHostToDevice, ctx->gpu->stream));
+    CUDA_TRY(cudaMemsetAsync(b->rowsum, 0, 2 * (size_t)n * sizeof(double), ctx->gpu->stream));
+    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+cleanup:
+    return status;
+}
+
+minv_status finish(minv_context *ctx, int64_t n, const analysis_buffers *b, minv_analysis *out) {
+    minv_status status = MINV_SUCCESS;
+    scan_state st;
+    minv_scan_totals t;
+    double *host = (double *)malloc(2 * (size_t)n * sizeof(double));
+    if (!host)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "analysis: cannot allocate 2 x %lld doubles", (long long)n);
+    CUDA_TRY(cudaMemcpyAsync(&st, b->st, sizeof st, cudaMemcpyDeviceToHost, ctx->gpu->stream));
+    CUDA_TRY(cudaMemcpyAsync(host, b->rowsum, 2 * (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, ctx->gpu->stream));
+    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    t.max_colsum = st.max_colsum;
+    t.max_abs = st.max_abs;
+    t.sumsq = st.sumsq;
+    t.first_bad = st.first_bad == ULLONG_MAX ? INT64_MAX : (int64_t)st.first_bad;
+    t.lower_bw = (int64_t)st.lower_bw;
+    t.upper_bw = (int64_t)st.upper_bw;
+    minv_analysis_assemble(ctx, n, &t, host, host + n, st.max_asym, out);
+cleanup:
+    free(host);
+    return status;
+}
+
+/* Out of core: each column panel also meets its row panel, packed on the host, for symmetry. */
+struct ooc_job {
+    const minv_mat *host;
+    analysis_buffers *b;
+};
+
+minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cudaStream_t s, int buffer, void *user) {
+    ooc_job *job = (ooc_job *)user;
+    const minv_mat *host = job->host;
+    const int64_t n = host->rows, w = panel->cols;
+    const size_t es = (size_t)host->dtype, bytes = (size_t)w * (size_t)n * es;
+    const int slot = WS_AUX + buffer;
+    minv_status status = MINV_SUCCESS;
+    void *dev_rows, *pinned_rows;
+    if (host->dtype == MINV_R64)
+        launch_panel_stats<double>(panel, n, j0, job->b->st, job->b->rowsum, job->b->diag, s);
+    else
+        launch_panel_stats<float>(panel, n, j0, job->b->st, job->b->rowsum, job->b->diag, s);
+    LAUNCH_TRY();
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &dev_rows));
+    MINV_TRY(minv_gpu_pinned(ctx, PIN_AUX + buffer, bytes, &pinned_rows));
+    /* rows j0 .. j0+w of every column, dense w x n */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        memcpy((char *)pinned_rows + (size_t)i * (size_t)w * es, minv_at(host, j0, i), (size_t)w * es);
+    CUDA_TRY(cudaMemcpyAsync(dev_rows, pinned_rows, bytes, cudaMemcpyHostToDevice, s));
+    if (host->dtype == MINV_R64)
+        launch_asymmetry<double>(panel->data, panel->ld, dev_rows, w, n, w, job->b->st, s);
+    else
+        launch_asymmetry<float>(panel->data, panel->ld, dev_rows, w, n, w, job->b->st, s);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+} // namespace
+
+minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *a, minv_analysis *out) {
+    minv_status status = MINV_SUCCESS;
+    analysis_buffers b;
+    cudaStream_t s = ctx->gpu->stream;
+    const int64_t n = a->rows;
+    MINV_TRY(begin(ctx, n, &b));
+    if (a->dtype == MINV_R64) {
+        launch_panel_stats<double>(a, n, 0, b.st, b.rowsum, b.diag, s);
+        launch_asymmetry<double>(a->data, a->ld, a->data, a->ld, n, n, b.st, s);
+    } else {
+        launch_panel_stats<float>(a, n, 0, b.st, b.rowsum, b.diag, s);
+        launch_asymmetry<float>(a->data, a->ld, a->data, a->ld, n, n, b.st, s);
+    }
+    LAUNCH_TRY();
+    MINV_TRY(finish(ctx, n, &b, out));
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    const double es = (double)a->dtype, matrix = (double)n * (double)n * es;
+    if (minv_gpu_fits(ctx, matrix + 2.0 * n * 8 + 4096)) {
+        void *dev;
+        status = minv_gpu_stage_input(ctx, a, &dev);
+        if (status == MINV_SUCCESS) {
+            minv_mat d = {a->dtype, n, n, n, dev};
+            return minv_gpu_analyze_device(ctx, &d, out);
+        }
+        if (status != MINV_ERR_DEVICE_MEMORY)
+            return status;
+        minv_clear_error(ctx);
+    }
+    /* Out of core: 2 x MINV_GPU_STREAMS panels of n x w in half the budget. */
+    analysis_buffers b;
+    ooc_job job = {a, &b};
+    double per_col = 2.0 * MINV_GPU_STREAMS * (double)n * es;
+    int64_t w = (int64_t)((double)ctx->gpu->budget / 2 / per_col);
+    if (w < 1)
+        return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "device budget %.3g GB is too small to stream columns of %lld",
+                         (double)ctx->gpu->budget / 1e9, (long long)n);
+    if (w > n) w = n;
+    MINV_TRY(begin(ctx, n, &b));
+    MINV_TRY(minv_gpu_stream_panels(ctx, a, w, ooc_panel, &job));
+    MINV_TRY(finish(ctx, n, &b, out));
+cleanup:
+    return status;
+}

@@ -1,0 +1,195 @@
+// Small kernels every GPU algorithm uses, on dense column-major device matrices, and cuBLAS
+// by element type. Memory-bound: each reads and writes every element once, coalesced.
+#include "gpu.h"
+
+namespace {
+
+constexpr int TILE = 32, ROWS = 8; // 32 x 32 tiles, 32 x 8 threads
+
+__device__ inline void atomic_max_nonneg(double *addr, double v) {
+    // Non-negative doubles order as their bit patterns (NaN above +Inf, so NaN wins).
+    atomicMax(reinterpret_cast<unsigned long long *>(addr), static_cast<unsigned long long>(__double_as_longlong(v)));
+}
+
+__device__ inline double block_sum(double v, double *shared) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+    __syncthreads();
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    v = threadIdx.x < warps ? shared[threadIdx.x] : 0.0;
+    if (warp == 0)
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+template <typename T> __global__ void set_identity_kernel(T *a, int64_t n, int64_t ld, T diag) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+        if (i < n) a[j * ld + i] = i == j ? diag : T(0);
+}
+
+template <typename T> __global__ void add_diagonal_kernel(T *a, int64_t n, int64_t ld, T value) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i * ld + i] += value;
+}
+
+// Lower tile (ti, tj), ti >= tj, goes transposed into upper tile (tj, ti) through shared memory.
+template <typename T> __global__ void mirror_lower_kernel(T *a, int64_t n, int64_t ld) {
+    __shared__ T tile[TILE][TILE + 1];
+    int64_t ti = blockIdx.x, tj = blockIdx.y;
+    if (ti < tj) return;
+    int64_t row0 = ti * TILE, col0 = tj * TILE;
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        int64_t i = row0 + threadIdx.x, j = col0 + r;
+        if (i < n && j < n) tile[r][threadIdx.x] = a[j * ld + i];
+    }
+    __syncthreads();
+    // destination (row col0 + x, column row0 + r) holds source (row0 + r, col0 + x)
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        int64_t i = col0 + threadIdx.x, j = row0 + r;
+        if (i < n && j < n && i < j) a[j * ld + i] = tile[threadIdx.x][r];
+    }
+}
+
+template <typename Tin, typename Tout>
+__global__ void convert_kernel(const Tin *in, int64_t ldin, Tout *out, int64_t ldout, int64_t rows, int64_t cols) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t j = blockIdx.y; j < cols; j += gridDim.y)
+        if (i < rows) out[j * ldout + i] = static_cast<Tout>(in[j * ldin + i]);
+}
+
+// One block a column: sum of |a_ij|, then the max over columns by atomic.
+template <typename T> __global__ void norm1_kernel(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out) {
+    __shared__ double shared[32];
+    for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
+        double s = 0;
+        for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) s += fabs((double)a[j * ld + i]);
+        s = block_sum(s, shared);
+        if (threadIdx.x == 0) atomic_max_nonneg(out, s);
+    }
+}
+
+template <typename T> __global__ void identity_residual_kernel(const T *p, int64_t n, int64_t ld, double *out) {
+    __shared__ double shared[32];
+    double s = 0;
+    for (int64_t j = blockIdx.x; j < n; j += gridDim.x)
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+            double d = (double)p[j * ld + i] - (i == j ? 1.0 : 0.0);
+            s += d * d;
+        }
+    s = block_sum(s, shared);
+    if (threadIdx.x == 0) atomicAdd(out, s);
+}
+
+template <typename T>
+__global__ void transpose_kernel(const T *a, int64_t rows, int64_t cols, int64_t lda, T *out, int64_t ldout, T alpha) {
+    __shared__ T tile[TILE][TILE + 1];
+    int64_t i0 = (int64_t)blockIdx.x * TILE, j0 = (int64_t)blockIdx.y * TILE;
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        int64_t i = i0 + threadIdx.x, j = j0 + r;
+        if (i < rows && j < cols) tile[r][threadIdx.x] = a[j * lda + i];
+    }
+    __syncthreads();
+    // out is cols x rows: out(j, i) = alpha a(i, j)
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        int64_t oi = j0 + threadIdx.x, oj = i0 + r;
+        if (oi < cols && oj < rows) out[oj * ldout + oi] = alpha * tile[threadIdx.x][r];
+    }
+}
+
+// Rows across threads (coalesced), columns split in chunks across blockIdx.y, partial sums
+// added atomically; y and rowabs must start at zero.
+template <typename T>
+__global__ void gemv_double_kernel(const T *a, int64_t rows, int64_t cols, int64_t ld, const double *x,
+                                   double *y, double *rowabs, int64_t chunk) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    int64_t j0 = (int64_t)blockIdx.y * chunk, j1 = j0 + chunk < cols ? j0 + chunk : cols;
+    double s = 0, sa = 0;
+    for (int64_t j = j0; j < j1; j++) {
+        double v = (double)a[j * ld + i];
+        s += v * x[j];
+        sa += fabs(v);
+    }
+    atomicAdd(&y[i], s);
+    if (rowabs) atomicAdd(&rowabs[i], sa);
+}
+
+inline unsigned grid_y(int64_t cols) { return (unsigned)(cols < 65535 ? cols : 65535); }
+
+} // namespace
+
+template <typename T> void minv_k_set_identity(T *a, int64_t n, int64_t ld, T diag, cudaStream_t s) {
+    set_identity_kernel<<<dim3((unsigned)((n + 255) / 256), grid_y(n)), 256, 0, s>>>(a, n, ld, diag);
+}
+
+template <typename T> void minv_k_add_diagonal(T *a, int64_t n, int64_t ld, T value, cudaStream_t s) {
+    add_diagonal_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(a, n, ld, value);
+}
+
+template <typename T> void minv_k_mirror_lower(T *a, int64_t n, int64_t ld, cudaStream_t s) {
+    unsigned tiles = (unsigned)((n + TILE - 1) / TILE);
+    mirror_lower_kernel<<<dim3(tiles, tiles), dim3(TILE, ROWS), 0, s>>>(a, n, ld);
+}
+
+template <typename Tin, typename Tout>
+void minv_k_convert(const Tin *in, int64_t ldin, Tout *out, int64_t ldout, int64_t rows, int64_t cols, cudaStream_t s) {
+    convert_kernel<<<dim3((unsigned)((rows + 255) / 256), grid_y(cols)), 256, 0, s>>>(in, ldin, out, ldout, rows, cols);
+}
+
+template <typename T>
+void minv_k_norm1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out, cudaStream_t s) {
+    cudaMemsetAsync(out, 0, sizeof(double), s);
+    norm1_kernel<<<(unsigned)(cols < 65535 ? cols : 65535), 256, 0, s>>>(a, rows, cols, ld, out);
+}
+
+template <typename T>
+void minv_k_identity_residual(const T *p, int64_t n, int64_t ld, double *out, cudaStream_t s) {
+    cudaMemsetAsync(out, 0, sizeof(double), s);
+    identity_residual_kernel<<<(unsigned)(n < 4096 ? n : 4096), 256, 0, s>>>(p, n, ld, out);
+}
+
+template <typename T>
+void minv_k_transpose(const T *a, int64_t rows, int64_t cols, int64_t lda, T *out, int64_t ldout, T alpha, cudaStream_t s) {
+    dim3 grid((unsigned)((rows + TILE - 1) / TILE), (unsigned)((cols + TILE - 1) / TILE));
+    transpose_kernel<<<grid, dim3(TILE, ROWS), 0, s>>>(a, rows, cols, lda, out, ldout, alpha);
+}
+
+template <typename T>
+void minv_k_gemv_double(const T *a, int64_t rows, int64_t cols, int64_t ld, const double *x, double *y,
+                        double *rowabs, cudaStream_t s) {
+    const int64_t chunk = 256;
+    cudaMemsetAsync(y, 0, sizeof(double) * rows, s);
+    if (rowabs) cudaMemsetAsync(rowabs, 0, sizeof(double) * rows, s);
+    dim3 grid((unsigned)((rows + 255) / 256), (unsigned)((cols + chunk - 1) / chunk));
+    gemv_double_kernel<<<grid, 256, 0, s>>>(a, rows, cols, ld, x, y, rowabs, chunk);
+}
+
+#define INSTANTIATE(T)                                                                               \
+    template void minv_k_set_identity<T>(T *, int64_t, int64_t, T, cudaStream_t);                    \
+    template void minv_k_add_diagonal<T>(T *, int64_t, int64_t, T, cudaStream_t);                    \
+    template void minv_k_mirror_lower<T>(T *, int64_t, int64_t, cudaStream_t);                       \
+    template void minv_k_norm1<T>(const T *, int64_t, int64_t, int64_t, double *, cudaStream_t);   \
+    template void minv_k_identity_residual<T>(const T *, int64_t, int64_t, double *, cudaStream_t); \
+    template void minv_k_gemv_double<T>(const T *, int64_t, int64_t, int64_t, const double *, double *, double *, cudaStream_t); \
+    template void minv_k_transpose<T>(const T *, int64_t, int64_t, int64_t, T *, int64_t, T, cudaStream_t);
+INSTANTIATE(double)
+INSTANTIATE(float)
+template void minv_k_convert<double, float>(const double *, int64_t, float *, int64_t, int64_t, int64_t, cudaStream_t);
+template void minv_k_convert<float, double>(const float *, int64_t, double *, int64_t, int64_t, int64_t, cudaStream_t);
+
+cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n,
+                         int64_t k, double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+                         double beta, double *c, int64_t ldc) {
+    return cublasDgemm_64(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n,
+                         int64_t k, double alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                         double beta, float *c, int64_t ldc) {
+    float al = (float)alpha, be = (float)beta;
+    return cublasSgemm_64(h, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc);
+}
+
+cudaDataType minv_cuda_type(minv_dtype t) { return t == MINV_R64 ? CUDA_R_64F : CUDA_R_32F; }

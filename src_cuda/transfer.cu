@@ -1,0 +1,110 @@
+// Moving matrices between host and device: whole matrices for the in-core methods, and
+// column panels streamed through pinned buffers on several streams for the out-of-core ones,
+// so that the host copy of panel p+1, the transfer of panel p and the kernels of panel p-1
+// run at the same time.
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gpu.h"
+
+minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev) {
+    minv_status status = MINV_SUCCESS;
+    const size_t es = (size_t)host->dtype;
+    cudaStream_t s = ctx->gpu->stream;
+    CUDA_TRY(cudaMemcpy2DAsync(dev, (size_t)host->rows * es, host->data, (size_t)host->ld * es,
+                               (size_t)host->rows * es, (size_t)host->cols, cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_download(minv_context *ctx, const void *dev, const minv_mat *host) {
+    minv_status status = MINV_SUCCESS;
+    const size_t es = (size_t)host->dtype;
+    cudaStream_t s = ctx->gpu->stream;
+    CUDA_TRY(cudaMemcpy2DAsync(host->data, (size_t)host->ld * es, dev, (size_t)host->rows * es,
+                               (size_t)host->rows * es, (size_t)host->cols, cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_stage_input(minv_context *ctx, const minv_mat *host, void **dev) {
+    minv_gpu *g = ctx->gpu;
+    const size_t bytes = (size_t)host->rows * (size_t)host->cols * (size_t)host->dtype;
+    const int slot = WS_A;
+    minv_status status = minv_gpu_reserve(ctx, 1, &slot, &bytes, dev);
+    if (status != MINV_SUCCESS)
+        return status;
+    if (g->staged_host == host->data && g->staged_n == host->rows && g->staged_ld == host->ld &&
+        g->staged_dtype == host->dtype)
+        return MINV_SUCCESS;
+    g->staged_host = NULL;
+    status = minv_gpu_upload(ctx, host, *dev);
+    if (status == MINV_SUCCESS) {
+        g->staged_host = host->data;
+        g->staged_n = host->rows;
+        g->staged_ld = host->ld;
+        g->staged_dtype = host->dtype;
+    }
+    return status;
+}
+
+/* Is p page-locked host memory (ours or registered by the caller)? */
+static int is_pinned(const void *p) {
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+/* Columns [j0, j0 + cols) of host into a dense pinned buffer, with the host's threads. */
+static void pack_panel(const minv_mat *host, int64_t j0, int64_t cols, void *pinned) {
+    const size_t col_bytes = (size_t)host->rows * (size_t)host->dtype;
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < cols; j++)
+        memcpy((char *)pinned + (size_t)j * col_bytes, minv_at(host, 0, j0 + j), col_bytes);
+}
+
+minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
+                                   minv_panel_fn work, void *user) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const size_t es = (size_t)host->dtype, panel_bytes = (size_t)host->rows * (size_t)panel_cols * es;
+    const int nbuf = MINV_GPU_STREAMS;
+    const int pinned_src = is_pinned(host->data);
+    int slots[MINV_GPU_STREAMS];
+    size_t bytes[MINV_GPU_STREAMS];
+    void *dev[MINV_GPU_STREAMS], *stage[MINV_GPU_STREAMS] = {NULL};
+    for (int b = 0; b < nbuf; b++) {
+        slots[b] = WS_PANEL + b;
+        bytes[b] = panel_bytes;
+    }
+    MINV_TRY(minv_gpu_reserve(ctx, nbuf, slots, bytes, dev));
+    if (!pinned_src)
+        for (int b = 0; b < nbuf; b++) MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + b, panel_bytes, &stage[b]));
+    for (int64_t j0 = 0, p = 0; j0 < host->cols; j0 += panel_cols, p++) {
+        const int b = (int)(p % nbuf);
+        const int64_t cols = host->cols - j0 < panel_cols ? host->cols - j0 : panel_cols;
+        cudaStream_t s = g->copy[b];
+        CUDA_TRY(cudaStreamSynchronize(s)); /* buffer b is free again */
+        if (pinned_src) {
+            CUDA_TRY(cudaMemcpy2DAsync(dev[b], (size_t)host->rows * es, minv_at(host, 0, j0), (size_t)host->ld * es,
+                                       (size_t)host->rows * es, (size_t)cols, cudaMemcpyHostToDevice, s));
+        } else {
+            pack_panel(host, j0, cols, stage[b]);
+            CUDA_TRY(cudaMemcpyAsync(dev[b], stage[b], (size_t)host->rows * (size_t)cols * es,
+                                     cudaMemcpyHostToDevice, s));
+        }
+        minv_mat panel = {host->dtype, host->rows, cols, host->rows, dev[b]};
+        MINV_TRY(work(ctx, &panel, j0, s, b, user));
+        minv_progress(ctx, "stream", (double)(j0 + cols) / (double)host->cols);
+    }
+    for (int b = 0; b < nbuf; b++) CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
+cleanup:
+    return status;
+}

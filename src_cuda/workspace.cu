@@ -1,0 +1,88 @@
+// Device and pinned host workspaces owned by the context. Grown on demand, never shrunk
+// between calls, so a DA cycle after the first allocates nothing; the device total is held
+// under the context's budget.
+#include <stdlib.h>
+
+#include "gpu.h"
+
+static void release_slot(minv_gpu *g, int k) {
+    if (g->ws[k]) cudaFree(g->ws[k]);
+    g->ws[k] = NULL;
+    g->ws_bytes[k] = 0;
+}
+
+int minv_gpu_fits(const minv_context *ctx, double bytes) { return bytes <= (double)ctx->gpu->budget; }
+
+minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes, void **ptrs) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    /* What the call will hold: its locked slots plus this request. */
+    double want = 0;
+    int wanted[WS_COUNT] = {0};
+    for (int k = 0; k < count; k++) wanted[slots[k]] = 1;
+    for (int k = 0; k < count; k++) want += (double)bytes[k];
+    for (int k = 0; k < WS_COUNT; k++)
+        if (g->ws_locked[k] && !wanted[k]) want += (double)g->ws_bytes[k];
+    if (want > (double)g->budget)
+        return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "needs %.3g GB of device memory, the budget is %.3g GB",
+                         want / 1e9, (double)g->budget / 1e9);
+    /* Make room by releasing cached slots this call does not hold. */
+    double cached = 0;
+    for (int k = 0; k < WS_COUNT; k++)
+        if (!wanted[k] && !g->ws_locked[k]) cached += (double)g->ws_bytes[k];
+    for (int k = 0; k < WS_COUNT && cached + want > (double)g->budget; k++)
+        if (!wanted[k] && !g->ws_locked[k]) {
+            cached -= (double)g->ws_bytes[k];
+            release_slot(g, k);
+        }
+    CUDA_TRY(cudaSetDevice(g->device));
+    for (int k = 0; k < count; k++) {
+        int s = slots[k];
+        g->ws_locked[s] = 1;
+        if (g->ws_bytes[s] >= bytes[k] && g->ws[s]) {
+            ptrs[k] = g->ws[s];
+            continue;
+        }
+        release_slot(g, s);
+        if (s == WS_A) g->staged_host = NULL;
+        size_t size = bytes[k] > 0 ? bytes[k] : 1;
+        CUDA_TRY(cudaMalloc(&g->ws[s], size));
+        g->ws_bytes[s] = size;
+        ptrs[k] = g->ws[s];
+    }
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    if (g->pinned[slot] && g->pinned_bytes[slot] >= bytes) {
+        *ptr = g->pinned[slot];
+        return MINV_SUCCESS;
+    }
+    if (g->pinned[slot]) cudaFreeHost(g->pinned[slot]);
+    g->pinned[slot] = NULL;
+    g->pinned_bytes[slot] = 0;
+    CUDA_TRY(cudaHostAlloc(&g->pinned[slot], bytes > 0 ? bytes : 1, cudaHostAllocDefault));
+    g->pinned_bytes[slot] = bytes;
+    *ptr = g->pinned[slot];
+cleanup:
+    return status;
+}
+
+void minv_gpu_release_all(minv_gpu *g) {
+    for (int k = 0; k < WS_COUNT; k++) release_slot(g, k);
+    for (int k = 0; k < PIN_COUNT; k++) {
+        if (g->pinned[k]) cudaFreeHost(g->pinned[k]);
+        g->pinned[k] = NULL;
+        g->pinned_bytes[k] = 0;
+    }
+    g->staged_host = NULL;
+}
+
+void minv_gpu_end_call(minv_context *ctx) {
+    minv_gpu *g = ctx->gpu;
+    for (int k = 0; k < WS_COUNT; k++) g->ws_locked[k] = 0;
+    g->staged_host = NULL;
+}
