@@ -341,10 +341,15 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     MINV_TRY(analyze(ctx, place, &am, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
-    if (place == ON_HOST) { /* device B is checked by the GPU solve, where it lives */
-        int64_t bi, bj;
+    {
+        int64_t bi = 0, bj = 0;
         double bv;
-        if (!minv_all_finite(&bm, &bi, &bj, &bv))
+        int finite = 1;
+        if (place == ON_HOST)
+            finite = minv_all_finite(&bm, &bi, &bj, &bv);
+        else
+            MINV_TRY(ctx->ops->all_finite_device(ctx, &bm, &bi, &bj, &finite));
+        if (!finite)
             MINV_TRY(fail_not_finite(ctx, place, "B", &bm, bi, bj));
     }
     if (auto_chosen) {

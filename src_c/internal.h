@@ -45,6 +45,9 @@ typedef struct minv_backend_ops {
     minv_analyze_op analyze_device;
     minv_invert_op invert_device[MINV_METHOD_COUNT];
     minv_solve_op solve_device[MINV_METHOD_COUNT];
+    /* First NaN/Inf of a device matrix (finite = 1 if none); NULL on the CPU. */
+    minv_status (*all_finite_device)(minv_context *ctx, const minv_mat *m, int64_t *bad_i,
+                                     int64_t *bad_j, int *finite);
     /* Called at the end of every public call: drops per-call state such as staged uploads. */
     void (*end_call)(minv_context *ctx);
 } minv_backend_ops;

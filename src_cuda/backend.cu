@@ -2,16 +2,42 @@
 // where the analysis left it); methods the table lacks run on the CPU, and the report says so.
 #include "gpu.h"
 
-static void end_call(minv_context *ctx) { minv_gpu_end_call(ctx); }
+namespace {
 
-static minv_backend_ops make_table() {
+minv_status cholesky_invert(minv_context *c, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r) {
+    return minv_gpu_invert_host(c, minv_gpu_cholesky_invert, a, x, an, r);
+}
+minv_status lu_invert(minv_context *c, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r) {
+    return minv_gpu_invert_host(c, minv_gpu_lu_invert, a, x, an, r);
+}
+minv_status cholesky_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
+                           minv_report *r) {
+    return minv_gpu_solve_host(c, minv_gpu_cholesky_solve, a, b, x, an, r);
+}
+minv_status lu_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
+                     minv_report *r) {
+    return minv_gpu_solve_host(c, minv_gpu_lu_solve, a, b, x, an, r);
+}
+
+minv_backend_ops make_table() {
     minv_backend_ops t = {};
     t.name = "gpu";
     t.computes_residual = 1;
     t.analyze = minv_gpu_analyze;
+    t.invert[MINV_METHOD_CHOLESKY] = cholesky_invert;
+    t.invert[MINV_METHOD_LU] = lu_invert;
+    t.solve[MINV_METHOD_CHOLESKY] = cholesky_solve;
+    t.solve[MINV_METHOD_LU] = lu_solve;
     t.analyze_device = minv_gpu_analyze_device;
-    t.end_call = end_call;
+    t.invert_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert;
+    t.invert_device[MINV_METHOD_LU] = minv_gpu_lu_invert;
+    t.solve_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve;
+    t.solve_device[MINV_METHOD_LU] = minv_gpu_lu_solve;
+    t.all_finite_device = minv_gpu_all_finite;
+    t.end_call = minv_gpu_end_call;
     return t;
 }
+
+} // namespace
 
 extern "C" const minv_backend_ops minv_gpu_backend = make_table();

@@ -20,7 +20,10 @@ enum minv_ws_slot {
     WS_PANEL,                         /* MINV_GPU_STREAMS panels of minv_gpu_stream_panels */
     WS_AUX = WS_PANEL + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS companions for its callbacks */
     WS_SOLVER = WS_AUX + MINV_GPU_STREAMS, /* cuSOLVER workspace */
-    WS_SMALL,  /* vectors, reductions, info */
+    WS_SMALL,  /* reductions, info, pivots */
+    WS_SCALAR, /* a few scalars for norms and checks */
+    WS_VEC,    /* residual probes and sampled columns */
+    WS_RESID,  /* a copy of A for the full residual */
     WS_COUNT
 };
 enum minv_pinned_slot {
@@ -38,6 +41,7 @@ struct minv_gpu {
     cudaStream_t copy[MINV_GPU_STREAMS];     /* transfers overlapped with compute */
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
+    cusolverDnParams_t solver_params;
     size_t budget;                           /* bytes minv may hold on the device */
     void *ws[WS_COUNT];
     size_t ws_bytes[WS_COUNT];
@@ -115,7 +119,13 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
 /* ---- shared kernels (kernels.cu), on dense device matrices; T = double or float ---- */
 template <typename T> void minv_k_set_identity(T *a, int64_t n, int64_t ld, T diag, cudaStream_t s);
 template <typename T> void minv_k_add_diagonal(T *a, int64_t n, int64_t ld, T value, cudaStream_t s);
-template <typename T> void minv_k_mirror_lower(T *a, int64_t n, int64_t ld, cudaStream_t s);
+/* The strict upper triangle from the lower (lower_to_upper) or the other way round. */
+template <typename T> void minv_k_mirror(T *a, int64_t n, int64_t ld, int lower_to_upper, cudaStream_t s);
+/* diag[i] = a(i, i) (save) or a(i, i) = diag[i] (restore). */
+template <typename T> void minv_k_diagonal(T *a, int64_t n, int64_t ld, T *diag, int save, cudaStream_t s);
+/* Column-major index of the first NaN/Inf into *out (atomic min; start it at ULLONG_MAX). */
+template <typename T> void minv_k_first_nonfinite(const T *a, int64_t rows, int64_t cols, int64_t ld,
+                                                  unsigned long long *out, cudaStream_t s);
 template <typename Tin, typename Tout>
 void minv_k_convert(const Tin *in, int64_t ldin, Tout *out, int64_t ldout, int64_t rows, int64_t cols,
                     cudaStream_t s);
@@ -141,12 +151,51 @@ cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation
                          const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
 cudaDataType minv_cuda_type(minv_dtype t);
 
+/* ---- residuals and condition (residual.cu, condition.cu) ----
+ * Inversion: begin before A is overwritten (probes A v, or a copy of A for the full kind),
+ * end with X; solve: begin saves the sampled columns of B, end forms A x - b. Both fill the
+ * report's residual as the CPU does, from products computed here on the device. */
+typedef struct {
+    int mode;
+    int64_t n, count;
+    double *v, *av;  /* device: probes and their products, n x count */
+    minv_mat acopy;  /* device: A for the full kind */
+} minv_gpu_residual;
+minv_status minv_gpu_inverse_residual_begin(minv_context *ctx, const minv_mat *a, minv_gpu_residual *r);
+minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *x,
+                                          const minv_analysis *an, minv_report *report);
+minv_status minv_gpu_solve_residual_begin(minv_context *ctx, const minv_mat *b, minv_gpu_residual *r);
+minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *a,
+                                        const minv_mat *x, const minv_analysis *an, minv_report *report);
+/* rcond = 1 / (||A||_1 ||A^-1||_1) from an explicit inverse. */
+minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, const minv_analysis *an,
+                                        minv_report *report);
+/* Hager-Higham estimate of ||A^-1||_1 from a factorisation: solve(vec, transpose) overwrites
+ * the device vector vec (n entries of the matrix's type) with A^-1 vec or A^-T vec. */
+typedef minv_status (*minv_gpu_vec_solve)(minv_context *ctx, void *vec, int transpose, void *user);
+minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, double anorm,
+                                    minv_gpu_vec_solve solve, void *user, double *rcond);
+/* First NaN/Inf of a device matrix in column-major order; 1 if none. */
+minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
+
 /* ---- the GPU algorithms (one file each) ---- */
 minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
 minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *d_a, minv_analysis *out);
-minv_status minv_gpu_cholesky_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an, minv_report *r);
-minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r);
-minv_status minv_gpu_lu_invert(minv_context *ctx, minv_mat *a, const minv_analysis *an, minv_report *r);
-minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r);
+/* Device forms, with the signatures of minv_invert_op and minv_solve_op on device matrices. */
+minv_status minv_gpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                     minv_report *r);
+minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                    const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                               minv_report *r);
+minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                              const minv_analysis *an, minv_report *r);
+/* Host forms of any device form: upload (or find the analysis's upload), run, download. */
+minv_status minv_gpu_invert_host(minv_context *ctx, minv_invert_op device_op, const minv_mat *a, minv_mat *x,
+                                 const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_solve_host(minv_context *ctx, minv_solve_op device_op, const minv_mat *a, const minv_mat *b,
+                                minv_mat *x, const minv_analysis *an, minv_report *r);
+/* dst = src on the device (same shape), on the compute stream. */
+minv_status minv_gpu_copy(minv_context *ctx, const minv_mat *src, minv_mat *dst);
 
 #endif

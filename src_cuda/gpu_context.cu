@@ -52,6 +52,7 @@ extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
     CUSOLVER_TRY(cusolverDnCreate(&g->solver));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
+    CUSOLVER_TRY(cusolverDnCreateParams(&g->solver_params));
     CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
     free_bytes = free_bytes > LIBRARY_RESERVE ? free_bytes - LIBRARY_RESERVE : free_bytes / 2;
     g->budget = ctx->opts.device_memory > 0 && (size_t)ctx->opts.device_memory < free_bytes
@@ -69,6 +70,7 @@ extern "C" void minv_gpu_destroy(minv_context *ctx) {
         return;
     cudaSetDevice(g->device);
     minv_gpu_release_all(g);
+    if (g->solver_params) cusolverDnDestroyParams(g->solver_params);
     if (g->solver) cusolverDnDestroy(g->solver);
     if (g->blas) cublasDestroy(g->blas);
     for (int k = 0; k < MINV_GPU_STREAMS; k++)

@@ -34,22 +34,38 @@ template <typename T> __global__ void add_diagonal_kernel(T *a, int64_t n, int64
     if (i < n) a[i * ld + i] += value;
 }
 
-// Lower tile (ti, tj), ti >= tj, goes transposed into upper tile (tj, ti) through shared memory.
-template <typename T> __global__ void mirror_lower_kernel(T *a, int64_t n, int64_t ld) {
+// Tile (ti, tj), ti >= tj, of one triangle goes transposed into tile (tj, ti) of the other,
+// through shared memory so that reads and writes are both coalesced.
+template <typename T> __global__ void mirror_kernel(T *a, int64_t n, int64_t ld, int lower_to_upper) {
     __shared__ T tile[TILE][TILE + 1];
     int64_t ti = blockIdx.x, tj = blockIdx.y;
     if (ti < tj) return;
-    int64_t row0 = ti * TILE, col0 = tj * TILE;
+    /* source tile rows r0.., columns c0..; destination its transpose */
+    int64_t r0 = lower_to_upper ? ti * TILE : tj * TILE, c0 = lower_to_upper ? tj * TILE : ti * TILE;
     for (int r = threadIdx.y; r < TILE; r += ROWS) {
-        int64_t i = row0 + threadIdx.x, j = col0 + r;
+        int64_t i = r0 + threadIdx.x, j = c0 + r;
         if (i < n && j < n) tile[r][threadIdx.x] = a[j * ld + i];
     }
     __syncthreads();
-    // destination (row col0 + x, column row0 + r) holds source (row0 + r, col0 + x)
     for (int r = threadIdx.y; r < TILE; r += ROWS) {
-        int64_t i = col0 + threadIdx.x, j = row0 + r;
-        if (i < n && j < n && i < j) a[j * ld + i] = tile[threadIdx.x][r];
+        int64_t i = c0 + threadIdx.x, j = r0 + r; /* destination (i, j) = source (j, i) */
+        int strict = lower_to_upper ? i < j : i > j;
+        if (i < n && j < n && strict) a[j * ld + i] = tile[threadIdx.x][r];
     }
+}
+
+template <typename T> __global__ void diagonal_kernel(T *a, int64_t n, int64_t ld, T *diag, int save) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (save) diag[i] = a[i * ld + i];
+    else a[i * ld + i] = diag[i];
+}
+
+template <typename T>
+__global__ void first_nonfinite_kernel(const T *a, int64_t rows, int64_t cols, int64_t ld, unsigned long long *out) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t j = blockIdx.y; j < cols; j += gridDim.y)
+        if (i < rows && !isfinite((double)a[j * ld + i])) atomicMin(out, (unsigned long long)(j * rows + i));
 }
 
 template <typename Tin, typename Tout>
@@ -128,9 +144,18 @@ template <typename T> void minv_k_add_diagonal(T *a, int64_t n, int64_t ld, T va
     add_diagonal_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(a, n, ld, value);
 }
 
-template <typename T> void minv_k_mirror_lower(T *a, int64_t n, int64_t ld, cudaStream_t s) {
+template <typename T> void minv_k_mirror(T *a, int64_t n, int64_t ld, int lower_to_upper, cudaStream_t s) {
     unsigned tiles = (unsigned)((n + TILE - 1) / TILE);
-    mirror_lower_kernel<<<dim3(tiles, tiles), dim3(TILE, ROWS), 0, s>>>(a, n, ld);
+    mirror_kernel<<<dim3(tiles, tiles), dim3(TILE, ROWS), 0, s>>>(a, n, ld, lower_to_upper);
+}
+
+template <typename T> void minv_k_diagonal(T *a, int64_t n, int64_t ld, T *diag, int save, cudaStream_t s) {
+    diagonal_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(a, n, ld, diag, save);
+}
+
+template <typename T>
+void minv_k_first_nonfinite(const T *a, int64_t rows, int64_t cols, int64_t ld, unsigned long long *out, cudaStream_t s) {
+    first_nonfinite_kernel<<<dim3((unsigned)((rows + 255) / 256), grid_y(cols)), 256, 0, s>>>(a, rows, cols, ld, out);
 }
 
 template <typename Tin, typename Tout>
@@ -169,7 +194,9 @@ void minv_k_gemv_double(const T *a, int64_t rows, int64_t cols, int64_t ld, cons
 #define INSTANTIATE(T)                                                                               \
     template void minv_k_set_identity<T>(T *, int64_t, int64_t, T, cudaStream_t);                    \
     template void minv_k_add_diagonal<T>(T *, int64_t, int64_t, T, cudaStream_t);                    \
-    template void minv_k_mirror_lower<T>(T *, int64_t, int64_t, cudaStream_t);                       \
+    template void minv_k_mirror<T>(T *, int64_t, int64_t, int, cudaStream_t);                        \
+    template void minv_k_diagonal<T>(T *, int64_t, int64_t, T *, int, cudaStream_t);                 \
+    template void minv_k_first_nonfinite<T>(const T *, int64_t, int64_t, int64_t, unsigned long long *, cudaStream_t); \
     template void minv_k_norm1<T>(const T *, int64_t, int64_t, int64_t, double *, cudaStream_t);   \
     template void minv_k_identity_residual<T>(const T *, int64_t, int64_t, double *, cudaStream_t); \
     template void minv_k_gemv_double<T>(const T *, int64_t, int64_t, int64_t, const double *, double *, double *, cudaStream_t); \
@@ -178,6 +205,8 @@ INSTANTIATE(double)
 INSTANTIATE(float)
 template void minv_k_convert<double, float>(const double *, int64_t, float *, int64_t, int64_t, int64_t, cudaStream_t);
 template void minv_k_convert<float, double>(const float *, int64_t, double *, int64_t, int64_t, int64_t, cudaStream_t);
+template void minv_k_convert<double, double>(const double *, int64_t, double *, int64_t, int64_t, int64_t, cudaStream_t);
+template void minv_k_convert<float, float>(const float *, int64_t, float *, int64_t, int64_t, int64_t, cudaStream_t);
 
 cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n,
                          int64_t k, double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,

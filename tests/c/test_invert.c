@@ -79,12 +79,20 @@ static void check_float(minv_context *ctx, int64_t n, int spd, minv_method metho
     free(ad); free(a); free(x);
 }
 
+static void run(minv_context *ctx);
+
 int main(void) {
-    minv_context *ctx;
-    minv_options opts;
-    minv_options_default(&opts);
-    opts.backend = MINV_BACKEND_CPU;
-    if (minv_create(&ctx, &opts) != MINV_SUCCESS) return 1;
+    minv_context *ctx[2];
+    int count = tu_contexts(ctx);
+    for (int k = 0; k < count; k++) {
+        printf("backend %s\n", minv_backend_name(minv_context_backend(ctx[k])));
+        run(ctx[k]);
+        minv_destroy(ctx[k]);
+    }
+    return tu_finish("test_invert");
+}
+
+static void run(minv_context *ctx) {
     for (int k = 0; k < NSIZES; k++) {
         int64_t n = sizes[k];
         check_double(ctx, n, 1, MINV_METHOD_CHOLESKY, 0, 0);
@@ -98,6 +106,5 @@ int main(void) {
     /* the full residual mode gives the same ratio the test computes */
     CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 2) == MINV_SUCCESS, "set residual");
     check_double(ctx, 50, 0, MINV_METHOD_LU, 1, 1);
-    minv_destroy(ctx);
-    return tu_finish("test_invert");
+    CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 1) == MINV_SUCCESS, "reset residual");
 }

@@ -43,12 +43,20 @@ static void check(minv_context *ctx, int64_t n, int64_t k, int spd, minv_method 
     free(a); free(b); free(x);
 }
 
+static void run(minv_context *ctx);
+
 int main(void) {
-    minv_context *ctx;
-    minv_options opts;
-    minv_options_default(&opts);
-    opts.backend = MINV_BACKEND_CPU;
-    if (minv_create(&ctx, &opts) != MINV_SUCCESS) return 1;
+    minv_context *ctx[2];
+    int count = tu_contexts(ctx);
+    for (int k = 0; k < count; k++) {
+        printf("backend %s\n", minv_backend_name(minv_context_backend(ctx[k])));
+        run(ctx[k]);
+        minv_destroy(ctx[k]);
+    }
+    return tu_finish("test_solve");
+}
+
+static void run(minv_context *ctx) {
     const int64_t ns[] = {1, 2, 7, 33, 100};
     for (int i = 0; i < 5; i++) {
         int64_t n = ns[i];
@@ -62,6 +70,5 @@ int main(void) {
     }
     CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 2) == MINV_SUCCESS, "set residual");
     check(ctx, 60, 70, 0, MINV_METHOD_AUTO, 0);
-    minv_destroy(ctx);
-    return tu_finish("test_solve");
+    CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 1) == MINV_SUCCESS, "reset residual");
 }

@@ -15,6 +15,17 @@ int tu_finish(const char *name) {
     return 0;
 }
 
+int tu_contexts(minv_context *ctx[2]) {
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_CPU;
+    int count = 0;
+    if (minv_create(&ctx[count], &o) == MINV_SUCCESS) count++;
+    o.backend = MINV_BACKEND_GPU;
+    if (minv_create(&ctx[count], &o) == MINV_SUCCESS) count++;
+    return count;
+}
+
 void tu_seed(tu_rng *r, uint64_t seed) { r->state = seed * 2862933555777941757ull + 3037000493ull; }
 
 static uint32_t pcg32(tu_rng *r) {

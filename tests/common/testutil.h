@@ -27,6 +27,11 @@ extern int tu_failures;
     } while (0)
 int tu_finish(const char *name); /* prints a summary; returns the process exit code */
 
+/* Contexts for every backend this machine has: the CPU, and the GPU where one is usable.
+ * Returns how many were created; tests run their checks on each. */
+int tu_contexts(minv_context *ctx[2]);
+#define TU_SKIP 77 /* CTest's SKIP_RETURN_CODE */
+
 /* ---- random numbers (PCG32): reproducible on every platform ---- */
 typedef struct { uint64_t state; } tu_rng;
 void tu_seed(tu_rng *r, uint64_t seed);

@@ -1,0 +1,177 @@
+// Symmetric positive definite inversion and solve on the GPU through cuSOLVER: potrf, then
+// potri (mirrored to both triangles) or potrs. The covariance fast path of a later issue
+// replaces potri; this is the reference the benchmark measures it against.
+#include <stdlib.h>
+
+#include "gpu.h"
+
+namespace {
+
+/* Factor x = L L^T in place (lower); on failure report the column. */
+minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const cudaDataType dt = minv_cuda_type(x->dtype);
+    size_t dev_bytes = 0, host_bytes = 0;
+    void *work[2] = {NULL, NULL}, *host_work = NULL;
+    int64_t n = x->rows;
+    int info = 0;
+    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
+                                             dt, &dev_bytes, &host_bytes));
+    {
+        const int slots[2] = {WS_SOLVER, WS_SCALAR};
+        const size_t bytes[2] = {dev_bytes, 64};
+        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, work));
+    }
+    if (host_bytes && !(host_work = malloc(host_bytes))) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
+        goto cleanup;
+    }
+    CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt,
+                                  work[0], dev_bytes, host_work, host_bytes, (int *)work[1]));
+    CUDA_TRY(cudaMemcpyAsync(&info, work[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    if (info > 0) {
+        report->info = info - 1;
+        status = minv_fail(ctx, MINV_ERR_NOT_SPD,
+                           "the leading minor of order %d is not positive definite (column %d, 1-based)", info, info);
+    } else if (info < 0) {
+        status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER potrf rejected argument %d", -info);
+    }
+cleanup:
+    free(host_work);
+    return status;
+}
+
+template <typename T> minv_status potri(minv_context *ctx, minv_mat *x);
+
+template <> minv_status potri<double>(minv_context *ctx, minv_mat *x) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    int lwork = 0, info = 0;
+    void *p[2];
+    CUSOLVER_TRY(cusolverDnDpotri_bufferSize(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (double *)x->data,
+                                             (int)x->ld, &lwork));
+    {
+        const int slots[2] = {WS_SOLVER, WS_SCALAR};
+        const size_t bytes[2] = {(size_t)lwork * sizeof(double), 64};
+        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
+    }
+    CUSOLVER_TRY(cusolverDnDpotri(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (double *)x->data, (int)x->ld,
+                                  (double *)p[0], lwork, (int *)p[1]));
+    CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    if (info != 0)
+        status = minv_fail(ctx, MINV_ERR_SINGULAR, "cuSOLVER potri returned info = %d", info);
+cleanup:
+    return status;
+}
+
+template <> minv_status potri<float>(minv_context *ctx, minv_mat *x) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    int lwork = 0, info = 0;
+    void *p[2];
+    CUSOLVER_TRY(cusolverDnSpotri_bufferSize(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (float *)x->data,
+                                             (int)x->ld, &lwork));
+    {
+        const int slots[2] = {WS_SOLVER, WS_SCALAR};
+        const size_t bytes[2] = {(size_t)lwork * sizeof(float), 64};
+        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
+    }
+    CUSOLVER_TRY(cusolverDnSpotri(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (float *)x->data, (int)x->ld,
+                                  (float *)p[0], lwork, (int *)p[1]));
+    CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    if (info != 0)
+        status = minv_fail(ctx, MINV_ERR_SINGULAR, "cuSOLVER potri returned info = %d", info);
+cleanup:
+    return status;
+}
+
+template <typename T>
+minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *report) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    minv_gpu_residual res;
+    const int64_t n = x->rows;
+    const int slot = WS_SMALL;
+    const size_t bytes = (size_t)n * sizeof(T);
+    void *diag;
+    MINV_TRY(minv_gpu_copy(ctx, a, x));
+    MINV_TRY(minv_gpu_inverse_residual_begin(ctx, x, &res));
+    /* potrf overwrites the lower triangle; the upper one and this diagonal give A back */
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &diag));
+    minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 1, g->stream);
+    LAUNCH_TRY();
+    status = factor(ctx, x, report);
+    if (status == MINV_ERR_NOT_SPD) {
+        minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 0, g->stream);
+        minv_k_mirror<T>((T *)x->data, n, x->ld, 0, g->stream);
+        CUDA_TRY(cudaStreamSynchronize(g->stream));
+        status = MINV_ERR_NOT_SPD;
+        goto cleanup;
+    }
+    if (status != MINV_SUCCESS) goto cleanup;
+    MINV_TRY(potri<T>(ctx, x));
+    minv_k_mirror<T>((T *)x->data, n, x->ld, 1, g->stream);
+    LAUNCH_TRY();
+    MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, an, report));
+    MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
+cleanup:
+    return status;
+}
+
+/* The factor for the condition estimate's vector solves. */
+minv_status potrs_vector(minv_context *ctx, void *vec, int transpose, void *user) {
+    (void)transpose; /* A = A^T */
+    const minv_mat *l = (const minv_mat *)user;
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const cudaDataType dt = minv_cuda_type(l->dtype);
+    void *info;
+    const int slot = WS_SMALL;
+    const size_t bytes = 64;
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &info));
+    CUSOLVER_TRY(cusolverDnXpotrs(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, l->rows, 1, dt, l->data, l->ld,
+                                  dt, vec, l->rows, (int *)info));
+cleanup:
+    return status;
+}
+
+} // namespace
+
+minv_status minv_gpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                     minv_report *r) {
+    return x->dtype == MINV_R64 ? invert<double>(ctx, a, x, an, r) : invert<float>(ctx, a, x, an, r);
+}
+
+minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                    const minv_analysis *an, minv_report *report) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    minv_gpu_residual res;
+    const int64_t n = a->rows;
+    const int slot = WS_B;
+    const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
+    const cudaDataType dt = minv_cuda_type(a->dtype);
+    void *p, *info;
+    minv_mat l;
+    MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
+    MINV_TRY(minv_gpu_copy(ctx, b, x));
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
+    l = (minv_mat){a->dtype, n, n, n, p};
+    MINV_TRY(minv_gpu_copy(ctx, a, &l));
+    MINV_TRY(factor(ctx, &l, report));
+    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, potrs_vector, &l, &report->rcond));
+    {
+        const int s2 = WS_SMALL;
+        const size_t b2 = 64;
+        MINV_TRY(minv_gpu_reserve(ctx, 1, &s2, &b2, &info));
+    }
+    CUSOLVER_TRY(cusolverDnXpotrs(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, x->cols, dt, l.data, l.ld, dt,
+                                  x->data, x->ld, (int *)info));
+    MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
+cleanup:
+    return status;
+}

@@ -1,0 +1,174 @@
+/* The GPU backend where the CPU one cannot reach: analysis against the CPU's, the device
+ * pointer API, the out-of-core analysis under a small memory budget, the fallback to the CPU
+ * when device memory runs out, and errors found on the device. Skips without a GPU. */
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (text))
+
+static minv_context *gpu_context(int64_t budget) {
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_GPU;
+    o.device_memory = budget;
+    minv_context *ctx = NULL;
+    return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
+}
+
+static void same_analysis(const minv_analysis *g, const minv_analysis *c, const char *what) {
+    CHECK(g->finite == c->finite && g->symmetric == c->symmetric && g->diag_dominant == c->diag_dominant &&
+              g->tridiagonal == c->tridiagonal && g->diag_positive == c->diag_positive,
+          "%s: flags differ", what);
+    CHECK(g->first_bad_row == c->first_bad_row && g->first_bad_col == c->first_bad_col, "%s: first bad (%lld,%lld) vs (%lld,%lld)",
+          what, (long long)g->first_bad_row, (long long)g->first_bad_col, (long long)c->first_bad_row, (long long)c->first_bad_col);
+    CHECK(g->lower_bandwidth == c->lower_bandwidth && g->upper_bandwidth == c->upper_bandwidth, "%s: bandwidths", what);
+    if (c->finite) {
+        CHECK(fabs(g->norm_1 - c->norm_1) <= 1e-12 * c->norm_1, "%s: norm1 %.17g vs %.17g", what, g->norm_1, c->norm_1);
+        CHECK(fabs(g->norm_inf - c->norm_inf) <= 1e-12 * c->norm_inf, "%s: norminf", what);
+        CHECK(fabs(g->norm_fro - c->norm_fro) <= 1e-12 * c->norm_fro, "%s: fro %.17g vs %.17g", what, g->norm_fro, c->norm_fro);
+        CHECK(g->asymmetry == c->asymmetry, "%s: asymmetry %.17g vs %.17g", what, g->asymmetry, c->asymmetry);
+        CHECK(g->diag_min == c->diag_min && g->diag_max == c->diag_max, "%s: diagonal range", what);
+        CHECK(g->auto_method == c->auto_method, "%s: auto method", what);
+    }
+}
+
+static void analysis_matches_cpu(minv_context *gpu, minv_context *ooc, minv_context *cpu) {
+    const int64_t n = 517;
+    tu_rng rng;
+    tu_seed(&rng, 61);
+    double *a = tu_alloc(n, n, n + 3);
+    minv_analysis g, o, c;
+    for (int pass = 0; pass < 4; pass++) {
+        if (pass == 0) tu_spd(&rng, n, a, n + 3);
+        if (pass == 1) tu_general(&rng, n, a, n + 3);
+        if (pass == 2) { /* banded, diagonally dominant */
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < n; i++) a[j * (n + 3) + i] = labs((long)(i - j)) <= 2 ? (i == j ? 10.0 : 1.0) : 0.0;
+            a[5 * (n + 3) + 7] = 0.5; /* lower bandwidth stays 2, symmetry breaks */
+        }
+        if (pass == 3) a[300 * (n + 3) + 9] = NAN;
+        CHECK_STATUS(minv_analyze_d(gpu, n, a, n + 3, &g), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_analyze_d(ooc, n, a, n + 3, &o), MINV_SUCCESS, ooc);
+        CHECK_STATUS(minv_analyze_d(cpu, n, a, n + 3, &c), MINV_SUCCESS, cpu);
+        same_analysis(&g, &c, "in-core");
+        same_analysis(&o, &c, "out-of-core");
+    }
+    float *f = tu_to_float(n, n, a, n + 3, n);
+    f[300 * n + 9] = 1;
+    CHECK_STATUS(minv_analyze_s(ooc, n, f, n, &o), MINV_SUCCESS, ooc);
+    CHECK_STATUS(minv_analyze_s(cpu, n, f, n, &c), MINV_SUCCESS, cpu);
+    same_analysis(&o, &c, "float out-of-core");
+    free(f);
+    free(a);
+}
+
+static void device_api(minv_context *gpu) {
+    const int64_t n = 300, k = 40;
+    tu_rng rng;
+    tu_seed(&rng, 62);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *b = tu_alloc(n, k, n), *xs = tu_alloc(n, k, n);
+    double *da, *dx, *db, *dxs;
+    cudaMalloc((void **)&da, sizeof(double) * n * n);
+    cudaMalloc((void **)&dx, sizeof(double) * n * n);
+    cudaMalloc((void **)&db, sizeof(double) * n * k);
+    cudaMalloc((void **)&dxs, sizeof(double) * n * k);
+    minv_report rep;
+    for (int spd = 0; spd <= 1; spd++) {
+        if (spd) tu_spd(&rng, n, a, n);
+        else tu_general(&rng, n, a, n);
+        tu_rect(&rng, n, k, b, n);
+        cudaMemcpy(da, a, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+        cudaMemcpy(db, b, sizeof(double) * n * k, cudaMemcpyHostToDevice);
+        CHECK_STATUS(minv_invert_device_d(gpu, MINV_METHOD_AUTO, n, da, n, dx, n, &rep), MINV_SUCCESS, gpu);
+        cudaMemcpy(x, dx, sizeof(double) * n * n, cudaMemcpyDeviceToHost);
+        CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "device inverse spd=%d", spd);
+        CHECK(rep.backend == MINV_BACKEND_GPU && rep.method == (spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU), "report");
+        CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_AUTO, n, k, da, n, db, n, dxs, n, &rep), MINV_SUCCESS, gpu);
+        cudaMemcpy(xs, dxs, sizeof(double) * n * k, cudaMemcpyDeviceToHost);
+        CHECK(tu_solve_ratio(n, k, a, n, b, n, xs, n, DBL_EPSILON) < 30, "device solve spd=%d", spd);
+        CHECK(rep.rcond > 0 && rep.residual >= 0 && rep.residual < 1e-12, "rcond %.3g residual %.3g", rep.rcond, rep.residual);
+        /* in place on the device */
+        CHECK_STATUS(minv_invert_device_d(gpu, MINV_METHOD_AUTO, n, da, n, da, n, &rep), MINV_SUCCESS, gpu);
+        cudaMemcpy(x, da, sizeof(double) * n * n, cudaMemcpyDeviceToHost);
+        CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "device in-place spd=%d", spd);
+    }
+    /* NaN in device B is found and named */
+    b[3 * n + 17] = NAN;
+    cudaMemcpy(da, a, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, sizeof(double) * n * k, cudaMemcpyHostToDevice);
+    CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_AUTO, n, k, da, n, db, n, dxs, n, &rep), MINV_ERR_NOT_FINITE, gpu);
+    HAS(minv_last_error(gpu), "B(18,4)");
+    /* float */
+    float *af = tu_to_float(n, n, a, n, n), *xf = tu_to_float(n, n, a, n, n);
+    float *daf;
+    cudaMalloc((void **)&daf, sizeof(float) * n * n);
+    cudaMemcpy(daf, af, sizeof(float) * n * n, cudaMemcpyHostToDevice);
+    CHECK_STATUS(minv_invert_device_s(gpu, MINV_METHOD_AUTO, n, daf, n, daf, n, &rep), MINV_SUCCESS, gpu);
+    cudaMemcpy(xf, daf, sizeof(float) * n * n, cudaMemcpyDeviceToHost);
+    double *a2 = tu_to_double(n, n, af, n), *x2 = tu_to_double(n, n, xf, n);
+    CHECK(tu_inverse_ratio(n, a2, n, x2, n, FLT_EPSILON) < 30, "device float inverse");
+    cudaFree(da); cudaFree(dx); cudaFree(db); cudaFree(dxs); cudaFree(daf);
+    free(a); free(x); free(b); free(xs); free(af); free(xf); free(a2); free(x2);
+}
+
+static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
+    const int64_t n = 400;
+    tu_rng rng;
+    tu_seed(&rng, 63);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *copy = tu_alloc(n, n, n);
+    minv_report rep;
+    tu_spd(&rng, n, a, n);
+    /* a 1 MB budget holds no 1.3 MB matrix: the CPU runs it, and says why */
+    CHECK_STATUS(minv_invert_d(small, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, small);
+    CHECK(rep.backend == MINV_BACKEND_CPU && strstr(rep.reason, "so the CPU ran it"), "fallback: %s", rep.reason);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "fallback result");
+    /* NOT_SPD on the GPU, forced and under AUTO in place (the device copy is restored) */
+    a[9 * n + 9] = -1;
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, gpu);
+    CHECK(rep.info == 9 && rep.backend == MINV_BACKEND_GPU, "not SPD at %lld", (long long)rep.info);
+    tu_spd(&rng, n, a, n);
+    a[1 * n + 0] = a[0 * n + 1] = 10 * sqrt(a[0] * a[n + 1]);
+    memcpy(copy, a, sizeof(double) * n * n);
+    CHECK_STATUS(minv_invert_inplace_d(gpu, MINV_METHOD_AUTO, n, a, n, &rep), MINV_SUCCESS, gpu);
+    CHECK(rep.method == MINV_METHOD_LU && rep.backend == MINV_BACKEND_GPU, "in-place fallback: %s", rep.reason);
+    CHECK(tu_inverse_ratio(n, copy, n, a, n, DBL_EPSILON) < 30, "in-place fallback result");
+    /* singular on the GPU */
+    tu_general(&rng, n, a, n);
+    for (int64_t i = 0; i < n; i++) a[11 * n + i] = 0;
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_LU, n, a, n, x, n, &rep), MINV_ERR_SINGULAR, gpu);
+    CHECK(rep.info == 11, "singular column %lld", (long long)rep.info);
+    /* the full residual on the GPU equals the test's own */
+    tu_general(&rng, n, a, n);
+    minv_set_option(gpu, MINV_OPT_RESIDUAL, 2);
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_LU, n, a, n, x, n, &rep), MINV_SUCCESS, gpu);
+    double mine = tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) * DBL_EPSILON;
+    CHECK(rep.residual_kind == 2 && fabs(rep.residual - mine) < 0.5 * mine + 1e-18, "full residual %.3g vs %.3g", rep.residual, mine);
+    minv_set_option(gpu, MINV_OPT_RESIDUAL, 1);
+    free(a); free(x); free(copy);
+}
+
+int main(void) {
+    minv_context *gpu = gpu_context(0);
+    if (!gpu) {
+        printf("test_gpu: no usable GPU, skipped\n");
+        return TU_SKIP;
+    }
+    minv_context *ooc = gpu_context(1 << 21), *small = gpu_context(1 << 20), *cpu;
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_CPU;
+    if (!ooc || !small || minv_create(&cpu, &o) != MINV_SUCCESS) return 1;
+    analysis_matches_cpu(gpu, ooc, cpu);
+    device_api(gpu);
+    memory_fallback_and_errors(small, gpu);
+    minv_destroy(gpu);
+    minv_destroy(ooc);
+    minv_destroy(small);
+    minv_destroy(cpu);
+    return tu_finish("test_gpu");
+}
