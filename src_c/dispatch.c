@@ -251,7 +251,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         goto cleanup;
     status = check_rcond(ctx, t, report);
 
-    report->flops = invert_flops(method, n);
+    if (report->flops == 0) /* iterative methods count their own */
+        report->flops = invert_flops(method, n);
     int host_residual = !ops->computes_residual;
     if (host_residual && ctx->residual_mode == 1) {
         report->residual = minv_residual_inverse_sampled(&out, &probes);
@@ -314,6 +315,59 @@ minv_status minv_invert_device_s(minv_context *ctx, minv_method method, int64_t 
                                  minv_report *report) {
     return invert_entry(ctx, "minv_invert_device_s", ON_DEVICE, method, MINV_R32, n, a, lda, ainv, ldainv,
                         a == ainv, report);
+}
+
+static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
+                              int64_t n, const void *a, int64_t lda, const void *v0, int64_t ldv0,
+                              void *ainv, int64_t ldainv, minv_report *report) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_report local;
+    minv_report *r = report ? report : &local;
+    minv_call call;
+    minv_status status = MINV_SUCCESS;
+    minv_mat guess = {t, n, n, ldv0, (void *)v0};
+    call_begin(ctx, &call);
+    report_init(r, method, n, 0);
+    if (method != MINV_METHOD_AUTO && method != MINV_METHOD_ITERATIVE) {
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) must be auto or iterative, got %s", fn,
+                           minv_method_name(method));
+        goto cleanup;
+    }
+    MINV_TRY(check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(check_matrix(ctx, fn, v0, 6, "v0", n, n, ldv0, "ldv0", t));
+    {
+        int64_t bi, bj;
+        double bv;
+        if (!minv_all_finite(&guess, &bi, &bj, &bv))
+            MINV_TRY(fail_not_finite(ctx, ON_HOST, "V0", &guess, bi, bj));
+    }
+    ctx->call_guess = &guess;
+    status = invert_expert(ctx, fn, ON_HOST, MINV_METHOD_ITERATIVE, t, n, a, lda, ainv, ldainv, 0, r);
+    ctx->call_guess = NULL;
+    if (status == MINV_ERR_NO_CONVERGENCE && method == MINV_METHOD_AUTO) {
+        char why[MINV_ERROR_LEN];
+        snprintf(why, sizeof why, "%s", minv_last_error(ctx));
+        minv_clear_error(ctx);
+        status = invert_expert(ctx, fn, ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
+        minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
+    }
+cleanup:
+    ctx->call_guess = NULL;
+    call_end(ctx, &call, r);
+    return status;
+}
+
+minv_status minv_invert_warm_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
+                               int64_t lda, const double *v0, int64_t ldv0, double *ainv,
+                               int64_t ldainv, minv_report *report) {
+    return warm_entry(ctx, "minv_invert_warm_d", method, MINV_R64, n, a, lda, v0, ldv0, ainv, ldainv, report);
+}
+
+minv_status minv_invert_warm_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
+                               int64_t lda, const float *v0, int64_t ldv0, float *ainv,
+                               int64_t ldainv, minv_report *report) {
+    return warm_entry(ctx, "minv_invert_warm_s", method, MINV_R32, n, a, lda, v0, ldv0, ainv, ldainv, report);
 }
 
 /* ---- solve ---- */

@@ -78,6 +78,7 @@ struct minv_context {
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
     minv_progress_fn progress;
     void *progress_user;
+    const minv_mat *call_guess; /* this call's warm start for the iteration, else NULL */
 };
 
 /* ---- errors (status.c) ---- */
@@ -147,6 +148,7 @@ void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_
  * The pieces both backends share: the probe vectors, and the ratios from products the
  * backend computed where its data lives. */
 enum { MINV_PROBES = 2 };
+double minv_norm1(const minv_mat *m); /* max column sum of |m_ij| */
 void minv_probe_vectors(double *v, int64_t n, int count);
 /* max over probes k of ||w_k - v_k||_inf / (||X||_inf ||A||_inf ||v_k||_inf), w_k = X (A v_k) */
 double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, double xnorm_inf,
@@ -173,6 +175,32 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
                                        double anorm_1, double *residual);
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual);
+
+/* ---- the hyperpower iteration (iterative.c), on any backend's engine ----
+ * The paper's algorithm lives in iterative.c once: guess, convergence control, the two
+ * iteration formulas. A backend supplies an engine that multiplies its n x n buffers. */
+enum { IT_A = 0, IT_V0, IT_V1, IT_P, IT_T0, IT_T1, IT_BUFFERS, IT_NONE = -1 };
+typedef struct minv_iter_engine minv_iter_engine;
+struct minv_iter_engine {
+    minv_context *ctx;
+    int64_t n;
+    /* dst = alpha x y + beta src + gamma I (src may be dst or IT_NONE; dst is neither x nor
+     * y); when residual is not NULL it receives ||I - dst||_F. */
+    minv_status (*product)(minv_iter_engine *e, int dst, int x, int y, double alpha, int src,
+                           double beta, double gamma, double *residual);
+    /* dst = diag(1 / a_ii) (MINV_GUESS_DIAGONAL), scale A^T (TRANSPOSE), scale I (IDENTITY) */
+    minv_status (*guess)(minv_iter_engine *e, int dst, minv_guess kind, double scale);
+    /* dst = the caller's host matrix (a warm start) */
+    minv_status (*load)(minv_iter_engine *e, int dst, const minv_mat *host);
+    /* Switches every later product to single (low = 1) or back to double precision,
+     * converting A and buffer v; NULL where the engine has one precision only. */
+    minv_status (*set_precision)(minv_iter_engine *e, int low, int v);
+    /* The converged buffer v becomes the op's result. */
+    minv_status (*finish)(minv_iter_engine *e, int v);
+};
+/* Runs the iteration on e; fills the report's iterations, history and flops. */
+minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
+                         const minv_analysis *an, minv_report *report);
 
 /* ---- GPU state (src_cuda/gpu_context.cu); stubs when built without CUDA ---- */
 minv_status minv_gpu_create(minv_context *ctx);

@@ -110,7 +110,7 @@ double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p) {
     return worst;
 }
 
-static double norm_1(const minv_mat *m) {
+double minv_norm1(const minv_mat *m) {
     double worst = 0;
     for (int64_t j = 0; j < m->cols; j++) {
         double s = 0;
@@ -135,7 +135,7 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
         if (r.dtype == MINV_R64) *(double *)minv_at(&r, i, i) -= 1.0;
         else *(float *)minv_at(&r, i, i) -= 1.0f;
     }
-    *residual = norm_1(&r) / ((double)n * anorm_1 * norm_1(x));
+    *residual = minv_norm1(&r) / ((double)n * anorm_1 * minv_norm1(x));
     minv_mat_free(&r);
     return MINV_SUCCESS;
 }

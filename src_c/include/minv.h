@@ -191,6 +191,17 @@ minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t
 minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
                                   int64_t lda, minv_report *report);
 
+/* ---- warm start: refine a nearby inverse V0 (e.g. the previous DA cycle's) ---------------
+ * method MINV_METHOD_ITERATIVE iterates from V0 and may return MINV_ERR_NO_CONVERGENCE;
+ * MINV_METHOD_AUTO does the same but falls back to a direct method when V0 is too far off,
+ * and the report says so. v0 may be ainv itself. */
+minv_status minv_invert_warm_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
+                               int64_t lda, const double *v0, int64_t ldv0, double *ainv,
+                               int64_t ldainv, minv_report *report);
+minv_status minv_invert_warm_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
+                               int64_t lda, const float *v0, int64_t ldv0, float *ainv,
+                               int64_t ldainv, minv_report *report);
+
 /* ---- solve: A X = B, B of shape (n, nrhs) ---------------------------------------------- */
 minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                          const double *a, int64_t lda, const double *b, int64_t ldb, double *x,
