@@ -1,0 +1,805 @@
+! minv_mod: minv for Fortran data-assimilation codes.
+!
+!   use minv_mod
+!   type(minv_context) :: ctx
+!   type(minv_report) :: rep
+!   call minv_init(ctx)                           ! once; reuse it for every cycle
+!   call minv_invert(ctx, b, binv, report=rep)    ! binv = B^-1
+!   call minv_solve(ctx, s, d, x, stat=ierr, errmsg=msg)   ! S X = D, D of shape (n, k)
+!   call minv_finalize(ctx)
+!
+! Conventions, the same for every routine:
+!   - Kinds: each routine is generic over real(real32) and real(real64) (= c_float, c_double);
+!     a code compiled with -fdefault-real-8 reaches the real64 specifics. Arrays are
+!     assumed-shape. A non-contiguous section is accepted: the compiler passes a contiguous
+!     copy to C (and copies outputs back), which costs memory and time for large matrices.
+!   - Shapes are checked here, before any work: A square and not empty, ainv and v0 shaped as
+!     A, size(b, 1) = n, x shaped as b. A mismatch is MINV_ERR_SHAPE, an empty matrix
+!     MINV_ERR_INVALID_ARG, each with a message naming the arrays and their shapes.
+!   - Errors: every routine takes optional `stat` and `errmsg` (as fortran-lang/stdlib).
+!     With `stat` present an error returns its code (MINV_SUCCESS = 0 otherwise) and, with
+!     `errmsg` present, its message "<routine>: <what went wrong>" (truncated to len(errmsg);
+!     errmsg is left unchanged on success). Without `stat`, an error stops the program
+!     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's.
+!   - Indices are 1-based, as Fortran users count: report%info is the 1-based column where a
+!     matrix was found singular or not positive definite and 0 when not applicable (LAPACK's
+!     info); analysis%first_bad_row/col are 1-based and 0 when every entry is finite; the
+!     `slice` of the file routines is 1-based. The C layer (module minv_c_api) is 0-based.
+!   - Files: the file routines see a NetCDF variable as nf90 does: the matrix is the array
+!     nf90_get_var would give a Fortran program (fortran_order defaults to .true., unlike
+!     the C API), its two matrix dimensions come first, and `slice` indexes the dimensions
+!     after them in Fortran order (for cov(n, n, time), slice = [t]).
+!   - The library leaves floating-point trap settings and flags as it found them.
+!   - A context is used by one thread at a time; do not copy a minv_context (copies share
+!     one C context and the first minv_finalize invalidates the others).
+module minv_mod
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_char, c_ptr, c_funptr, &
+                                         c_null_ptr, c_null_funptr, c_null_char, c_associated, &
+                                         c_f_pointer, c_loc, c_funloc, c_size_t
+  use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, output_unit
+  use minv_c_api, only: &
+    MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, MINV_ERR_SINGULAR, &
+    MINV_ERR_NOT_SPD, MINV_ERR_NO_CONVERGENCE, MINV_ERR_NOT_IMPLEMENTED, MINV_ERR_NO_GPU, &
+    MINV_ERR_GPU, MINV_ERR_DEVICE_MEMORY, MINV_ERR_SHAPE, MINV_ERR_IO, MINV_ERR_NOT_FOUND, &
+    MINV_ERR_INTERNAL, &
+    MINV_BACKEND_AUTO, MINV_BACKEND_CPU, MINV_BACKEND_GPU, &
+    MINV_METHOD_AUTO, MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_GAUSS_JORDAN, &
+    MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL, MINV_METHOD_GJ_BASELINE, &
+    MINV_MAX_DEVICES, &
+    MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, MINV_OPT_TILE_SIZE, &
+    MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, &
+    MINV_OPT_MIXED_PRECISION, &
+    MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY, &
+    MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8, &
+    MINV_REASON_LEN, MINV_HISTORY_LEN, &
+    MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_MAX_SLICE, &
+    minv_options, minv_report, minv_analysis, minv_file_options, &
+    minv_options_default, minv_create, minv_destroy, &
+    c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
+    c_get_option => minv_get_option, c_status_string => minv_status_string, minv_last_error, &
+    c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
+    c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
+    minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
+    minv_solve_d, minv_solve_s, c_set_progress => minv_set_progress, &
+    minv_file_options_default, c_invert_file => minv_invert_file, &
+    c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file
+  implicit none
+  private
+
+  ! ---- named constants: C's enumerators, unchanged ----
+  public :: MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, &
+            MINV_ERR_SINGULAR, MINV_ERR_NOT_SPD, MINV_ERR_NO_CONVERGENCE, &
+            MINV_ERR_NOT_IMPLEMENTED, MINV_ERR_NO_GPU, MINV_ERR_GPU, MINV_ERR_DEVICE_MEMORY, &
+            MINV_ERR_SHAPE, MINV_ERR_IO, MINV_ERR_NOT_FOUND, MINV_ERR_INTERNAL
+  public :: MINV_BACKEND_AUTO, MINV_BACKEND_CPU, MINV_BACKEND_GPU
+  public :: MINV_METHOD_AUTO, MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_GAUSS_JORDAN, &
+            MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL, MINV_METHOD_GJ_BASELINE
+  public :: MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, &
+            MINV_OPT_TILE_SIZE, MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, &
+            MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION
+  public :: MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY
+  public :: MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8
+  public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE
+  public :: MINV_MAX_DEVICES, MINV_MAX_SLICE, MINV_REASON_LEN, MINV_HISTORY_LEN
+
+  ! ---- types ----
+  ! minv_report and minv_analysis are C's structs (bind(c)), filled by C and then given
+  ! 1-based indices by this module (see the conventions above).
+  public :: minv_report, minv_analysis
+
+  ! The Fortran procedure behind a context's progress callback.
+  type :: progress_holder
+    procedure(minv_progress_callback), pointer, nopass :: callback => null()
+  end type progress_holder
+
+  ! A minv context: options, workspaces, GPU handles, the last error. Create it once with
+  ! minv_init and reuse it; the second DA cycle then allocates nothing.
+  type, public :: minv_context
+    private
+    type(c_ptr) :: ptr = c_null_ptr
+    ! Allocated while a progress callback is set; C holds its address as the user pointer.
+    type(progress_holder), pointer :: progress => null()
+  end type minv_context
+
+  abstract interface
+    ! Called by long operations with the stage ("iterate", "stream", ...) and the fraction
+    ! done, 0 to 1.
+    subroutine minv_progress_callback(stage, fraction)
+      import :: real64
+      character(*), intent(in) :: stage
+      real(real64), intent(in) :: fraction
+    end subroutine minv_progress_callback
+  end interface
+  public :: minv_progress_callback
+
+  ! ---- routines ----
+  public :: minv_init, minv_finalize, minv_context_backend, minv_set_option, minv_get_option, &
+            minv_set_progress
+  public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_solve, minv_analyze
+  public :: minv_invert_file, minv_solve_file, minv_analyze_file
+  public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
+            minv_report_reason, minv_print_report
+
+  ! ainv = A^-1.
+  interface minv_invert
+    module procedure minv_invert_r32, minv_invert_r64
+  end interface minv_invert
+
+  ! A = A^-1, in place (no second n x n array).
+  interface minv_invert_inplace
+    module procedure minv_invert_inplace_r32, minv_invert_inplace_r64
+  end interface minv_invert_inplace
+
+  ! ainv = A^-1 refined from a nearby inverse v0 (e.g. the previous cycle's) by the
+  ! iterative method; with method AUTO a direct method takes over when v0 is too far off.
+  interface minv_invert_warm
+    module procedure minv_invert_warm_r32, minv_invert_warm_r64
+  end interface minv_invert_warm
+
+  ! A x = b for b(n, k) (k right-hand sides at once) or b(n).
+  interface minv_solve
+    module procedure minv_solve_r32, minv_solve_r64, minv_solve_vector_r32, &
+                     minv_solve_vector_r64
+  end interface minv_solve
+
+  ! Properties of A: symmetry, dominance, bandwidth, norms, finiteness, AUTO's choice.
+  interface minv_analyze
+    module procedure minv_analyze_r32, minv_analyze_r64
+  end interface minv_analyze
+
+  ! Tunables that may change between calls (MINV_OPT_*); C stores every value as a double.
+  interface minv_set_option
+    module procedure set_option_i32, set_option_i64, set_option_r32, set_option_r64
+  end interface minv_set_option
+
+  interface minv_get_option
+    module procedure get_option_i32, get_option_i64, get_option_r32, get_option_r64
+  end interface minv_get_option
+
+  ! Single-specific generics: the specifics cannot carry the names of the C entry points
+  ! (the bind(c) labels) without gfortran reporting a clash of global names.
+  interface minv_context_backend
+    module procedure context_backend
+  end interface minv_context_backend
+
+  interface minv_set_progress
+    module procedure set_progress
+  end interface minv_set_progress
+
+  interface minv_invert_file
+    module procedure invert_file
+  end interface minv_invert_file
+
+  interface minv_solve_file
+    module procedure solve_file
+  end interface minv_solve_file
+
+  interface minv_analyze_file
+    module procedure analyze_file
+  end interface minv_analyze_file
+
+  interface minv_status_string
+    module procedure status_string
+  end interface minv_status_string
+
+  interface minv_method_name
+    module procedure method_name
+  end interface minv_method_name
+
+  interface minv_backend_name
+    module procedure backend_name
+  end interface minv_backend_name
+
+  interface minv_version
+    module procedure version
+  end interface minv_version
+
+  interface str
+    module procedure str_i32, str_i64
+  end interface str
+
+  interface
+    ! libc's strlen, to read the C strings minv returns
+    function c_strlen(s) bind(c, name="strlen") result(len)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: len
+    end function c_strlen
+  end interface
+
+contains
+
+  ! ======================================================================================
+  ! context
+  ! ======================================================================================
+
+  ! Creates the context. backend: MINV_BACKEND_AUTO (default: the GPU where usable, else
+  ! the CPU), _CPU or _GPU (fails with MINV_ERR_NO_GPU without one). device: the CUDA
+  ! device number (as nvidia-smi shows it, not a 1-based index). device_memory: bytes of
+  ! device memory minv may use per device, 0 = all free. cpu_threads: threads for minv's own
+  ! loops, 0 = all. ndevices and devices(:) select GPUs for multi-GPU methods (ndevices
+  ! defaults to size(devices); -1 = every visible device).
+  subroutine minv_init(ctx, backend, device, device_memory, cpu_threads, ndevices, devices, &
+                       stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer, intent(in), optional :: backend, device, cpu_threads, ndevices
+    integer(int64), intent(in), optional :: device_memory
+    integer, intent(in), optional :: devices(:)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(minv_options) :: opts
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    if (c_associated(ctx%ptr)) &
+      call fail(status, why, MINV_ERR_INVALID_ARG, &
+                'ctx is already initialised; call minv_finalize(ctx) first')
+    call minv_options_default(opts)
+    if (present(backend)) opts%backend = backend
+    if (present(device)) opts%device = device
+    if (present(device_memory)) opts%device_memory = device_memory
+    if (present(cpu_threads)) opts%cpu_threads = cpu_threads
+    if (present(devices)) then
+      if (size(devices) > MINV_MAX_DEVICES) then
+        call fail(status, why, MINV_ERR_INVALID_ARG, 'devices has ' // str(size(devices)) // &
+                  ' entries, at most MINV_MAX_DEVICES = ' // str(MINV_MAX_DEVICES) // ' allowed')
+      else
+        opts%devices(1:size(devices)) = devices
+        opts%ndevices = size(devices)
+      end if
+    end if
+    if (present(ndevices)) opts%ndevices = ndevices
+    if (status == MINV_SUCCESS) then
+      status = minv_create(ctx%ptr, opts)
+      ! minv_create leaves no context to hold a detailed message, so say what was asked.
+      if (status /= MINV_SUCCESS) &
+        call fail(status, why, status, 'could not create a context with backend ' // &
+                  minv_backend_name(opts%backend) // ', device ' // str(opts%device) // &
+                  ', ndevices ' // str(opts%ndevices) // ', device_memory ' // &
+                  str(opts%device_memory) // ', cpu_threads ' // str(opts%cpu_threads))
+    end if
+    call finish('minv_init', status, ctx%ptr, stat, errmsg, why)
+  end subroutine minv_init
+
+  ! Frees the context and everything it holds. Finalising an uninitialised context does
+  ! nothing; the context may be initialised again afterwards.
+  subroutine minv_finalize(ctx, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+
+    status = minv_destroy(ctx%ptr)
+    ctx%ptr = c_null_ptr
+    if (associated(ctx%progress)) deallocate (ctx%progress)
+    call finish('minv_finalize', status, ctx%ptr, stat, errmsg)
+  end subroutine minv_finalize
+
+  ! The backend the context runs on: MINV_BACKEND_CPU or MINV_BACKEND_GPU (never AUTO).
+  integer function context_backend(ctx) result(backend)
+    type(minv_context), intent(in) :: ctx
+    backend = c_context_backend(ctx%ptr)
+  end function context_backend
+
+  ! Calls `callback` during long operations (absent: no more calls).
+  subroutine set_progress(ctx, callback, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    procedure(minv_progress_callback), optional :: callback
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+
+    if (present(callback)) then
+      if (.not. associated(ctx%progress)) allocate (ctx%progress)
+      ctx%progress%callback => callback
+      status = c_set_progress(ctx%ptr, c_funloc(progress_trampoline), c_loc(ctx%progress))
+    else
+      status = c_set_progress(ctx%ptr, c_null_funptr, c_null_ptr)
+      if (associated(ctx%progress)) deallocate (ctx%progress)
+    end if
+    call finish('minv_set_progress', status, ctx%ptr, stat, errmsg)
+  end subroutine set_progress
+
+  ! C's minv_progress_fn: hands the stage to the Fortran callback as a Fortran string.
+  subroutine progress_trampoline(user, stage, fraction) bind(c)
+    type(c_ptr), value :: user, stage
+    real(c_double), value :: fraction
+    type(progress_holder), pointer :: holder
+
+    call c_f_pointer(user, holder)
+    call holder%callback(c_string(stage), real(fraction, real64))
+  end subroutine progress_trampoline
+
+  ! ---- options: every specific converts and lands here ----
+  subroutine set_option(ctx, option, value, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer, intent(in) :: option
+    real(c_double), intent(in) :: value
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+
+    call finish('minv_set_option', c_set_option(ctx%ptr, option, value), ctx%ptr, stat, errmsg)
+  end subroutine set_option
+
+  subroutine get_option(ctx, option, value, stat, errmsg)
+    type(minv_context), intent(in) :: ctx
+    integer, intent(in) :: option
+    real(c_double), intent(out) :: value
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+
+    value = 0
+    call finish('minv_get_option', c_get_option(ctx%ptr, option, value), ctx%ptr, stat, errmsg)
+  end subroutine get_option
+
+  subroutine set_option_i32(ctx, option, value, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer, intent(in) :: option
+    integer(int32), intent(in) :: value
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call set_option(ctx, option, real(value, c_double), stat, errmsg)
+  end subroutine set_option_i32
+
+  subroutine set_option_i64(ctx, option, value, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer, intent(in) :: option
+    integer(int64), intent(in) :: value
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call set_option(ctx, option, real(value, c_double), stat, errmsg)
+  end subroutine set_option_i64
+
+  subroutine get_option_i32(ctx, option, value, stat, errmsg)
+    type(minv_context), intent(in) :: ctx
+    integer, intent(in) :: option
+    integer(int32), intent(out) :: value
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    real(c_double) :: v
+    call get_option(ctx, option, v, stat, errmsg)
+    ! clamped: converting a double beyond int32 would raise FE_INVALID, a trap in DA codes
+    value = int(max(min(v, real(huge(value), c_double)), -real(huge(value), c_double)), int32)
+  end subroutine get_option_i32
+
+  subroutine get_option_i64(ctx, option, value, stat, errmsg)
+    type(minv_context), intent(in) :: ctx
+    integer, intent(in) :: option
+    integer(int64), intent(out) :: value
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    real(c_double) :: v
+    call get_option(ctx, option, v, stat, errmsg)
+    value = int(v, int64)
+  end subroutine get_option_i64
+
+  ! ======================================================================================
+  ! names and reports
+  ! ======================================================================================
+
+  ! "invalid argument", "matrix is singular", ... for a status code.
+  function status_string(status) result(s)
+    integer, intent(in) :: status
+    character(:), allocatable :: s
+    s = c_string(c_status_string(status))
+  end function status_string
+
+  ! "auto", "cholesky", "lu", ... for a MINV_METHOD_* constant.
+  function method_name(method) result(s)
+    integer, intent(in) :: method
+    character(:), allocatable :: s
+    s = c_string(c_method_name(method))
+  end function method_name
+
+  ! "auto", "cpu", "gpu" for a MINV_BACKEND_* constant.
+  function backend_name(backend) result(s)
+    integer, intent(in) :: backend
+    character(:), allocatable :: s
+    s = c_string(c_backend_name(backend))
+  end function backend_name
+
+  function version() result(s)
+    character(:), allocatable :: s
+    s = c_string(c_version())
+  end function version
+
+  ! Why this method and backend ran, and every fallback taken.
+  function minv_report_reason(report) result(s)
+    type(minv_report), intent(in) :: report
+    character(:), allocatable :: s
+    s = from_c_chars(report%reason)
+  end function minv_report_reason
+
+  ! One line of figures and one of reasons, on `unit` (default: standard output).
+  subroutine minv_print_report(report, unit)
+    type(minv_report), intent(in) :: report
+    integer, intent(in), optional :: unit
+    integer :: u
+
+    u = output_unit
+    if (present(unit)) u = unit
+    write (u, '(a, " on ", a, ": n ", i0, ", nrhs ", i0, ", ", es9.2, " s, ", f0.2, &
+              &" GFLOP/s, residual ", es9.2, ", rcond ", es9.2)') &
+      minv_method_name(report%method), minv_backend_name(report%backend), report%n, &
+      report%nrhs, report%seconds, report%gflops, report%residual, report%rcond
+    if (report%iterations > 0) write (u, '("  iterations ", i0)') report%iterations
+    if (report%info > 0) write (u, '("  failed at column ", i0)') report%info
+    write (u, '("  ", a)') minv_report_reason(report)
+  end subroutine minv_print_report
+
+  ! ======================================================================================
+  ! NetCDF files (see "Files" in the conventions above)
+  ! ======================================================================================
+
+  ! Inverts the matrix variable in_var of in_path and writes it to out_var (absent or '':
+  ! "<in_var>_inv") of out_path. A rank-3 variable whose matrix dimensions are equal and
+  ! that is given no slice is a batch: every matrix is inverted. precision:
+  ! MINV_PRECISION_DOUBLE (default) or _SINGLE, whatever the type on disk. deflate: 0 to 9.
+  ! tile: edge of the tiles read (0: the variable's chunks).
+  subroutine invert_file(ctx, in_path, in_var, out_path, out_var, method, precision, &
+                              slice, deflate, fortran_order, tile, report, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    character(*), intent(in) :: in_path, in_var, out_path
+    character(*), intent(in), optional :: out_var
+    integer, intent(in), optional :: method, precision, slice(:), deflate, tile
+    logical, intent(in), optional :: fortran_order
+    type(minv_report), intent(out), optional :: report
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(minv_file_options) :: fopts
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
+    if (status == MINV_SUCCESS) then
+      if (present(out_var)) then
+        status = c_invert_file(ctx%ptr, method_or_auto(method), c_str(in_path), c_str(in_var), &
+                               c_str(out_path), c_str(out_var), fopts, report)
+      else
+        status = c_invert_file(ctx%ptr, method_or_auto(method), c_str(in_path), c_str(in_var), &
+                               c_str(out_path), fopts=fopts, report=report)
+      end if
+    end if
+    call report_to_fortran(report, .not. allocated(why), method, 0_int64, 0_int64)
+    call finish('minv_invert_file', status, ctx%ptr, stat, errmsg, why)
+  end subroutine invert_file
+
+  ! Solves A X = B with A the variable a_var of a_path and B the variable b_var of b_path,
+  ! and writes X to x_var (absent or '': "X") of x_path with B's dimensions and layout.
+  subroutine solve_file(ctx, a_path, a_var, b_path, b_var, x_path, x_var, method, &
+                             precision, slice, deflate, fortran_order, tile, report, stat, &
+                             errmsg)
+    type(minv_context), intent(inout) :: ctx
+    character(*), intent(in) :: a_path, a_var, b_path, b_var, x_path
+    character(*), intent(in), optional :: x_var
+    integer, intent(in), optional :: method, precision, slice(:), deflate, tile
+    logical, intent(in), optional :: fortran_order
+    type(minv_report), intent(out), optional :: report
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(minv_file_options) :: fopts
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
+    if (status == MINV_SUCCESS) then
+      if (present(x_var)) then
+        status = c_solve_file(ctx%ptr, method_or_auto(method), c_str(a_path), c_str(a_var), &
+                              c_str(b_path), c_str(b_var), c_str(x_path), c_str(x_var), fopts, &
+                              report)
+      else
+        status = c_solve_file(ctx%ptr, method_or_auto(method), c_str(a_path), c_str(a_var), &
+                              c_str(b_path), c_str(b_var), c_str(x_path), fopts=fopts, &
+                              report=report)
+      end if
+    end if
+    call report_to_fortran(report, .not. allocated(why), method, 0_int64, 0_int64)
+    call finish('minv_solve_file', status, ctx%ptr, stat, errmsg, why)
+  end subroutine solve_file
+
+  ! The analysis of a matrix variable (sliced as for minv_invert_file; a batch is refused
+  ! with MINV_ERR_SHAPE).
+  subroutine analyze_file(ctx, path, var, analysis, slice, fortran_order, tile, stat, &
+                               errmsg)
+    type(minv_context), intent(inout) :: ctx
+    character(*), intent(in) :: path, var
+    type(minv_analysis), intent(out) :: analysis
+    integer, intent(in), optional :: slice(:), tile
+    logical, intent(in), optional :: fortran_order
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(minv_file_options) :: fopts
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call file_options(status, why, fopts, slice=slice, fortran_order=fortran_order, tile=tile)
+    if (status == MINV_SUCCESS) &
+      status = c_analyze_file(ctx%ptr, c_str(path), c_str(var), fopts, analysis)
+    call analysis_to_fortran(status, analysis)
+    call finish('minv_analyze_file', status, ctx%ptr, stat, errmsg, why)
+  end subroutine analyze_file
+
+  ! The C file options from the Fortran arguments: the one place where `slice` turns from
+  ! 1-based Fortran dimension order into C's 0-based, reversed order (as nf90 does).
+  subroutine file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    type(minv_file_options), intent(out) :: fopts
+    integer, intent(in), optional :: precision, slice(:), deflate, tile
+    logical, intent(in), optional :: fortran_order
+    integer :: ns
+
+    call minv_file_options_default(fopts)
+    if (present(precision)) fopts%precision = precision
+    if (present(deflate)) fopts%deflate_level = deflate
+    if (present(tile)) fopts%tile = tile
+    fopts%fortran_order = 1
+    if (present(fortran_order)) fopts%fortran_order = merge(1, 0, fortran_order)
+    if (present(slice)) then
+      ns = size(slice)
+      if (ns > MINV_MAX_SLICE) then
+        call fail(status, why, MINV_ERR_INVALID_ARG, 'slice has ' // str(ns) // &
+                  ' indices, at most MINV_MAX_SLICE = ' // str(MINV_MAX_SLICE) // ' allowed')
+      else if (any(slice < 1)) then
+        call fail(status, why, MINV_ERR_INVALID_ARG, 'slice(' // str(minloc(slice, 1)) // &
+                  ') = ' // str(minval(slice)) // ', but slice indices are 1-based')
+      else
+        fopts%nslice = ns
+        fopts%slice(1:ns) = slice(ns:1:-1) - 1
+      end if
+    end if
+  end subroutine file_options
+
+  ! ======================================================================================
+  ! helpers shared by every routine
+  ! ======================================================================================
+
+  ! The stat/errmsg convention, in one place. `why` is a message found in Fortran (a shape
+  ! error); without it the message is the context's last C error. Callers pass their
+  ! `why` as declared (character(:), allocatable): unallocated, it arrives absent.
+  subroutine finish(routine, status, ctx, stat, errmsg, why)
+    character(*), intent(in) :: routine
+    integer(c_int), intent(in) :: status
+    type(c_ptr), intent(in) :: ctx
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    character(*), intent(in), optional :: why
+    character(:), allocatable :: message
+
+    if (present(stat)) stat = status
+    if (status == MINV_SUCCESS) return
+    if (present(why)) then
+      message = why
+    else
+      message = c_string(minv_last_error(ctx))
+      if (len(message) == 0) message = minv_status_string(status)
+    end if
+    message = routine // ': ' // message
+    if (present(errmsg)) errmsg = message
+    if (.not. present(stat)) error stop 'minv: ' // message
+  end subroutine finish
+
+  ! Records a Fortran-side failure as C's minv_fail does: "<status string>: <detail>".
+  subroutine fail(status, why, code, detail)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    integer(c_int), intent(in) :: code
+    character(*), intent(in) :: detail
+
+    status = code
+    why = minv_status_string(code) // ': ' // detail
+  end subroutine fail
+
+  ! ---- shape checks: each does nothing once an earlier check failed, so a routine lists
+  !      its checks in order and reads the first failure ----
+
+  ! `name` (of shape shp) must be a square, non-empty matrix.
+  subroutine check_square(status, why, name, shp)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: shp(2)
+
+    if (status /= MINV_SUCCESS) return
+    if (shp(1) /= shp(2)) then
+      call fail(status, why, MINV_ERR_SHAPE, name // ' is ' // dims(shp) // ', not square')
+    else if (shp(1) == 0) then
+      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' is empty (0 x 0)')
+    end if
+  end subroutine check_square
+
+  ! `name` (of shape shp) must have the shape of `ref` (of shape ref_shp).
+  subroutine check_same_shape(status, why, name, shp, ref, ref_shp)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    character(*), intent(in) :: name, ref
+    integer(int64), intent(in) :: shp(2), ref_shp(2)
+
+    if (status /= MINV_SUCCESS) return
+    if (any(shp /= ref_shp)) &
+      call fail(status, why, MINV_ERR_SHAPE, name // ' is ' // dims(shp) // ' but must be ' // &
+                dims(ref_shp) // ', the shape of ' // ref)
+  end subroutine check_same_shape
+
+  ! The right-hand sides `name` (of shape shp) must have n rows and at least one column.
+  subroutine check_rhs(status, why, name, shp, n)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: shp(2), n
+
+    if (status /= MINV_SUCCESS) return
+    if (shp(1) /= n) then
+      call fail(status, why, MINV_ERR_SHAPE, name // ' has ' // str(shp(1)) // &
+                ' rows but a is ' // dims([n, n]))
+    else if (shp(2) == 0) then
+      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' has no columns (no right-hand sides)')
+    end if
+  end subroutine check_rhs
+
+  integer(c_int) function method_or_auto(method) result(m)
+    integer, intent(in), optional :: method
+    m = MINV_METHOD_AUTO
+    if (present(method)) m = method
+  end function method_or_auto
+
+  ! Gives a report Fortran's indices after C filled it: the 0-based info becomes 1-based
+  ! (-1, none, becomes 0). When this module refused the call before C ran (ran = .false.),
+  ! the report is set as C sets it for a call refused at its argument checks.
+  subroutine report_to_fortran(report, ran, method, n, nrhs)
+    type(minv_report), intent(inout), optional :: report
+    logical, intent(in) :: ran
+    integer, intent(in), optional :: method
+    integer(int64), intent(in) :: n, nrhs
+
+    if (.not. present(report)) return
+    if (.not. ran) then
+      report%method = method_or_auto(method)
+      report%backend = MINV_BACKEND_CPU
+      report%n = n
+      report%nrhs = nrhs
+      report%iterations = 0
+      report%info = -1
+      report%residual = -1
+      report%residual_kind = 0
+      report%reserved = 0
+      report%rcond = -1
+      report%seconds = 0
+      report%flops = 0
+      report%gflops = 0
+      report%energy = -1
+      report%history_len = 0
+      report%residual_history = 0
+      report%reason = c_null_char
+    end if
+    report%info = report%info + 1
+  end subroutine report_to_fortran
+
+  ! After an analysis: C's 0-based first bad entry becomes 1-based (-1, none, becomes 0).
+  subroutine analysis_to_fortran(status, analysis)
+    integer(c_int), intent(in) :: status
+    type(minv_analysis), intent(inout) :: analysis
+
+    if (status /= MINV_SUCCESS) return
+    analysis%first_bad_row = analysis%first_bad_row + 1
+    analysis%first_bad_col = analysis%first_bad_col + 1
+  end subroutine analysis_to_fortran
+
+  ! ---- strings ----
+
+  ! A C string (const char *) as a Fortran string; "" for NULL.
+  function c_string(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+
+    if (.not. c_associated(p)) then
+      s = ''
+      return
+    end if
+    call c_f_pointer(p, chars, [c_strlen(p)])
+    s = from_c_chars(chars)
+  end function c_string
+
+  ! A C char array as a Fortran string, up to its first NUL.
+  function from_c_chars(chars) result(s)
+    character(kind=c_char), intent(in) :: chars(:)
+    character(:), allocatable :: s
+    integer :: i, n
+
+    n = size(chars)
+    do i = 1, size(chars)
+      if (chars(i) == c_null_char) then
+        n = i - 1
+        exit
+      end if
+    end do
+    allocate (character(n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function from_c_chars
+
+  ! A Fortran string as a NUL-terminated C string (trailing blanks dropped, as nf90 does).
+  function c_str(s) result(c)
+    character(*), intent(in) :: s
+    character(kind=c_char, len=:), allocatable :: c
+    c = trim(s) // c_null_char
+  end function c_str
+
+  ! An integer as text, for messages (the specifics of the generic str).
+  function str_i32(i) result(s)
+    integer(int32), intent(in) :: i
+    character(:), allocatable :: s
+    s = str_i64(int(i, int64))
+  end function str_i32
+
+  function str_i64(i) result(s)
+    integer(int64), intent(in) :: i
+    character(:), allocatable :: s
+    character(20) :: buf
+    write (buf, '(i0)') i
+    s = trim(buf)
+  end function str_i64
+
+  ! "m x n" for a shape.
+  function dims(shp) result(s)
+    integer(int64), intent(in) :: shp(2)
+    character(:), allocatable :: s
+    s = str(shp(1)) // ' x ' // str(shp(2))
+  end function dims
+
+  ! ======================================================================================
+  ! the kind-specific routines: one template, instantiated for real32 and real64
+  ! ======================================================================================
+#define T_RK real32
+#define T_INVERT minv_invert_r32
+#define T_INVERT_INPLACE minv_invert_inplace_r32
+#define T_INVERT_WARM minv_invert_warm_r32
+#define T_SOLVE minv_solve_r32
+#define T_SOLVE_VECTOR minv_solve_vector_r32
+#define T_ANALYZE minv_analyze_r32
+#define T_SET_OPTION set_option_r32
+#define T_GET_OPTION get_option_r32
+#define C_INVERT minv_invert_s
+#define C_INVERT_INPLACE minv_invert_inplace_s
+#define C_INVERT_WARM minv_invert_warm_s
+#define C_SOLVE minv_solve_s
+#define C_ANALYZE minv_analyze_s
+#include "minv_mod_kind.inc"
+#undef T_RK
+#undef T_INVERT
+#undef T_INVERT_INPLACE
+#undef T_INVERT_WARM
+#undef T_SOLVE
+#undef T_SOLVE_VECTOR
+#undef T_ANALYZE
+#undef T_SET_OPTION
+#undef T_GET_OPTION
+#undef C_INVERT
+#undef C_INVERT_INPLACE
+#undef C_INVERT_WARM
+#undef C_SOLVE
+#undef C_ANALYZE
+
+#define T_RK real64
+#define T_INVERT minv_invert_r64
+#define T_INVERT_INPLACE minv_invert_inplace_r64
+#define T_INVERT_WARM minv_invert_warm_r64
+#define T_SOLVE minv_solve_r64
+#define T_SOLVE_VECTOR minv_solve_vector_r64
+#define T_ANALYZE minv_analyze_r64
+#define T_SET_OPTION set_option_r64
+#define T_GET_OPTION get_option_r64
+#define C_INVERT minv_invert_d
+#define C_INVERT_INPLACE minv_invert_inplace_d
+#define C_INVERT_WARM minv_invert_warm_d
+#define C_SOLVE minv_solve_d
+#define C_ANALYZE minv_analyze_d
+#include "minv_mod_kind.inc"
+
+end module minv_mod
