@@ -329,8 +329,16 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
 
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
     value = 0
-    call finish('minv_get_option', c_get_option(ctx%ptr, option, value), ctx%ptr, stat, errmsg)
+    status = c_get_option(ctx%ptr, option, value)
+    ! minv_get_option takes a const context and so records no message: name the argument here
+    ! (with a context, an unknown option is its only failure).
+    if (status /= MINV_SUCCESS .and. c_associated(ctx%ptr)) &
+      call fail(status, why, status, 'option ' // str(option) // ' is not a MINV_OPT_* constant')
+    call finish('minv_get_option', status, ctx%ptr, stat, errmsg, why)
   end subroutine get_option
 
   subroutine set_option_i32(ctx, option, value, stat, errmsg)
@@ -419,8 +427,8 @@ contains
 
     u = output_unit
     if (present(unit)) u = unit
-    write (u, '(a, " on ", a, ": n ", i0, ", nrhs ", i0, ", ", es9.2, " s, ", f0.2, &
-              &" GFLOP/s, residual ", es9.2, ", rcond ", es9.2)') &
+    write (u, '(a, " on ", a, ": n ", i0, ", nrhs ", i0, ",", es10.3, " s,", es10.3, &
+              &" GFLOP/s, residual", es10.3, ", rcond", es10.3)') &
       minv_method_name(report%method), minv_backend_name(report%backend), report%n, &
       report%nrhs, report%seconds, report%gflops, report%residual, report%rcond
     if (report%iterations > 0) write (u, '("  iterations ", i0)') report%iterations
@@ -558,23 +566,23 @@ contains
   ! helpers shared by every routine
   ! ======================================================================================
 
-  ! The stat/errmsg convention, in one place. `why` is a message found in Fortran (a shape
-  ! error); without it the message is the context's last C error. Callers pass their
-  ! `why` as declared (character(:), allocatable): unallocated, it arrives absent.
+  ! The stat/errmsg convention, in one place. `why`, when allocated, is a message found in
+  ! Fortran (a shape error); otherwise the message is the context's last C error.
   subroutine finish(routine, status, ctx, stat, errmsg, why)
     character(*), intent(in) :: routine
     integer(c_int), intent(in) :: status
     type(c_ptr), intent(in) :: ctx
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    character(*), intent(in), optional :: why
+    character(:), allocatable, intent(in), optional :: why
     character(:), allocatable :: message
 
     if (present(stat)) stat = status
     if (status == MINV_SUCCESS) return
     if (present(why)) then
-      message = why
-    else
+      if (allocated(why)) message = why
+    end if
+    if (.not. allocated(message)) then
       message = c_string(minv_last_error(ctx))
       if (len(message) == 0) message = minv_status_string(status)
     end if
