@@ -53,16 +53,14 @@ module minv_mod
     MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8, &
     MINV_REASON_LEN, MINV_HISTORY_LEN, &
     MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_MAX_SLICE, &
-    minv_options, minv_report, minv_analysis, minv_file_options, &
+    minv_options, minv_report, minv_analysis, &
     minv_options_default, minv_create, minv_destroy, &
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
     c_get_option => minv_get_option, c_status_string => minv_status_string, minv_last_error, &
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
-    minv_solve_d, minv_solve_s, c_set_progress => minv_set_progress, &
-    minv_file_options_default, c_invert_file => minv_invert_file, &
-    c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file
+    minv_solve_d, minv_solve_s, c_set_progress => minv_set_progress
   implicit none
   private
 
@@ -166,16 +164,57 @@ module minv_mod
     module procedure set_progress
   end interface minv_set_progress
 
+  ! ---- NetCDF files (see "Files" in the conventions above); in the submodule minv_mod_files ----
+
+  ! Inverts the matrix variable in_var of in_path and writes it to out_var (absent or '':
+  ! "<in_var>_inv") of out_path. A rank-3 variable whose matrix dimensions are equal and
+  ! that is given no slice is a batch: every matrix is inverted. precision:
+  ! MINV_PRECISION_DOUBLE (default) or _SINGLE, whatever the type on disk. deflate: 0 to 9.
+  ! tile: edge of the tiles read (0: the variable's chunks).
   interface minv_invert_file
-    module procedure invert_file
+    module subroutine invert_file(ctx, in_path, in_var, out_path, out_var, method, precision, &
+                                  slice, deflate, fortran_order, tile, report, stat, errmsg)
+      type(minv_context), intent(inout) :: ctx
+      character(*), intent(in) :: in_path, in_var, out_path
+      character(*), intent(in), optional :: out_var
+      integer, intent(in), optional :: method, precision, slice(:), deflate, tile
+      logical, intent(in), optional :: fortran_order
+      type(minv_report), intent(out), optional :: report
+      integer, intent(out), optional :: stat
+      character(*), intent(inout), optional :: errmsg
+    end subroutine invert_file
   end interface minv_invert_file
 
+  ! Solves A X = B with A the variable a_var of a_path and B the variable b_var of b_path,
+  ! and writes X to x_var (absent or '': "X") of x_path with B's dimensions and layout.
   interface minv_solve_file
-    module procedure solve_file
+    module subroutine solve_file(ctx, a_path, a_var, b_path, b_var, x_path, x_var, method, &
+                                 precision, slice, deflate, fortran_order, tile, report, stat, &
+                                 errmsg)
+      type(minv_context), intent(inout) :: ctx
+      character(*), intent(in) :: a_path, a_var, b_path, b_var, x_path
+      character(*), intent(in), optional :: x_var
+      integer, intent(in), optional :: method, precision, slice(:), deflate, tile
+      logical, intent(in), optional :: fortran_order
+      type(minv_report), intent(out), optional :: report
+      integer, intent(out), optional :: stat
+      character(*), intent(inout), optional :: errmsg
+    end subroutine solve_file
   end interface minv_solve_file
 
+  ! The analysis of a matrix variable (sliced as for minv_invert_file; a batch is refused
+  ! with MINV_ERR_SHAPE).
   interface minv_analyze_file
-    module procedure analyze_file
+    module subroutine analyze_file(ctx, path, var, analysis, slice, fortran_order, tile, stat, &
+                                   errmsg)
+      type(minv_context), intent(inout) :: ctx
+      character(*), intent(in) :: path, var
+      type(minv_analysis), intent(out) :: analysis
+      integer, intent(in), optional :: slice(:), tile
+      logical, intent(in), optional :: fortran_order
+      integer, intent(out), optional :: stat
+      character(*), intent(inout), optional :: errmsg
+    end subroutine analyze_file
   end interface minv_analyze_file
 
   interface minv_status_string
@@ -435,132 +474,6 @@ contains
     if (report%info > 0) write (u, '("  failed at column ", i0)') report%info
     write (u, '("  ", a)') minv_report_reason(report)
   end subroutine minv_print_report
-
-  ! ======================================================================================
-  ! NetCDF files (see "Files" in the conventions above)
-  ! ======================================================================================
-
-  ! Inverts the matrix variable in_var of in_path and writes it to out_var (absent or '':
-  ! "<in_var>_inv") of out_path. A rank-3 variable whose matrix dimensions are equal and
-  ! that is given no slice is a batch: every matrix is inverted. precision:
-  ! MINV_PRECISION_DOUBLE (default) or _SINGLE, whatever the type on disk. deflate: 0 to 9.
-  ! tile: edge of the tiles read (0: the variable's chunks).
-  subroutine invert_file(ctx, in_path, in_var, out_path, out_var, method, precision, &
-                              slice, deflate, fortran_order, tile, report, stat, errmsg)
-    type(minv_context), intent(inout) :: ctx
-    character(*), intent(in) :: in_path, in_var, out_path
-    character(*), intent(in), optional :: out_var
-    integer, intent(in), optional :: method, precision, slice(:), deflate, tile
-    logical, intent(in), optional :: fortran_order
-    type(minv_report), intent(out), optional :: report
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    type(minv_file_options) :: fopts
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
-    if (status == MINV_SUCCESS) then
-      if (present(out_var)) then
-        status = c_invert_file(ctx%ptr, method_or_auto(method), c_str(in_path), c_str(in_var), &
-                               c_str(out_path), c_str(out_var), fopts, report)
-      else
-        status = c_invert_file(ctx%ptr, method_or_auto(method), c_str(in_path), c_str(in_var), &
-                               c_str(out_path), fopts=fopts, report=report)
-      end if
-    end if
-    call report_to_fortran(report, .not. allocated(why), method, 0_int64, 0_int64)
-    call finish('minv_invert_file', status, ctx%ptr, stat, errmsg, why)
-  end subroutine invert_file
-
-  ! Solves A X = B with A the variable a_var of a_path and B the variable b_var of b_path,
-  ! and writes X to x_var (absent or '': "X") of x_path with B's dimensions and layout.
-  subroutine solve_file(ctx, a_path, a_var, b_path, b_var, x_path, x_var, method, &
-                             precision, slice, deflate, fortran_order, tile, report, stat, &
-                             errmsg)
-    type(minv_context), intent(inout) :: ctx
-    character(*), intent(in) :: a_path, a_var, b_path, b_var, x_path
-    character(*), intent(in), optional :: x_var
-    integer, intent(in), optional :: method, precision, slice(:), deflate, tile
-    logical, intent(in), optional :: fortran_order
-    type(minv_report), intent(out), optional :: report
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    type(minv_file_options) :: fopts
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
-    if (status == MINV_SUCCESS) then
-      if (present(x_var)) then
-        status = c_solve_file(ctx%ptr, method_or_auto(method), c_str(a_path), c_str(a_var), &
-                              c_str(b_path), c_str(b_var), c_str(x_path), c_str(x_var), fopts, &
-                              report)
-      else
-        status = c_solve_file(ctx%ptr, method_or_auto(method), c_str(a_path), c_str(a_var), &
-                              c_str(b_path), c_str(b_var), c_str(x_path), fopts=fopts, &
-                              report=report)
-      end if
-    end if
-    call report_to_fortran(report, .not. allocated(why), method, 0_int64, 0_int64)
-    call finish('minv_solve_file', status, ctx%ptr, stat, errmsg, why)
-  end subroutine solve_file
-
-  ! The analysis of a matrix variable (sliced as for minv_invert_file; a batch is refused
-  ! with MINV_ERR_SHAPE).
-  subroutine analyze_file(ctx, path, var, analysis, slice, fortran_order, tile, stat, &
-                               errmsg)
-    type(minv_context), intent(inout) :: ctx
-    character(*), intent(in) :: path, var
-    type(minv_analysis), intent(out) :: analysis
-    integer, intent(in), optional :: slice(:), tile
-    logical, intent(in), optional :: fortran_order
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    type(minv_file_options) :: fopts
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call file_options(status, why, fopts, slice=slice, fortran_order=fortran_order, tile=tile)
-    if (status == MINV_SUCCESS) &
-      status = c_analyze_file(ctx%ptr, c_str(path), c_str(var), fopts, analysis)
-    call analysis_to_fortran(status, analysis)
-    call finish('minv_analyze_file', status, ctx%ptr, stat, errmsg, why)
-  end subroutine analyze_file
-
-  ! The C file options from the Fortran arguments: the one place where `slice` turns from
-  ! 1-based Fortran dimension order into C's 0-based, reversed order (as nf90 does).
-  subroutine file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
-    integer(c_int), intent(inout) :: status
-    character(:), allocatable, intent(inout) :: why
-    type(minv_file_options), intent(out) :: fopts
-    integer, intent(in), optional :: precision, slice(:), deflate, tile
-    logical, intent(in), optional :: fortran_order
-    integer :: ns
-
-    call minv_file_options_default(fopts)
-    if (present(precision)) fopts%precision = precision
-    if (present(deflate)) fopts%deflate_level = deflate
-    if (present(tile)) fopts%tile = tile
-    fopts%fortran_order = 1
-    if (present(fortran_order)) fopts%fortran_order = merge(1, 0, fortran_order)
-    if (present(slice)) then
-      ns = size(slice)
-      if (ns > MINV_MAX_SLICE) then
-        call fail(status, why, MINV_ERR_INVALID_ARG, 'slice has ' // str(ns) // &
-                  ' indices, at most MINV_MAX_SLICE = ' // str(MINV_MAX_SLICE) // ' allowed')
-      else if (any(slice < 1)) then
-        call fail(status, why, MINV_ERR_INVALID_ARG, 'slice(' // str(minloc(slice, 1)) // &
-                  ') = ' // str(minval(slice)) // ', but slice indices are 1-based')
-      else
-        fopts%nslice = ns
-        fopts%slice(1:ns) = slice(ns:1:-1) - 1
-      end if
-    end if
-  end subroutine file_options
 
   ! ======================================================================================
   ! helpers shared by every routine
