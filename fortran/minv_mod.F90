@@ -645,13 +645,6 @@ contains
     end do
   end function from_c_chars
 
-  ! A Fortran string as a NUL-terminated C string (trailing blanks dropped, as nf90 does).
-  function c_str(s) result(c)
-    character(*), intent(in) :: s
-    character(kind=c_char, len=:), allocatable :: c
-    c = trim(s) // c_null_char
-  end function c_str
-
   ! An integer as text, for messages (the specifics of the generic str).
   function str_i32(i) result(s)
     integer(int32), intent(in) :: i

@@ -94,4 +94,11 @@ contains
     end if
   end subroutine file_options
 
+  ! A Fortran string as a NUL-terminated C string (trailing blanks dropped, as nf90 does).
+  function c_str(s) result(c)
+    character(*), intent(in) :: s
+    character(kind=c_char, len=:), allocatable :: c
+    c = trim(s) // c_null_char
+  end function c_str
+
 end submodule minv_mod_files
