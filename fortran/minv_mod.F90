@@ -33,9 +33,9 @@
 !   - A context is used by one thread at a time; do not copy a minv_context (copies share
 !     one C context and the first minv_finalize invalidates the others).
 module minv_mod
-  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_char, c_ptr, c_funptr, &
-                                         c_null_ptr, c_null_funptr, c_null_char, c_associated, &
-                                         c_f_pointer, c_loc, c_funloc, c_size_t
+  use, intrinsic :: iso_c_binding, only: c_int, c_double, c_char, c_ptr, c_null_ptr, &
+                                         c_null_funptr, c_null_char, c_associated, c_f_pointer, &
+                                         c_loc, c_funloc, c_size_t
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, output_unit
   use minv_c_api, only: &
     MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, MINV_ERR_SINGULAR, &
@@ -154,17 +154,7 @@ module minv_mod
     module procedure get_option_i32, get_option_i64, get_option_r32, get_option_r64
   end interface minv_get_option
 
-  ! Single-specific generics: the specifics cannot carry the names of the C entry points
-  ! (the bind(c) labels) without gfortran reporting a clash of global names.
-  interface minv_context_backend
-    module procedure context_backend
-  end interface minv_context_backend
-
-  interface minv_set_progress
-    module procedure set_progress
-  end interface minv_set_progress
-
-  ! ---- NetCDF files (see "Files" in the conventions above); in the submodule minv_mod_files ----
+  ! ---- NetCDF files (see "Files" above); the bodies are in the submodule minv_mod_files ----
 
   ! Inverts the matrix variable in_var of in_path and writes it to out_var (absent or '':
   ! "<in_var>_inv") of out_path. A rank-3 variable whose matrix dimensions are equal and
@@ -216,6 +206,16 @@ module minv_mod
       character(*), intent(inout), optional :: errmsg
     end subroutine analyze_file
   end interface minv_analyze_file
+
+  ! Single-specific generics: the specifics cannot carry the names of the C entry points
+  ! (the bind(c) labels) without gfortran reporting a clash of global names.
+  interface minv_context_backend
+    module procedure context_backend
+  end interface minv_context_backend
+
+  interface minv_set_progress
+    module procedure set_progress
+  end interface minv_set_progress
 
   interface minv_status_string
     module procedure status_string
