@@ -341,7 +341,9 @@ contains
   end subroutine set_progress
 
   ! C's minv_progress_fn: hands the stage to the Fortran callback as a Fortran string.
-  subroutine progress_trampoline(user, stage, fraction) bind(c)
+  ! No binding label (name=""): C reaches it only through the pointer, and libminv exports
+  ! no global symbol for it.
+  subroutine progress_trampoline(user, stage, fraction) bind(c, name="")
     type(c_ptr), value :: user, stage
     real(c_double), value :: fraction
     type(progress_holder), pointer :: holder
