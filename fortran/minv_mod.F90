@@ -13,9 +13,10 @@
 !     a code compiled with -fdefault-real-8 reaches the real64 specifics. Arrays are
 !     assumed-shape. A non-contiguous section is accepted: the compiler passes a contiguous
 !     copy to C (and copies outputs back), which costs memory and time for large matrices.
-!   - Shapes are checked here, before any work: A square and not empty, ainv and v0 shaped as
-!     A, size(b, 1) = n, x shaped as b. A mismatch is MINV_ERR_SHAPE, an empty matrix
-!     MINV_ERR_INVALID_ARG, each with a message naming the arrays and their shapes.
+!   - Arguments are checked here, before any work: the context initialised, A square and not
+!     empty, ainv and v0 shaped as A, size(b, 1) = n, x shaped as b. A shape mismatch is
+!     MINV_ERR_SHAPE, an empty matrix or an uninitialised context MINV_ERR_INVALID_ARG, each
+!     with a message naming the arrays and their shapes.
 !   - Errors: every routine takes optional `stat` and `errmsg` (as fortran-lang/stdlib).
 !     With `stat` present an error returns its code (MINV_SUCCESS = 0 otherwise) and, with
 !     `errmsg` present, its message "<routine>: <what went wrong>" (truncated to len(errmsg);
@@ -328,8 +329,13 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: status
+    character(:), allocatable :: why
 
-    if (present(callback)) then
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status /= MINV_SUCCESS) then
+      continue
+    else if (present(callback)) then
       if (.not. associated(ctx%progress)) allocate (ctx%progress)
       ctx%progress%callback => callback
       status = c_set_progress(ctx%ptr, c_funloc(progress_trampoline), c_loc(ctx%progress))
@@ -337,7 +343,7 @@ contains
       status = c_set_progress(ctx%ptr, c_null_funptr, c_null_ptr)
       if (associated(ctx%progress)) deallocate (ctx%progress)
     end if
-    call finish('minv_set_progress', status, ctx%ptr, stat, errmsg)
+    call finish('minv_set_progress', status, ctx%ptr, stat, errmsg, why)
   end subroutine set_progress
 
   ! C's minv_progress_fn: hands the stage to the Fortran callback as a Fortran string.
@@ -359,8 +365,13 @@ contains
     real(c_double), intent(in) :: value
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
 
-    call finish('minv_set_option', c_set_option(ctx%ptr, option, value), ctx%ptr, stat, errmsg)
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) status = c_set_option(ctx%ptr, option, value)
+    call finish('minv_set_option', status, ctx%ptr, stat, errmsg, why)
   end subroutine set_option
 
   subroutine get_option(ctx, option, value, stat, errmsg)
@@ -369,16 +380,19 @@ contains
     real(c_double), intent(out) :: value
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-
     integer(c_int) :: status
     character(:), allocatable :: why
 
     value = 0
-    status = c_get_option(ctx%ptr, option, value)
-    ! minv_get_option takes a const context and so records no message: name the argument here
-    ! (with a context, an unknown option is its only failure).
-    if (status /= MINV_SUCCESS .and. c_associated(ctx%ptr)) &
-      call fail(status, why, status, 'option ' // str(option) // ' is not a MINV_OPT_* constant')
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) then
+      status = c_get_option(ctx%ptr, option, value)
+      ! minv_get_option takes a const context and so records no message: name the argument
+      ! here (with a context, an unknown option is its only failure).
+      if (status /= MINV_SUCCESS) &
+        call fail(status, why, status, 'option ' // str(option) // ' is not a MINV_OPT_* constant')
+    end if
     call finish('minv_get_option', status, ctx%ptr, stat, errmsg, why)
   end subroutine get_option
 
@@ -517,8 +531,20 @@ contains
     why = minv_status_string(code) // ': ' // detail
   end subroutine fail
 
-  ! ---- shape checks: each does nothing once an earlier check failed, so a routine lists
+  ! ---- argument checks: each does nothing once an earlier check failed, so a routine lists
   !      its checks in order and reads the first failure ----
+
+  ! The context must be initialised. (C would say so too, but without filling the report.)
+  subroutine check_context(status, why, ctx)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    type(minv_context), intent(in) :: ctx
+
+    if (status /= MINV_SUCCESS) return
+    if (.not. c_associated(ctx%ptr)) &
+      call fail(status, why, MINV_ERR_INVALID_ARG, &
+                'ctx is not initialised: call minv_init(ctx) first (or it failed)')
+  end subroutine check_context
 
   ! `name` (of shape shp) must be a square, non-empty matrix.
   subroutine check_square(status, why, name, shp)

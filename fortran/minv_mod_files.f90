@@ -14,6 +14,7 @@ contains
     character(:), allocatable :: why
 
     status = MINV_SUCCESS
+    call check_context(status, why, ctx)
     call file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
     if (status == MINV_SUCCESS) then
       if (present(out_var)) then
@@ -34,6 +35,7 @@ contains
     character(:), allocatable :: why
 
     status = MINV_SUCCESS
+    call check_context(status, why, ctx)
     call file_options(status, why, fopts, precision, slice, deflate, fortran_order, tile)
     if (status == MINV_SUCCESS) then
       if (present(x_var)) then
@@ -56,6 +58,7 @@ contains
     character(:), allocatable :: why
 
     status = MINV_SUCCESS
+    call check_context(status, why, ctx)
     call file_options(status, why, fopts, slice=slice, fortran_order=fortran_order, tile=tile)
     if (status == MINV_SUCCESS) &
       status = c_analyze_file(ctx%ptr, c_str(path), c_str(var), fopts, analysis)

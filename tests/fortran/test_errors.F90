@@ -31,6 +31,8 @@ program test_errors
   use test_util
   implicit none
   type(minv_context) :: ctx, none
+  type(minv_report) :: rep
+  type(minv_analysis) :: an
   real(real64) :: a(2, 2), x(2, 2), value
   integer :: stat, devices(MINV_MAX_DEVICES + 1)
   character(200) :: msg
@@ -62,19 +64,31 @@ program test_errors
   end if
 
   ! ---- an uninitialised context: every routine says so ----
-  call minv_invert(none, a, x, stat=stat, errmsg=msg)
-  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_invert: no context', 'uninitialised invert')
+  call minv_invert(none, a, x, report=rep, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_invert: invalid argument: ctx is not &
+                  &initialised: call minv_init(ctx) first', 'uninitialised invert')
+  call check(rep%n == 2 .and. rep%info == 0 .and. rep%rcond == -1, 'uninitialised: report')
+  call minv_invert_inplace(none, x, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_invert_inplace: invalid argument: ctx &
+                  &is not initialised', 'uninitialised invert_inplace')
+  call minv_invert_warm(none, a, a, x, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_invert_warm: invalid argument: ctx is &
+                  &not initialised', 'uninitialised invert_warm')
   call minv_solve(none, a, a, x, stat=stat, errmsg=msg)
-  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_solve: no context', 'uninitialised solve')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_solve: invalid argument: ctx is not &
+                  &initialised', 'uninitialised solve')
+  call minv_analyze(none, a, an, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_analyze: invalid argument: ctx is not &
+                  &initialised', 'uninitialised analyze')
   call minv_set_option(none, MINV_OPT_RESIDUAL, 2, stat=stat, errmsg=msg)
-  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_set_option: no context', &
-                  'uninitialised set_option')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_set_option: invalid argument: ctx is &
+                  &not initialised', 'uninitialised set_option')
   call minv_get_option(none, MINV_OPT_RESIDUAL, value, stat=stat, errmsg=msg)
-  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_get_option: no context', &
-                  'uninitialised get_option')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_get_option: invalid argument: ctx is &
+                  &not initialised', 'uninitialised get_option')
   call minv_set_progress(none, stat=stat, errmsg=msg)
-  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_set_progress: no context', &
-                  'uninitialised set_progress')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_set_progress: invalid argument: ctx is &
+                  &not initialised', 'uninitialised set_progress')
   call minv_finalize(none, stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS, 'finalising an uninitialised context does nothing')
 
