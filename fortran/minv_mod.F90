@@ -61,7 +61,9 @@ module minv_mod
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
-    minv_solve_d, minv_solve_s, c_set_progress => minv_set_progress
+    minv_solve_d, minv_solve_s, c_set_progress => minv_set_progress, &
+    minv_file_options, minv_file_options_default, c_invert_file => minv_invert_file, &
+    c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file
   implicit none
   private
 
@@ -115,7 +117,6 @@ module minv_mod
   public :: minv_init, minv_finalize, minv_context_backend, minv_set_option, minv_get_option, &
             minv_set_progress
   public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_solve, minv_analyze
-  public :: minv_invert_file, minv_solve_file, minv_analyze_file
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
             minv_report_reason, minv_print_report
 
@@ -155,58 +156,23 @@ module minv_mod
     module procedure get_option_i32, get_option_i64, get_option_r32, get_option_r64
   end interface minv_get_option
 
-  ! ---- NetCDF files (see "Files" above); the bodies are in the submodule minv_mod_files ----
+#if MINV_FORTRAN_FILES
+  ! NetCDF files (see "Files" above), in minv_mod_files.inc.
+  ! TODO(issue 3): unconditional once netcdf_io puts its entry points into libminv.
+  public :: minv_invert_file, minv_solve_file, minv_analyze_file
 
-  ! Inverts the matrix variable in_var of in_path and writes it to out_var (absent or '':
-  ! "<in_var>_inv") of out_path. A rank-3 variable whose matrix dimensions are equal and
-  ! that is given no slice is a batch: every matrix is inverted. precision:
-  ! MINV_PRECISION_DOUBLE (default) or _SINGLE, whatever the type on disk. deflate: 0 to 9.
-  ! tile: edge of the tiles read (0: the variable's chunks).
   interface minv_invert_file
-    module subroutine invert_file(ctx, in_path, in_var, out_path, out_var, method, precision, &
-                                  slice, deflate, fortran_order, tile, report, stat, errmsg)
-      type(minv_context), intent(inout) :: ctx
-      character(*), intent(in) :: in_path, in_var, out_path
-      character(*), intent(in), optional :: out_var
-      integer, intent(in), optional :: method, precision, slice(:), deflate, tile
-      logical, intent(in), optional :: fortran_order
-      type(minv_report), intent(out), optional :: report
-      integer, intent(out), optional :: stat
-      character(*), intent(inout), optional :: errmsg
-    end subroutine invert_file
+    module procedure invert_file
   end interface minv_invert_file
 
-  ! Solves A X = B with A the variable a_var of a_path and B the variable b_var of b_path,
-  ! and writes X to x_var (absent or '': "X") of x_path with B's dimensions and layout.
   interface minv_solve_file
-    module subroutine solve_file(ctx, a_path, a_var, b_path, b_var, x_path, x_var, method, &
-                                 precision, slice, deflate, fortran_order, tile, report, stat, &
-                                 errmsg)
-      type(minv_context), intent(inout) :: ctx
-      character(*), intent(in) :: a_path, a_var, b_path, b_var, x_path
-      character(*), intent(in), optional :: x_var
-      integer, intent(in), optional :: method, precision, slice(:), deflate, tile
-      logical, intent(in), optional :: fortran_order
-      type(minv_report), intent(out), optional :: report
-      integer, intent(out), optional :: stat
-      character(*), intent(inout), optional :: errmsg
-    end subroutine solve_file
+    module procedure solve_file
   end interface minv_solve_file
 
-  ! The analysis of a matrix variable (sliced as for minv_invert_file; a batch is refused
-  ! with MINV_ERR_SHAPE).
   interface minv_analyze_file
-    module subroutine analyze_file(ctx, path, var, analysis, slice, fortran_order, tile, stat, &
-                                   errmsg)
-      type(minv_context), intent(inout) :: ctx
-      character(*), intent(in) :: path, var
-      type(minv_analysis), intent(out) :: analysis
-      integer, intent(in), optional :: slice(:), tile
-      logical, intent(in), optional :: fortran_order
-      integer, intent(out), optional :: stat
-      character(*), intent(inout), optional :: errmsg
-    end subroutine analyze_file
+    module procedure analyze_file
   end interface minv_analyze_file
+#endif
 
   ! Single-specific generics: the specifics cannot carry the names of the C entry points
   ! (the bind(c) labels) without gfortran reporting a clash of global names.
@@ -491,6 +457,13 @@ contains
     write (u, '("  ", a)') minv_report_reason(report)
   end subroutine minv_print_report
 
+#if MINV_FORTRAN_FILES
+  ! ======================================================================================
+  ! NetCDF files
+  ! ======================================================================================
+#include "minv_mod_files.inc"
+
+#endif
   ! ======================================================================================
   ! helpers shared by every routine
   ! ======================================================================================
