@@ -1,0 +1,278 @@
+/* Option parsing shared by the subcommands: the option groups, argv splitting, --help, the
+ * shared settings, and the small value parsers. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const cli_option cli_compute_options[] = {
+    {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal", "method (default auto: chosen from the matrix)"},
+    {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)"},
+    {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)"},
+    {"precision", "double|single", "compute precision, whatever the type on disk (default double)"},
+    {"tol", "X", "iterative method: stop when the residual norm <= X"},
+    {"max-iter", "N", "iterative method: iteration cap (default 100)"},
+    {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))"},
+    {"threads", "N", "threads for minv's own CPU loops (default: all)"},
+    {NULL, NULL, NULL}};
+
+const cli_option cli_file_options[] = {
+    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order"},
+    {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)"},
+    {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)"},
+    {NULL, NULL, NULL}};
+
+const cli_option cli_output_options[] = {
+    {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)"},
+    {NULL, NULL, NULL}};
+
+const cli_option cli_general_options[] = {
+    {"quiet", NULL, "no progress bar"},
+    {"help", NULL, "this help"},
+    {NULL, NULL, NULL}};
+
+static const cli_option *find_option(const cli_command *cmd, const char *name, size_t len) {
+    for (const cli_option *const *g = cmd->groups; *g; g++)
+        for (const cli_option *o = *g; o->name; o++)
+            if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+                return o;
+    return NULL;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            out->help = 1;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+            if (out->npos == CLI_MAX_ARGS)
+                return cli_error(CLI_USAGE, "%s: too many arguments", cmd->name);
+            out->pos[out->npos++] = arg;
+            continue;
+        }
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const cli_option *o = find_option(cmd, name, len);
+        if (!o)
+            return cli_error(CLI_USAGE, "%s: unknown option --%.*s (see minv %s --help)", cmd->name, (int)len, name, cmd->name);
+        const char *value = NULL;
+        if (o->arg) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return cli_error(CLI_USAGE, "%s: --%s needs a value (%s)", cmd->name, o->name, o->arg);
+        } else if (eq) {
+            return cli_error(CLI_USAGE, "%s: --%s takes no value", cmd->name, o->name);
+        }
+        if (out->nopts == CLI_MAX_ARGS)
+            return cli_error(CLI_USAGE, "%s: too many options", cmd->name);
+        out->opt[out->nopts] = o;
+        out->value[out->nopts++] = value;
+    }
+    return CLI_OK;
+}
+
+const char *cli_value(const cli_args *a, const char *name) {
+    const char *value = NULL;
+    for (int i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt[i]->name, name) == 0)
+            value = a->value[i];
+    return value;
+}
+
+int cli_flag(const cli_args *a, const char *name) {
+    for (int i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt[i]->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+void cli_help(const cli_command *cmd) {
+    printf("usage: minv %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
+    if (cmd->details)
+        printf("\n%s\n", cmd->details);
+    printf("\noptions:\n");
+    for (const cli_option *const *g = cmd->groups; *g; g++)
+        for (const cli_option *o = *g; o->name; o++) {
+            char left[96];
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+            if (strlen(left) > 26)
+                printf("  %s\n  %-26s  %s\n", left, "", o->help);
+            else
+                printf("  %-26s  %s\n", left, o->help);
+        }
+}
+
+/* ---- values ---- */
+
+int cli_parse_int(const char *text, int64_t lo, int64_t hi, int64_t *value) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return 0;
+    *value = v;
+    return 1;
+}
+
+int cli_parse_double(const char *text, double *value) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v))
+        return 0;
+    *value = v;
+    return 1;
+}
+
+int cli_parse_size(const char *text, int64_t *bytes) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || !(v >= 0))
+        return 0;
+    const char *units = "KMGT", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (*end && (!u || (end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]))))
+        return 0;
+    for (const char *p = units; u && p <= u; p++)
+        v *= 1024;
+    if (v > 9.2e18)
+        return 0;
+    *bytes = (int64_t)v;
+    return 1;
+}
+
+static int parse_method(const char *text, minv_method *m) {
+    for (int k = 0; k <= MINV_METHOD_GJ_BASELINE; k++)
+        if (strcmp(text, minv_method_name((minv_method)k)) == 0) {
+            *m = (minv_method)k;
+            return 1;
+        }
+    return 0;
+}
+
+static int parse_slice(const char *text, minv_file_options *fo) {
+    const char *p = text;
+    fo->nslice = 0;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (errno || end == p || v < 0 || fo->nslice == MINV_MAX_SLICE || (*end && *end != ','))
+            return 0;
+        fo->slice[fo->nslice++] = v;
+        p = *end ? end + 1 : end;
+    }
+    return fo->nslice > 0;
+}
+
+int cli_settings_from(const cli_args *a, cli_settings *s) {
+    const char *v;
+    int64_t i;
+    minv_options_default(&s->opts);
+    minv_file_options_default(&s->fopts);
+    s->method = MINV_METHOD_AUTO;
+    s->tol = s->max_iter = s->residual = -1;
+    s->quiet = cli_flag(a, "quiet");
+    if ((v = cli_value(a, "method")) && !parse_method(v, &s->method))
+        return cli_error(CLI_USAGE, "--method %s: expected auto, cholesky, lu, gauss-jordan, iterative or tridiagonal", v);
+    if ((v = cli_value(a, "backend"))) {
+        if (strcmp(v, "auto") == 0) s->opts.backend = MINV_BACKEND_AUTO;
+        else if (strcmp(v, "cpu") == 0) s->opts.backend = MINV_BACKEND_CPU;
+        else if (strcmp(v, "gpu") == 0) s->opts.backend = MINV_BACKEND_GPU;
+        else return cli_error(CLI_USAGE, "--backend %s: expected auto, cpu or gpu", v);
+    }
+    if ((v = cli_value(a, "device-memory")) && !cli_parse_size(v, &s->opts.device_memory))
+        return cli_error(CLI_USAGE, "--device-memory %s: expected a size such as 2G, 512M or 1073741824", v);
+    if ((v = cli_value(a, "precision"))) {
+        if (strcmp(v, "double") == 0) s->fopts.precision = MINV_PRECISION_DOUBLE;
+        else if (strcmp(v, "single") == 0 || strcmp(v, "float") == 0) s->fopts.precision = MINV_PRECISION_SINGLE;
+        else return cli_error(CLI_USAGE, "--precision %s: expected double or single", v);
+    }
+    if ((v = cli_value(a, "tol")) && !(cli_parse_double(v, &s->tol) && s->tol >= 0))
+        return cli_error(CLI_USAGE, "--tol %s: expected a number >= 0", v);
+    if ((v = cli_value(a, "max-iter"))) {
+        if (!cli_parse_int(v, 1, INT32_MAX, &i))
+            return cli_error(CLI_USAGE, "--max-iter %s: expected an integer >= 1", v);
+        s->max_iter = (double)i;
+    }
+    if ((v = cli_value(a, "residual"))) {
+        if (strcmp(v, "none") == 0) s->residual = 0;
+        else if (strcmp(v, "sampled") == 0) s->residual = 1;
+        else if (strcmp(v, "full") == 0) s->residual = 2;
+        else return cli_error(CLI_USAGE, "--residual %s: expected none, sampled or full", v);
+    }
+    if ((v = cli_value(a, "threads"))) {
+        if (!cli_parse_int(v, 1, 4096, &i))
+            return cli_error(CLI_USAGE, "--threads %s: expected an integer from 1 to 4096", v);
+        s->opts.cpu_threads = (int32_t)i;
+    }
+    if ((v = cli_value(a, "slice")) && !parse_slice(v, &s->fopts))
+        return cli_error(CLI_USAGE, "--slice %s: expected up to %d indices >= 0 separated by commas, e.g. --slice 3 or --slice 0,2",
+                         v, MINV_MAX_SLICE);
+    if ((v = cli_value(a, "tile"))) {
+        if (!cli_parse_int(v, 1, INT64_MAX, &i))
+            return cli_error(CLI_USAGE, "--tile %s: expected an integer >= 1", v);
+        s->fopts.tile = i;
+    }
+    s->fopts.fortran_order = cli_flag(a, "fortran-order");
+    if ((v = cli_value(a, "deflate"))) {
+        if (!cli_parse_int(v, 0, 9, &i))
+            return cli_error(CLI_USAGE, "--deflate %s: expected a level from 0 to 9", v);
+        s->fopts.deflate_level = (int32_t)i;
+    }
+    return CLI_OK;
+}
+
+int cli_context(const cli_settings *s, minv_context **ctx) {
+    minv_status st = minv_create(ctx, &s->opts);
+    if (st != MINV_SUCCESS)
+        return cli_error(CLI_FAILED, "%s%s", minv_status_string(st),
+                         st == MINV_ERR_NO_GPU ? ": --backend gpu needs a usable GPU and a minv built with CUDA; try --backend auto" : "");
+    const struct { minv_option opt; double value; } tunables[] = {
+        {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual}};
+    for (size_t k = 0; k < sizeof tunables / sizeof tunables[0]; k++)
+        if (tunables[k].value >= 0 && (st = minv_set_option(*ctx, tunables[k].opt, tunables[k].value)) != MINV_SUCCESS) {
+            int code = cli_fail(*ctx, st);
+            minv_destroy(*ctx);
+            *ctx = NULL;
+            return code;
+        }
+    if (!s->quiet)
+        minv_set_progress(*ctx, cli_progress, NULL);
+    return CLI_OK;
+}
+
+/* ---- file:variable ---- */
+
+int cli_split(const char *text, const char *what, int var_required, cli_path_var *out) {
+    memset(out, 0, sizeof *out);
+    out->copy = strdup(text);
+    if (!out->copy)
+        return cli_error(CLI_FAILED, "out of memory");
+    char *colon = strrchr(out->copy, ':');
+    out->path = out->copy;
+    if (colon) {
+        *colon = '\0';
+        out->var = colon + 1;
+    }
+    if (!out->path[0] || (colon && !out->var[0]) || (var_required && !colon)) {
+        cli_path_var_free(out);
+        return cli_error(CLI_USAGE, "%s '%s': expected FILE.nc:VARIABLE%s", what, text, var_required ? "" : " or FILE.nc");
+    }
+    return CLI_OK;
+}
+
+void cli_path_var_free(cli_path_var *pv) {
+    free(pv->copy);
+    memset(pv, 0, sizeof *pv);
+}

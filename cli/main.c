@@ -1,0 +1,45 @@
+/* The minv command: dense inversion and many-right-hand-side solves on NetCDF files.
+ *   minv invert IN.nc:VAR OUT.nc[:VAR]
+ *   minv solve A.nc:VAR B.nc:VAR X.nc[:VAR]
+ *   minv info IN.nc:VAR
+ *   minv generate KIND N OUT.nc[:VAR]
+ * The report goes to stdout; errors are one line on stderr and a non-zero exit status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"invert", cli_invert, "invert a matrix variable (or every matrix of a batch) into a file"},
+    {"solve", cli_solve, "solve A X = B for many right-hand sides into a file"},
+    {"info", cli_info, "analyse a matrix variable: symmetry, dominance, bandwidth, norms, condition"},
+    {"generate", cli_generate, "write a test matrix: soar, gaussian, kms, spd, general, tridiagonal"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: minv COMMAND [ARGS] [options]\n\ncommands:\n");
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        fprintf(f, "  %-10s %s\n", commands[k].name, commands[k].summary);
+    fprintf(f, "\n`minv COMMAND --help` describes each; `minv --version` prints the version.\n"
+               "Exit status: 0 on success, 1 when the job fails, 2 for a wrong command line.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2)
+        return usage(stderr), CLI_USAGE;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
+        return usage(stdout), CLI_OK;
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("minv %s (CUDA: %s, NetCDF: %s)\n", minv_version(), MINV_HAVE_CUDA ? "yes" : "no",
+               MINV_HAVE_NETCDF ? "yes" : "no");
+        return CLI_OK;
+    }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (strcmp(argv[1], commands[k].name) == 0)
+            return commands[k].run(argc - 2, argv + 2);
+    return cli_error(CLI_USAGE, "unknown command '%s': expected invert, solve, info or generate (see minv --help)", argv[1]);
+}

@@ -1,0 +1,464 @@
+/* A matrix variable read tile by tile: which matrix of a higher-rank variable (slice or
+ * batch), what counts as missing, and the conversion of any numeric type on disk to the
+ * compute precision. Peak memory is the caller's matrix plus one tile of doubles. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ncio.h"
+
+/* ---- opening: the variable, its shape, the slice ---- */
+
+static int is_numeric(nc_type t) { return minv_nc_type_is_integer(t) || t == NC_FLOAT || t == NC_DOUBLE; }
+
+/* "A, B, cov" (as many as fit): what the file does hold, for a NOT_FOUND message. */
+static void list_variables(int ncid, char *buf, size_t len) {
+    int nvars = 0;
+    buf[0] = '\0';
+    if (nc_inq_nvars(ncid, &nvars) != NC_NOERR || nvars == 0) {
+        snprintf(buf, len, "none");
+        return;
+    }
+    for (int v = 0; v < nvars; v++) {
+        char name[NC_MAX_NAME + 1];
+        size_t used = strlen(buf);
+        if (nc_inq_varname(ncid, v, name) != NC_NOERR || used + strlen(name) + 8 >= len) {
+            snprintf(buf + used, len - used, "%s...", v > 0 ? ", " : "");
+            return;
+        }
+        snprintf(buf + used, len - used, "%s%s", v > 0 ? ", " : "", name);
+    }
+}
+
+static minv_status open_variable(minv_context *ctx, minv_nc_source *s) {
+    int st = nc_open(s->path, NC_NOWRITE, &s->ncid);
+    if (st != NC_NOERR) {
+        s->ncid = -1;
+        if (st > 0) /* a system error: ENOENT, EACCES, ... */
+            return minv_nc_fail(ctx, st, "cannot open '%s'", s->path);
+        return minv_nc_fail(ctx, st, "'%s' is not a readable netCDF file (truncated or corrupt?)", s->path);
+    }
+    st = nc_inq_format(s->ncid, &s->format);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s': cannot read the format", s->path);
+    st = nc_inq_varid(s->ncid, s->var, &s->varid);
+    if (st == NC_ENOTVAR) {
+        char names[256];
+        list_variables(s->ncid, names, sizeof names);
+        return minv_fail(ctx, MINV_ERR_NOT_FOUND, "'%s' has no variable '%s' (its variables: %s)",
+                         s->path, s->var, names);
+    }
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s', variable '%s'", s->path, s->var);
+    int rank = 0;
+    st = nc_inq_var(s->ncid, s->varid, NULL, &s->xtype, &rank, NULL, NULL);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s', variable '%s'", s->path, s->var);
+    if (!is_numeric(s->xtype))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s' is %s, not a numeric type",
+                         s->path, s->var, minv_nc_type_name(s->xtype));
+    if (rank < 2 || rank > MINV_NC_MAX_RANK)
+        return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has rank %d: a matrix needs 2 dimensions%s",
+                         s->path, s->var, rank, rank > 2 ? ", and minv slices at most 8 leading ones" : "");
+    s->rank = rank;
+
+    int dimids[MINV_NC_MAX_RANK], nunlim = 0, unlim[NC_MAX_DIMS];
+    st = nc_inq_vardimid(s->ncid, s->varid, dimids);
+    if (st == NC_NOERR)
+        st = nc_inq_unlimdims(s->ncid, &nunlim, unlim);
+    for (int d = 0; d < rank && st == NC_NOERR; d++) {
+        st = nc_inq_dim(s->ncid, dimids[d], s->dims[d].name, &s->dims[d].len);
+        for (int u = 0; u < nunlim; u++)
+            s->dims[d].unlimited |= unlim[u] == dimids[d];
+    }
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its dimensions", s->path, s->var);
+    return MINV_SUCCESS;
+}
+
+/* "cov(Time=3, n=20, n=20)" */
+static void shape_text(const minv_nc_source *s, char *buf, size_t len) {
+    size_t used = (size_t)snprintf(buf, len, "%s(", s->var);
+    for (int d = 0; d < s->rank && used < len; d++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%zu", d ? ", " : "", s->dims[d].name, s->dims[d].len);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* The leading dimensions are fixed by the slice; one left over makes a batch. */
+static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const minv_file_options *fopts,
+                                   int flags) {
+    int nlead = s->rank - 2;
+    int nslice = (flags & MINV_NC_SLICE_IF_RANKED) && nlead == 0 ? 0 : fopts->nslice;
+    char shape[512];
+    shape_text(s, shape, sizeof shape);
+    s->d0 = s->dims[s->rank - 2].len;
+    s->d1 = s->dims[s->rank - 1].len;
+    if (nslice > nlead)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: %d slice indices given but it has %d leading dimension%s%s",
+                         s->path, shape, nslice, nlead, nlead == 1 ? "" : "s",
+                         nlead == 0 ? " (it is a matrix already: drop the slice)" : "");
+    for (int d = 0; d < nslice; d++) {
+        if (fopts->slice[d] < 0 || (uint64_t)fopts->slice[d] >= s->dims[d].len)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: slice index %lld is outside dimension %s (0-based, %zu entries)",
+                             s->path, shape, (long long)fopts->slice[d], s->dims[d].name, s->dims[d].len);
+        s->lead[d] = (size_t)fopts->slice[d];
+    }
+    s->nlead_fixed = nslice;
+    s->count = 1;
+    if (nlead - nslice == 1 && (flags & MINV_NC_ALLOW_BATCH) && s->d0 == s->d1) {
+        s->batch = 1;
+        s->count = (int64_t)s->dims[nslice].len;
+        if (s->count == 0)
+            return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s holds no matrices (%s has length 0)",
+                             s->path, shape, s->dims[nslice].name);
+    } else if (nlead - nslice > 0) {
+        char which[256] = "";
+        for (int d = 0; d < nlead; d++)
+            snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s", d ? ", " : "", s->dims[d].name);
+        return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s has rank %d: give %d slice ind%s (for %s) to pick a matrix%s",
+                         s->path, shape, s->rank, nlead, nlead == 1 ? "ex" : "ices", which,
+                         s->rank == 3 && (flags & MINV_NC_ALLOW_BATCH) ? ", or make its last two dimensions equal for a batch" : "");
+    }
+    if (s->d0 == 0 || s->d1 == 0)
+        return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s is empty", s->path, shape);
+    return MINV_SUCCESS;
+}
+
+/* ---- what counts as missing, and packing (NUG attribute conventions, CF packing) ---- */
+
+static int get_att(int ncid, int varid, const char *name, double *values, size_t max, size_t *count) {
+    nc_type t;
+    size_t len;
+    if (nc_inq_att(ncid, varid, name, &t, &len) != NC_NOERR || !is_numeric(t) || len == 0 || len > max)
+        return 0;
+    if (nc_get_att_double(ncid, varid, name, values) != NC_NOERR)
+        return 0;
+    if (count)
+        *count = len;
+    return 1;
+}
+
+static double default_fill(nc_type t) {
+    switch (t) {
+    case NC_SHORT: return NC_FILL_SHORT;
+    case NC_USHORT: return NC_FILL_USHORT;
+    case NC_INT: return NC_FILL_INT;
+    case NC_UINT: return NC_FILL_UINT;
+    case NC_INT64: return (double)NC_FILL_INT64;
+    case NC_UINT64: return (double)NC_FILL_UINT64;
+    case NC_FLOAT: return NC_FILL_FLOAT;
+    default: return NC_FILL_DOUBLE;
+    }
+}
+
+static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
+    minv_nc_values *v = &s->values;
+    double pair[2];
+    size_t n = 0;
+    v->valid_min = -HUGE_VAL;
+    v->valid_max = HUGE_VAL;
+    v->scale = 1;
+    v->offset = 0;
+    if (get_att(s->ncid, s->varid, "_FillValue", &v->fill, 1, NULL)) {
+        v->has_fill = 1;
+    } else {
+        /* Unwritten entries hold the type's default fill while fill mode is on; the NUG asks
+         * not to treat the byte types' default as missing. */
+        int no_fill = 1;
+        unsigned char value[8];
+        if (nc_inq_var_fill(s->ncid, s->varid, &no_fill, value) == NC_NOERR && !no_fill &&
+            s->xtype != NC_BYTE && s->xtype != NC_UBYTE) {
+            v->has_fill = v->fill_is_default = 1;
+            v->fill = default_fill(s->xtype);
+        }
+    }
+    nc_type t;
+    size_t len;
+    if (nc_inq_att(s->ncid, s->varid, "missing_value", &t, &len) == NC_NOERR && len > MINV_NC_MAX_MISSING)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': missing_value has %zu values; minv honours up to %d",
+                         s->path, s->var, len, MINV_NC_MAX_MISSING);
+    if (get_att(s->ncid, s->varid, "missing_value", v->missing, MINV_NC_MAX_MISSING, &n))
+        v->nmissing = (int)n;
+    if (get_att(s->ncid, s->varid, "valid_range", pair, 2, &n) && n == 2) {
+        v->valid_min = pair[0];
+        v->valid_max = pair[1];
+    }
+    get_att(s->ncid, s->varid, "valid_min", &v->valid_min, 1, NULL);
+    get_att(s->ncid, s->varid, "valid_max", &v->valid_max, 1, NULL);
+    get_att(s->ncid, s->varid, "scale_factor", &v->scale, 1, NULL);
+    get_att(s->ncid, s->varid, "add_offset", &v->offset, 1, NULL);
+    return MINV_SUCCESS;
+}
+
+/* ---- storage: chunks, tiles, and whether the file is whole ---- */
+
+static minv_status plan_storage(minv_context *ctx, minv_nc_source *s, int64_t tile_edge) {
+    int storage = NC_CONTIGUOUS, shuffle = 0, deflate = 0, level = 0;
+    size_t chunks[MINV_NC_MAX_RANK];
+    /* classic files answer NC_CONTIGUOUS; only netCDF-4 ones have chunks and filters */
+    if (s->format == NC_FORMAT_NETCDF4 || s->format == NC_FORMAT_NETCDF4_CLASSIC) {
+        int st = nc_inq_var_chunking(s->ncid, s->varid, &storage, chunks);
+        if (st == NC_NOERR)
+            st = nc_inq_var_deflate(s->ncid, s->varid, &shuffle, &deflate, &level);
+        if (st != NC_NOERR)
+            return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its storage", s->path, s->var);
+    }
+    s->chunked = storage == NC_CHUNKED;
+    s->deflate_level = deflate ? level : 0;
+    if (s->chunked) {
+        s->chunk[0] = chunks[s->rank - 2];
+        s->chunk[1] = chunks[s->rank - 1];
+    }
+    s->tile_rule = minv_nc_plan_tiles(s->d0, s->d1, s->chunked ? s->chunk : NULL, tile_edge, s->tile);
+    s->buffer = malloc(s->tile[0] * s->tile[1] * sizeof(double));
+    if (!s->buffer)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a %zu x %zu tile for reading '%s'",
+                         s->tile[0], s->tile[1], s->var);
+    return MINV_SUCCESS;
+}
+
+static minv_status check_whole(minv_context *ctx, minv_nc_source *s) {
+    if (s->format != NC_FORMAT_CLASSIC && s->format != NC_FORMAT_64BIT_OFFSET &&
+        s->format != NC_FORMAT_64BIT_DATA)
+        return MINV_SUCCESS; /* HDF5 notices truncation itself */
+    long long need = 0;
+    struct stat st;
+    minv_status status = minv_nc_classic_min_size(ctx, s->ncid, s->path, &need);
+    if (status != MINV_SUCCESS)
+        return status;
+    if (stat(s->path, &st) == 0 && (long long)st.st_size < need)
+        return minv_fail(ctx, MINV_ERR_IO, "'%s' is truncated: its header describes at least %lld bytes, the file has %lld (variable '%s' cannot be trusted)",
+                         s->path, need, (long long)st.st_size, s->var);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
+                                const char *var, const minv_file_options *fopts, int flags) {
+    memset(s, 0, sizeof *s);
+    s->ncid = -1;
+    s->path = path;
+    s->var = var;
+    minv_status status = MINV_SUCCESS;
+    MINV_TRY(open_variable(ctx, s));
+    MINV_TRY(choose_matrices(ctx, s, fopts, flags));
+    MINV_TRY(read_value_rules(ctx, s));
+    MINV_TRY(check_whole(ctx, s));
+    MINV_TRY(plan_storage(ctx, s, fopts->tile));
+    minv_nc_source_set_view(s, fopts->fortran_order ? MINV_NC_FORTRAN_VIEW : MINV_NC_C_VIEW);
+cleanup:
+    if (status != MINV_SUCCESS)
+        minv_nc_source_close(s);
+    return status;
+}
+
+void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view) {
+    s->view = view;
+    s->rows = (int64_t)(view == MINV_NC_C_VIEW ? s->d0 : s->d1);
+    s->cols = (int64_t)(view == MINV_NC_C_VIEW ? s->d1 : s->d0);
+}
+
+void minv_nc_source_close(minv_nc_source *s) {
+    if (s->ncid >= 0)
+        nc_close(s->ncid);
+    s->ncid = -1;
+    free(s->buffer);
+    s->buffer = NULL;
+}
+
+/* ---- reading ---- */
+
+void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < s->nlead_fixed && used < len; d++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s = %zu", d ? ", " : "", s->dims[d].name, s->lead[d]);
+}
+
+void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len) {
+    char slice[512], batch[NC_MAX_NAME + 32] = "";
+    minv_nc_source_slice(s, slice, sizeof slice);
+    if (s->batch)
+        snprintf(batch, sizeof batch, "%s%s = %lld", slice[0] ? ", " : "", s->dims[s->nlead_fixed].name, (long long)k);
+    if (slice[0] || batch[0])
+        snprintf(buf, len, "'%s', variable '%s' (%s%s, 0-based)", s->path, s->var, slice, batch);
+    else
+        snprintf(buf, len, "'%s', variable '%s'", s->path, s->var);
+}
+
+typedef enum { OK = 0, IS_NAN, IS_INF, IS_FILL, IS_MISSING, IS_INVALID, TOO_BIG } value_kind;
+
+static value_kind classify(const minv_nc_values *v, double x, int single) {
+    if (v->has_fill && (x == v->fill || (isnan(x) && isnan(v->fill))))
+        return IS_FILL;
+    for (int m = 0; m < v->nmissing; m++)
+        if (x == v->missing[m])
+            return IS_MISSING;
+    if (isnan(x))
+        return IS_NAN;
+    if (isinf(x))
+        return IS_INF;
+    if (x < v->valid_min || x > v->valid_max)
+        return IS_INVALID;
+    if (single && fabs(x * v->scale + v->offset) > FLT_MAX)
+        return TOO_BIG;
+    return OK;
+}
+
+typedef struct {
+    value_kind kind;
+    size_t r, c; /* on disk: along d0, d1 */
+    double value;
+} bad_entry;
+
+static minv_status fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k, const bad_entry *b) {
+    char where[768], what[256];
+    const minv_nc_values *v = &s->values;
+    minv_nc_source_where(s, k, where, sizeof where);
+    switch (b->kind) {
+    case IS_FILL:
+        if (v->fill_is_default)
+            snprintf(what, sizeof what, "is the default fill value %g of %s: a missing (never written) entry",
+                     b->value, minv_nc_type_name(s->xtype));
+        else
+            snprintf(what, sizeof what, "is the _FillValue %g: a missing entry", b->value);
+        break;
+    case IS_MISSING: snprintf(what, sizeof what, "is the missing_value %g: a missing entry", b->value); break;
+    case IS_NAN: snprintf(what, sizeof what, "is NaN"); break;
+    case IS_INF: snprintf(what, sizeof what, "is %s", b->value > 0 ? "+Inf" : "-Inf"); break;
+    case IS_INVALID:
+        snprintf(what, sizeof what, "= %g is outside the valid range [%g, %g]", b->value, v->valid_min, v->valid_max);
+        break;
+    default:
+        snprintf(what, sizeof what, "= %g does not fit in single precision (compute in double)",
+                 b->value * v->scale + v->offset);
+        break;
+    }
+    size_t i = s->view == MINV_NC_C_VIEW ? b->r : b->c, j = s->view == MINV_NC_C_VIEW ? b->c : b->r;
+    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry (%zu, %zu) (row, column, 1-based; the first bad one in file order) %s",
+                     where, i + 1, j + 1, what);
+}
+
+/* Checks a tile as it arrives and unpacks it in place; records its first bad entry. */
+static void scan_tile(const minv_nc_source *s, double *tile, const size_t start[2], const size_t count[2],
+                      int keep_nonfinite, int single, bad_entry *bad) {
+    const minv_nc_values *v = &s->values;
+    const int unpack = v->scale != 1 || v->offset != 0;
+    const size_t n = count[0] * count[1];
+    for (size_t e = 0; e < n; e++) {
+        value_kind kind = classify(v, tile[e], single);
+        if (kind != OK && !(keep_nonfinite && (kind == IS_NAN || kind == IS_INF))) {
+            size_t r = start[0] + e / count[1], c = start[1] + e % count[1];
+            if (bad->kind == OK || r < bad->r || (r == bad->r && c < bad->c))
+                *bad = (bad_entry){kind, r, c, tile[e]};
+            return;
+        }
+        if (unpack)
+            tile[e] = tile[e] * v->scale + v->offset;
+    }
+}
+
+minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
+                                int keep_nonfinite, minv_mat *m) {
+    size_t start[MINV_NC_MAX_RANK] = {0}, count[MINV_NC_MAX_RANK];
+    const int r0 = s->rank - 2;
+    for (int d = 0; d < r0; d++) {
+        start[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k;
+        count[d] = 1;
+    }
+    const size_t bands = (s->d0 + s->tile[0] - 1) / s->tile[0];
+    const size_t across = (s->d1 + s->tile[1] - 1) / s->tile[1];
+    const double per_matrix = (double)(bands * across), all = per_matrix * (double)s->count;
+    size_t esize = 0;
+    nc_inq_type(s->ncid, s->xtype, NULL, &esize);
+    double t0 = minv_now();
+    for (size_t b = 0; b < bands; b++) {
+        bad_entry bad = {OK, 0, 0, 0};
+        for (size_t a = 0; a < across; a++) {
+            start[r0] = b * s->tile[0];
+            start[r0 + 1] = a * s->tile[1];
+            count[r0] = s->d0 - start[r0] < s->tile[0] ? s->d0 - start[r0] : s->tile[0];
+            count[r0 + 1] = s->d1 - start[r0 + 1] < s->tile[1] ? s->d1 - start[r0 + 1] : s->tile[1];
+            int st = nc_get_vara_double(s->ncid, s->varid, start, count, s->buffer);
+            if (st != NC_NOERR) {
+                char where[768];
+                minv_nc_source_where(s, k, where, sizeof where);
+                return minv_nc_fail(ctx, st, "%s: reading entries [%zu:%zu, %zu:%zu] failed (truncated or corrupt file?)",
+                                    where, start[r0], start[r0] + count[r0], start[r0 + 1], start[r0 + 1] + count[r0 + 1]);
+            }
+            bad_entry tile_bad = {OK, 0, 0, 0};
+            scan_tile(s, s->buffer, start + r0, count + r0, keep_nonfinite, m->dtype == MINV_R32, &tile_bad);
+            if (tile_bad.kind != OK) {
+                if (bad.kind == OK || tile_bad.r < bad.r || (tile_bad.r == bad.r && tile_bad.c < bad.c))
+                    bad = tile_bad;
+            } else if (bad.kind == OK) {
+                minv_nc_tile_to_mat(s->buffer, start + r0, count + r0, s->view, m);
+            }
+            s->bytes += (double)(count[r0] * count[r0 + 1] * esize);
+            s->tiles++;
+            minv_progress(ctx, "read", ((double)k * per_matrix + (double)(b * across + a + 1)) / all);
+        }
+        /* The band is complete, so its first bad entry is the first in file order. */
+        if (bad.kind != OK) {
+            s->seconds += minv_now() - t0;
+            return fail_bad(ctx, s, k, &bad);
+        }
+    }
+    s->seconds += minv_now() - t0;
+    return MINV_SUCCESS;
+}
+
+/* ---- for reports ---- */
+
+void minv_nc_source_note(const minv_nc_source *s, minv_report *report) {
+    minv_report_note(report, "read %.1f MB in %.3f s (%.0f MB/s) as %lld tile%s of %zu x %zu (%s)",
+                     s->bytes / 1e6, s->seconds, s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0,
+                     (long long)s->tiles, s->tiles == 1 ? "" : "s", s->tile[0], s->tile[1], s->tile_rule);
+}
+
+void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len) {
+    char shape[512];
+    shape_text(s, shape, sizeof shape);
+    size_t used = (size_t)snprintf(buf, len, "%s %s in %s, ", minv_nc_type_name(s->xtype), shape,
+                                   minv_nc_format_name(s->format));
+    if (used >= len)
+        return;
+    if (s->chunked)
+        used += (size_t)snprintf(buf + used, len - used, "chunks %zu x %zu, %s", s->chunk[0], s->chunk[1],
+                                 s->deflate_level ? "deflated" : "not deflated");
+    else
+        used += (size_t)snprintf(buf + used, len - used, "contiguous");
+    if (used < len && s->deflate_level)
+        used += (size_t)snprintf(buf + used, len - used, " (level %d)", s->deflate_level);
+    if (used < len && (s->values.scale != 1 || s->values.offset != 0))
+        snprintf(buf + used, len - used, ", packed (scale_factor %g, add_offset %g)", s->values.scale, s->values.offset);
+}
+
+/* ---- one square matrix, whole ---- */
+
+minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char *path, const char *var,
+                                const minv_file_options *fopts, int keep_nonfinite, minv_mat *m) {
+    minv_status status = MINV_SUCCESS;
+    m->data = NULL;
+    MINV_TRY(minv_nc_source_open(ctx, s, path, var, fopts, 0));
+    MINV_TRY(minv_nc_check_square(ctx, s));
+    MINV_TRY(minv_mat_alloc(ctx, m, fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64, s->rows, s->cols));
+    MINV_TRY(minv_nc_source_read(ctx, s, 0, keep_nonfinite, m));
+cleanup:
+    if (status != MINV_SUCCESS)
+        minv_mat_free(m);
+    minv_nc_source_close(s);
+    return status;
+}
+
+minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s) {
+    if (s->d0 == s->d1)
+        return MINV_SUCCESS;
+    char shape[512];
+    shape_text(s, shape, sizeof shape);
+    return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s is a %zu x %zu matrix, not square", s->path, shape,
+                     (size_t)s->rows, (size_t)s->cols);
+}

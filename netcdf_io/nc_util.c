@@ -1,0 +1,78 @@
+/* Small helpers of the NetCDF layer: NetCDF errors as minv errors, type and format names,
+ * file identity, and the lock that serialises NetCDF-C. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ncio.h"
+
+minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...) {
+    char what[MINV_ERROR_LEN];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    minv_status status = nc_status == ENOENT ? MINV_ERR_NOT_FOUND : MINV_ERR_IO;
+    return minv_fail(ctx, status, "%s: %s", what, nc_strerror(nc_status));
+}
+
+minv_status minv_nc_fail_at(minv_context *ctx, minv_status status, const char *where) {
+    char detail[MINV_ERROR_LEN];
+    const char *msg = minv_last_error(ctx), *prefix = minv_status_string(status);
+    size_t plen = strlen(prefix);
+    /* minv_fail put "<status string>: " in front; it comes back once, before `where`. */
+    if (strncmp(msg, prefix, plen) == 0 && strncmp(msg + plen, ": ", 2) == 0)
+        msg += plen + 2;
+    snprintf(detail, sizeof detail, "%s", msg);
+    return minv_fail(ctx, status, "%s: %s", where, detail);
+}
+
+const char *minv_nc_type_name(nc_type t) {
+    switch (t) {
+    case NC_BYTE: return "NC_BYTE";
+    case NC_UBYTE: return "NC_UBYTE";
+    case NC_CHAR: return "NC_CHAR";
+    case NC_SHORT: return "NC_SHORT";
+    case NC_USHORT: return "NC_USHORT";
+    case NC_INT: return "NC_INT";
+    case NC_UINT: return "NC_UINT";
+    case NC_INT64: return "NC_INT64";
+    case NC_UINT64: return "NC_UINT64";
+    case NC_FLOAT: return "NC_FLOAT";
+    case NC_DOUBLE: return "NC_DOUBLE";
+    case NC_STRING: return "NC_STRING";
+    default: return "a user-defined type";
+    }
+}
+
+const char *minv_nc_format_name(int format) {
+    switch (format) {
+    case NC_FORMAT_CLASSIC: return "netCDF-3 classic";
+    case NC_FORMAT_64BIT_OFFSET: return "netCDF-3 64-bit offset";
+    case NC_FORMAT_64BIT_DATA: return "CDF-5";
+    case NC_FORMAT_NETCDF4: return "netCDF-4";
+    case NC_FORMAT_NETCDF4_CLASSIC: return "netCDF-4 classic model";
+    default: return "an unknown format";
+    }
+}
+
+int minv_nc_type_is_integer(nc_type t) {
+    return t == NC_BYTE || t == NC_UBYTE || t == NC_SHORT || t == NC_USHORT || t == NC_INT ||
+           t == NC_UINT || t == NC_INT64 || t == NC_UINT64;
+}
+
+int minv_nc_same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static pthread_mutex_t nc_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void minv_nc_lock(void) { pthread_mutex_lock(&nc_mutex); }
+
+void minv_nc_unlock(void) { pthread_mutex_unlock(&nc_mutex); }

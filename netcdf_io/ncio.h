@@ -1,0 +1,225 @@
+/* The NetCDF layer's internal interface, shared by the file entry points and the minv command
+ * (generate and info use the reader and writer directly); never installed.
+ *
+ *   nc_source.c   a matrix variable read tile by tile: slices, batches, checks, conversion
+ *   nc_sink.c     an output variable written tile by tile under a temporary name, renamed
+ *                 into place on commit
+ *   nc_tiles.c    the tile plan and the copies between tiles and column-major matrices
+ *   nc_classic.c  the size a classic-format file must have (truncation is otherwise silent)
+ *   nc_util.c     errors, names, the NetCDF lock, file identity
+ *
+ * Indices in messages are 1-based for matrix entries (row, column) and 0-based for slice
+ * positions, as ncdump and ncks count them; every message names the file and the variable. */
+#ifndef MINV_NCIO_H
+#define MINV_NCIO_H
+
+#include <netcdf.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a matrix sits in the last two dimensions (d0, d1) of a variable, listed as ncdump lists
+ * them. C view: M(i, j) = var[..., i, j], rows along d0. Fortran view: M(i, j) =
+ * var[..., j, i], which is how nf90_put_var stores a Fortran array m(i, j). Reading the raw
+ * bytes into a column-major buffer gives the Fortran view without any reordering. */
+typedef enum { MINV_NC_C_VIEW = 0, MINV_NC_FORTRAN_VIEW = 1 } minv_nc_view;
+
+enum {
+    MINV_NC_MAX_RANK = MINV_MAX_SLICE + 2,
+    MINV_NC_MAX_MISSING = 8,       /* values of a missing_value attribute that are honoured */
+    MINV_NC_TILE_ELEMS = 1 << 20   /* tile budget: 8 MiB of doubles */
+};
+
+typedef struct {
+    char name[NC_MAX_NAME + 1];
+    size_t len;
+    int unlimited;
+} minv_nc_dim;
+
+/* ---- reading (nc_source.c) ---- */
+
+/* Flags of minv_nc_source_open. */
+enum {
+    MINV_NC_ALLOW_BATCH = 1,  /* a rank-3 variable of square matrices without a slice is a batch */
+    MINV_NC_SLICE_IF_RANKED = 2 /* the slice applies only when the rank exceeds 2 (B of a solve) */
+};
+
+/* What makes a stored value missing or invalid, and how it unpacks (NetCDF Users Guide
+ * attribute conventions; CF packing). */
+typedef struct {
+    int has_fill;
+    double fill;          /* _FillValue, or the type's default fill while fill mode is on */
+    int fill_is_default;
+    int nmissing;
+    double missing[MINV_NC_MAX_MISSING];
+    double valid_min, valid_max; /* -/+HUGE_VAL when absent */
+    double scale, offset;        /* value = stored * scale + offset */
+} minv_nc_values;
+
+typedef struct {
+    const char *path, *var;
+    int ncid, varid, format;
+    nc_type xtype;
+    int rank;
+    minv_nc_dim dims[MINV_NC_MAX_RANK];
+    size_t lead[MINV_NC_MAX_RANK]; /* indices into the leading dimensions (the slice) */
+    int nlead_fixed;               /* leading dimensions fixed by lead[]; a batch varies the next */
+    int batch;                     /* 1: matrix k is var[k, :, :] */
+    int64_t count;                 /* matrices: the batch length, else 1 */
+    size_t d0, d1;                 /* lengths of the last two dimensions */
+    minv_nc_view view;
+    int64_t rows, cols;            /* of the matrix in `view` */
+    minv_nc_values values;
+    int chunked, deflate_level;
+    size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
+    size_t tile[2];                /* tile edges along d0, d1 */
+    const char *tile_rule;         /* how the tile was chosen, for the report */
+    double *buffer;                /* one tile of doubles */
+    double bytes, seconds;         /* read so far (stored bytes) and the time it took */
+    int64_t tiles;
+} minv_nc_source;
+
+/* Opens `var` of `path` read-only and checks everything that can be checked before reading:
+ * the file is netCDF and whole, the variable exists and is numeric, its rank can be sliced to
+ * a matrix. Errors name the file and variable: NOT_FOUND, IO, SHAPE, INVALID_ARG (the slice). */
+minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
+                                const char *var, const minv_file_options *fopts, int flags);
+/* Matrix k (0 <= k < count) into m (rows x cols of the source's view, R32 or R64), tile by
+ * tile with nc_get_vara. A _FillValue, missing_value or value outside the valid range fails
+ * with NOT_FINITE naming the first (i, j) in file order; so do NaN and Inf unless
+ * keep_nonfinite (an analysis reports them itself). */
+minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
+                                int keep_nonfinite, minv_mat *m);
+/* The fixed leading indices: "Time = 2, level = 0" (0-based), "" without a slice. */
+void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len);
+/* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)". */
+void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len);
+/* Appends "read ... MB in ... s (... MB/s) ..." to the report's reason. */
+void minv_nc_source_note(const minv_nc_source *s, minv_report *report);
+/* One line on the storage: type, format, chunking, compression. */
+void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len);
+/* Sets the view (rows and cols follow); the reader names entries in this view. */
+void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view);
+/* Closes the file; the fields stay readable for notes and descriptions. */
+void minv_nc_source_close(minv_nc_source *s);
+/* SHAPE unless the source's matrices are square; the message names file and variable. */
+minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s);
+/* A square matrix (no batch) read whole into m, allocated here in fopts' precision; the
+ * source is closed on return, its fields (storage, read statistics) still valid. */
+minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char *path,
+                                const char *var, const minv_file_options *fopts,
+                                int keep_nonfinite, minv_mat *m);
+
+/* ---- writing (nc_sink.c) ---- */
+
+typedef struct {
+    int rank;                       /* 2, or 3 for a batch */
+    minv_nc_dim dims[3];            /* names may repeat: R(channel, channel) */
+    nc_type xtype;                  /* the type on disk */
+    int format;                     /* of a new file: NC_FORMAT_NETCDF4, _CLASSIC, _64BIT_OFFSET */
+    int deflate_level;              /* netCDF-4: 0 (none) to 9 */
+    double scale;                   /* integer types: stored = round(value / scale); a
+                                       scale_factor attribute is written when scale != 1 */
+    minv_nc_view view;              /* how matrices sit in the last two dimensions */
+    const char *const *inputs;      /* files of this call that must never be touched */
+    int ninputs;
+} minv_nc_sink_spec;
+
+typedef struct {
+    const char *path, *var;
+    char *tmp;                      /* path.tmp.<pid>, where everything is written */
+    int ncid, varid, format;
+    minv_nc_sink_spec spec;
+    size_t tile[2];
+    double *buffer;
+    double bytes, seconds;
+    int64_t written, expected;      /* matrices written and to write (progress) */
+    char *old_history;              /* of a file that is added to */
+} minv_nc_sink;
+
+/* An attribute of the output variable: text, or `count` doubles. */
+typedef struct {
+    const char *name;
+    const char *text;
+    const double *values;
+    size_t count;
+} minv_nc_attr;
+
+/* Prepares `var` of `path` under a temporary name: a new file, or a copy of an existing
+ * netCDF file that holds other variables (the variable is added, or overwritten when it has
+ * the same shape). `count` matrices will be written. Refuses a path that is one of the
+ * inputs. */
+minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
+                              const char *var, const minv_nc_sink_spec *spec, int64_t count);
+/* Matrix k of the variable from m (rows x cols in the spec's view). */
+minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
+/* Attributes, minv_version, the global history line (appended to an existing history),
+ * close, and rename over `path`. On failure the temporary file is gone. */
+minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
+                                int nattrs, const char *history);
+void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report);
+/* Drops the temporary file; harmless after a commit. */
+void minv_nc_sink_abort(minv_nc_sink *w);
+/* The temporary name used for `path` by this process (the minv command removes it when
+ * interrupted). Returns a malloc'ed string, or NULL. */
+char *minv_nc_tmp_name(const char *path);
+
+/* ---- tiles (nc_tiles.c) ---- */
+
+/* Tile edges along d0 and d1: `edge` x `edge` when edge > 0; else whole chunks of a chunked
+ * variable, grouped up to MINV_NC_TILE_ELEMS; else (contiguous) bands of whole rows. */
+const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_t edge,
+                               size_t tile[2]);
+/* Between a row-major tile of doubles at (start[0], start[1]) of the d0 x d1 matrix on disk
+ * and the column-major matrix m in `view`. */
+void minv_nc_tile_to_mat(const double *tile, const size_t start[2], const size_t count[2],
+                         minv_nc_view view, minv_mat *m);
+void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
+                         const size_t count[2], double *tile);
+
+/* ---- the jobs behind the file entry points (nc_invert.c, nc_solve.c) ----
+ * Arguments are checked and defaults filled by the entry points (nc_files.c). */
+minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in_path,
+                           const char *in_var, const char *out_path, const char *out_var,
+                           const minv_file_options *fopts, minv_report *report);
+minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
+                          const char *a_var, const char *b_path, const char *b_var,
+                          const char *x_path, const char *x_var, const minv_file_options *fopts,
+                          minv_report *report);
+
+/* ---- classic files (nc_classic.c) ---- */
+
+/* The least size in bytes that a classic, 64-bit offset or CDF-5 file with this header must
+ * have; netCDF-C reads zeros past the end of a truncated file instead of failing. */
+minv_status minv_nc_classic_min_size(minv_context *ctx, int ncid, const char *path,
+                                     long long *bytes);
+
+/* ---- helpers (nc_util.c) ---- */
+
+/* Records "<what>: <nc_strerror>" with the status a NetCDF error maps to: NOT_FOUND for a
+ * missing file, IO otherwise. */
+minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Puts `where` in front of the context's last error, keeping the status. */
+minv_status minv_nc_fail_at(minv_context *ctx, minv_status status, const char *where);
+const char *minv_nc_type_name(nc_type t);
+const char *minv_nc_format_name(int format);
+int minv_nc_type_is_integer(nc_type t);
+/* 1 when a and b name the same existing file (after links). */
+int minv_nc_same_file(const char *a, const char *b);
+/* NetCDF-C is not thread-safe: every file call holds this process-wide lock. */
+void minv_nc_lock(void);
+void minv_nc_unlock(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
