@@ -156,9 +156,7 @@ module minv_mod
     module procedure get_option_i32, get_option_i64, get_option_r32, get_option_r64
   end interface minv_get_option
 
-#if MINV_FORTRAN_FILES
   ! NetCDF files (see "Files" above), in minv_mod_files.inc.
-  ! TODO(issue 3): unconditional once netcdf_io puts its entry points into libminv.
   public :: minv_invert_file, minv_solve_file, minv_analyze_file
 
   interface minv_invert_file
@@ -172,7 +170,6 @@ module minv_mod
   interface minv_analyze_file
     module procedure analyze_file
   end interface minv_analyze_file
-#endif
 
   ! Single-specific generics: the specifics cannot carry the names of the C entry points
   ! (the bind(c) labels) without gfortran reporting a clash of global names.
@@ -457,13 +454,11 @@ contains
     write (u, '("  ", a)') minv_report_reason(report)
   end subroutine minv_print_report
 
-#if MINV_FORTRAN_FILES
   ! ======================================================================================
   ! NetCDF files
   ! ======================================================================================
 #include "minv_mod_files.inc"
 
-#endif
   ! ======================================================================================
   ! helpers shared by every routine
   ! ======================================================================================

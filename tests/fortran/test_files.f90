@@ -1,7 +1,7 @@
 ! minv_mod's NetCDF file routines against the in-memory ones, on files written with nf90 as
 ! Fortran models write them: every optional argument (out_var, method, precision, slice,
 ! deflate, fortran_order, tile, report), a batch, the analysis, and the error paths with
-! stat (test_stop_files covers them without).
+! stat (test_stop covers them without).
 program test_files
   use, intrinsic :: iso_fortran_env, only: real64
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan

@@ -1,7 +1,6 @@
 ! The error paths of minv_mod without stat: each must stop the program with
 ! "minv: <routine>: <message>". One case per run, named by the first argument; CTest runs
-! each through expect_stop.cmake, which checks the non-zero exit and the message. The file
-! routines' cases are in test_stop_files.f90.
+! each through expect_stop.cmake, which checks the non-zero exit and the message.
 program test_stop
   use, intrinsic :: iso_fortran_env, only: real32, real64, error_unit
   use minv_mod
@@ -57,6 +56,14 @@ program test_stop
   case ('errmsg_without_stat')
     ! errmsg alone does not catch the error: only stat does
     call minv_invert(ctx, a34, x33, errmsg=msg)
+  case ('invert_file')
+    call minv_invert_file(ctx, 'no_such_file.nc', 'B', 'out.nc')
+  case ('solve_file')
+    call minv_solve_file(ctx, 'no_such_file.nc', 'A', 'no_such_file.nc', 'B', 'x.nc')
+  case ('analyze_file')
+    call minv_analyze_file(ctx, 'no_such_file.nc', 'B', an)
+  case ('file_slice')
+    call minv_invert_file(ctx, 'no_such_file.nc', 'B', 'out.nc', slice=[0])
   case default
     write (error_unit, '("test_stop: unknown case ", a)') trim(which)
     stop 2
