@@ -59,7 +59,7 @@ static void print_rcond(minv_context *ctx, const cli_settings *s, const minv_mat
                  : minv_solve_s(ctx, s->method, m->rows, 1, m->data, m->ld, b.data, b.ld, x.data, x.ld, &r);
     }
     if (st == MINV_SUCCESS || (st == MINV_ERR_SINGULAR && r.rcond >= 0))
-        printf("%-10s %.2e (LAPACK 1-norm estimate from the %s factorisation, %.3f s on the %s)%s\n", "rcond", r.rcond,
+        printf("%-10s %.2e (LAPACK 1-norm estimate from the %s factorisation, %.3g s on the %s)%s\n", "rcond", r.rcond,
                minv_method_name(r.method), r.seconds, minv_backend_name(r.backend),
                st == MINV_ERR_SINGULAR ? ": singular to working precision" : "");
     else

@@ -20,19 +20,19 @@ static const struct {
     {"generate", cli_generate, "write a test matrix: soar, gaussian, kms, spd, general, tridiagonal"},
 };
 
-static void usage(FILE *f) {
-    fprintf(f, "usage: minv COMMAND [ARGS] [options]\n\ncommands:\n");
+static void usage(void) {
+    printf("usage: minv COMMAND [ARGS] [options]\n\ncommands:\n");
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        fprintf(f, "  %-10s %s\n", commands[k].name, commands[k].summary);
-    fprintf(f, "\n`minv COMMAND --help` describes each; `minv --version` prints the version.\n"
-               "Exit status: 0 on success, 1 when the job fails, 2 for a wrong command line.\n");
+        printf("  %-10s %s\n", commands[k].name, commands[k].summary);
+    printf("\n`minv COMMAND --help` describes each; `minv --version` prints the version.\n"
+           "Exit status: 0 on success, 1 when the job fails, 2 for a wrong command line.\n");
 }
 
 int main(int argc, char **argv) {
     if (argc < 2)
-        return usage(stderr), CLI_USAGE;
+        return cli_error(CLI_USAGE, "no command given: expected invert, solve, info or generate (see minv --help)");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
-        return usage(stdout), CLI_OK;
+        return usage(), CLI_OK;
     if (strcmp(argv[1], "--version") == 0) {
         printf("minv %s (CUDA: %s, NetCDF: %s)\n", minv_version(), MINV_HAVE_CUDA ? "yes" : "no",
                MINV_HAVE_NETCDF ? "yes" : "no");

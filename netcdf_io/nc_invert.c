@@ -173,7 +173,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
         *report = last;
     minv_nc_source_note(&src, report);
     minv_nc_sink_note(&dst, report);
-    minv_report_note(report, "compute %.3f s, %.3f s in all with reading and writing", seconds, minv_now() - t0);
+    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", seconds, minv_now() - t0);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&src);

@@ -134,6 +134,21 @@ static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const 
                      w->path, d->name, name, d->len);
 }
 
+/* Tiles of whole chunks (netCDF-4) or bands of whole rows (classic), as the reader's. */
+static minv_status plan_tiles(minv_context *ctx, minv_nc_sink *w) {
+    const minv_nc_sink_spec *sp = &w->spec;
+    const size_t d0 = sp->dims[sp->rank - 2].len, d1 = sp->dims[sp->rank - 1].len;
+    int storage = NC_CONTIGUOUS;
+    size_t chunks[3];
+    if (is_netcdf4(w->format)) {
+        int st = nc_inq_var_chunking(w->ncid, w->varid, &storage, chunks);
+        if (st != NC_NOERR)
+            return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its storage", w->path, w->var);
+    }
+    minv_nc_plan_tiles(d0, d1, storage == NC_CHUNKED ? chunks + sp->rank - 2 : NULL, 0, w->tile);
+    return MINV_SUCCESS;
+}
+
 static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
     const minv_nc_sink_spec *sp = &w->spec;
     int dimids[3], st;
@@ -154,7 +169,7 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
         if (!same)
             return minv_fail(ctx, MINV_ERR_SHAPE, "'%s' already has a variable '%s' of another shape; minv overwrites one of the same shape only: choose another name or file",
                              w->path, w->var);
-        return MINV_SUCCESS;
+        return plan_tiles(ctx, w);
     }
     st = nc_def_var(w->ncid, w->var, sp->xtype, sp->rank, dimids, &w->varid);
     if (st != NC_NOERR)
@@ -172,13 +187,11 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
             st = nc_def_var_fill(w->ncid, w->varid, NC_NOFILL, NULL);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s': cannot set the storage of variable '%s'", w->path, w->var);
-        minv_nc_plan_tiles(sp->dims[sp->rank - 2].len, sp->dims[sp->rank - 1].len, chunks + sp->rank - 2, 0, w->tile);
     } else {
         int old_mode;
         nc_set_fill(w->ncid, NC_NOFILL, &old_mode);
-        minv_nc_plan_tiles(sp->dims[sp->rank - 2].len, sp->dims[sp->rank - 1].len, NULL, 0, w->tile);
     }
-    return MINV_SUCCESS;
+    return plan_tiles(ctx, w);
 }
 
 static char *read_history(int ncid) {
@@ -392,7 +405,7 @@ void minv_nc_sink_abort(minv_nc_sink *w) {
 }
 
 void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report) {
-    minv_report_note(report, "wrote %.1f MB in %.3f s (%.0f MB/s) to '%s' as %s",
+    minv_report_note(report, "wrote %.3g MB in %.3g s (%.0f MB/s) to '%s' as %s",
                      w->bytes / 1e6, w->seconds, w->seconds > 0 ? w->bytes / 1e6 / w->seconds : 0.0,
                      w->path, w->var);
 }

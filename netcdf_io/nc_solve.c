@@ -104,7 +104,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     minv_nc_source_note(&as, report);
     minv_nc_source_note(&bs, report);
     minv_nc_sink_note(&xs, report);
-    minv_report_note(report, "compute %.3f s, %.3f s in all with reading and writing", report->seconds, minv_now() - t0);
+    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
 cleanup:
     minv_nc_sink_abort(&xs);
     minv_nc_source_close(&as);

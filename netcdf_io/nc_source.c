@@ -414,7 +414,7 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
 /* ---- for reports ---- */
 
 void minv_nc_source_note(const minv_nc_source *s, minv_report *report) {
-    minv_report_note(report, "read %.1f MB in %.3f s (%.0f MB/s) as %lld tile%s of %zu x %zu (%s)",
+    minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) as %lld tile%s of %zu x %zu (%s)",
                      s->bytes / 1e6, s->seconds, s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0,
                      (long long)s->tiles, s->tiles == 1 ? "" : "s", s->tile[0], s->tile[1], s->tile_rule);
 }

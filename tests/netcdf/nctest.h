@@ -1,0 +1,65 @@
+/* Helpers of the NetCDF tests: files written straight through NetCDF-C (so the reader meets
+ * other writers than its own), results read back, and the checks that a failed call left
+ * nothing behind and did not touch its input. */
+#ifndef MINV_NCTEST_H
+#define MINV_NCTEST_H
+
+#include <netcdf.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define NCT(call)                                                                         \
+    do {                                                                                  \
+        int nct_st_ = (call);                                                             \
+        if (nct_st_ != NC_NOERR) {                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, nc_strerror(nct_st_)); \
+            exit(2);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+#define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (text))
+
+/* How a variable is stored. */
+typedef struct {
+    int cmode;            /* nc_create mode: NC_CLOBBER, |NC_64BIT_OFFSET, |NC_64BIT_DATA, |NC_NETCDF4 */
+    const size_t *chunks; /* netCDF-4: chunk shape, NULL for contiguous */
+    int deflate;          /* netCDF-4: deflate level */
+    const double *fill;   /* a _FillValue (set before the data, as NetCDF requires), or NULL */
+} nct_storage;
+
+/* Writes `var` of type `type` with dimensions names[0..rank) of lengths lens (a name used twice
+ * is one dimension; unlimited_first makes the first dimension unlimited) and the row-major
+ * values `data` (NULL: leave unwritten), to a new file or (append) an existing one. */
+void nct_write(const char *path, int append, const nct_storage *st, const char *var, nc_type type,
+               int rank, const char *const *names, const size_t *lens, int unlimited_first,
+               const double *data);
+void nct_put_att(const char *path, const char *var, const char *name, nc_type type, size_t n,
+                 const double *values);
+/* The whole variable as row-major doubles (malloc'ed); *count receives the number of values. */
+double *nct_read(const char *path, const char *var, size_t *count);
+char *nct_read_text_att(const char *path, const char *var, const char *name); /* malloc'ed, NULL if absent */
+
+/* Row-major r x c (as on disk) to column-major with M(i, j) = disk[i][j] (C view), and the
+ * Fortran view M(i, j) = disk[j][i], which is the same bytes. */
+double *nct_c_view(const double *disk, size_t r, size_t c);
+
+/* A file's bytes, to check that it was not touched. */
+typedef struct {
+    char *bytes;
+    long size;
+} nct_snapshot;
+nct_snapshot nct_snap(const char *path);
+int nct_same(const nct_snapshot *s, const char *path); /* 1 when the file still holds the bytes */
+void nct_snap_free(nct_snapshot *s);
+int nct_exists(const char *path);
+/* 1 when some `path`.tmp.* is left in the directory. */
+int nct_tmp_left(const char *path);
+
+/* A context on the CPU for the tests (the NetCDF layer is the same on every backend). */
+minv_context *nct_context(void);
+
+#endif

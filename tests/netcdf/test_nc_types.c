@@ -1,0 +1,166 @@
+/* Round trips through files written by NetCDF-C itself: every numeric type on disk, every
+ * format (classic, 64-bit offset, CDF-5, netCDF-4 contiguous, chunked, chunked and deflated,
+ * netCDF-4 classic model), tiles aligned to the chunks or not (partial edges), both compute
+ * precisions, packed data, and a matrix large enough for several chunk-aligned tiles. The
+ * inverse read back must pass the LAPACK tester's check ||I - A X||_1 / (n ||A||_1 ||X||_1 eps)
+ * < 30, and no temporary file may remain. */
+#include <float.h>
+#include <math.h>
+
+#include "nctest.h"
+
+enum { N = 13 };
+
+static const struct {
+    const char *name;
+    nc_type type;
+    int classic; /* allowed in classic and 64-bit offset files */
+} types[] = {
+    {"double", NC_DOUBLE, 1}, {"float", NC_FLOAT, 1}, {"int", NC_INT, 1},       {"short", NC_SHORT, 1},
+    {"byte", NC_BYTE, 1},     {"ubyte", NC_UBYTE, 0}, {"ushort", NC_USHORT, 0}, {"uint", NC_UINT, 0},
+    {"int64", NC_INT64, 0},   {"uint64", NC_UINT64, 0},
+};
+
+static const size_t chunks_4x6[2] = {4, 6};
+
+static const struct {
+    const char *name;
+    nct_storage st;
+    int all_types;
+} storages[] = {
+    {"classic", {NC_CLOBBER, NULL, 0}, 0},
+    {"offset64", {NC_CLOBBER | NC_64BIT_OFFSET, NULL, 0}, 0},
+    {"cdf5", {NC_CLOBBER | NC_64BIT_DATA, NULL, 0}, 1},
+    {"nc4contiguous", {NC_CLOBBER | NC_NETCDF4, NULL, 0}, 1},
+    {"nc4chunked", {NC_CLOBBER | NC_NETCDF4, chunks_4x6, 0}, 1},
+    {"nc4deflated", {NC_CLOBBER | NC_NETCDF4, chunks_4x6, 5}, 1},
+    {"nc4classicmodel", {NC_CLOBBER | NC_NETCDF4 | NC_CLASSIC_MODEL, chunks_4x6, 1}, 0},
+};
+
+static const char *const row_col[2] = {"row", "col"};
+
+/* Non-symmetric, strictly diagonally dominant, small non-negative integers: exact in every
+ * type, unsigned ones included. Row-major, as on disk. */
+static void integer_matrix(size_t n, double *a) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            a[i * n + j] = i == j ? 60 + (double)(i % 5) : (double)((i * 7 + j * 3) % 5);
+}
+
+/* Inverts `var` of `path` into out.nc and returns the LAPACK-tester ratio of the result. */
+static double invert_ratio(minv_context *ctx, const char *path, const char *var, const double *a_disk, size_t n,
+                           const minv_file_options *fo, minv_report *rep) {
+    const char *out = "types_out.nc";
+    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, out, "Ainv", fo, rep);
+    CHECK(st == MINV_SUCCESS, "%s: %s", path, minv_last_error(ctx));
+    CHECK(!nct_tmp_left(out), "%s: a temporary file is left", path);
+    if (st != MINV_SUCCESS)
+        return INFINITY;
+    size_t count;
+    double *x_disk = nct_read(out, "Ainv", &count);
+    CHECK(count == n * n, "%s: %zu values", path, count);
+    double *a = nct_c_view(a_disk, n, n), *x = nct_c_view(x_disk, n, n);
+    double eps = fo->precision == MINV_PRECISION_SINGLE ? FLT_EPSILON : DBL_EPSILON;
+    double ratio = tu_inverse_ratio((int64_t)n, a, (int64_t)n, x, (int64_t)n, eps);
+    free(a);
+    free(x);
+    free(x_disk);
+    return ratio;
+}
+
+static void every_type_and_format(minv_context *ctx) {
+    double a[N * N];
+    const size_t lens[2] = {N, N};
+    integer_matrix(N, a);
+    for (size_t s = 0; s < sizeof storages / sizeof storages[0]; s++) {
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            if (!storages[s].all_types && !types[t].classic)
+                continue;
+            char path[128];
+            snprintf(path, sizeof path, "types_%s_%s.nc", storages[s].name, types[t].name);
+            nct_write(path, 0, &storages[s].st, "A", types[t].type, 2, row_col, lens, 0, a);
+            for (int variant = 0; variant < 3; variant++) {
+                minv_file_options fo;
+                minv_report rep;
+                minv_file_options_default(&fo);
+                fo.tile = variant == 1 ? 5 : 0; /* 5 x 5 tiles: neither aligned to 4 x 6 chunks nor to 13 */
+                fo.precision = variant == 2 ? MINV_PRECISION_SINGLE : MINV_PRECISION_DOUBLE;
+                double ratio = invert_ratio(ctx, path, "A", a, N, &fo, &rep);
+                CHECK(ratio < 30, "%s variant %d: ratio %.3g", path, variant, ratio);
+                CHECK(rep.method == MINV_METHOD_LU && rep.n == N, "%s: method %s, n %lld", path,
+                      minv_method_name(rep.method), (long long)rep.n);
+                CHECK(strstr(rep.reason, "read ") && strstr(rep.reason, "MB/s"), "%s: no read rate in \"%s\"", path, rep.reason);
+            }
+        }
+    }
+}
+
+/* CF packing: value = stored * scale_factor + add_offset, on a short variable. */
+static void packed(minv_context *ctx) {
+    double value[N * N], stored[N * N], scale = 0.25, offset = 1;
+    const size_t lens[2] = {N, N};
+    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, NULL, 0};
+    integer_matrix(N, value);
+    for (size_t k = 0; k < N * N; k++) {
+        value[k] = value[k] / 4 + 1;
+        stored[k] = (value[k] - offset) / scale;
+    }
+    nct_write("types_packed.nc", 0, &st, "P", NC_SHORT, 2, row_col, lens, 0, stored);
+    nct_put_att("types_packed.nc", "P", "scale_factor", NC_FLOAT, 1, &scale);
+    nct_put_att("types_packed.nc", "P", "add_offset", NC_FLOAT, 1, &offset);
+    minv_file_options fo;
+    minv_report rep;
+    minv_file_options_default(&fo);
+    double ratio = invert_ratio(ctx, "types_packed.nc", "P", value, N, &fo, &rep);
+    CHECK(ratio < 30, "packed short: ratio %.3g against the unpacked matrix", ratio);
+}
+
+/* The layout convention: inversion gives the same file read in either order. */
+static void either_order(minv_context *ctx) {
+    double a[N * N];
+    const size_t lens[2] = {N, N};
+    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, NULL, 0};
+    minv_file_options fo;
+    minv_file_options_default(&fo);
+    integer_matrix(N, a);
+    nct_write("types_order.nc", 0, &st, "A", NC_DOUBLE, 2, row_col, lens, 0, a);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "types_order.nc", "A", "types_c.nc", NULL, &fo, NULL), MINV_SUCCESS, ctx);
+    fo.fortran_order = 1;
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "types_order.nc", "A", "types_f.nc", NULL, &fo, NULL), MINV_SUCCESS, ctx);
+    double *xc = nct_read("types_c.nc", "A_inv", NULL), *xf = nct_read("types_f.nc", "A_inv", NULL);
+    double diff = tu_rel_diff(N, N, xc, N, xf, N);
+    CHECK(diff < 1e-13, "C and Fortran order give different files: %.3g", diff);
+    free(xc);
+    free(xf);
+}
+
+/* Several whole-chunk tiles: 1030 x 1030 in 128 x 100 chunks, deflated. */
+static void chunk_aligned_tiles(minv_context *ctx) {
+    const size_t n = 1030, lens[2] = {1030, 1030}, chunks[2] = {128, 100};
+    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, chunks, 1};
+    double *a = malloc(n * n * sizeof *a);
+    tu_rng rng;
+    tu_seed(&rng, 7);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            a[i * n + j] = tu_uniform(&rng) + (i == j ? (double)n : 0);
+    nct_write("types_large.nc", 0, &st, "A", NC_DOUBLE, 2, row_col, lens, 0, a);
+    minv_file_options fo;
+    minv_report rep;
+    minv_file_options_default(&fo);
+    double ratio = invert_ratio(ctx, "types_large.nc", "A", a, n, &fo, &rep);
+    CHECK(ratio < 30, "1030 x 1030: ratio %.3g", ratio);
+    /* 1 Mi elements a tile: whole rows of chunks (1030 wide), 7 chunk rows (896) a band */
+    HAS(rep.reason, "as 2 tiles of 896 x 1030 (whole chunks)");
+    free(a);
+}
+
+int main(void) {
+    minv_context *ctx = nct_context();
+    every_type_and_format(ctx);
+    packed(ctx);
+    either_order(ctx);
+    chunk_aligned_tiles(ctx);
+    minv_destroy(ctx);
+    return tu_finish("test_nc_types");
+}
