@@ -327,7 +327,6 @@ minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, co
             minv_progress(ctx, "write", ((double)k * per_matrix + (double)(b * across + a + 1)) / all);
         }
     }
-    w->written++;
 cleanup:
     w->seconds += minv_now() - t0;
     return status;

@@ -121,7 +121,7 @@ static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const m
             snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s", d ? ", " : "", s->dims[d].name);
         return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s has rank %d: give %d slice ind%s (for %s) to pick a matrix%s",
                          s->path, shape, s->rank, nlead, nlead == 1 ? "ex" : "ices", which,
-                         s->rank == 3 && (flags & MINV_NC_ALLOW_BATCH) ? ", or make its last two dimensions equal for a batch" : "");
+                         (flags & MINV_NC_ALLOW_BATCH) && nlead - nslice == 1 ? " (its last two dimensions differ, so it is no batch of square matrices)" : "");
     }
     if (s->d0 == 0 || s->d1 == 0)
         return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s is empty", s->path, shape);

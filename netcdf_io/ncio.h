@@ -137,7 +137,7 @@ typedef struct {
     size_t tile[2];
     double *buffer;
     double bytes, seconds;
-    int64_t written, expected;      /* matrices written and to write (progress) */
+    int64_t expected;               /* matrices to write (for progress) */
     char *old_history;              /* of a file that is added to */
 } minv_nc_sink;
 
