@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -93,19 +92,13 @@ static struct {
     double last;
 } bar;
 
-static double seconds_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void cli_progress(void *user, const char *stage, double fraction) {
     (void)user;
     if (!bar.checked) {
         bar.checked = 1;
         bar.tty = isatty(STDERR_FILENO);
     }
-    double now = seconds_now();
+    double now = minv_now();
     if (!bar.tty || (fraction < 1 && now - bar.last < 0.1))
         return;
     bar.last = now;

@@ -5,8 +5,8 @@
 
 #include "nctest.h"
 
-static const nct_storage nc4 = {NC_CLOBBER | NC_NETCDF4, NULL, 0};
-static const nct_storage classic = {NC_CLOBBER, NULL, 0};
+static const nct_storage nc4 = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0};
+static const nct_storage classic = {.cmode = NC_CLOBBER, .chunks = NULL, .deflate = 0};
 static const char *const ij[2] = {"i", "j"};
 enum { N = 6 };
 
@@ -40,7 +40,7 @@ static void bad_entries(minv_context *ctx) {
     /* _FillValue at (3, 5), 1-based in C order; in Fortran order the same entry is (5, 3) */
     diag_dominant(a);
     a[2 * N + 4] = fill;
-    const nct_storage with_fill = {NC_CLOBBER | NC_NETCDF4, NULL, 0, &fill};
+    const nct_storage with_fill = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0, .fill = &fill};
     nct_write("err_fill.nc", 0, &with_fill, "B", NC_DOUBLE, 2, ij, lens, 0, a);
     msg = invert_fails(ctx, "err_fill.nc", "B", &fo, MINV_ERR_NOT_FINITE);
     HAS(msg, "'err_fill.nc', variable 'B'");

@@ -7,8 +7,8 @@
 
 #include "nctest.h"
 
-static const nct_storage nc4 = {NC_CLOBBER | NC_NETCDF4, NULL, 0};
-static const nct_storage classic = {NC_CLOBBER, NULL, 0};
+static const nct_storage nc4 = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0};
+static const nct_storage classic = {.cmode = NC_CLOBBER, .chunks = NULL, .deflate = 0};
 
 /* Row-major SPD matrix number `seed`: M M^T / n + I (symmetric, so either order reads it). */
 static double *spd(size_t n, uint64_t seed) {

@@ -28,13 +28,13 @@ static const struct {
     nct_storage st;
     int all_types;
 } storages[] = {
-    {"classic", {NC_CLOBBER, NULL, 0}, 0},
-    {"offset64", {NC_CLOBBER | NC_64BIT_OFFSET, NULL, 0}, 0},
-    {"cdf5", {NC_CLOBBER | NC_64BIT_DATA, NULL, 0}, 1},
-    {"nc4contiguous", {NC_CLOBBER | NC_NETCDF4, NULL, 0}, 1},
-    {"nc4chunked", {NC_CLOBBER | NC_NETCDF4, chunks_4x6, 0}, 1},
-    {"nc4deflated", {NC_CLOBBER | NC_NETCDF4, chunks_4x6, 5}, 1},
-    {"nc4classicmodel", {NC_CLOBBER | NC_NETCDF4 | NC_CLASSIC_MODEL, chunks_4x6, 1}, 0},
+    {"classic", {.cmode = NC_CLOBBER, .chunks = NULL, .deflate = 0}, 0},
+    {"offset64", {.cmode = NC_CLOBBER | NC_64BIT_OFFSET, .chunks = NULL, .deflate = 0}, 0},
+    {"cdf5", {.cmode = NC_CLOBBER | NC_64BIT_DATA, .chunks = NULL, .deflate = 0}, 1},
+    {"nc4contiguous", {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0}, 1},
+    {"nc4chunked", {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = chunks_4x6, .deflate = 0}, 1},
+    {"nc4deflated", {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = chunks_4x6, .deflate = 5}, 1},
+    {"nc4classicmodel", {.cmode = NC_CLOBBER | NC_NETCDF4 | NC_CLASSIC_MODEL, .chunks = chunks_4x6, .deflate = 1}, 0},
 };
 
 static const char *const row_col[2] = {"row", "col"};
@@ -99,7 +99,7 @@ static void every_type_and_format(minv_context *ctx) {
 static void packed(minv_context *ctx) {
     double value[N * N], stored[N * N], scale = 0.25, offset = 1;
     const size_t lens[2] = {N, N};
-    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, NULL, 0};
+    const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0};
     integer_matrix(N, value);
     for (size_t k = 0; k < N * N; k++) {
         value[k] = value[k] / 4 + 1;
@@ -119,7 +119,7 @@ static void packed(minv_context *ctx) {
 static void either_order(minv_context *ctx) {
     double a[N * N];
     const size_t lens[2] = {N, N};
-    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, NULL, 0};
+    const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0};
     minv_file_options fo;
     minv_file_options_default(&fo);
     integer_matrix(N, a);
@@ -137,7 +137,7 @@ static void either_order(minv_context *ctx) {
 /* Several whole-chunk tiles: 1030 x 1030 in 128 x 100 chunks, deflated. */
 static void chunk_aligned_tiles(minv_context *ctx) {
     const size_t n = 1030, lens[2] = {1030, 1030}, chunks[2] = {128, 100};
-    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, chunks, 1};
+    const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = chunks, .deflate = 1};
     double *a = malloc(n * n * sizeof *a);
     tu_rng rng;
     tu_seed(&rng, 7);
