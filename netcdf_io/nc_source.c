@@ -38,8 +38,9 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s) {
     if (st != NC_NOERR) {
         s->ncid = -1;
         if (st > 0) /* a system error: ENOENT, EACCES, ... */
-            return minv_nc_fail(ctx, st, "cannot open '%s'", s->path);
-        return minv_nc_fail(ctx, st, "'%s' is not a readable netCDF file (truncated or corrupt?)", s->path);
+            return minv_nc_fail(ctx, st, "cannot open '%s' to read variable '%s'", s->path, s->var);
+        return minv_nc_fail(ctx, st, "'%s' is not a readable netCDF file (truncated or corrupt?), so variable '%s' cannot be read",
+                            s->path, s->var);
     }
     st = nc_inq_format(s->ncid, &s->format);
     if (st != NC_NOERR)
