@@ -26,11 +26,14 @@ minv_backend_ops make_table() {
     t.analyze = minv_gpu_analyze;
     t.invert[MINV_METHOD_CHOLESKY] = cholesky_invert;
     t.invert[MINV_METHOD_LU] = lu_invert;
+    t.invert[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert_host;
+    t.invert[MINV_METHOD_GJ_BASELINE] = minv_gpu_gj_baseline_invert_host;
     t.solve[MINV_METHOD_CHOLESKY] = cholesky_solve;
     t.solve[MINV_METHOD_LU] = lu_solve;
     t.analyze_device = minv_gpu_analyze_device;
     t.invert_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert;
     t.invert_device[MINV_METHOD_LU] = minv_gpu_lu_invert;
+    t.invert_device[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert;
     t.solve_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve;
     t.solve_device[MINV_METHOD_LU] = minv_gpu_lu_solve;
     t.all_finite_device = minv_gpu_all_finite;

@@ -16,8 +16,9 @@ enum { MINV_GPU_STREAMS = 4 };
 enum minv_ws_slot {
     WS_A = 0, /* the input matrix; the analysis leaves it here for the method that follows */
     WS_B, WS_C, WS_D, WS_E, WS_F, WS_G, WS_H,
-    WS_LOW_A, WS_LOW_B, WS_LOW_C, WS_LOW_D, /* single-precision copies (mixed precision) */
-    WS_PANEL,                         /* MINV_GPU_STREAMS panels of minv_gpu_stream_panels */
+    WS_LOW,                           /* IT_BUFFERS single-precision copies (mixed precision) */
+    WS_PANEL_FIRST = WS_LOW + IT_BUFFERS,
+    WS_PANEL = WS_PANEL_FIRST,        /* MINV_GPU_STREAMS panels of minv_gpu_stream_panels */
     WS_AUX = WS_PANEL + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS companions for its callbacks */
     WS_SOLVER = WS_AUX + MINV_GPU_STREAMS, /* cuSOLVER workspace */
     WS_SMALL,  /* reductions, info, pivots */
@@ -29,7 +30,8 @@ enum minv_ws_slot {
 enum minv_pinned_slot {
     PIN_STAGE = 0,                         /* MINV_GPU_STREAMS panel staging buffers */
     PIN_AUX = PIN_STAGE + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS for callbacks */
-    PIN_SMALL = PIN_AUX + MINV_GPU_STREAMS,
+    PIN_OOC = PIN_AUX + MINV_GPU_STREAMS,   /* IT_BUFFERS host matrices of out-of-core methods */
+    PIN_SMALL = PIN_OOC + IT_BUFFERS,       /* a vector */
     PIN_COUNT
 };
 
@@ -116,6 +118,24 @@ typedef minv_status (*minv_panel_fn)(minv_context *ctx, const minv_mat *panel, i
 minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
                                    minv_panel_fn work, void *user);
 
+/* ---- out of core (ooc_gemm.cu, transpose.cu): n x n matrices in host memory, streamed ----
+ * C-stationary tiles: a tile x tile block of C stays on the device while slabs of X (tile x
+ * slab) and Y (slab x tile) stream in on one stream, GEMMs run on another and finished tiles
+ * stream out on a third; two buffers of each let all three overlap. */
+typedef struct {
+    int64_t tile, slab;
+} minv_ooc_plan;
+/* The largest tiles that fit the budget for n x n matrices of type t. */
+minv_status minv_gpu_ooc_plan(minv_context *ctx, minv_dtype t, int64_t n, minv_ooc_plan *plan);
+/* c = alpha x y + beta s + gamma I (s may be NULL); *residual (if not NULL) = ||I - c||_F.
+ * c must not be x or y; it may be s. Host memory should be pinned for full speed. */
+minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, const minv_mat *x, const minv_mat *y,
+                              double alpha, const minv_mat *s, double beta, double gamma, minv_mat *c,
+                              double *residual);
+/* dst = scale src^T for square host matrices, tile by tile through the device. */
+minv_status minv_gpu_ooc_transpose(minv_context *ctx, const minv_ooc_plan *plan, const minv_mat *src, double scale,
+                                   minv_mat *dst);
+
 /* ---- shared kernels (kernels.cu), on dense device matrices; T = double or float ---- */
 template <typename T> void minv_k_set_identity(T *a, int64_t n, int64_t ld, T diag, cudaStream_t s);
 template <typename T> void minv_k_add_diagonal(T *a, int64_t n, int64_t ld, T value, cudaStream_t s);
@@ -135,6 +155,13 @@ template <typename T> void minv_k_norm1(const T *a, int64_t rows, int64_t cols, 
 /* ||I - P||_F^2 of a square matrix into *out (device double). */
 template <typename T> void minv_k_identity_residual(const T *p, int64_t n, int64_t ld, double *out,
                                                     cudaStream_t s);
+/* Adds to *out the squares of (I - P) over a tile of P whose (0, 0) is (row0, col0) of the
+ * whole matrix; *out is not reset. */
+template <typename T> void minv_k_identity_residual_tile(const T *p, int64_t rows, int64_t cols, int64_t ld,
+                                                         int64_t row0, int64_t col0, double *out, cudaStream_t s);
+/* dst = diag(1 / a_ii), zero elsewhere. */
+template <typename T> void minv_k_diagonal_inverse(const T *a, int64_t n, int64_t lda, T *dst, int64_t ld,
+                                                   cudaStream_t s);
 /* y = A x and rowabs = row sums of |A| (when not NULL), accumulated in double. */
 template <typename T> void minv_k_gemv_double(const T *a, int64_t rows, int64_t cols, int64_t ld,
                                               const double *x, double *y, double *rowabs, cudaStream_t s);
@@ -190,6 +217,15 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
                                minv_report *r);
 minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                      minv_report *r);
+/* The paper's Gauss-Jordan baseline; in core when the matrix fits, else slabs per pivot. */
+minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                             const minv_analysis *an, minv_report *r);
+/* Host form with an out-of-core fallback: matrices beyond the device budget stay in pinned
+ * host memory and every product streams tiles through the GPU. */
+minv_status minv_gpu_iterative_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                           const minv_analysis *an, minv_report *r);
 /* Host forms of any device form: upload (or find the analysis's upload), run, download. */
 minv_status minv_gpu_invert_host(minv_context *ctx, minv_invert_op device_op, const minv_mat *a, minv_mat *x,
                                  const minv_analysis *an, minv_report *r);

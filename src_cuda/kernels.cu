@@ -86,16 +86,24 @@ template <typename T> __global__ void norm1_kernel(const T *a, int64_t rows, int
     }
 }
 
-template <typename T> __global__ void identity_residual_kernel(const T *p, int64_t n, int64_t ld, double *out) {
+template <typename T>
+__global__ void identity_residual_kernel(const T *p, int64_t rows, int64_t cols, int64_t ld, int64_t row0,
+                                         int64_t col0, double *out) {
     __shared__ double shared[32];
     double s = 0;
-    for (int64_t j = blockIdx.x; j < n; j += gridDim.x)
-        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-            double d = (double)p[j * ld + i] - (i == j ? 1.0 : 0.0);
+    for (int64_t j = blockIdx.x; j < cols; j += gridDim.x)
+        for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) {
+            double d = (double)p[j * ld + i] - (row0 + i == col0 + j ? 1.0 : 0.0);
             s += d * d;
         }
     s = block_sum(s, shared);
     if (threadIdx.x == 0) atomicAdd(out, s);
+}
+
+template <typename T> __global__ void diagonal_inverse_kernel(const T *a, int64_t n, int64_t lda, T *dst, int64_t ld) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+        if (i < n) dst[j * ld + i] = i == j ? T(1) / a[i * lda + i] : T(0);
 }
 
 template <typename T>
@@ -170,9 +178,19 @@ void minv_k_norm1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *ou
 }
 
 template <typename T>
+void minv_k_identity_residual_tile(const T *p, int64_t rows, int64_t cols, int64_t ld, int64_t row0, int64_t col0,
+                                   double *out, cudaStream_t s) {
+    identity_residual_kernel<<<(unsigned)(cols < 4096 ? cols : 4096), 256, 0, s>>>(p, rows, cols, ld, row0, col0, out);
+}
+
+template <typename T>
 void minv_k_identity_residual(const T *p, int64_t n, int64_t ld, double *out, cudaStream_t s) {
     cudaMemsetAsync(out, 0, sizeof(double), s);
-    identity_residual_kernel<<<(unsigned)(n < 4096 ? n : 4096), 256, 0, s>>>(p, n, ld, out);
+    minv_k_identity_residual_tile<T>(p, n, n, ld, 0, 0, out, s);
+}
+
+template <typename T> void minv_k_diagonal_inverse(const T *a, int64_t n, int64_t lda, T *dst, int64_t ld, cudaStream_t s) {
+    diagonal_inverse_kernel<<<dim3((unsigned)((n + 255) / 256), grid_y(n)), 256, 0, s>>>(a, n, lda, dst, ld);
 }
 
 template <typename T>
@@ -199,6 +217,8 @@ void minv_k_gemv_double(const T *a, int64_t rows, int64_t cols, int64_t ld, cons
     template void minv_k_first_nonfinite<T>(const T *, int64_t, int64_t, int64_t, unsigned long long *, cudaStream_t); \
     template void minv_k_norm1<T>(const T *, int64_t, int64_t, int64_t, double *, cudaStream_t);   \
     template void minv_k_identity_residual<T>(const T *, int64_t, int64_t, double *, cudaStream_t); \
+    template void minv_k_identity_residual_tile<T>(const T *, int64_t, int64_t, int64_t, int64_t, int64_t, double *, cudaStream_t); \
+    template void minv_k_diagonal_inverse<T>(const T *, int64_t, int64_t, T *, int64_t, cudaStream_t); \
     template void minv_k_gemv_double<T>(const T *, int64_t, int64_t, int64_t, const double *, double *, double *, cudaStream_t); \
     template void minv_k_transpose<T>(const T *, int64_t, int64_t, int64_t, T *, int64_t, T, cudaStream_t);
 INSTANTIATE(double)

@@ -152,6 +152,49 @@ static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
     free(a); free(x); free(copy);
 }
 
+/* Matrices beyond the device budget: the iteration and the baseline stream tiles and slabs
+ * from host memory, and agree with the in-core results. */
+static void out_of_core(minv_context *gpu) {
+    const int64_t n = 300;
+    minv_context *ooc = gpu_context(1 << 20), *tiny = gpu_context(200 << 10);
+    tu_rng rng;
+    tu_seed(&rng, 64);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *xin = tu_alloc(n, n, n);
+    minv_report rep;
+    if (!ooc || !tiny) {
+        CHECK(0, "contexts with small budgets");
+        return;
+    }
+    for (int it = 0; it <= 1; it++) {
+        tu_with_cond(&rng, n, 30, 0, a, n);
+        minv_set_option(ooc, MINV_OPT_ITERATION, it);
+        minv_set_option(gpu, MINV_OPT_ITERATION, it);
+        CHECK_STATUS(minv_invert_d(ooc, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, ooc);
+        CHECK(strstr(rep.reason, "out of core") && rep.backend == MINV_BACKEND_GPU, "ooc: %s", rep.reason);
+        CHECK(strstr(rep.reason, "A^T/"), "transpose guess streamed: %s", rep.reason);
+        CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "ooc iterative ratio");
+        CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_ITERATIVE, n, a, n, xin, n, &rep), MINV_SUCCESS, gpu);
+        CHECK(tu_rel_diff(n, n, x, n, xin, n) < 1e-12, "ooc vs in-core: %.3g", tu_rel_diff(n, n, x, n, xin, n));
+    }
+    /* diagonally dominant: the diagonal guess out of core */
+    for (int64_t k = 0; k < n * n; k++) a[k] = 0.1 * tu_uniform(&rng);
+    for (int64_t i = 0; i < n; i++) a[i * n + i] = 40;
+    CHECK_STATUS(minv_invert_d(ooc, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, ooc);
+    CHECK(strstr(rep.reason, "diag(1/a_ii)") && tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "ooc diagonal: %s", rep.reason);
+    /* the baseline, resident and in slabs */
+    tu_general(&rng, n, a, n);
+    a[0] = 0;
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_GJ_BASELINE, n, a, n, xin, n, &rep), MINV_SUCCESS, gpu);
+    CHECK(tu_inverse_ratio(n, a, n, xin, n, DBL_EPSILON) < 30, "gj baseline in core");
+    CHECK_STATUS(minv_invert_d(tiny, MINV_METHOD_GJ_BASELINE, n, a, n, x, n, &rep), MINV_SUCCESS, tiny);
+    CHECK(strstr(rep.reason, "slabs"), "gj slabs: %s", rep.reason);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30 && tu_rel_diff(n, n, x, n, xin, n) < 1e-13, "gj baseline out of core");
+    minv_set_option(gpu, MINV_OPT_ITERATION, 0);
+    minv_destroy(ooc);
+    minv_destroy(tiny);
+    free(a); free(x); free(xin);
+}
+
 int main(void) {
     minv_context *gpu = gpu_context(0);
     if (!gpu) {
@@ -166,6 +209,7 @@ int main(void) {
     analysis_matches_cpu(gpu, ooc, cpu);
     device_api(gpu);
     memory_fallback_and_errors(small, gpu);
+    out_of_core(gpu);
     minv_destroy(gpu);
     minv_destroy(ooc);
     minv_destroy(small);

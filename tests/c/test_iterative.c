@@ -129,6 +129,33 @@ static void failures(minv_context *ctx) {
     free(a); free(x); free(q); free(af); free(xf); free(a2); free(x2);
 }
 
+/* The paper's Gauss-Jordan baseline: pivoting where the diagonal is zero, singular columns. */
+static void gj_baseline(minv_context *ctx) {
+    const int64_t sizes[] = {1, 7, 100};
+    tu_rng rng;
+    tu_seed(&rng, 7300);
+    for (int s = 0; s < 3; s++) {
+        const int64_t n = sizes[s];
+        double *a = tu_alloc(n, n, n + 2), *x = tu_alloc(n, n, n);
+        minv_report rep;
+        tu_general(&rng, n, a, n + 2);
+        for (int64_t i = 0; i + 1 < n; i += 2) a[i * (n + 2) + i] = 0; /* needs row interchanges */
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_GJ_BASELINE, n, a, n + 2, x, n, &rep), MINV_SUCCESS, ctx);
+        CHECK(tu_inverse_ratio(n, a, n + 2, x, n, DBL_EPSILON) < 30, "gj baseline n=%lld: ratio %.3g", (long long)n,
+              tu_inverse_ratio(n, a, n + 2, x, n, DBL_EPSILON));
+        float *af = tu_to_float(n, n, a, n + 2, n), *xf = tu_to_float(n, n, a, n + 2, n);
+        CHECK_STATUS(minv_invert_s(ctx, MINV_METHOD_GJ_BASELINE, n, af, n, xf, n, &rep), MINV_SUCCESS, ctx);
+        double *a2 = tu_to_double(n, n, af, n), *x2 = tu_to_double(n, n, xf, n);
+        CHECK(tu_inverse_ratio(n, a2, n, x2, n, FLT_EPSILON) < 30, "gj baseline float n=%lld", (long long)n);
+        if (n > 5) {
+            for (int64_t i = 0; i < n; i++) a[4 * (n + 2) + i] = 0;
+            CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_GJ_BASELINE, n, a, n + 2, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+            CHECK(rep.info == 4, "gj baseline singular column %lld", (long long)rep.info);
+        }
+        free(a); free(x); free(af); free(xf); free(a2); free(x2);
+    }
+}
+
 int main(void) {
     minv_context *ctx[2];
     int count = tu_contexts(ctx);
@@ -145,6 +172,7 @@ int main(void) {
         converges(ctx[c], 90, 2, MINV_ITERATION_SOLEYMANI7, MINV_GUESS_DIAGONAL);
         tolerance_warm_mixed(ctx[c]);
         failures(ctx[c]);
+        gj_baseline(ctx[c]);
         minv_destroy(ctx[c]);
     }
     return tu_finish("test_iterative");

@@ -1,0 +1,16 @@
+// Helpers shared by the benchmark programs: clocks, seeded random matrices, medians, and the
+// header every result file starts with (device, date, command).
+#ifndef MINV_BENCH_COMMON_H
+#define MINV_BENCH_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+double bench_now(void);
+void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed); /* uniform [-1, 1) */
+void bench_spd(double *a, int64_t n, uint64_t seed);                      /* SOAR covariance, cond ~ 40 */
+double bench_median(double *v, int count);
+/* "# device: ..., date: ..., command: ..." */
+void bench_header(FILE *out, int argc, char **argv);
+
+#endif
