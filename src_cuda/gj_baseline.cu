@@ -171,8 +171,8 @@ minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *
     MINV_TRY(minv_gpu_pinned(ctx, PIN_OOC, bytes, &p));
     h = (minv_mat){a->dtype, n, n, n, p};
     minv_mat_copy(a, &h);
-    if (!minv_gpu_fits(ctx, (double)bytes + 4.0 * n * es)) { /* two slabs in 90% of the budget */
-        slab_rows = (int64_t)(0.45 * (double)ctx->gpu->budget / ((double)n * es));
+    if ((double)bytes + 4.0 * n * es > minv_gpu_available(ctx)) { /* two slabs in 90% of what is free */
+        slab_rows = (int64_t)(0.45 * minv_gpu_available(ctx) / ((double)n * es));
         if (slab_rows < 1) {
             status = minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "device budget too small for one row of %lld", (long long)n);
             goto cleanup;

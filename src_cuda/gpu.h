@@ -96,6 +96,11 @@ minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, con
                              void **ptrs);
 /* Whether `bytes` in total would fit the budget. */
 int minv_gpu_fits(const minv_context *ctx, double bytes);
+/* Bytes of the budget that the slots this call holds leave free. */
+double minv_gpu_available(const minv_context *ctx);
+/* Slots [first, first + count) are no longer needed by this call: they stay cached for the
+ * next one but may be released to make room. */
+void minv_gpu_unlock(minv_context *ctx, int first, int count);
 minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr);
 void minv_gpu_release_all(minv_gpu *g);
 /* End of a public call: unlock the slots and forget the staged upload. */

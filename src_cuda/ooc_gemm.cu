@@ -73,17 +73,25 @@ void destroy_events(ooc_events *ev) {
 
 } // namespace
 
+/* Slab depth for tiles of s: deep enough that each GEMM runs near peak, shallow enough that
+ * the tiles get most of the memory (PCIe traffic falls as 1/s). */
+static int64_t slab_for(int64_t s, int64_t n) {
+    int64_t k = s >= 2048 ? s / 8 : (s < 256 ? s : 256);
+    return k < n ? k : n;
+}
+
 minv_status minv_gpu_ooc_plan(minv_context *ctx, minv_dtype t, int64_t n, minv_ooc_plan *plan) {
-    /* 2 s^2 + 4 s k elements in 90% of the budget, k = s / 8 (at least 256): s^2 (2 + 1/2) */
-    double elems = 0.9 * (double)ctx->gpu->budget / (double)t;
-    int64_t s = (int64_t)sqrt(elems / 2.5);
-    s = s >= 256 ? s / 128 * 128 : s;
+    /* two C tiles (s^2) and two slabs of each operand (s k) in 90% of what the call may hold */
+    const double elems = 0.9 * minv_gpu_available(ctx) / (double)t;
+    int64_t s = elems > 0 ? (int64_t)sqrt(elems / 2) : 0;
     if (s > n) s = n;
+    while (s >= 16 && 2.0 * (double)s * (double)s + 4.0 * (double)s * (double)slab_for(s, n) > elems)
+        s = s > 256 ? (s - 1) / 128 * 128 : s - 8;
     if (s < 16)
         return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "device budget %.3g MB is too small for out-of-core tiles",
                          (double)ctx->gpu->budget / 1e6);
     plan->tile = s;
-    plan->slab = s / 8 >= 256 ? s / 8 : (s < 256 ? s : 256);
+    plan->slab = slab_for(s, n);
     return MINV_SUCCESS;
 }
 

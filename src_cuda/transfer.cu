@@ -105,6 +105,9 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
         minv_progress(ctx, "stream", (double)(j0 + cols) / (double)host->cols);
     }
     for (int b = 0; b < nbuf; b++) CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
+    /* the panels and their callbacks' companions are done with: what follows may have the room */
+    minv_gpu_unlock(ctx, WS_PANEL, MINV_GPU_STREAMS);
+    minv_gpu_unlock(ctx, WS_AUX, MINV_GPU_STREAMS);
 cleanup:
     return status;
 }

@@ -13,9 +13,12 @@ minv_status minv_gpu_ooc_transpose(minv_context *ctx, const minv_ooc_plan *plan,
     const size_t es = (size_t)t;
     const int64_t n = src->rows;
     /* four tiles on the device: two in, two out */
-    int64_t ts = (int64_t)sqrt(0.9 * (double)g->budget / (double)es / 4);
+    int64_t ts = (int64_t)sqrt(fmax(0, 0.9 * minv_gpu_available(ctx)) / (double)es / 4);
     if (ts > plan->tile) ts = plan->tile;
     if (ts > n) ts = n;
+    if (ts < 1)
+        return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "device budget %.3g MB is too small to transpose by tiles",
+                         (double)g->budget / 1e6);
     const int64_t tiles = (n + ts - 1) / ts;
     const size_t tile_bytes = (size_t)ts * (size_t)ts * es;
     const int slots[2] = {WS_B, WS_C};

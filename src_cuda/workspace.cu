@@ -13,6 +13,18 @@ static void release_slot(minv_gpu *g, int k) {
 
 int minv_gpu_fits(const minv_context *ctx, double bytes) { return bytes <= (double)ctx->gpu->budget; }
 
+double minv_gpu_available(const minv_context *ctx) {
+    const minv_gpu *g = ctx->gpu;
+    double held = 0;
+    for (int k = 0; k < WS_COUNT; k++)
+        if (g->ws_locked[k]) held += (double)g->ws_bytes[k];
+    return (double)g->budget - held;
+}
+
+void minv_gpu_unlock(minv_context *ctx, int first, int count) {
+    for (int k = first; k < first + count; k++) ctx->gpu->ws_locked[k] = 0;
+}
+
 minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes, void **ptrs) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# On the development machine, before a run on the GPU machine: drop the test outputs from the
+# build (the carried tree is size-limited) and bundle the NetCDF/HDF5/gfortran libraries the
+# GPU machine lacks into devlibs/. Then carry `build` and `devlibs`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${MINV_BUILD:-build}
+find "$build" -maxdepth 3 -type d -name 'run_*' -exec sh -c 'rm -rf "$1"/*' _ {} \;
+rm -rf "$build"/tests/fortran/install_test
+bins=$(find "$build" -type f -perm -u+x \( -name 'test_*' -o -name 'example_*' -o -name 'bench_*' -o -name minv \) | grep -v CMakeFiles)
+# shellcheck disable=SC2086
+../shared/device/bundle-libs devlibs $bins
+du -sh "$build" devlibs
