@@ -8,7 +8,8 @@
 //   rate     the iteration's rate against cuBLAS DGEMM on the same GPU; steps and time to
 //            1e-12 cold and warm; the mixed-precision gain
 //   ooc      out-of-core iteration (matrix 4x the budget) against in core
-// Usage: bench_iterative [table1|table2|rate|ooc|all] [--max-n N]
+//   pcie     what PCIe gives the out-of-core copies, contiguous and strided
+// Usage: bench_iterative [table1|table2|rate|ooc|pcie|all] [--max-n N]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -272,6 +273,38 @@ void ooc() {
     }
 }
 
+/* What the out-of-core engine's copies get from PCIe: pinned host matrix of n x n, blocks of
+ * rows x cols copied up and down, contiguous or strided (segments of rows elements). */
+void pcie() {
+    printf("\n## PCIe, pinned host memory: contiguous and strided (column segments) copies, GB/s\n\n");
+    printf("| block (rows x cols) | segment (KB) | up | down |\n|---|---|---|---|\n");
+    const int64_t n = 16384;
+    double *h, *d;
+    cudaMallocHost((void **)&h, sizeof(double) * n * n);
+    cudaMalloc((void **)&d, sizeof(double) * 4864 * 4864);
+    bench_random(h, n, n, 5);
+    const int64_t shapes[][2] = {{4864, 4864}, {4864, 608}, {608, 4864}, {1216, 4864}, {2432, 4864}};
+    for (int k = -1; k < 5; k++) {
+        const int64_t rows = shapes[k < 0 ? 0 : k][0], cols = shapes[k < 0 ? 0 : k][1];
+        const size_t bytes = sizeof(double) * rows * cols;
+        double up[3], down[3];
+        for (int r = 0; r < 3; r++) {
+            double t0 = bench_now();
+            if (k < 0) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+            else cudaMemcpy2D(d, rows * 8, h, n * 8, rows * 8, cols, cudaMemcpyHostToDevice);
+            up[r] = bytes / (bench_now() - t0) / 1e9;
+            t0 = bench_now();
+            if (k < 0) cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
+            else cudaMemcpy2D(h, n * 8, d, rows * 8, rows * 8, cols, cudaMemcpyDeviceToHost);
+            down[r] = bytes / (bench_now() - t0) / 1e9;
+        }
+        printf("| %lld x %lld%s | %.1f | %.1f | %.1f |\n", (long long)rows, (long long)cols, k < 0 ? " contiguous" : "",
+               k < 0 ? bytes / 1e3 : rows * 8 / 1e3, bench_median(up, 3), bench_median(down, 3));
+    }
+    cudaFreeHost(h);
+    cudaFree(d);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -288,5 +321,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "table2") || !strcmp(what, "all")) table2();
     if (!strcmp(what, "rate") || !strcmp(what, "all")) rate();
     if (!strcmp(what, "ooc") || !strcmp(what, "all")) ooc();
+    if (!strcmp(what, "pcie") || !strcmp(what, "all")) pcie();
     return 0;
 }

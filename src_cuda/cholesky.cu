@@ -1,6 +1,6 @@
-// Symmetric positive definite inversion and solve on the GPU through cuSOLVER: potrf, then
-// potri (mirrored to both triangles) or potrs. The covariance fast path of a later issue
-// replaces potri; this is the reference the benchmark measures it against.
+// Symmetric positive definite inversion and solve on the GPU: cuSOLVER's potrf, then the
+// inverse or the solve from the factor in BLAS3 (triangular.cu; the inverse mirrored to both
+// triangles).
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -43,52 +43,6 @@ cleanup:
     return status;
 }
 
-template <typename T> minv_status potri(minv_context *ctx, minv_mat *x);
-
-template <> minv_status potri<double>(minv_context *ctx, minv_mat *x) {
-    minv_gpu *g = ctx->gpu;
-    minv_status status = MINV_SUCCESS;
-    int lwork = 0, info = 0;
-    void *p[2];
-    CUSOLVER_TRY(cusolverDnDpotri_bufferSize(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (double *)x->data,
-                                             (int)x->ld, &lwork));
-    {
-        const int slots[2] = {WS_SOLVER, WS_SCALAR};
-        const size_t bytes[2] = {(size_t)lwork * sizeof(double), 64};
-        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
-    }
-    CUSOLVER_TRY(cusolverDnDpotri(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (double *)x->data, (int)x->ld,
-                                  (double *)p[0], lwork, (int *)p[1]));
-    CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
-    if (info != 0)
-        status = minv_fail(ctx, MINV_ERR_SINGULAR, "cuSOLVER potri returned info = %d", info);
-cleanup:
-    return status;
-}
-
-template <> minv_status potri<float>(minv_context *ctx, minv_mat *x) {
-    minv_gpu *g = ctx->gpu;
-    minv_status status = MINV_SUCCESS;
-    int lwork = 0, info = 0;
-    void *p[2];
-    CUSOLVER_TRY(cusolverDnSpotri_bufferSize(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (float *)x->data,
-                                             (int)x->ld, &lwork));
-    {
-        const int slots[2] = {WS_SOLVER, WS_SCALAR};
-        const size_t bytes[2] = {(size_t)lwork * sizeof(float), 64};
-        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
-    }
-    CUSOLVER_TRY(cusolverDnSpotri(g->solver, CUBLAS_FILL_MODE_LOWER, (int)x->rows, (float *)x->data, (int)x->ld,
-                                  (float *)p[0], lwork, (int *)p[1]));
-    CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
-    if (info != 0)
-        status = minv_fail(ctx, MINV_ERR_SINGULAR, "cuSOLVER potri returned info = %d", info);
-cleanup:
-    return status;
-}
-
 template <typename T>
 minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_gpu *g = ctx->gpu;
@@ -113,7 +67,7 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
         goto cleanup;
     }
     if (status != MINV_SUCCESS) goto cleanup;
-    MINV_TRY(potri<T>(ctx, x));
+    MINV_TRY(minv_gpu_spd_inverse_from_factor(ctx, x));
     minv_k_mirror<T>((T *)x->data, n, x->ld, 1, g->stream);
     LAUNCH_TRY();
     MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, an, report));
@@ -148,14 +102,12 @@ minv_status minv_gpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_
 
 minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                                     const minv_analysis *an, minv_report *report) {
-    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
     const int64_t n = a->rows;
     const int slot = WS_B;
     const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
-    const cudaDataType dt = minv_cuda_type(a->dtype);
-    void *p, *info;
+    void *p;
     minv_mat l;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
     MINV_TRY(minv_gpu_copy(ctx, b, x));
@@ -164,13 +116,7 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     MINV_TRY(factor(ctx, &l, report));
     MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, potrs_vector, &l, &report->rcond));
-    {
-        const int s2 = WS_SMALL;
-        const size_t b2 = 64;
-        MINV_TRY(minv_gpu_reserve(ctx, 1, &s2, &b2, &info));
-    }
-    CUSOLVER_TRY(cusolverDnXpotrs(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, x->cols, dt, l.data, l.ld, dt,
-                                  x->data, x->ld, (int *)info));
+    MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

@@ -222,6 +222,11 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
                                minv_report *r);
 minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *r);
+/* A^-1 from its Cholesky factor: l holds L (lower) on entry and the lower triangle of
+ * L^-T L^-1 on return (triangular.cu). */
+minv_status minv_gpu_spd_inverse_from_factor(minv_context *ctx, minv_mat *l);
+/* x = A^-1 x from the Cholesky factor L (lower) of A. */
+minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l, minv_mat *x);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
 /* The paper's Gauss-Jordan baseline; in core when the matrix fits, else slabs per pivot. */

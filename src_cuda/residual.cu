@@ -151,8 +151,10 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
     const int64_t n = r->n;
     cudaStream_t s = ctx->gpu->stream;
     double *host = NULL, worst = 0;
-    if (r->mode == 0)
+    if (r->mode == 0) { /* nothing to check, but the solve must have finished without error */
+        CUDA_TRY(cudaStreamSynchronize(s));
         return MINV_SUCCESS;
+    }
     host = (double *)malloc(3 * (size_t)n * sizeof(double));
     if (!host)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual vectors");

@@ -95,6 +95,9 @@ void minv_gpu_release_all(minv_gpu *g) {
 
 void minv_gpu_end_call(minv_context *ctx) {
     minv_gpu *g = ctx->gpu;
+    /* Every call is synchronous: device-pointer results are ready, and the report's seconds
+     * true, when it returns. Errors were checked where they arose. */
+    cudaStreamSynchronize(g->stream);
     for (int k = 0; k < WS_COUNT; k++) g->ws_locked[k] = 0;
     g->staged_host = NULL;
 }

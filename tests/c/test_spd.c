@@ -1,0 +1,156 @@
+/* The covariance fast path (issue 8) on every backend: SPD inversion at sizes around the GPU's
+ * recursion base (256) and beyond, against LAPACK; KMS matrices, whose inverse is known in
+ * closed form; SOAR correlations; near-singular and indefinite inputs. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* KMS: a_ij = rho^|i-j|. Its inverse is tridiagonal: (1 / (1 - rho^2)) times 1 at both ends
+ * of the diagonal, 1 + rho^2 inside it, and -rho beside it. */
+static void kms(int64_t n, double rho, double *a, int64_t lda) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) a[j * lda + i] = pow(rho, (double)labs((long)(i - j)));
+}
+
+static double kms_inverse_error(int64_t n, double rho, const double *x, int64_t ldx) {
+    const double s = 1 / (1 - rho * rho);
+    double err = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double want = i == j ? (i == 0 || i == n - 1 ? s : s * (1 + rho * rho)) : (labs((long)(i - j)) == 1 ? -rho * s : 0);
+            err = fmax(err, fabs(x[j * ldx + i] - want));
+        }
+    return err / ((1 + rho) / (1 - rho) * s); /* relative to ||A^-1||_max, scaled by cond */
+}
+
+/* SOAR correlation, length L grid points, on a 1-D grid: (1 + r/L) exp(-r/L). */
+static void soar(int64_t n, double len, double *a, int64_t lda) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double r = fabs((double)(i - j)) / len;
+            a[j * lda + i] = (1 + r) * exp(-r) + (i == j ? 1e-3 : 0);
+        }
+}
+
+static int symmetric_to_the_bit(int64_t n, const double *x, int64_t ldx) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = j + 1; i < n; i++)
+            if (x[j * ldx + i] != x[i * ldx + j]) return 0;
+    return 1;
+}
+
+static void sizes_against_lapack(minv_context *ctx) {
+    static const int64_t sizes[] = {255, 256, 257, 300, 513, 1100};
+    tu_rng rng;
+    tu_seed(&rng, 801);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const int64_t n = sizes[s], lda = n + 5;
+        double *a = tu_alloc(n, n, lda), *x = tu_alloc(n, n, n), *ref = tu_alloc(n, n, n);
+        minv_report rep;
+        tu_spd(&rng, n, a, lda);
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, lda, x, n, &rep), MINV_SUCCESS, ctx);
+        double ratio = tu_inverse_ratio(n, a, lda, x, n, DBL_EPSILON);
+        CHECK(ratio < 30, "%s n=%lld: ratio %.3g", minv_backend_name(rep.backend), (long long)n, ratio);
+        CHECK(tu_lapack_inverse(n, a, lda, 1, ref, n) == 0, "LAPACK reference");
+        CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-11, "n=%lld: vs LAPACK %.3g", (long long)n, tu_rel_diff(n, n, x, n, ref, n));
+        CHECK(symmetric_to_the_bit(n, x, n), "n=%lld: both triangles, mirrored", (long long)n);
+        CHECK(rep.rcond > 0 && rep.rcond <= 1, "rcond %.3g", rep.rcond);
+        /* single precision */
+        float *af = tu_to_float(n, n, a, lda, n), *xf = (float *)malloc(sizeof(float) * n * n);
+        CHECK_STATUS(minv_invert_s(ctx, MINV_METHOD_CHOLESKY, n, af, n, xf, n, &rep), MINV_SUCCESS, ctx);
+        double *a2 = tu_to_double(n, n, af, n), *x2 = tu_to_double(n, n, xf, n);
+        ratio = tu_inverse_ratio(n, a2, n, x2, n, FLT_EPSILON);
+        CHECK(ratio < 30, "float n=%lld: ratio %.3g", (long long)n, ratio);
+        free(a); free(x); free(ref); free(af); free(xf); free(a2); free(x2);
+    }
+}
+
+static void known_inverses(minv_context *ctx) {
+    const int64_t n = 700;
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n);
+    minv_report rep;
+    for (int k = 0; k < 2; k++) {
+        const double rho = k ? 0.9 : 0.5;
+        kms(n, rho, a, n);
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+        CHECK(rep.method == MINV_METHOD_CHOLESKY, "AUTO picks Cholesky for KMS");
+        double err = kms_inverse_error(n, rho, x, n);
+        CHECK(err < 50 * DBL_EPSILON, "KMS rho=%.1f: error %.3g eps", rho, err / DBL_EPSILON);
+    }
+    soar(n, 4, a, n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "SOAR: ratio %.3g", tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON));
+    free(a);
+    free(x);
+}
+
+static void hard_inputs(minv_context *ctx) {
+    const int64_t n = 400;
+    tu_rng rng;
+    tu_seed(&rng, 802);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n);
+    minv_report rep;
+    /* condition 1e10: the residual ratio still holds; the relative error is cond-bound */
+    tu_with_cond(&rng, n, 1e10, 1, a, n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "cond 1e10: ratio %.3g", tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON));
+    CHECK(rep.rcond > 1e-12 && rep.rcond < 1e-8, "cond 1e10: rcond %.3g", rep.rcond);
+    /* symmetric, positive diagonal, indefinite at column 301: NOT_SPD forced, LU under AUTO */
+    tu_spd(&rng, n, a, n);
+    a[300 * n + 300] = -1e3;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, ctx);
+    CHECK(rep.info == 300, "not SPD at column %lld", (long long)rep.info);
+    /* a positive diagonal, so AUTO tries Cholesky, but row 301 outweighs it */
+    for (int64_t i = 0; i < n; i++) a[i * n + 300] = a[300 * n + i] = i == 300 ? 0.5 : (i % 2 ? 3 : -3);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.method == MINV_METHOD_LU && strstr(rep.reason, "LU instead"), "AUTO falls back: %s", rep.reason);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "indefinite by LU");
+    free(a);
+    free(x);
+}
+
+/* Many right-hand sides around the GPU's block of 256 and beyond: k = 1, a few, and k > n. */
+static void solves(minv_context *ctx) {
+    static const int64_t sizes[] = {200, 256, 300, 700};
+    static const int64_t rhs[] = {1, 7, 900};
+    tu_rng rng;
+    tu_seed(&rng, 803);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t r = 0; r < sizeof rhs / sizeof rhs[0]; r++) {
+            const int64_t n = sizes[s], k = rhs[r], ld = n + 3;
+            double *a = tu_alloc(n, n, ld), *b = tu_alloc(n, k, ld), *x = tu_alloc(n, k, ld);
+            minv_report rep;
+            if (r == 1) tu_with_cond(&rng, n, 1e10, 1, a, ld);
+            else tu_spd(&rng, n, a, ld);
+            tu_rect(&rng, n, k, b, ld);
+            CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_CHOLESKY, n, k, a, ld, b, ld, x, ld, &rep), MINV_SUCCESS, ctx);
+            double ratio = tu_solve_ratio(n, k, a, ld, b, ld, x, ld, DBL_EPSILON);
+            CHECK(ratio < 30, "%s solve n=%lld k=%lld: ratio %.3g", minv_backend_name(rep.backend), (long long)n,
+                  (long long)k, ratio);
+            float *af = tu_to_float(n, n, a, ld, n), *bf = tu_to_float(n, k, b, ld, n), *xf = tu_to_float(n, k, b, ld, n);
+            if (r != 1) { /* single precision cannot hold condition 1e10 */
+                CHECK_STATUS(minv_solve_s(ctx, MINV_METHOD_CHOLESKY, n, k, af, n, bf, n, xf, n, &rep), MINV_SUCCESS, ctx);
+                double *a2 = tu_to_double(n, n, af, n), *b2 = tu_to_double(n, k, bf, n), *x2 = tu_to_double(n, k, xf, n);
+                ratio = tu_solve_ratio(n, k, a2, n, b2, n, x2, n, FLT_EPSILON);
+                CHECK(ratio < 30, "float solve n=%lld k=%lld: ratio %.3g", (long long)n, (long long)k, ratio);
+                free(a2); free(b2); free(x2);
+            }
+            free(a); free(b); free(x); free(af); free(bf); free(xf);
+        }
+}
+
+int main(void) {
+    minv_context *ctx[2];
+    int count = tu_contexts(ctx);
+    for (int c = 0; c < count; c++) {
+        sizes_against_lapack(ctx[c]);
+        known_inverses(ctx[c]);
+        hard_inputs(ctx[c]);
+        solves(ctx[c]);
+        minv_destroy(ctx[c]);
+    }
+    return tu_finish("test_spd");
+}
