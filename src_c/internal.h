@@ -157,6 +157,11 @@ double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, 
  * minv_residual_column(s, count, nrhs). */
 int64_t minv_residual_columns(int mode, int64_t nrhs);
 int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs);
+/* A solve that keeps no factorisation (Gauss-Jordan) bounds ||A^-1||_1 from below by
+ * max_j ||x_j||_1 / ||b_j||_1 over its columns, one of them Hager's start vector (1/n, ...),
+ * whose solution is the estimator's first step: rcond = 1 / (||A||_1 that bound), 0 when
+ * no column gives one. Like any estimate it may overstate rcond. */
+double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double *bnorm_1, double anorm_1);
 /* ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf) */
 double minv_solve_column_ratio(int64_t n, const double *ax_minus_b, const double *x,
                                const double *b, double anorm_inf);

@@ -171,3 +171,10 @@ cleanup:
     free(rowabs);
     return status;
 }
+
+double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double *bnorm_1, double anorm_1) {
+    double est = 0;
+    for (int64_t j = 0; j < count; j++)
+        if (bnorm_1[j] > 0 && isfinite(xnorm_1[j])) est = fmax(est, xnorm_1[j] / bnorm_1[j]);
+    return est > 0 && anorm_1 > 0 ? fmin(1, 1.0 / (anorm_1 * est)) : 0; /* rounding may pass 1 */
+}

@@ -6,8 +6,10 @@ const minv_backend_ops minv_cpu_backend = {
     .analyze = minv_cpu_analyze,
     .invert = {[MINV_METHOD_CHOLESKY] = minv_cpu_cholesky_invert,
                [MINV_METHOD_LU] = minv_cpu_lu_invert,
+               [MINV_METHOD_GAUSS_JORDAN] = minv_cpu_gauss_jordan_invert,
                [MINV_METHOD_ITERATIVE] = minv_cpu_iterative_invert,
                [MINV_METHOD_GJ_BASELINE] = minv_cpu_gj_baseline_invert},
     .solve = {[MINV_METHOD_CHOLESKY] = minv_cpu_cholesky_solve,
-              [MINV_METHOD_LU] = minv_cpu_lu_solve},
+              [MINV_METHOD_LU] = minv_cpu_lu_solve,
+              [MINV_METHOD_GAUSS_JORDAN] = minv_cpu_gauss_jordan_solve},
 };

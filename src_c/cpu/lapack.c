@@ -21,6 +21,12 @@ void sgetrs_(const char *, const int *, const int *, const float *, const int *,
 void dgetrs_(const char *, const int *, const int *, const double *, const int *, const int *, double *, const int *, int *, flen);
 void sgecon_(const char *, const int *, const float *, const int *, const float *, float *, float *, int *, int *, flen);
 void dgecon_(const char *, const int *, const double *, const int *, const double *, double *, double *, int *, int *, flen);
+void slaswp_(const int *, float *, const int *, const int *, const int *, const int *, const int *);
+void dlaswp_(const int *, double *, const int *, const int *, const int *, const int *, const int *);
+void strsm_(const char *, const char *, const char *, const char *, const int *, const int *, const float *,
+            const float *, const int *, float *, const int *, flen, flen, flen, flen);
+void dtrsm_(const char *, const char *, const char *, const char *, const int *, const int *, const double *,
+            const double *, const int *, double *, const int *, flen, flen, flen, flen);
 void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *, const float *, const int *,
             const float *, const int *, const float *, float *, const int *, flen, flen);
 void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *, const int *,
@@ -77,11 +83,28 @@ int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, 
     return info;
 }
 
-int la_getrf(minv_dtype t, int64_t n, void *a, int64_t lda, int *ipiv) {
-    I(n); I(lda); int info = 0;
-    if (t == MINV_R64) dgetrf_(&n_, &n_, a, &lda_, ipiv, &info);
-    else sgetrf_(&n_, &n_, a, &lda_, ipiv, &info);
+int la_getrf(minv_dtype t, int64_t m, int64_t n, void *a, int64_t lda, int *ipiv) {
+    I(m); I(n); I(lda); int info = 0;
+    if (t == MINV_R64) dgetrf_(&m_, &n_, a, &lda_, ipiv, &info);
+    else sgetrf_(&m_, &n_, a, &lda_, ipiv, &info);
     return info;
+}
+
+void la_laswp(minv_dtype t, int64_t ncols, void *a, int64_t lda, int64_t k1, int64_t k2, const int *ipiv) {
+    I(ncols); I(lda); I(k1); I(k2); const int one = 1;
+    if (t == MINV_R64) dlaswp_(&ncols_, a, &lda_, &k1_, &k2_, ipiv, &one);
+    else slaswp_(&ncols_, a, &lda_, &k1_, &k2_, ipiv, &one);
+}
+
+void la_trsm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,
+             const void *a, int64_t lda, void *b, int64_t ldb) {
+    I(m); I(n); I(lda); I(ldb);
+    if (t == MINV_R64) {
+        dtrsm_(&side, &uplo, &trans, &diag, &m_, &n_, &alpha, a, &lda_, b, &ldb_, 1, 1, 1, 1);
+    } else {
+        float al = (float)alpha;
+        strsm_(&side, &uplo, &trans, &diag, &m_, &n_, &al, a, &lda_, b, &ldb_, 1, 1, 1, 1);
+    }
 }
 
 int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv) {

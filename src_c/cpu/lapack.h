@@ -16,11 +16,17 @@ int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_potri(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb);
 int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
-int la_getrf(minv_dtype t, int64_t n, void *a, int64_t lda, int *ipiv);
+/* P A = L U of an m x n matrix (m >= n here: a panel or the whole square matrix). */
+int la_getrf(minv_dtype t, int64_t m, int64_t n, void *a, int64_t lda, int *ipiv);
 int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv);
 int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
              void *b, int64_t ldb);
 int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
+/* Row interchanges k1..k2 (1-based, LAPACK's ipiv) on ncols columns of a. */
+void la_laswp(minv_dtype t, int64_t ncols, void *a, int64_t lda, int64_t k1, int64_t k2, const int *ipiv);
+/* B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'), A triangular. */
+void la_trsm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,
+             const void *a, int64_t lda, void *b, int64_t ldb);
 /* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
 void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);

@@ -8,7 +8,7 @@
 /* Factor P A = L U in place; a zero pivot is reported by its column. */
 static minv_status factor(minv_context *ctx, minv_mat *a, const minv_analysis *an, int *ipiv,
                           minv_report *report) {
-    int info = la_getrf(a->dtype, a->rows, a->data, a->ld, ipiv);
+    int info = la_getrf(a->dtype, a->rows, a->rows, a->data, a->ld, ipiv);
     if (info > 0) {
         report->info = info - 1;
         return minv_fail(ctx, MINV_ERR_SINGULAR,
