@@ -229,6 +229,11 @@ minv_status minv_gpu_spd_inverse_from_factor(minv_context *ctx, minv_mat *l);
 minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l, minv_mat *x);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
+/* Blocked Gauss-Jordan (gauss_jordan.cu), device forms. */
+minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                         minv_report *r);
+minv_status minv_gpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                        const minv_analysis *an, minv_report *r);
 /* The paper's Gauss-Jordan baseline; in core when the matrix fits, else slabs per pivot. */
 minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                              const minv_analysis *an, minv_report *r);

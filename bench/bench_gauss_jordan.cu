@@ -1,0 +1,289 @@
+// Benchmark for blocked Gauss-Jordan (issue 6), cuSOLVER measured in the same run, device
+// data on both sides:
+//   invert   the paper's Table 4: inversion time and speed-up against cuSOLVER getrf +
+//            getrs(I), n = 1024 ... max-n, and the rate against DGEMM
+//   solve    A X = B with nrhs = n against cuSOLVER getrf + getrs
+//   nb       block-size sweep
+//   swap     the row interchanges' share, column-major storage (before) against row-major
+//            (after), the paper's argument for row-major
+// Usage: bench_gauss_jordan [invert|solve|nb|swap|all] [--max-n N]
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "minv.h"
+#include "bench_common.h"
+
+namespace {
+
+int64_t max_n = 32768;
+
+#define CK(call)                                                                                 \
+    do {                                                                                         \
+        if ((call) != 0) {                                                                       \
+            fprintf(stderr, "bench_gauss_jordan: %s failed at line %d\n", #call, __LINE__);      \
+            exit(3);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+struct gpu_timer {
+    cudaEvent_t e0, e1;
+    gpu_timer() { cudaEventCreate(&e0); cudaEventCreate(&e1); }
+    ~gpu_timer() { cudaEventDestroy(e0); cudaEventDestroy(e1); }
+    void start() { cudaEventRecord(e0); }
+    double stop() {
+        float ms;
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        return ms / 1e3;
+    }
+};
+
+minv_context *gpu_context() {
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_GPU;
+    minv_context *ctx = NULL;
+    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
+        fprintf(stderr, "bench_gauss_jordan: no GPU context\n");
+        exit(2);
+    }
+    minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
+    return ctx;
+}
+
+double *device_random(int64_t rows, int64_t cols, uint64_t seed, int dominant) {
+    double *h = (double *)malloc(sizeof(double) * rows * cols), *d;
+    bench_random(h, rows, cols, seed);
+    if (dominant) /* well conditioned, but still pivoting: no diagonal dominance by rows */
+        for (int64_t i = 0; i < rows && i < cols; i++) h[i * rows + i] += 0.5 * sqrt((double)rows);
+    CK(cudaMalloc((void **)&d, sizeof(double) * rows * cols));
+    CK(cudaMemcpy(d, h, sizeof(double) * rows * cols, cudaMemcpyHostToDevice));
+    free(h);
+    return d;
+}
+
+/* cuSOLVER getrf + getrs on a copy of A with B (nrhs columns; the identity when b is NULL):
+ * median of three, seconds. */
+double peer(cusolverDnHandle_t h, const double *d_a, int64_t n, const double *d_b, int64_t nrhs) {
+    double *lu, *x, *work, times[3];
+    int64_t *ipiv;
+    int *info;
+    size_t dws = 0, hws = 0;
+    cusolverDnParams_t params;
+    CK(cusolverDnCreateParams(&params));
+    CK(cudaMalloc((void **)&lu, sizeof(double) * n * n));
+    CK(cudaMalloc((void **)&x, sizeof(double) * n * nrhs));
+    CK(cudaMalloc((void **)&ipiv, sizeof(int64_t) * n));
+    CK(cudaMalloc((void **)&info, sizeof(int)));
+    CK(cusolverDnXgetrf_bufferSize(h, params, n, n, CUDA_R_64F, lu, n, CUDA_R_64F, &dws, &hws));
+    CK(cudaMalloc((void **)&work, dws + 8));
+    void *hwork = hws ? malloc(hws) : NULL;
+    double *ident = NULL;
+    if (!d_b) { /* the identity, built once on the host */
+        double *hi = (double *)calloc((size_t)n * n, sizeof(double));
+        for (int64_t i = 0; i < n; i++) hi[i * n + i] = 1;
+        CK(cudaMalloc((void **)&ident, sizeof(double) * n * n));
+        CK(cudaMemcpy(ident, hi, sizeof(double) * n * n, cudaMemcpyHostToDevice));
+        free(hi);
+        d_b = ident;
+    }
+    gpu_timer t;
+    for (int k = -1; k < 3; k++) {
+        CK(cudaMemcpy(lu, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice));
+        CK(cudaMemcpy(x, d_b, sizeof(double) * n * nrhs, cudaMemcpyDeviceToDevice));
+        t.start();
+        CK(cusolverDnXgetrf(h, params, n, n, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, work, dws, hwork, hws, info));
+        CK(cusolverDnXgetrs(h, params, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, x, n, info));
+        double s = t.stop();
+        if (k >= 0) times[k] = s;
+    }
+    cusolverDnDestroyParams(params);
+    free(hwork);
+    cudaFree(lu); cudaFree(x); cudaFree(ipiv); cudaFree(info); cudaFree(work); cudaFree(ident);
+    return bench_median(times, 3);
+}
+
+double minv_time(minv_context *ctx, int solve, const double *d_a, int64_t n, const double *d_b, int64_t nrhs,
+                 double *d_x, minv_report *rep) {
+    double times[3];
+    for (int k = -1; k < 3; k++) {
+        cudaDeviceSynchronize();
+        double t0 = bench_now();
+        if (solve) CK(minv_solve_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, nrhs, d_a, n, d_b, n, d_x, n, rep));
+        else CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, d_a, n, d_x, n, rep));
+        double s = bench_now() - t0;
+        if (k >= 0) times[k] = s;
+    }
+    return bench_median(times, 3);
+}
+
+double dgemm_tflops(int64_t n) {
+    cublasHandle_t h;
+    double *a, *c, times[3];
+    const double one = 1, zero = 0;
+    CK(cublasCreate(&h));
+    a = device_random(n, n, 3, 0);
+    CK(cudaMalloc((void **)&c, sizeof(double) * n * n));
+    gpu_timer t;
+    for (int k = -1; k < 3; k++) {
+        t.start();
+        CK(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &zero, c, n));
+        double s = t.stop();
+        if (k >= 0) times[k] = s;
+    }
+    cublasDestroy(h);
+    cudaFree(a);
+    cudaFree(c);
+    return 2.0 * n * n * n / bench_median(times, 3) / 1e12;
+}
+
+void invert() {
+    printf("\n## Table 4: inversion, minv Gauss-Jordan vs cuSOLVER getrf + getrs(I), device data\n\n");
+    printf("| n | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (2n^3) | DGEMM TFLOP/s | of DGEMM | residual |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    minv_context *ctx = gpu_context();
+    cusolverDnHandle_t h;
+    CK(cusolverDnCreate(&h));
+    for (int64_t n = 1024; n <= max_n; n *= 2) {
+        double *a = device_random(n, n, 11, 1), *x;
+        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        minv_report rep;
+        double p = peer(h, a, n, NULL, n), m = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
+        double tf = 2.0 * n * n * n / m / 1e12, gemm = dgemm_tflops(n);
+        printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | %.2g |\n", (long long)n, p, m, p / m, tf, gemm, tf / gemm,
+               rep.residual);
+        fflush(stdout);
+        cudaFree(a);
+        cudaFree(x);
+    }
+    cusolverDnDestroy(h);
+    minv_destroy(ctx);
+}
+
+void solve() {
+    printf("\n## A X = B with nrhs = n: minv Gauss-Jordan vs cuSOLVER getrf + getrs, device data\n\n");
+    printf("| n = nrhs | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (3n^3) | residual |\n|---|---|---|---|---|---|\n");
+    minv_context *ctx = gpu_context();
+    cusolverDnHandle_t h;
+    CK(cusolverDnCreate(&h));
+    for (int64_t n = 2048; n <= max_n && n <= 16384; n *= 2) {
+        double *a = device_random(n, n, 12, 1), *b = device_random(n, n, 13, 0), *x;
+        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        minv_report rep;
+        double p = peer(h, a, n, b, n), m = minv_time(ctx, 1, a, n, b, n, x, &rep);
+        printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.2g |\n", (long long)n, p, m, p / m, 3.0 * n * n * n / m / 1e12,
+               rep.residual);
+        fflush(stdout);
+        cudaFree(a);
+        cudaFree(b);
+        cudaFree(x);
+    }
+    cusolverDnDestroy(h);
+    minv_destroy(ctx);
+}
+
+void nb_sweep() {
+    printf("\n## Block size sweep (inversion, device data; seconds)\n\n| n | ");
+    const int64_t nbs[] = {128, 256, 384, 512, 768, 1024};
+    for (int b = 0; b < 6; b++) printf("NB %lld | ", (long long)nbs[b]);
+    printf("best |\n|---|---|---|---|---|---|---|---|\n");
+    minv_context *ctx = gpu_context();
+    for (int64_t n = 4096; n <= max_n && n <= 16384; n *= 2) {
+        double *a = device_random(n, n, 14, 1), *x, best = 1e30;
+        int64_t best_nb = 0;
+        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        printf("| %lld | ", (long long)n);
+        for (int b = 0; b < 6; b++) {
+            minv_report rep;
+            minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nbs[b]);
+            double t = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
+            if (t < best) { best = t; best_nb = nbs[b]; }
+            printf("%.4f | ", t);
+            fflush(stdout);
+        }
+        printf("%lld |\n", (long long)best_nb);
+        cudaFree(a);
+        cudaFree(x);
+    }
+    minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, 0);
+    minv_destroy(ctx);
+}
+
+/* The interchanges of one panel of nb rows over an n x n matrix, as the library applies them:
+ * row-major (a row is contiguous) or, for comparison, column-major (a row is strided). */
+__global__ void swap_row_major(double *v, int64_t n, const int64_t *piv, int64_t k0, int64_t nb) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        for (int64_t t = 0; t < nb; t++) {
+            const int64_t c = k0 + t, p = piv[t];
+            double x = v[i + c * n];
+            v[i + c * n] = v[i + p * n];
+            v[i + p * n] = x;
+        }
+}
+__global__ void swap_col_major(double *v, int64_t n, const int64_t *piv, int64_t k0, int64_t nb) {
+    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
+        for (int64_t t = 0; t < nb; t++) {
+            const int64_t r = k0 + t, p = piv[t];
+            double x = v[r + j * n];
+            v[r + j * n] = v[p + j * n];
+            v[p + j * n] = x;
+        }
+}
+
+void swap_share() {
+    printf("\n## Row interchanges: column-major (before) vs row-major (after), all n/NB panels of one inversion\n\n");
+    printf("| n | NB | swaps column-major (s) | swaps row-major (s) | GJ inversion (s) | share before | share after |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    minv_context *ctx = gpu_context();
+    for (int64_t n = 4096; n <= max_n && n <= 16384; n *= 2) {
+        const int64_t nb = n >= 8192 ? 512 : 256;
+        double *a = device_random(n, n, 15, 1), *x;
+        int64_t *piv, *hp = (int64_t *)malloc(sizeof(int64_t) * n);
+        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        CK(cudaMalloc((void **)&piv, sizeof(int64_t) * n));
+        for (int64_t i = 0; i < n; i++) hp[i] = i + (n - i) / 2; /* partial pivoting's typical far swaps */
+        CK(cudaMemcpy(piv, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
+        gpu_timer t;
+        double tc, tr;
+        t.start();
+        for (int64_t k0 = 0; k0 < n; k0 += nb) swap_col_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
+        tc = t.stop();
+        t.start();
+        for (int64_t k0 = 0; k0 < n; k0 += nb) swap_row_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
+        tr = t.stop();
+        minv_report rep;
+        minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nb);
+        double total = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
+        printf("| %lld | %lld | %.4f | %.4f | %.4f | %.1f%% | %.1f%% |\n", (long long)n, (long long)nb, tc, tr, total,
+               100 * tc / (total - tr + tc), 100 * tr / total);
+        fflush(stdout);
+        cudaFree(a); cudaFree(x); cudaFree(piv);
+        free(hp);
+    }
+    minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, 0);
+    minv_destroy(ctx);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "all";
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--max-n") && k + 1 < argc) max_n = atoll(argv[k + 1]);
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        printf("bench_gauss_jordan: no GPU, nothing to measure\n");
+        return 0;
+    }
+    bench_header(stdout, argc, argv);
+    if (!strcmp(what, "invert") || !strcmp(what, "all")) invert();
+    if (!strcmp(what, "solve") || !strcmp(what, "all")) solve();
+    if (!strcmp(what, "nb") || !strcmp(what, "all")) nb_sweep();
+    if (!strcmp(what, "swap") || !strcmp(what, "all")) swap_share();
+    return 0;
+}
