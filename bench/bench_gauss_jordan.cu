@@ -6,7 +6,8 @@
 //   nb       block-size sweep
 //   swap     the row interchanges' share, column-major storage (before) against row-major
 //            (after), the paper's argument for row-major
-// Usage: bench_gauss_jordan [invert|solve|nb|swap|all] [--max-n N]
+//   parts    one step's panel GETRF against its GEMM, for the look-ahead
+// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|all] [--max-n N]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "minv.h"
+#include "../src_cuda/gpu.h"
 #include "bench_common.h"
 
 namespace {
@@ -214,17 +215,8 @@ void nb_sweep() {
     minv_destroy(ctx);
 }
 
-/* The interchanges of one panel of nb rows over an n x n matrix, as the library applies them:
- * row-major (a row is contiguous) or, for comparison, column-major (a row is strided). */
-__global__ void swap_row_major(double *v, int64_t n, const int64_t *piv, int64_t k0, int64_t nb) {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        for (int64_t t = 0; t < nb; t++) {
-            const int64_t c = k0 + t, p = piv[t];
-            double x = v[i + c * n];
-            v[i + c * n] = v[i + p * n];
-            v[i + p * n] = x;
-        }
-}
+/* Before: the interchanges of one panel on column-major storage, a row strided across the
+ * matrix (the layout the paper moves away from), one thread per column. */
 __global__ void swap_col_major(double *v, int64_t n, const int64_t *piv, int64_t k0, int64_t nb) {
     for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
         for (int64_t t = 0; t < nb; t++) {
@@ -236,37 +228,107 @@ __global__ void swap_col_major(double *v, int64_t n, const int64_t *piv, int64_t
 }
 
 void swap_share() {
-    printf("\n## Row interchanges: column-major (before) vs row-major (after), all n/NB panels of one inversion\n\n");
-    printf("| n | NB | swaps column-major (s) | swaps row-major (s) | GJ inversion (s) | share before | share after |\n");
+    printf("\n## Row interchanges of one inversion (all n/NB panels): column-major storage (before) vs the library's\n");
+    printf("## row-major storage with the panel's interchanges as one gathered permutation (after)\n\n");
+    printf("| n | NB | interchanges column-major (s) | interchanges row-major (s) | GJ inversion (s) | share before | share after |\n");
     printf("|---|---|---|---|---|---|---|\n");
     minv_context *ctx = gpu_context();
     for (int64_t n = 4096; n <= max_n && n <= 16384; n *= 2) {
         const int64_t nb = n >= 8192 ? 512 : 256;
-        double *a = device_random(n, n, 15, 1), *x;
-        int64_t *piv, *hp = (int64_t *)malloc(sizeof(int64_t) * n);
+        double *a = device_random(n, n, 15, 1), *x, *tmp;
+        int64_t *piv, *local, *cur, *pairs;
+        int64_t *hp = (int64_t *)malloc(sizeof(int64_t) * n), *hl = (int64_t *)malloc(sizeof(int64_t) * n);
         CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        CK(cudaMalloc((void **)&tmp, sizeof(double) * 2 * nb * n));
         CK(cudaMalloc((void **)&piv, sizeof(int64_t) * n));
-        for (int64_t i = 0; i < n; i++) hp[i] = i + (n - i) / 2; /* partial pivoting's typical far swaps */
+        CK(cudaMalloc((void **)&local, sizeof(int64_t) * n));
+        CK(cudaMalloc((void **)&cur, sizeof(int64_t) * n));
+        CK(cudaMalloc((void **)&pairs, sizeof(int64_t) * 4 * nb));
+        for (int64_t i = 0; i < n; i++) { /* partial pivoting's far interchanges */
+            hp[i] = i + (n - i) / 2;
+            hl[i] = hp[i] - i / nb * nb + 1;
+            hl[i] = hl[i] < 1 ? 1 : hl[i];
+        }
+        for (int64_t i = 0; i < n; i++) hp[i] = i;
+        CK(cudaMemcpy(cur, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
+        for (int64_t i = 0; i < n; i++) hp[i] = i + (n - i) / 2;
         CK(cudaMemcpy(piv, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(local, hl, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
         gpu_timer t;
-        double tc, tr;
         t.start();
         for (int64_t k0 = 0; k0 < n; k0 += nb) swap_col_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
-        tc = t.stop();
-        t.start();
-        for (int64_t k0 = 0; k0 < n; k0 += nb) swap_row_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
-        tr = t.stop();
+        const double tc = t.stop();
+        cudaDeviceSynchronize();
+        double t0 = bench_now();
+        for (int64_t k0 = 0; k0 < n; k0 += nb)
+            CK(minv_gpu_interchange(ctx, MINV_R64, x, n, n, local + k0, k0, nb < n - k0 ? nb : n - k0, cur, pairs, tmp));
+        cudaStreamSynchronize(ctx->gpu->stream);
+        const double tr = bench_now() - t0;
         minv_report rep;
         minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nb);
         double total = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
         printf("| %lld | %lld | %.4f | %.4f | %.4f | %.1f%% | %.1f%% |\n", (long long)n, (long long)nb, tc, tr, total,
                100 * tc / (total - tr + tc), 100 * tr / total);
         fflush(stdout);
-        cudaFree(a); cudaFree(x); cudaFree(piv);
+        cudaFree(a); cudaFree(x); cudaFree(tmp); cudaFree(piv); cudaFree(local); cudaFree(cur); cudaFree(pairs);
         free(hp);
+        free(hl);
     }
     minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, 0);
     minv_destroy(ctx);
+}
+
+/* What one step costs at the top: cuSOLVER's GETRF of a full-height panel (on the look-ahead
+ * stream) against the step's GEMM, which must hide it. */
+void parts() {
+    printf("\n## One step's parts at n = 16384: panel GETRF (look-ahead) vs the step's GEMM, ms\n\n");
+    printf("| NB | GETRF n x NB | GETRF n/2 x NB | GEMM n x n x NB |\n|---|---|---|---|\n");
+    const int64_t n = max_n < 16384 ? max_n : 16384;
+    cusolverDnHandle_t h;
+    cublasHandle_t b;
+    cusolverDnParams_t params;
+    CK(cusolverDnCreate(&h));
+    CK(cublasCreate(&b));
+    CK(cusolverDnCreateParams(&params));
+    double *a = device_random(n, n, 16, 0), *c;
+    CK(cudaMalloc((void **)&c, sizeof(double) * n * n));
+    int64_t *ipiv;
+    int *info;
+    CK(cudaMalloc((void **)&ipiv, sizeof(int64_t) * n));
+    CK(cudaMalloc((void **)&info, sizeof(int)));
+    const int64_t nbs[] = {128, 256, 512, 1024};
+    for (int k = 0; k < 4; k++) {
+        const int64_t w = nbs[k];
+        double ms[3];
+        for (int part = 0; part < 3; part++) {
+            const int64_t m = part == 1 ? n / 2 : n;
+            double times[3];
+            size_t dws = 0, hws = 0;
+            void *dw = NULL;
+            if (part < 2) {
+                CK(cusolverDnXgetrf_bufferSize(h, params, m, w, CUDA_R_64F, c, n, CUDA_R_64F, &dws, &hws));
+                CK(cudaMalloc(&dw, dws + 8));
+            }
+            gpu_timer t;
+            for (int r = -1; r < 3; r++) {
+                CK(cudaMemcpy(c, a, sizeof(double) * n * w, cudaMemcpyDeviceToDevice));
+                const double one = 1, minus = -1;
+                t.start();
+                if (part < 2) CK(cusolverDnXgetrf(h, params, m, w, CUDA_R_64F, c, n, ipiv, CUDA_R_64F, dw, dws, NULL, 0, info));
+                else CK(cublasDgemm_64(b, CUBLAS_OP_N, CUBLAS_OP_N, n, n, w, &minus, a, n, a, w, &one, c, n));
+                double sec = t.stop();
+                if (r >= 0) times[r] = sec;
+            }
+            ms[part] = 1e3 * bench_median(times, 3);
+            cudaFree(dw);
+        }
+        printf("| %lld | %.2f | %.2f | %.2f |\n", (long long)w, ms[0], ms[1], ms[2]);
+        fflush(stdout);
+    }
+    cusolverDnDestroyParams(params);
+    cusolverDnDestroy(h);
+    cublasDestroy(b);
+    cudaFree(a); cudaFree(c); cudaFree(ipiv); cudaFree(info);
 }
 
 } // namespace
@@ -285,5 +347,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "solve") || !strcmp(what, "all")) solve();
     if (!strcmp(what, "nb") || !strcmp(what, "all")) nb_sweep();
     if (!strcmp(what, "swap") || !strcmp(what, "all")) swap_share();
+    if (!strcmp(what, "parts") || !strcmp(what, "all")) parts();
     return 0;
 }

@@ -1,13 +1,16 @@
 // Blocked Gauss-Jordan elimination with partial pivoting on the GPU (the many-RHS paper's
-// Algorithm 1; src_c/cpu/gauss_jordan.c is the CPU half, same steps). As the paper argues, the
-// matrix lives row-major on the device, so a row interchange moves two contiguous rows: the
-// buffer holds A^T column-major, and every logical row operation on A is a column operation
-// on it. Per block column K of width w:
+// Algorithm 1; src_c/cpu/gauss_jordan.c is the CPU half). As the paper argues, the matrix
+// lives row-major on the device, so a row interchange moves whole contiguous rows: the buffer
+// holds A^T column-major, and every logical row operation on A is a column operation on it.
+// Per block column K of width w:
 //   GETRF of the panel A[k0:n, K] (transposed into a column-major scratch, on a side stream,
-//   one step ahead of the update: the look-ahead), LASWP, the multipliers P = [A01 U11^-1; 0;
-//   L21], the pivot rows H = L11^-1 A[K, :], one GEMM A -= P H over every row, H = U11^-1 H.
-// Inversion also writes block column K of the inverse (2 n^3 flops in all); a solve carries
-// B^T beside A^T and never touches the columns of A already eliminated (n^3 + 2 n^2 nrhs).
+//   one step ahead of the update: the look-ahead); the interchanges, as one permutation;
+//   A11^-1 from the panel's L11 U11; the pivot rows H = A11^-1 A[K, :]; one GEMM A -= P H over
+//   every row, P = A[:, K] with its pivot block zero. Inverting the w x w pivot block once turns
+//   the TRSMs of the textbook step into GEMMs, which run near the DGEMM rate.
+// Inversion also writes block column K of the inverse, -A[:, K] A11^-1 (2 n^3 flops in all); a
+// solve carries B^T beside A^T and never touches the columns of A already eliminated (n^3 +
+// 2 n^2 nrhs).
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,19 +30,43 @@ cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t up
     return cublasStrsm_64(h, side, uplo, op, diag, m, n, &al, a, lda, b, ldb);
 }
 
-/* The row interchanges of one panel: logical rows k0 + t and k0 + ipiv[t] - 1 of A, i.e.
- * columns of the row-major buffer v (rows storage rows), in order; coalesced. */
-template <typename T>
-__global__ void swap_rows_rm(T *v, int64_t rows, int64_t ld, const int64_t *ipiv, int64_t k0, int64_t w) {
+/* The row interchanges of one panel as one permutation: a single thread replays the
+ * transpositions on cur (the original row now at each position; the identity between panels)
+ * and lists, for every touched position, which original row lands there. */
+__global__ void panel_permutation(const int64_t *ipiv, int64_t k0, int64_t w, int64_t *cur, int64_t *pairs) {
+    for (int64_t t = 0; t < w; t++) {
+        const int64_t a = k0 + t, b = k0 + ipiv[t] - 1, x = cur[a];
+        cur[a] = cur[b];
+        cur[b] = x;
+    }
+    for (int64_t t = 0; t < w; t++) {
+        const int64_t a = k0 + t, b = k0 + ipiv[t] - 1;
+        pairs[4 * t] = a;
+        pairs[4 * t + 1] = cur[a];
+        pairs[4 * t + 2] = b;
+        pairs[4 * t + 3] = cur[b];
+    }
+    for (int64_t t = 0; t < w; t++) { /* back to the identity; repeated positions are harmless */
+        cur[k0 + t] = k0 + t;
+        cur[k0 + ipiv[t] - 1] = k0 + ipiv[t] - 1;
+    }
+}
+
+/* Rows of A are columns of the row-major buffer v (rows storage rows): every listed column
+ * goes to scratch, then comes back in its new place; all elements in parallel and coalesced,
+ * where w sequential swaps per element would be latency-bound. */
+template <typename T> __global__ void gather_columns(const T *v, int64_t rows, int64_t ld, const int64_t *pairs, T *tmp) {
+    const int64_t s = blockIdx.y, src = pairs[2 * s + 1];
+    if (src == pairs[2 * s]) return;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += (int64_t)gridDim.x * blockDim.x)
-        for (int64_t t = 0; t < w; t++) {
-            const int64_t c = k0 + t, p = k0 + ipiv[t] - 1;
-            if (p != c) {
-                T x = v[i + c * ld];
-                v[i + c * ld] = v[i + p * ld];
-                v[i + p * ld] = x;
-            }
-        }
+        tmp[s * rows + i] = v[i + src * ld];
+}
+template <typename T>
+__global__ void scatter_columns(T *v, int64_t rows, int64_t ld, const int64_t *pairs, const T *tmp) {
+    const int64_t s = blockIdx.y, dst = pairs[2 * s];
+    if (dst == pairs[2 * s + 1]) return;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += (int64_t)gridDim.x * blockDim.x)
+        v[i + dst * ld] = tmp[s * rows + i];
 }
 
 /* out(i, dest[c]) = a(c, i): the row-major result back to column-major, its columns put in
@@ -70,14 +97,18 @@ __global__ void abs_sums(const T *a, int64_t count, int64_t len, int64_t vstride
     out[v] = s;
 }
 
+__global__ void iota(int64_t *v, int64_t n) {
+    const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) v[k] = k;
+}
+
 template <typename T> __global__ void fill(T *p, int64_t count, int64_t stride, T value) {
     const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < count) p[k * stride] = value;
 }
 
 /* One matrix row-major on the device that the elimination updates: rows x n in storage terms
- * (rows = logical columns), ld; `first` storage rows [first0, first0 + firstn) go first so the
- * next panel is ready early. */
+ * (rows = logical columns of A or B), leading dimension ld. */
 template <typename T> struct rm_view {
     T *v;
     int64_t rows, ld;
@@ -88,10 +119,14 @@ template <typename T> struct gj {
     int64_t n, nb, count;
     T *at;         /* A^T, n x n, ld n */
     T *panel[2];   /* GETRF scratch, (n - k0) x w, ld n, alternating */
-    T *p;          /* multipliers, n x nb, ld n */
-    T *h;          /* pivot rows, transposed: hrows x nb, ld hrows */
+    T *p;          /* the panel's rows of A^T (logical A[:, K]), pivot block zeroed: nb x n, ld nb */
+    T *h;          /* pivot rows through A11^-1, transposed: hrows x nb, ld rows of the view */
+    T *ainv;       /* A11^-1, nb x nb */
+    T *tmp;        /* interchange scratch, 2 nb x hrows */
     int64_t hrows;
     int64_t *ipiv; /* n, cuSOLVER's: 1-based within each panel */
+    int64_t *cur;  /* n: the identity between panels (panel_permutation) */
+    int64_t *pairs; /* 4 nb */
     int *info;     /* count */
     void *work, *hwork;
     size_t work_bytes, hwork_bytes;
@@ -119,82 +154,72 @@ cleanup:
     return status;
 }
 
-/* The elimination of block column K from one row-major matrix: its pivot rows (storage
- * columns K) through L11, every other row through one GEMM with the multipliers, then U11.
- * Storage rows [first, first + firstn) are updated first and `updated` recorded after them. */
+/* The interchanges of panel k0 on one view (its storage columns are rows of A). */
+template <typename T> minv_status interchange(gj<T> *s, rm_view<T> v, int64_t k0, int64_t w) {
+    return minv_gpu_interchange(s->ctx, (minv_dtype)sizeof(T), v.v, v.rows, v.ld, s->ipiv + k0, k0, w, s->cur, s->pairs,
+                                s->tmp);
+}
+
+/* The elimination of block column K from one view: its pivot rows become H = A11^-1 A[K, :]
+ * (storage columns K), and every row loses P[I, :] H, in one GEMM (P's pivot block is zero, so
+ * the pivot rows are left as they are and then overwritten). Storage rows [first, first +
+ * firstn) go first, and `updated` is recorded after them for the look-ahead. */
 template <typename T>
-minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, const T *lu, rm_view<T> v, int64_t first, int64_t firstn,
+minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, rm_view<T> v, int64_t first, int64_t firstn,
                       cudaEvent_t updated) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = sizeof(T);
     const int64_t n = s->n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
-    if (v.rows == 0) {
-        if (updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
-        return MINV_SUCCESS;
-    }
-    CUDA_TRY(cudaMemcpy2DAsync(s->h, (size_t)v.rows * es, v.v + k0 * v.ld, (size_t)v.ld * es, (size_t)v.rows * es,
-                               (size_t)w, cudaMemcpyDeviceToDevice, g->stream));
-    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, v.rows, w, 1.0, lu,
-                    n, s->h, v.rows));
+    if (v.rows > 0)
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, s->ainv, w, 0.0,
+                             s->h, v.rows));
     for (int part = 0; part < 3; part++) {
         const int64_t r0 = parts[part][0], r1 = parts[part][1];
         if (r1 > r0)
-            CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, r1 - r0, n, w, -1.0, s->h + r0, v.rows, s->p, n, 1.0,
+            CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, n, w, -1.0, s->h + r0, v.rows, s->p, w, 1.0,
                                  v.v + r0, v.ld));
         if (part == 0 && updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
     }
-    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, v.rows, w, 1.0,
-                    lu, n, s->h, v.rows));
-    CUDA_TRY(cudaMemcpy2DAsync(v.v + k0 * v.ld, (size_t)v.ld * es, s->h, (size_t)v.rows * es, (size_t)v.rows * es,
-                               (size_t)w, cudaMemcpyDeviceToDevice, g->stream));
+    if (v.rows > 0)
+        CUDA_TRY(cudaMemcpy2DAsync(v.v + k0 * v.ld, (size_t)v.ld * es, s->h, (size_t)v.rows * es, (size_t)v.rows * es,
+                                   (size_t)w, cudaMemcpyDeviceToDevice, g->stream));
 cleanup:
     return status;
 }
 
-/* Multipliers of block column K: A01 U11^-1 above (rows not yet pivoted, from the row-major
- * buffer), zero on the pivot rows, L21 below. */
-template <typename T> minv_status multipliers(gj<T> *s, int64_t k0, int64_t w, const T *lu) {
+/* What every view's elimination needs from panel K: A11^-1 = U11^-1 L11^-1 from the
+ * factored panel, and P = the panel's rows of A^T (logical A[:, K], interchanged but not
+ * factored) with the pivot block zeroed. */
+template <typename T> minv_status panel_operands(gj<T> *s, int64_t k0, int64_t w, const T *lu) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = sizeof(T);
-    const int64_t n = s->n, below = n - k0 - w;
-    if (k0 > 0) {
-        minv_k_transpose<T>(s->at + k0, w, k0, n, s->p, n, T(1), g->stream);
-        LAUNCH_TRY();
-        CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, k0, w, 1.0,
-                        lu, n, s->p, n));
-    }
-    CUDA_TRY(cudaMemset2DAsync(s->p + k0, (size_t)n * es, 0, (size_t)w * es, (size_t)w, g->stream));
-    if (below > 0)
-        CUDA_TRY(cudaMemcpy2DAsync(s->p + k0 + w, (size_t)n * es, lu + w, (size_t)n * es, (size_t)below * es, (size_t)w,
-                                   cudaMemcpyDeviceToDevice, g->stream));
+    const int64_t n = s->n;
+    minv_k_set_identity<T>(s->ainv, w, w, T(1), g->stream);
+    LAUNCH_TRY();
+    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, lu, n,
+                    s->ainv, w));
+    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0, lu,
+                    n, s->ainv, w));
+    CUDA_TRY(cudaMemcpy2DAsync(s->p, (size_t)w * es, s->at + k0, (size_t)n * es, (size_t)w * es, (size_t)n,
+                               cudaMemcpyDeviceToDevice, g->stream));
+    CUDA_TRY(cudaMemset2DAsync(s->p + k0 * w, (size_t)w * es, 0, (size_t)w * es, (size_t)w, g->stream));
 cleanup:
     return status;
 }
 
-/* Block column K of the inverse, written over the row-major buffer's rows K:
- * -A01 A11^-1 = -(A01 U11^-1) L11^-1, A11^-1 = U11^-1 L11^-1, -A21 A11^-1 = -L21 L11^-1. */
-template <typename T> minv_status inverse_columns(gj<T> *s, int64_t k0, int64_t w, const T *lu) {
+/* Block column K of the inverse, over the row-major buffer's rows K: -A[I, K] A11^-1 for every
+ * other row I (from P), and A11^-1 itself on the pivot block. */
+template <typename T> minv_status inverse_columns(gj<T> *s, int64_t k0, int64_t w) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n, below = n - k0 - w;
-    if (k0 > 0)
-        CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, k0, w, -1.0, lu,
-                        n, s->p, n));
-    if (below > 0)
-        CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, below, w, -1.0,
-                        lu, n, s->p + k0 + w, n));
-    minv_k_set_identity<T>(s->p + k0, w, n, T(1), g->stream);
-    LAUNCH_TRY();
-    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, lu, n,
-                    s->p + k0, n));
-    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0, lu, n,
-                    s->p + k0, n));
-    minv_k_transpose<T>(s->p, n, w, n, s->at + k0, n, T(1), g->stream);
+    const int64_t n = s->n;
+    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, n, w, -1.0, s->ainv, w, s->p, w, 0.0, s->at + k0, n));
+    minv_k_transpose<T>(s->ainv, w, w, w, s->at + k0 + k0 * n, n, T(1), g->stream);
     LAUNCH_TRY();
 cleanup:
     return status;
@@ -206,24 +231,24 @@ template <typename T> minv_status run(gj<T> *s, T *bt, int64_t rhs) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = s->n, nb = s->nb;
-    const unsigned swap_grid = (unsigned)((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024);
     CUDA_TRY(cudaEventRecord(s->updated[0], g->stream));
     MINV_TRY(factor_panel<T>(s, 0));
     for (int64_t k = 0; k < s->count; k++) {
         const int64_t k0 = k * nb, w = n - k0 < nb ? n - k0 : nb, next_w = n - k0 - w < nb ? n - k0 - w : nb;
         const T *lu = s->panel[k % 2];
         cudaEvent_t updated = k + 1 < s->count ? s->updated[(k + 1) % 2] : NULL;
+        /* a solve leaves the columns already eliminated alone; its panel rows (logical A[:, K])
+         * are interchanged with the rest for P */
+        rm_view<T> va = bt ? rm_view<T>{s->at + k0, n - k0, n} : rm_view<T>{s->at, n, n};
         CUDA_TRY(cudaStreamWaitEvent(g->stream, s->factored[k % 2], 0));
-        /* a solve leaves the columns already eliminated alone */
-        rm_view<T> va = bt ? rm_view<T>{s->at + k0 + w, n - k0 - w, n} : rm_view<T>{s->at, n, n};
-        swap_rows_rm<T><<<swap_grid, 256, 0, g->stream>>>(va.v, va.rows, va.ld, s->ipiv + k0, k0, w);
-        if (bt) swap_rows_rm<T><<<swap_grid, 256, 0, g->stream>>>(bt, rhs, rhs, s->ipiv + k0, k0, w);
-        LAUNCH_TRY();
-        MINV_TRY(multipliers<T>(s, k0, w, lu));
-        MINV_TRY(eliminate<T>(s, k0, w, lu, va, bt ? 0 : k0 + w, next_w, updated));
+        MINV_TRY(interchange<T>(s, va, k0, w));
+        if (bt) MINV_TRY(interchange<T>(s, rm_view<T>{bt, rhs, rhs}, k0, w));
+        MINV_TRY(panel_operands<T>(s, k0, w, lu));
+        if (bt) va = rm_view<T>{s->at + k0 + w, n - k0 - w, n};
+        MINV_TRY(eliminate<T>(s, k0, w, va, bt ? 0 : k0 + w, next_w, updated));
         if (updated) MINV_TRY(factor_panel<T>(s, k + 1));
-        if (bt) MINV_TRY(eliminate<T>(s, k0, w, lu, rm_view<T>{bt, rhs, rhs}, 0, 0, NULL));
-        else MINV_TRY(inverse_columns<T>(s, k0, w, lu));
+        if (bt) MINV_TRY(eliminate<T>(s, k0, w, rm_view<T>{bt, rhs, rhs}, 0, 0, NULL));
+        else MINV_TRY(inverse_columns<T>(s, k0, w));
         minv_progress(ctx, "gauss-jordan", (double)(k0 + w) / (double)n);
     }
     CUDA_TRY(cudaStreamSynchronize(g->stream));
@@ -248,26 +273,35 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
     CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, s->nb, minv_cuda_type((minv_dtype)es), NULL,
                                              n, minv_cuda_type((minv_dtype)es), &s->work_bytes, &s->hwork_bytes));
     {
+        const int64_t nb = s->nb;
         const int slots[4] = {WS_B, WS_D, WS_SOLVER, WS_SMALL};
         const size_t bytes[4] = {(size_t)n * n * es + (size_t)rhs * n * es,
-                                 (2 * (size_t)n + (size_t)s->hrows + (size_t)n) * (size_t)s->nb * es,
-                                 s->work_bytes + 16, (size_t)n * sizeof(int64_t) + (size_t)s->count * sizeof(int) + 64};
+                                 ((2 * (size_t)n + (size_t)s->hrows + (size_t)n) * (size_t)nb + (size_t)nb * nb +
+                                  2 * (size_t)nb * (size_t)s->hrows) * es,
+                                 s->work_bytes + 16,
+                                 (2 * (size_t)n + 4 * (size_t)nb) * sizeof(int64_t) + (size_t)s->count * sizeof(int) + 64};
         void *p[4];
         MINV_TRY(minv_gpu_reserve(ctx, 4, slots, bytes, p));
         s->at = (T *)p[0];
         s->panel[0] = (T *)p[1];
-        s->panel[1] = s->panel[0] + n * s->nb;
-        s->p = s->panel[1] + n * s->nb;
-        s->h = s->p + n * s->nb;
+        s->panel[1] = s->panel[0] + n * nb;
+        s->p = s->panel[1] + n * nb;
+        s->h = s->p + n * nb;
+        s->ainv = s->h + s->hrows * nb;
+        s->tmp = s->ainv + nb * nb;
         s->work = p[2];
         s->ipiv = (int64_t *)p[3];
-        s->info = (int *)(s->ipiv + n);
+        s->cur = s->ipiv + n;
+        s->pairs = s->cur + n;
+        s->info = (int *)(s->pairs + 4 * nb);
     }
     if (s->hwork_bytes && !(s->hwork = malloc(s->hwork_bytes))) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", s->hwork_bytes);
         goto cleanup;
     }
     CUDA_TRY(cudaMemsetAsync(s->info, 0, (size_t)s->count * sizeof(int), g->stream));
+    iota<<<(unsigned)((n + 255) / 256), 256, 0, g->stream>>>(s->cur, n);
+    LAUNCH_TRY();
     for (int k = 0; k < 2; k++) {
         CUDA_TRY(cudaEventCreateWithFlags(&s->updated[k], cudaEventDisableTiming));
         CUDA_TRY(cudaEventCreateWithFlags(&s->factored[k], cudaEventDisableTiming));
@@ -407,6 +441,24 @@ cleanup:
 }
 
 } // namespace
+
+minv_status minv_gpu_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, const int64_t *ipiv,
+                                 int64_t k0, int64_t w, int64_t *cur, int64_t *pairs, void *tmp) {
+    minv_status status = MINV_SUCCESS;
+    cudaStream_t st = ctx->gpu->stream;
+    const dim3 grid((unsigned)((rows + 255) / 256 < 64 ? (rows + 255) / 256 : 64), (unsigned)(2 * w));
+    panel_permutation<<<1, 1, 0, st>>>(ipiv, k0, w, cur, pairs);
+    if (rows > 0 && t == MINV_R64) {
+        gather_columns<double><<<grid, 256, 0, st>>>((const double *)v, rows, ld, pairs, (double *)tmp);
+        scatter_columns<double><<<grid, 256, 0, st>>>((double *)v, rows, ld, pairs, (const double *)tmp);
+    } else if (rows > 0) {
+        gather_columns<float><<<grid, 256, 0, st>>>((const float *)v, rows, ld, pairs, (float *)tmp);
+        scatter_columns<float><<<grid, 256, 0, st>>>((float *)v, rows, ld, pairs, (const float *)tmp);
+    }
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
 
 minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                          minv_report *r) {
