@@ -3,7 +3,8 @@
 //   invert   minv's SPD inversion against cuSOLVER potrf + potri, and its rate against DGEMM
 //   solve    minv's SPD solve with n right-hand sides against cuSOLVER potrf + potrs
 //   blas     the BLAS3 rates the two are built from (GEMM, SYRK, TRMM, TRSM, trtri, lauum)
-// Usage: bench_spd [invert|solve|blas|all] [--max-n N]
+//   parts    where minv's inversion spends its time
+// Usage: bench_spd [invert|solve|blas|parts|all] [--max-n N]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "minv.h"
+#include "../src_cuda/gpu.h"
 #include "bench_common.h"
 
 namespace {
@@ -318,6 +319,60 @@ void blas() {
     cusolverDnDestroy(sol);
 }
 
+/* Where minv's SPD inversion spends its time: the factor (cuSOLVER's, by both its APIs), the
+ * inverse from the factor, and the whole call with its analysis, residual and condition. */
+void parts() {
+    printf("\n## SPD inversion, parts (ms, device data)\n\n");
+    printf("| n | Dpotrf | Xpotrf | inverse from factor | whole minv call |\n|---|---|---|---|---|\n");
+    minv_context *ctx = gpu_context();
+    cusolverDnHandle_t h;
+    cusolverDnParams_t params;
+    CK(cusolverDnCreate(&h));
+    CK(cusolverDnCreateParams(&params));
+    for (int64_t n = 8192; n <= max_n && n <= 16384; n *= 2) {
+        spd_case c(n);
+        int lwork = 0, *info;
+        size_t dws = 0, hws = 0;
+        double *work, ms[4], times[3];
+        CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
+        CK(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, &dws, &hws));
+        size_t wb = dws > (size_t)lwork * 8 ? dws : (size_t)lwork * 8;
+        CK(cudaMalloc((void **)&work, wb + 8));
+        CK(cudaMalloc((void **)&info, sizeof(int)));
+        gpu_timer t;
+        for (int part = 0; part < 4; part++) {
+            for (int r = -1; r < 3; r++) {
+                c.reset();
+                if (part == 2) CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
+                cudaDeviceSynchronize();
+                minv_report rep;
+                minv_mat l = {MINV_R64, n, n, n, c.d_x};
+                double t0 = bench_now();
+                t.start();
+                if (part == 0) CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
+                if (part == 1)
+                    CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, work, dws,
+                                        NULL, 0, info));
+                if (part == 2) CK(minv_gpu_spd_inverse_from_factor(ctx, &l));
+                double sec = t.stop();
+                if (part == 3) {
+                    CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, n, c.d_a, n, c.d_x, n, &rep));
+                    sec = bench_now() - t0;
+                }
+                if (r >= 0) times[r] = sec;
+            }
+            ms[part] = 1e3 * bench_median(times, 3);
+        }
+        printf("| %lld | %.1f | %.1f | %.1f | %.1f |\n", (long long)n, ms[0], ms[1], ms[2], ms[3]);
+        fflush(stdout);
+        cudaFree(work);
+        cudaFree(info);
+    }
+    cusolverDnDestroyParams(params);
+    cusolverDnDestroy(h);
+    minv_destroy(ctx);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -333,5 +388,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "blas") || !strcmp(what, "all")) blas();
     if (!strcmp(what, "invert") || !strcmp(what, "all")) invert();
     if (!strcmp(what, "solve") || !strcmp(what, "all")) solve();
+    if (!strcmp(what, "parts") || !strcmp(what, "all")) parts();
     return 0;
 }

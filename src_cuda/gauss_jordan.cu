@@ -119,14 +119,14 @@ template <typename T> struct gj {
     int64_t n, nb, count;
     T *at;         /* A^T, n x n, ld n */
     T *panel[2];   /* GETRF scratch, (n - k0) x w, ld n, alternating */
-    T *p;          /* the panel's rows of A^T (logical A[:, K]), pivot block zeroed: nb x n, ld nb */
-    T *h;          /* pivot rows through A11^-1, transposed: hrows x nb, ld rows of the view */
-    T *ainv;       /* A11^-1, nb x nb */
+    T *p;          /* the multipliers, transposed: [A01 U11^-1; 0; L21]^T, nb x n, ld nb */
+    T *h;          /* the pivot rows through L11^-1, transposed: hrows x nb, ld rows of the view */
+    T *linv, *uinv; /* L11^-1 and U11^-1, nb x nb each */
     T *tmp;        /* interchange scratch, 2 nb x hrows */
     int64_t hrows;
     int64_t *ipiv; /* n, cuSOLVER's: 1-based within each panel */
     int64_t *cur;  /* n: the identity between panels (panel_permutation) */
-    int64_t *pairs; /* 4 nb */
+    int64_t *pairs[2]; /* 4 nb each: the interchanges of the panel of that parity */
     int *info;     /* count */
     void *work, *hwork;
     size_t work_bytes, hwork_bytes;
@@ -148,32 +148,33 @@ template <typename T> minv_status factor_panel(gj<T> *s, int64_t k) {
                                   s->ipiv + k0, minv_cuda_type((minv_dtype)sizeof(T)), s->work, s->work_bytes, s->hwork,
                                   s->hwork_bytes, s->info + k));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
+    /* the interchanges as one permutation, here off the critical path */
+    panel_permutation<<<1, 1, 0, s->side>>>(s->ipiv + k0, k0, w, s->cur, s->pairs[k % 2]);
+    LAUNCH_TRY();
     CUDA_TRY(cudaEventRecord(s->factored[k % 2], s->side));
 cleanup:
     cusolverDnSetStream(g->solver, g->stream);
     return status;
 }
 
-/* The interchanges of panel k0 on one view (its storage columns are rows of A). */
-template <typename T> minv_status interchange(gj<T> *s, rm_view<T> v, int64_t k0, int64_t w) {
-    return minv_gpu_interchange(s->ctx, (minv_dtype)sizeof(T), v.v, v.rows, v.ld, s->ipiv + k0, k0, w, s->cur, s->pairs,
-                                s->tmp);
+/* The interchanges of panel k (its permutation is ready) on one view. */
+template <typename T> minv_status interchange(gj<T> *s, rm_view<T> v, int64_t k, int64_t w) {
+    return minv_gpu_apply_interchange(s->ctx, (minv_dtype)sizeof(T), v.v, v.rows, v.ld, w, s->pairs[k % 2], s->tmp);
 }
 
-/* The elimination of block column K from one view: its pivot rows become H = A11^-1 A[K, :]
- * (storage columns K), and every row loses P[I, :] H, in one GEMM (P's pivot block is zero, so
- * the pivot rows are left as they are and then overwritten). Storage rows [first, first +
- * firstn) go first, and `updated` is recorded after them for the look-ahead. */
+/* The elimination of block column K from one view: H1 = L11^-1 A[K, :] from the pivot rows
+ * (storage columns K), every row loses P[I, :] H1 in one GEMM (P's pivot block is zero, so the
+ * pivot rows are left as they are), and the pivot rows become U11^-1 H1. Storage rows [first,
+ * first + firstn) go first, and `updated` is recorded after them for the look-ahead. */
 template <typename T>
 minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, rm_view<T> v, int64_t first, int64_t firstn,
                       cudaEvent_t updated) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const size_t es = sizeof(T);
     const int64_t n = s->n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
     if (v.rows > 0)
-        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, s->ainv, w, 0.0,
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, s->linv, w, 0.0,
                              s->h, v.rows));
     for (int part = 0; part < 3; part++) {
         const int64_t r0 = parts[part][0], r1 = parts[part][1];
@@ -183,44 +184,50 @@ minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, rm_view<T> v, int64_t fir
         if (part == 0 && updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
     }
     if (v.rows > 0)
-        CUDA_TRY(cudaMemcpy2DAsync(v.v + k0 * v.ld, (size_t)v.ld * es, s->h, (size_t)v.rows * es, (size_t)v.rows * es,
-                                   (size_t)w, cudaMemcpyDeviceToDevice, g->stream));
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, s->h, v.rows, s->uinv, w, 0.0,
+                             v.v + k0 * v.ld, v.ld));
 cleanup:
     return status;
 }
 
-/* What every view's elimination needs from panel K: A11^-1 = U11^-1 L11^-1 from the
- * factored panel, and P = the panel's rows of A^T (logical A[:, K], interchanged but not
- * factored) with the pivot block zeroed. */
+/* What every view's elimination needs from panel K: L11^-1 and U11^-1 from the factored
+ * panel (inverting the w x w triangles once turns the step's TRSMs into GEMMs), and the
+ * multipliers P = [A01 U11^-1; 0; L21], stored transposed. A01 comes from the row-major
+ * buffer's rows K, L21 from the factored panel. */
 template <typename T> minv_status panel_operands(gj<T> *s, int64_t k0, int64_t w, const T *lu) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = sizeof(T);
-    const int64_t n = s->n;
-    minv_k_set_identity<T>(s->ainv, w, w, T(1), g->stream);
+    const int64_t n = s->n, below = n - k0 - w;
+    minv_k_set_identity<T>(s->linv, w, w, T(1), g->stream);
+    minv_k_set_identity<T>(s->uinv, w, w, T(1), g->stream);
     LAUNCH_TRY();
     CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, lu, n,
-                    s->ainv, w));
+                    s->linv, w));
     CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0, lu,
-                    n, s->ainv, w));
-    CUDA_TRY(cudaMemcpy2DAsync(s->p, (size_t)w * es, s->at + k0, (size_t)n * es, (size_t)w * es, (size_t)n,
-                               cudaMemcpyDeviceToDevice, g->stream));
+                    n, s->uinv, w));
+    if (k0 > 0)
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, k0, w, 1.0, s->uinv, w, s->at + k0, n, 0.0, s->p, w));
     CUDA_TRY(cudaMemset2DAsync(s->p + k0 * w, (size_t)w * es, 0, (size_t)w * es, (size_t)w, g->stream));
+    if (below > 0) {
+        minv_k_transpose<T>(lu + w, below, w, n, s->p + (k0 + w) * w, w, T(1), g->stream);
+        LAUNCH_TRY();
+    }
 cleanup:
     return status;
 }
 
-/* Block column K of the inverse, over the row-major buffer's rows K: -A[I, K] A11^-1 for every
- * other row I (from P), and A11^-1 itself on the pivot block. */
+/* Block column K of the inverse, over the row-major buffer's rows K: -P L11^-1 for the other
+ * rows (-A01 A11^-1 above, -A21 A11^-1 below) and A11^-1 = U11^-1 L11^-1 on the pivot block. */
 template <typename T> minv_status inverse_columns(gj<T> *s, int64_t k0, int64_t w) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = s->n;
-    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, n, w, -1.0, s->ainv, w, s->p, w, 0.0, s->at + k0, n));
-    minv_k_transpose<T>(s->ainv, w, w, w, s->at + k0 + k0 * n, n, T(1), g->stream);
-    LAUNCH_TRY();
+    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, n, w, -1.0, s->linv, w, s->p, w, 0.0, s->at + k0, n));
+    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_T, w, w, w, 1.0, s->linv, w, s->uinv, w, 0.0,
+                         s->at + k0 + k0 * n, n));
 cleanup:
     return status;
 }
@@ -237,14 +244,12 @@ template <typename T> minv_status run(gj<T> *s, T *bt, int64_t rhs) {
         const int64_t k0 = k * nb, w = n - k0 < nb ? n - k0 : nb, next_w = n - k0 - w < nb ? n - k0 - w : nb;
         const T *lu = s->panel[k % 2];
         cudaEvent_t updated = k + 1 < s->count ? s->updated[(k + 1) % 2] : NULL;
-        /* a solve leaves the columns already eliminated alone; its panel rows (logical A[:, K])
-         * are interchanged with the rest for P */
-        rm_view<T> va = bt ? rm_view<T>{s->at + k0, n - k0, n} : rm_view<T>{s->at, n, n};
+        /* a solve leaves alone the columns of A already eliminated and the panel's own */
+        const rm_view<T> va = bt ? rm_view<T>{s->at + k0 + w, n - k0 - w, n} : rm_view<T>{s->at, n, n};
         CUDA_TRY(cudaStreamWaitEvent(g->stream, s->factored[k % 2], 0));
-        MINV_TRY(interchange<T>(s, va, k0, w));
-        if (bt) MINV_TRY(interchange<T>(s, rm_view<T>{bt, rhs, rhs}, k0, w));
+        MINV_TRY(interchange<T>(s, va, k, w));
+        if (bt) MINV_TRY(interchange<T>(s, rm_view<T>{bt, rhs, rhs}, k, w));
         MINV_TRY(panel_operands<T>(s, k0, w, lu));
-        if (bt) va = rm_view<T>{s->at + k0 + w, n - k0 - w, n};
         MINV_TRY(eliminate<T>(s, k0, w, va, bt ? 0 : k0 + w, next_w, updated));
         if (updated) MINV_TRY(factor_panel<T>(s, k + 1));
         if (bt) MINV_TRY(eliminate<T>(s, k0, w, rm_view<T>{bt, rhs, rhs}, 0, 0, NULL));
@@ -276,10 +281,10 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
         const int64_t nb = s->nb;
         const int slots[4] = {WS_B, WS_D, WS_SOLVER, WS_SMALL};
         const size_t bytes[4] = {(size_t)n * n * es + (size_t)rhs * n * es,
-                                 ((2 * (size_t)n + (size_t)s->hrows + (size_t)n) * (size_t)nb + (size_t)nb * nb +
+                                 ((2 * (size_t)n + (size_t)s->hrows + (size_t)n) * (size_t)nb + 2 * (size_t)nb * nb +
                                   2 * (size_t)nb * (size_t)s->hrows) * es,
                                  s->work_bytes + 16,
-                                 (2 * (size_t)n + 4 * (size_t)nb) * sizeof(int64_t) + (size_t)s->count * sizeof(int) + 64};
+                                 (2 * (size_t)n + 8 * (size_t)nb) * sizeof(int64_t) + (size_t)s->count * sizeof(int) + 64};
         void *p[4];
         MINV_TRY(minv_gpu_reserve(ctx, 4, slots, bytes, p));
         s->at = (T *)p[0];
@@ -287,13 +292,15 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
         s->panel[1] = s->panel[0] + n * nb;
         s->p = s->panel[1] + n * nb;
         s->h = s->p + n * nb;
-        s->ainv = s->h + s->hrows * nb;
-        s->tmp = s->ainv + nb * nb;
+        s->linv = s->h + s->hrows * nb;
+        s->uinv = s->linv + nb * nb;
+        s->tmp = s->uinv + nb * nb;
         s->work = p[2];
         s->ipiv = (int64_t *)p[3];
         s->cur = s->ipiv + n;
-        s->pairs = s->cur + n;
-        s->info = (int *)(s->pairs + 4 * nb);
+        s->pairs[0] = s->cur + n;
+        s->pairs[1] = s->pairs[0] + 4 * nb;
+        s->info = (int *)(s->pairs[1] + 4 * nb);
     }
     if (s->hwork_bytes && !(s->hwork = malloc(s->hwork_bytes))) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", s->hwork_bytes);
@@ -442,16 +449,25 @@ cleanup:
 
 } // namespace
 
-minv_status minv_gpu_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, const int64_t *ipiv,
-                                 int64_t k0, int64_t w, int64_t *cur, int64_t *pairs, void *tmp) {
+minv_status minv_gpu_interchange_plan(minv_context *ctx, const int64_t *ipiv, int64_t k0, int64_t w, int64_t *cur,
+                                      int64_t *pairs) {
+    minv_status status = MINV_SUCCESS;
+    panel_permutation<<<1, 1, 0, ctx->gpu->stream>>>(ipiv, k0, w, cur, pairs);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_apply_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, int64_t w,
+                                       const int64_t *pairs, void *tmp) {
     minv_status status = MINV_SUCCESS;
     cudaStream_t st = ctx->gpu->stream;
     const dim3 grid((unsigned)((rows + 255) / 256 < 64 ? (rows + 255) / 256 : 64), (unsigned)(2 * w));
-    panel_permutation<<<1, 1, 0, st>>>(ipiv, k0, w, cur, pairs);
-    if (rows > 0 && t == MINV_R64) {
+    if (rows == 0) return MINV_SUCCESS;
+    if (t == MINV_R64) {
         gather_columns<double><<<grid, 256, 0, st>>>((const double *)v, rows, ld, pairs, (double *)tmp);
         scatter_columns<double><<<grid, 256, 0, st>>>((double *)v, rows, ld, pairs, (const double *)tmp);
-    } else if (rows > 0) {
+    } else {
         gather_columns<float><<<grid, 256, 0, st>>>((const float *)v, rows, ld, pairs, (float *)tmp);
         scatter_columns<float><<<grid, 256, 0, st>>>((float *)v, rows, ld, pairs, (const float *)tmp);
     }

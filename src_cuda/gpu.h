@@ -236,10 +236,13 @@ minv_status minv_gpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, co
                                         const minv_analysis *an, minv_report *r);
 /* The row interchanges of one GETRF panel (cuSOLVER's 1-based ipiv for rows k0 .. k0+w-1)
  * on a row-major matrix held as its transpose, rows x n column-major: the rows of A are its
- * columns. Applied as one gathered permutation; cur is an n-vector holding the identity
- * (left so), pairs 4 w entries, tmp 2 w columns of rows elements. */
-minv_status minv_gpu_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, const int64_t *ipiv,
-                                 int64_t k0, int64_t w, int64_t *cur, int64_t *pairs, void *tmp);
+ * columns. The plan turns them into one permutation, 2 w (destination, source) pairs (4 w
+ * entries; cur is an n-vector holding the identity, and left so); applying it gathers the
+ * listed columns through tmp (2 w columns of rows elements). */
+minv_status minv_gpu_interchange_plan(minv_context *ctx, const int64_t *ipiv, int64_t k0, int64_t w, int64_t *cur,
+                                      int64_t *pairs);
+minv_status minv_gpu_apply_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, int64_t w,
+                                       const int64_t *pairs, void *tmp);
 /* The paper's Gauss-Jordan baseline; in core when the matrix fits, else slabs per pivot. */
 minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                              const minv_analysis *an, minv_report *r);
