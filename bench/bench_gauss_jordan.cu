@@ -334,6 +334,21 @@ void parts() {
     cudaFree(a); cudaFree(c); cudaFree(ipiv); cudaFree(info);
 }
 
+/* One warm-up and one measured inversion at --max-n, nothing else: for a profiler
+ * (ncu --metrics gpu__time_duration.sum). */
+void profile_one() {
+    minv_context *ctx = gpu_context();
+    const int64_t n = max_n;
+    double *a = device_random(n, n, 17, 1), *x;
+    minv_report rep;
+    CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+    for (int k = 0; k < 2; k++) CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, &rep));
+    printf("profile: n = %lld, %.4f s\n", (long long)n, rep.seconds);
+    cudaFree(a);
+    cudaFree(x);
+    minv_destroy(ctx);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -343,6 +358,10 @@ int main(int argc, char **argv) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         printf("bench_gauss_jordan: no GPU, nothing to measure\n");
+        return 0;
+    }
+    if (!strcmp(what, "profile")) {
+        profile_one();
         return 0;
     }
     bench_header(stdout, argc, argv);

@@ -373,6 +373,17 @@ void parts() {
     minv_destroy(ctx);
 }
 
+/* One warm-up and one measured inversion at --max-n, nothing else: for a profiler
+ * (ncu --metrics gpu__time_duration.sum). */
+void profile_one() {
+    minv_context *ctx = gpu_context();
+    spd_case c(max_n);
+    minv_report rep;
+    for (int k = 0; k < 2; k++) CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, &rep));
+    printf("profile: n = %lld, %.4f s\n", (long long)c.n, rep.seconds);
+    minv_destroy(ctx);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -382,6 +393,10 @@ int main(int argc, char **argv) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         printf("bench_spd: no GPU, nothing to measure\n");
+        return 0;
+    }
+    if (!strcmp(what, "profile")) {
+        profile_one();
         return 0;
     }
     bench_header(stdout, argc, argv);
