@@ -9,7 +9,7 @@
 //            1e-12 cold and warm; the mixed-precision gain
 //   ooc      out-of-core iteration (matrix 4x the budget) against in core
 //   pcie     what PCIe gives the out-of-core copies, contiguous and strided
-// Usage: bench_iterative [table1|table2|rate|ooc|pcie|all] [--max-n N]
+// Usage: bench_iterative [table1|table2|rate|ooc|pcie|all] [--min-n N] [--max-n N]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -21,7 +21,7 @@
 
 namespace {
 
-int64_t max_n = 32768;
+int64_t max_n = 32768, min_n = 0;
 
 minv_context *context(minv_backend backend, int64_t budget, int threads) {
     minv_options o;
@@ -249,7 +249,7 @@ void ooc() {
     printf("\n## Out-of-core iteration (matrix 4x the device budget) against in core, host data\n\n");
     printf("A strictly diagonally dominant SOAR covariance (diagonal guess, a few steps to 1e-12).\n\n");
     printf("| n | in core (s) | TFLOP/s | out of core (s) | TFLOP/s | out of core / in core rate |\n|---|---|---|---|---|---|\n");
-    for (int64_t n = 16384; n <= max_n; n *= 2) {
+    for (int64_t n = min_n > 16384 ? min_n : 16384; n <= max_n; n *= 2) {
         double *a = (double *)malloc(sizeof(double) * n * n), *x = (double *)malloc(sizeof(double) * n * n);
         bench_spd(a, n, 5);
         for (int64_t i = 0; i < n; i++) a[i * n + i] += 8; /* rows sum to about 8: dominant */
@@ -257,7 +257,14 @@ void ooc() {
         minv_set_option(gpu, MINV_OPT_TOLERANCE, 1e-12);
         minv_set_option(ooc, MINV_OPT_TOLERANCE, 1e-12);
         minv_report rin, rout;
-        time_invert(gpu, MINV_METHOD_ITERATIVE, n, a, x, &rin);
+        { /* handles and kernels warm, on a small matrix of the same kind */
+            double *w = (double *)malloc(sizeof(double) * 1024 * 1024), *wx = (double *)malloc(sizeof(double) * 1024 * 1024);
+            bench_spd(w, 1024, 5);
+            for (int64_t i = 0; i < 1024; i++) w[i * 1024 + i] += 8;
+            time_invert(gpu, MINV_METHOD_ITERATIVE, 1024, w, wx, &rin);
+            free(w);
+            free(wx);
+        }
         double tin = time_invert(gpu, MINV_METHOD_ITERATIVE, n, a, x, &rin);
         time_invert(ooc, MINV_METHOD_ITERATIVE, n, a, x, &rout); /* pinned host buffers allocated */
         double tout = time_invert(ooc, MINV_METHOD_ITERATIVE, n, a, x, &rout);
@@ -311,6 +318,7 @@ int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--max-n") && k + 1 < argc) max_n = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--min-n") && k + 1 < argc) min_n = atoll(argv[k + 1]);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         printf("bench_iterative: no GPU, nothing to measure\n");

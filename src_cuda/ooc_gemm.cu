@@ -73,10 +73,11 @@ void destroy_events(ooc_events *ev) {
 
 } // namespace
 
-/* Slab depth for tiles of s: deep enough that each GEMM runs near peak, shallow enough that
- * the tiles get most of the memory (PCIe traffic falls as 1/s). */
+/* Slab depth for tiles of s: a Y slab is k x s, copied as s column segments of k elements,
+ * and PCIe moves segments of 4.9 KB at two thirds of the rate of 9.7 KB ones (H100,
+ * bench_iterative pcie); beyond that, the tiles get the memory (traffic falls as 1/s). */
 static int64_t slab_for(int64_t s, int64_t n) {
-    int64_t k = s >= 2048 ? s / 8 : (s < 256 ? s : 256);
+    int64_t k = s >= 2048 ? s / 4 : (s < 256 ? s : 256);
     return k < n ? k : n;
 }
 
