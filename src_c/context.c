@@ -54,6 +54,8 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->initial_guess = MINV_GUESS_AUTO;
     ctx->iteration = MINV_ITERATION_SOLEYMANI7;
     ctx->mixed_precision = 0;
+    ctx->recondition = MINV_RECONDITION_NONE;
+    ctx->target_condition = 1000;
 #ifdef _OPENMP
     ctx->cpu_threads = o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads();
 #else
@@ -145,6 +147,16 @@ minv_status minv_set_option(minv_context *ctx, minv_option option, double value)
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "mixed precision must be 0 or 1, got %g", value);
         ctx->mixed_precision = (int)value;
         return MINV_SUCCESS;
+    case MINV_OPT_RECONDITION:
+        if (!is_count(value, 0) || value > MINV_RECONDITION_FLOOR)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "reconditioning must be a minv_recondition (0 to 2), got %g", value);
+        ctx->recondition = (minv_recondition)value;
+        return MINV_SUCCESS;
+    case MINV_OPT_TARGET_CONDITION:
+        if (!(isfinite(value) && value > 1))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "target condition number must be finite and > 1, got %g", value);
+        ctx->target_condition = value;
+        return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
 }
@@ -162,6 +174,8 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     case MINV_OPT_INITIAL_GUESS: *value = (double)ctx->initial_guess; return MINV_SUCCESS;
     case MINV_OPT_ITERATION: *value = (double)ctx->iteration; return MINV_SUCCESS;
     case MINV_OPT_MIXED_PRECISION: *value = (double)ctx->mixed_precision; return MINV_SUCCESS;
+    case MINV_OPT_RECONDITION: *value = (double)ctx->recondition; return MINV_SUCCESS;
+    case MINV_OPT_TARGET_CONDITION: *value = ctx->target_condition; return MINV_SUCCESS;
     }
     return MINV_ERR_INVALID_ARG;
 }

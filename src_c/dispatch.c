@@ -17,7 +17,7 @@ static const char *auto_reason(const minv_analysis *an, minv_method m) {
     }
 }
 
-static void report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs) {
+void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs) {
     memset(r, 0, sizeof *r);
     r->method = method;
     r->backend = MINV_BACKEND_CPU;
@@ -140,6 +140,17 @@ static minv_status check_cholesky_input(minv_context *ctx, const minv_analysis *
                      an->asymmetry, ctx->symmetry_tol);
 }
 
+/* Reconditioning works on host data of a symmetric matrix. */
+static minv_status check_recondition(minv_context *ctx, const char *fn, minv_place place, const minv_analysis *an) {
+    if (place == ON_DEVICE)
+        return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: reconditioning (MINV_OPT_RECONDITION) takes host data", fn);
+    if (!an->symmetric)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                         "%s: reconditioning needs a symmetric matrix; relative asymmetry %.3g exceeds the symmetry tolerance %.3g",
+                         fn, an->asymmetry, ctx->symmetry_tol);
+    return MINV_SUCCESS;
+}
+
 static double invert_flops(minv_method m, int64_t n) {
     double dn = (double)n;
     return m == MINV_METHOD_CHOLESKY ? dn * dn * dn : 2.0 * dn * dn * dn;
@@ -192,13 +203,13 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
                                  minv_report *report) {
     minv_analysis an;
     minv_probes probes = {0};
-    minv_mat acopy = {0};
+    minv_mat acopy = {0}, shifted = {0};
     minv_status status = MINV_SUCCESS;
     minv_mat in = {t, n, n, lda, (void *)a}, out = {t, n, n, ldainv, ainv};
     const minv_backend_ops *ops = NULL;
     int auto_chosen = method == MINV_METHOD_AUTO;
 
-    report_init(report, method, n, 0);
+    minv_report_init(report, method, n, 0);
     MINV_TRY(check_place(ctx, fn, place));
     MINV_TRY(check_method(ctx, fn, 2, method));
     MINV_TRY(check_order(ctx, fn, 3, "n", n));
@@ -209,6 +220,18 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     MINV_TRY(analyze(ctx, place, &in, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
+    if (ctx->recondition != MINV_RECONDITION_NONE) {
+        int done = 0;
+        MINV_TRY(check_recondition(ctx, fn, place, &an));
+        MINV_TRY(minv_recondition_apply(ctx, &in, NULL, &out, &shifted, &done, report));
+        if (done)
+            goto cleanup;
+        if (shifted.data) { /* from here on the call inverts A + delta I */
+            in = shifted;
+            inplace = 0;
+            MINV_TRY(analyze(ctx, place, &in, &an));
+        }
+    }
     if (auto_chosen) {
         method = an.auto_method;
         minv_report_note(report, "%s", auto_reason(&an, method));
@@ -265,6 +288,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
 cleanup:
     minv_probes_free(&probes);
     minv_mat_free(&acopy);
+    minv_mat_free(&shifted);
     return status;
 }
 
@@ -328,7 +352,7 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
     minv_status status = MINV_SUCCESS;
     minv_mat guess = {t, n, n, ldv0, (void *)v0};
     call_begin(ctx, &call);
-    report_init(r, method, n, 0);
+    minv_report_init(r, method, n, 0);
     if (method != MINV_METHOD_AUTO && method != MINV_METHOD_ITERATIVE) {
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) must be auto or iterative, got %s", fn,
                            minv_method_name(method));
@@ -379,11 +403,11 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     minv_analysis an;
     minv_status status = MINV_SUCCESS;
     minv_mat am = {t, n, n, lda, (void *)a}, bm = {t, n, nrhs, ldb, (void *)b},
-             xm = {t, n, nrhs, ldx, x};
+             xm = {t, n, nrhs, ldx, x}, shifted = {0};
     const minv_backend_ops *ops = NULL;
     int auto_chosen = method == MINV_METHOD_AUTO;
 
-    report_init(report, method, n, nrhs);
+    minv_report_init(report, method, n, nrhs);
     MINV_TRY(check_place(ctx, fn, place));
     MINV_TRY(check_method(ctx, fn, 2, method));
     MINV_TRY(check_order(ctx, fn, 3, "n", n));
@@ -405,6 +429,17 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
             MINV_TRY(ctx->ops->all_finite_device(ctx, &bm, &bi, &bj, &finite));
         if (!finite)
             MINV_TRY(fail_not_finite(ctx, place, "B", &bm, bi, bj));
+    }
+    if (ctx->recondition != MINV_RECONDITION_NONE) {
+        int done = 0;
+        MINV_TRY(check_recondition(ctx, fn, place, &an));
+        MINV_TRY(minv_recondition_apply(ctx, &am, &bm, &xm, &shifted, &done, report));
+        if (done)
+            goto cleanup;
+        if (shifted.data) { /* from here on the call solves with A + delta I */
+            am = shifted;
+            MINV_TRY(analyze(ctx, place, &am, &an));
+        }
     }
     if (auto_chosen) {
         method = an.auto_method;
@@ -450,6 +485,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         }
     }
 cleanup:
+    minv_mat_free(&shifted);
     return status;
 }
 

@@ -45,6 +45,11 @@ typedef struct minv_backend_ops {
     minv_analyze_op analyze_device;
     minv_invert_op invert_device[MINV_METHOD_COUNT];
     minv_solve_op solve_device[MINV_METHOD_COUNT];
+    /* Symmetric eigen-decomposition of host data, for reconditioning: w = the eigenvalues,
+     * ascending; when x is not NULL, x = V diag(1 / max(w, floor)) V^T, or that times b when b
+     * is not NULL. NULL where the backend lacks it (the CPU's then runs). */
+    minv_status (*eigen)(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
+                         minv_mat *x);
     /* First NaN/Inf of a device matrix (finite = 1 if none); NULL on the CPU. */
     minv_status (*all_finite_device)(minv_context *ctx, const minv_mat *m, int64_t *bad_i,
                                      int64_t *bad_j, int *finite);
@@ -74,6 +79,8 @@ struct minv_context {
     minv_guess initial_guess;
     minv_iteration iteration;
     int mixed_precision;
+    minv_recondition recondition;
+    double target_condition;
     char last_error[MINV_ERROR_LEN];
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
     minv_progress_fn progress;
@@ -90,6 +97,8 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 #endif
     ;
 void minv_clear_error(minv_context *ctx);
+/* A report before a call: nothing computed yet (residual, rcond, energy -1; info -1). */
+void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
 void minv_report_note(minv_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -128,6 +137,7 @@ minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int
                            int64_t cols);
 void minv_mat_free(minv_mat *m);
 void minv_mat_copy(const minv_mat *src, minv_mat *dst); /* same dtype and shape */
+void minv_mat_mirror_lower(minv_mat *a); /* the strict upper triangle from the lower */
 /* 1 when every entry is finite; else 0 with the first bad entry in column-major order. */
 int minv_all_finite(const minv_mat *m, int64_t *bad_i, int64_t *bad_j, double *value);
 
@@ -206,6 +216,14 @@ struct minv_iter_engine {
 /* Runs the iteration on e; fills the report's iterations, history and flops. */
 minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
                          const minv_analysis *an, minv_report *report);
+
+/* ---- reconditioning (recondition.c) ----
+ * For MINV_OPT_RECONDITION on a symmetric host matrix a: the ridge leaves a copy A + delta I
+ * in shifted (allocated here; the caller frees it) for the call to use in place of A; the
+ * floor computes the result itself, x = A'^-1 (b NULL) or A'^-1 b, and sets *done. When A is
+ * already within the target neither happens. The report says what changed. */
+minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                             minv_mat *shifted, int *done, minv_report *report);
 
 /* ---- GPU state (src_cuda/gpu_context.cu); stubs when built without CUDA ---- */
 minv_status minv_gpu_create(minv_context *ctx);

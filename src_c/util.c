@@ -62,3 +62,14 @@ int minv_all_finite(const minv_mat *m, int64_t *bad_i, int64_t *bad_j, double *v
     }
     return 1;
 }
+
+void minv_mat_mirror_lower(minv_mat *a) {
+    const size_t es = (size_t)a->dtype;
+    const int64_t n = a->rows, tile = 64;
+    /* Tiles keep the strided reads in cache. */
+    for (int64_t jj = 0; jj < n; jj += tile)
+        for (int64_t ii = jj; ii < n; ii += tile)
+            for (int64_t j = jj; j < jj + tile && j < n; j++)
+                for (int64_t i = ii > j + 1 ? ii : j + 1; i < ii + tile && i < n; i++)
+                    memcpy(minv_at(a, j, i), minv_at(a, i, j), es);
+}

@@ -229,6 +229,9 @@ minv_status minv_gpu_spd_inverse_from_factor(minv_context *ctx, minv_mat *l);
 minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l, minv_mat *x);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
+/* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */
+minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
+                           minv_mat *x);
 /* Blocked Gauss-Jordan (gauss_jordan.cu), device forms. */
 minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                          minv_report *r);

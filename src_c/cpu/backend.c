@@ -12,4 +12,5 @@ const minv_backend_ops minv_cpu_backend = {
     .solve = {[MINV_METHOD_CHOLESKY] = minv_cpu_cholesky_solve,
               [MINV_METHOD_LU] = minv_cpu_lu_solve,
               [MINV_METHOD_GAUSS_JORDAN] = minv_cpu_gauss_jordan_solve},
+    .eigen = minv_cpu_eigen,
 };

@@ -18,17 +18,6 @@ static void restore_from_upper(minv_mat *a, const void *diag) {
     }
 }
 
-static void mirror_lower_to_upper(minv_mat *a) {
-    const size_t es = (size_t)a->dtype;
-    const int64_t n = a->rows, tile = 64;
-    /* Tiles keep the strided reads in cache. */
-    for (int64_t jj = 0; jj < n; jj += tile)
-        for (int64_t ii = jj; ii < n; ii += tile)
-            for (int64_t j = jj; j < jj + tile && j < n; j++)
-                for (int64_t i = ii > j + 1 ? ii : j + 1; i < ii + tile && i < n; i++)
-                    memcpy(minv_at(a, j, i), minv_at(a, i, j), es);
-}
-
 /* Factor A = L L^T in place and estimate its condition; on failure the column is reported. */
 static minv_status factor(minv_context *ctx, minv_mat *a, const minv_analysis *an,
                           minv_report *report) {
@@ -68,7 +57,7 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *in, minv
                            "LAPACK potri returned info = %d", info);
         goto cleanup;
     }
-    mirror_lower_to_upper(a);
+    minv_mat_mirror_lower(a);
 cleanup:
     free(diag);
     return status;

@@ -20,6 +20,9 @@ minv_status minv_cpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, m
                                          const minv_analysis *an, minv_report *report);
 minv_status minv_cpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                         minv_mat *x, const minv_analysis *an, minv_report *report);
+/* The backend's eigen op (internal.h). */
+minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
+                           minv_mat *x);
 minv_status minv_cpu_gj_baseline_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                         const minv_analysis *an, minv_report *report);
 minv_status minv_cpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,

@@ -27,6 +27,14 @@ void strsm_(const char *, const char *, const char *, const char *, const int *,
             const float *, const int *, float *, const int *, flen, flen, flen, flen);
 void dtrsm_(const char *, const char *, const char *, const char *, const int *, const int *, const double *,
             const double *, const int *, double *, const int *, flen, flen, flen, flen);
+void ssyevd_(const char *, const char *, const int *, float *, const int *, float *, float *, const int *, int *,
+             const int *, int *, flen, flen);
+void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,
+             const int *, int *, flen, flen);
+void ssyrk_(const char *, const char *, const int *, const int *, const float *, const float *, const int *,
+            const float *, float *, const int *, flen, flen);
+void dsyrk_(const char *, const char *, const int *, const int *, const double *, const double *, const int *,
+            const double *, double *, const int *, flen, flen);
 void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *, const float *, const int *,
             const float *, const int *, const float *, float *, const int *, flen, flen);
 void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *, const int *,
@@ -138,4 +146,28 @@ void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64
         float al = (float)alpha, be = (float)beta;
         sgemm_(&transa, &transb, &m_, &n_, &k_, &al, a, &lda_, b, &ldb_, &be, c, &ldc_, 1, 1);
     }
+}
+
+int la_syevd(minv_dtype t, char jobz, int64_t n, void *a, int64_t lda, void *w) {
+    I(n); I(lda); int info = 0, lwork = -1, liwork = -1, iq = 0;
+    double q = 0;
+    if (t == MINV_R64) dsyevd_(&jobz, "L", &n_, a, &lda_, w, &q, &lwork, &iq, &liwork, &info, 1, 1);
+    else { float fq = 0; ssyevd_(&jobz, "L", &n_, a, &lda_, w, &fq, &lwork, &iq, &liwork, &info, 1, 1); q = fq; }
+    lwork = (int)q + 1;
+    liwork = iq > 1 ? iq : 1;
+    void *work = malloc((size_t)lwork * (size_t)t);
+    int *iwork = malloc((size_t)liwork * sizeof(int));
+    if (!work || !iwork) { free(work); free(iwork); return -1; }
+    if (t == MINV_R64) dsyevd_(&jobz, "L", &n_, a, &lda_, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    else ssyevd_(&jobz, "L", &n_, a, &lda_, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    free(work);
+    free(iwork);
+    return info;
+}
+
+void la_syrk(minv_dtype t, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, double beta, void *c,
+             int64_t ldc) {
+    I(n); I(k); I(lda); I(ldc);
+    if (t == MINV_R64) dsyrk_("L", "N", &n_, &k_, &alpha, a, &lda_, &beta, c, &ldc_, 1, 1);
+    else { float al = (float)alpha, be = (float)beta; ssyrk_("L", "N", &n_, &k_, &al, a, &lda_, &be, c, &ldc_, 1, 1); }
 }

@@ -27,6 +27,12 @@ void la_laswp(minv_dtype t, int64_t ncols, void *a, int64_t lda, int64_t k1, int
 /* B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'), A triangular. */
 void la_trsm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,
              const void *a, int64_t lda, void *b, int64_t ldb);
+/* Eigenvalues w (ascending, of type t) of a symmetric matrix (lower triangle), and with
+ * jobz 'V' its eigenvectors over a; -1 when workspace cannot be allocated. */
+int la_syevd(minv_dtype t, char jobz, int64_t n, void *a, int64_t lda, void *w);
+/* C (lower) = alpha A A^T + beta C, A n x k. */
+void la_syrk(minv_dtype t, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, double beta, void *c,
+             int64_t ldc);
 /* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
 void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);

@@ -84,9 +84,22 @@ typedef enum {
                                     (default), 2 full O(n^3) */
     MINV_OPT_INITIAL_GUESS = 6,  /* iterative: a minv_guess (default MINV_GUESS_AUTO) */
     MINV_OPT_ITERATION = 7,      /* iterative: a minv_iteration (default: the paper's) */
-    MINV_OPT_MIXED_PRECISION = 8 /* iterative, double: 1 = early steps in single precision on
+    MINV_OPT_MIXED_PRECISION = 8, /* iterative, double: 1 = early steps in single precision on
                                     the tensor cores, the last in double (default 0) */
+    MINV_OPT_RECONDITION = 9,    /* symmetric matrices, host data: a minv_recondition (default
+                                    none); the report says what changed */
+    MINV_OPT_TARGET_CONDITION = 10 /* reconditioning: the 2-norm condition number to reach
+                                      (default 1000; > 1) */
 } minv_option;
+
+/* Reconditioning of symmetric matrices, as DA systems do for observation-error covariances
+ * (Weston et al. 2014; Tabeart et al. 2020): A is replaced by a nearby SPD matrix whose
+ * condition number is the target T. */
+typedef enum {
+    MINV_RECONDITION_NONE = 0,
+    MINV_RECONDITION_RIDGE = 1,  /* A + delta I, delta = (lambda_max - T lambda_min) / (T - 1) */
+    MINV_RECONDITION_FLOOR = 2   /* eigenvalues below lambda_max / T raised to lambda_max / T */
+} minv_recondition;
 
 /* Initial inverse V0 of the iterative method (the paper's three, and the caller's). */
 typedef enum {
@@ -190,6 +203,16 @@ minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t
                                   int64_t lda, minv_report *report);
 minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
                                   int64_t lda, minv_report *report);
+
+/* ---- principal sub-matrix: ainv = A(idx, idx)^-1 -------------------------------------------
+ * idx holds m distinct 0-based indices into A's rows and columns (the channels that passed
+ * quality control, say); the m x m inverse goes to ainv. A is not copied by the caller. */
+minv_status minv_invert_subset_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
+                                 int64_t lda, int64_t m, const int64_t *idx, double *ainv,
+                                 int64_t ldainv, minv_report *report);
+minv_status minv_invert_subset_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
+                                 int64_t lda, int64_t m, const int64_t *idx, float *ainv,
+                                 int64_t ldainv, minv_report *report);
 
 /* ---- warm start: refine a nearby inverse V0 (e.g. the previous DA cycle's) ---------------
  * method MINV_METHOD_ITERATIVE iterates from V0 and may return MINV_ERR_NO_CONVERGENCE;

@@ -142,6 +142,107 @@ static void solves(minv_context *ctx) {
         }
 }
 
+void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,
+             const int *, int *, size_t, size_t);
+
+/* The expected floor inverse, V diag(1 / max(lambda, f)) V^T, from LAPACK's eigen-decomposition. */
+static void floor_inverse(int64_t n, const double *a, double target, double *x) {
+    int nn = (int)n, lwork = 1 + 6 * nn + 2 * nn * nn, liwork = 3 + 5 * nn, info = 0;
+    double *v = malloc(sizeof(double) * n * n), *w = malloc(sizeof(double) * n), *work = malloc(sizeof(double) * lwork);
+    int *iwork = malloc(sizeof(int) * liwork);
+    memcpy(v, a, sizeof(double) * n * n);
+    dsyevd_("V", "L", &nn, v, &nn, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    const double f = w[n - 1] / target;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double s = 0;
+            for (int64_t k = 0; k < n; k++) s += v[k * n + i] * v[k * n + j] / fmax(w[k], f);
+            x[j * n + i] = s;
+        }
+    free(v); free(w); free(work); free(iwork);
+}
+
+/* Reconditioning (ridge and eigenvalue floor) to a target condition, for inversion and solve;
+ * errors where it does not apply. */
+static void reconditioning(minv_context *ctx) {
+    const int64_t n = 120, k = 3;
+    const double cond = 1e8, target = 100;
+    tu_rng rng;
+    tu_seed(&rng, 804);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *ref = tu_alloc(n, n, n), *shifted = tu_alloc(n, n, n);
+    double *b = tu_alloc(n, k, n), *y = tu_alloc(n, k, n);
+    minv_report rep;
+    tu_with_cond(&rng, n, cond, 1, a, n); /* eigenvalues 1 down to 1e-8 */
+    tu_rect(&rng, n, k, b, n);
+    minv_set_option(ctx, MINV_OPT_TARGET_CONDITION, target);
+    /* ridge: the inverse of A + delta I, delta = (1 - target / cond) / (target - 1) */
+    minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_RIDGE);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    const double delta = (1 - target / cond) / (target - 1);
+    memcpy(shifted, a, sizeof(double) * n * n);
+    for (int64_t i = 0; i < n; i++) shifted[i * n + i] += delta;
+    CHECK(tu_inverse_ratio(n, shifted, n, x, n, DBL_EPSILON) < 30, "ridge: ratio %.3g against A + delta I",
+          tu_inverse_ratio(n, shifted, n, x, n, DBL_EPSILON));
+    /* rcond is a 1-norm estimate: within n of 1 / cond_2 */
+    CHECK(strstr(rep.reason, "ridge") && rep.rcond > 1 / (n * target), "ridge report: rcond %.3g, %s", rep.rcond, rep.reason);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, k, a, n, b, n, y, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(tu_solve_ratio(n, k, shifted, n, b, n, y, n, DBL_EPSILON) < 30, "ridge solve");
+    /* floor: V diag(1 / max(lambda, lambda_max / target)) V^T */
+    minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_FLOOR);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    floor_inverse(n, a, target, ref);
+    CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-10, "floor: vs LAPACK %.3g", tu_rel_diff(n, n, x, n, ref, n));
+    CHECK(strstr(rep.reason, "eigenvalue floor") && fabs(rep.rcond - 1 / target) < 1e-12, "floor report: %s", rep.reason);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, k, a, n, b, n, y, n, &rep), MINV_SUCCESS, ctx);
+    double *want = tu_alloc(n, k, n);
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double s = 0;
+            for (int64_t l = 0; l < n; l++) s += ref[l * n + i] * b[j * n + l];
+            want[j * n + i] = s;
+        }
+    CHECK(tu_rel_diff(n, k, y, n, want, n) < 1e-10, "floor solve: %.3g", tu_rel_diff(n, k, y, n, want, n));
+    /* already within the target: unchanged, and said so */
+    tu_with_cond(&rng, n, 10, 1, a, n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(strstr(rep.reason, "already within") && tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "within: %s", rep.reason);
+    /* not symmetric: refused, named */
+    tu_general(&rng, n, a, n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
+    CHECK(strstr(minv_last_error(ctx), "symmetric") != NULL, "message: %s", minv_last_error(ctx));
+    minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_NONE);
+    free(a); free(x); free(ref); free(shifted); free(b); free(y); free(want);
+}
+
+/* A principal sub-matrix by an index list, against LAPACK on the gathered copy. */
+static void subsets(minv_context *ctx) {
+    const int64_t n = 400, m = 150;
+    tu_rng rng;
+    tu_seed(&rng, 805);
+    double *a = tu_alloc(n, n, n + 1), *sub = tu_alloc(m, m, m), *x = tu_alloc(m, m, m + 2), *ref = tu_alloc(m, m, m);
+    int64_t *idx = malloc(sizeof(int64_t) * m);
+    minv_report rep;
+    tu_spd(&rng, n, a, n + 1);
+    for (int64_t k = 0; k < m; k++) idx[k] = (k * 7 + 3) % n; /* out of order, no repeats */
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++) sub[j * m + i] = a[idx[j] * (n + 1) + idx[i]];
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, n, a, n + 1, m, idx, x, m + 2, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.n == m && rep.method == MINV_METHOD_CHOLESKY && strstr(rep.reason, "principal sub-matrix"), "report: %s", rep.reason);
+    CHECK(tu_lapack_inverse(m, sub, m, 1, ref, m) == 0, "LAPACK");
+    CHECK(tu_rel_diff(m, m, x, m + 2, ref, m) < 1e-12, "subset vs LAPACK %.3g", tu_rel_diff(m, m, x, m + 2, ref, m));
+    float *af = tu_to_float(n, n, a, n + 1, n), *xf = tu_to_float(m, m, x, m + 2, m);
+    CHECK_STATUS(minv_invert_subset_s(ctx, MINV_METHOD_CHOLESKY, n, af, n, m, idx, xf, m, &rep), MINV_SUCCESS, ctx);
+    double *x2 = tu_to_double(m, m, xf, m);
+    CHECK(tu_rel_diff(m, m, x2, m, ref, m) < 1e-4, "float subset %.3g", tu_rel_diff(m, m, x2, m, ref, m));
+    idx[5] = idx[9];
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, n, a, n + 1, m, idx, x, m + 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    CHECK(strstr(minv_last_error(ctx), "appears twice") != NULL, "duplicate: %s", minv_last_error(ctx));
+    idx[5] = n;
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, n, a, n + 1, m, idx, x, m + 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    CHECK(strstr(minv_last_error(ctx), "idx(6) = 401") != NULL, "out of range: %s", minv_last_error(ctx));
+    free(a); free(sub); free(x); free(ref); free(idx); free(af); free(xf); free(x2);
+}
+
 int main(void) {
     minv_context *ctx[2];
     int count = tu_contexts(ctx);
@@ -150,6 +251,8 @@ int main(void) {
         known_inverses(ctx[c]);
         hard_inputs(ctx[c]);
         solves(ctx[c]);
+        reconditioning(ctx[c]);
+        subsets(ctx[c]);
         minv_destroy(ctx[c]);
     }
     return tu_finish("test_spd");
