@@ -171,14 +171,20 @@ static minv_status check_rcond(minv_context *ctx, minv_dtype t, const minv_repor
     return MINV_SUCCESS;
 }
 
-/* Bracket every public call: FP guard, timing, the note on the backend, per-call state. */
+/* Bracket every public call: FP guard, timing, energy, the note on the backend, per-call
+ * state. */
 typedef struct {
     minv_fpguard guard;
-    double t0;
+    double t0, e0;
 } minv_call;
+
+/* NVML's energy counter moves in steps; a call shorter than this, or one in which it did not
+ * move, gets no energy figure rather than a wrong one. */
+static const double MIN_ENERGY_WINDOW = 0.05;
 
 static void call_begin(minv_context *ctx, minv_call *c) {
     minv_fpguard_begin(&c->guard);
+    c->e0 = ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
     minv_clear_error(ctx);
 }
@@ -191,6 +197,11 @@ static void call_end(minv_context *ctx, minv_call *c, minv_report *r) {
             minv_report_note(r, "GPU not used: %s", ctx->backend_note);
         r->seconds = minv_now() - c->t0;
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+        const double e1 = c->e0 >= 0 ? ctx->ops->energy(ctx) : -1;
+        if (e1 > c->e0 && r->seconds >= MIN_ENERGY_WINDOW)
+            r->energy = e1 - c->e0;
+        else if (c->e0 >= 0)
+            minv_report_note(r, "energy not measured: the %.3g s call is too short for the GPU's energy counter", r->seconds);
     }
     minv_fpguard_end(&c->guard);
 }

@@ -50,6 +50,8 @@ typedef struct minv_backend_ops {
      * is not NULL. NULL where the backend lacks it (the CPU's then runs). */
     minv_status (*eigen)(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
                          minv_mat *x);
+    /* Joules the context's devices have used since some fixed time, or -1 without a meter. */
+    double (*energy)(minv_context *ctx);
     /* First NaN/Inf of a device matrix (finite = 1 if none); NULL on the CPU. */
     minv_status (*all_finite_device)(minv_context *ctx, const minv_mat *m, int64_t *bad_i,
                                      int64_t *bad_j, int *finite);

@@ -49,6 +49,7 @@ minv_backend_ops make_table() {
     t.solve_device[MINV_METHOD_LU] = minv_gpu_lu_solve;
     t.solve_device[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_solve;
     t.eigen = minv_gpu_eigen;
+    t.energy = minv_gpu_energy;
     t.all_finite_device = minv_gpu_all_finite;
     t.end_call = minv_gpu_end_call;
     return t;

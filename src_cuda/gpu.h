@@ -35,8 +35,11 @@ enum minv_pinned_slot {
     PIN_COUNT
 };
 
+typedef struct minv_energy minv_energy; /* NVML counters (energy.cu) */
+
 struct minv_gpu {
     int device;
+    minv_energy *energy;                     /* NULL where NVML is absent */
     char name[256];
     int sm_count;
     cudaStream_t stream;                     /* compute */
@@ -87,6 +90,11 @@ minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const ch
     } while (0)
 /* After a kernel launch. */
 #define LAUNCH_TRY() CUDA_TRY(cudaGetLastError())
+
+/* ---- energy (energy.cu) ---- */
+/* Loads NVML and finds the given CUDA devices; on any failure g->energy stays NULL. */
+void minv_gpu_energy_open(minv_gpu *g, const int *devices, int count);
+void minv_gpu_energy_close(minv_gpu *g);
 
 /* ---- workspaces (workspace.cu) ---- */
 /* Makes slots[k] hold at least bytes[k] for k < count and returns the pointers, locked until
@@ -232,6 +240,7 @@ minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv
 /* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */
 minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
                            minv_mat *x);
+extern "C" double minv_gpu_energy(minv_context *ctx);
 /* Blocked Gauss-Jordan (gauss_jordan.cu), device forms. */
 minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                          minv_report *r);

@@ -58,6 +58,7 @@ extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     g->budget = ctx->opts.device_memory > 0 && (size_t)ctx->opts.device_memory < free_bytes
                     ? (size_t)ctx->opts.device_memory
                     : free_bytes;
+    minv_gpu_energy_open(g, &g->device, 1);
 cleanup:
     if (status != MINV_SUCCESS)
         minv_gpu_destroy(ctx);
@@ -69,6 +70,7 @@ extern "C" void minv_gpu_destroy(minv_context *ctx) {
     if (!g)
         return;
     cudaSetDevice(g->device);
+    minv_gpu_energy_close(g);
     minv_gpu_release_all(g);
     if (g->solver_params) cusolverDnDestroyParams(g->solver_params);
     if (g->solver) cusolverDnDestroy(g->solver);

@@ -137,7 +137,9 @@ typedef struct {
     double seconds;          /* wall time of the whole call */
     double flops;            /* floating-point operations of the method */
     double gflops;           /* flops / seconds / 1e9 */
-    double energy;           /* GPU energy to solution in joules; -1 if not measured */
+    double energy;           /* GPU energy to solution in joules, from NVML over the
+                                context's GPUs; -1 if not measured (CPU, no NVML, or a call
+                                too short for the counter: the reason says which) */
     int64_t history_len;     /* entries in residual_history */
     double residual_history[MINV_HISTORY_LEN]; /* iterative: ||I - A V_k||_F / sqrt(n) per
                                                    step (the first MINV_HISTORY_LEN steps) */

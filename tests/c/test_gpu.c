@@ -195,6 +195,31 @@ static void out_of_core(minv_context *gpu) {
     free(a); free(x); free(xin);
 }
 
+/* Energy to solution from NVML: a call too short for the counter is flagged, not zero; a
+ * long one gets a figure between an idle card and one at full power. */
+static void energy(minv_context *gpu) {
+    const int64_t n = 4096;
+    tu_rng rng;
+    tu_seed(&rng, 65);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n);
+    minv_report rep;
+    tu_spd(&rng, 64, a, 64);
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, 64, a, 64, x, 64, &rep), MINV_SUCCESS, gpu);
+    CHECK(rep.energy == -1, "a short call has no energy figure: %g J", rep.energy);
+    int metered = strstr(rep.reason, "too short for the GPU's energy counter") != NULL;
+    printf("test_gpu: NVML energy meter %s\n", metered ? "present" : "absent");
+    if (metered) { /* about a second of work: the iteration from the transposed guess */
+        tu_general(&rng, n, a, n);
+        minv_set_option(gpu, MINV_OPT_ITERATION, 0);
+        CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, gpu);
+        CHECK(rep.seconds < 0.05 || (rep.energy > 10 * rep.seconds && rep.energy < 1500 * rep.seconds),
+              "energy %.3g J over %.3g s", rep.energy, rep.seconds);
+        printf("test_gpu: %.3g J over %.3g s (%.0f W)\n", rep.energy, rep.seconds, rep.energy / rep.seconds);
+    }
+    free(a);
+    free(x);
+}
+
 int main(void) {
     minv_context *gpu = gpu_context(0);
     if (!gpu) {
@@ -210,6 +235,7 @@ int main(void) {
     device_api(gpu);
     memory_fallback_and_errors(small, gpu);
     out_of_core(gpu);
+    energy(gpu);
     minv_destroy(gpu);
     minv_destroy(ooc);
     minv_destroy(small);
