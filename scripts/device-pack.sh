@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${MINV_BUILD:-build}
 find "$build" -maxdepth 3 -type d -name 'run_*' -exec sh -c 'rm -rf "$1"/*' _ {} \;
-rm -rf "$build"/tests/fortran/install_test
+rm -rf "$build"/tests/fortran/install_test "$build"/default  # main.sh makes default/ again
 bins=$(find "$build" -type f -perm -u+x \( -name 'test_*' -o -name 'example_*' -o -name 'bench_*' -o -name minv \) | grep -v CMakeFiles)
 # shellcheck disable=SC2086
 ../shared/device/bundle-libs devlibs $bins
