@@ -49,7 +49,5 @@ minv_status minv_cpu_tridiagonal_invert(minv_context *ctx, const minv_tri_plan *
     }
     if (status == MINV_SUCCESS && p->path != MINV_TRIDIAGONAL_WRITE_ONCE)
         report->rcond = minv_tri_rcond(p, minv_norm1(x));
-    if (status == MINV_SUCCESS)
-        minv_report_note(report, "on %d CPU thread%s", ctx->cpu_threads, ctx->cpu_threads == 1 ? "" : "s");
     return status;
 }
