@@ -54,9 +54,12 @@ static int64_t not_dominant(const minv_tri_plan *p, int by_rows, int *strict) {
 static int pivots(const minv_tri_plan *p, double *f, double *g, double *diag) {
     const int64_t n = p->n;
     f[0] = p->d[0];
-    for (int64_t k = 1; k < n; k++) f[k] = p->d[k] - p->dl[k - 1] * p->du[k - 1] / f[k - 1];
     g[n - 1] = p->d[n - 1];
-    for (int64_t k = n - 2; k >= 0; k--) g[k] = p->d[k] - p->du[k] * p->dl[k] / g[k + 1];
+    for (int64_t k = 1; k < n; k++) { /* the two chains of divisions overlap */
+        const int64_t b = n - 1 - k;
+        f[k] = p->d[k] - p->dl[k - 1] * p->du[k - 1] / f[k - 1];
+        g[b] = p->d[b] - p->du[b] * p->dl[b] / g[b + 1];
+    }
     for (int64_t k = 0; k < n; k++) {
         diag[k] = 1.0 / (f[k] + g[k] - p->d[k]);
         if (!(f[k] != 0 && g[k] != 0 && isfinite(f[k]) && isfinite(g[k]) && isfinite(diag[k]) && diag[k] != 0))
@@ -230,17 +233,17 @@ static minv_status plan_make(minv_context *ctx, minv_dtype t, int64_t n, const v
     memset(p, 0, sizeof *p);
     p->dtype = t;
     p->n = n;
-    /* 22 vectors of n doubles, the anchors, and 2 vectors of n ints */
+    /* 22 vectors of n doubles, the anchors, and 2 vectors of n ints; the write-once generators
+     * (diag ... anchor) lie together, so that a GPU uploads them in one copy */
     p->memory = malloc((22 * nn + (size_t)(nt * nt)) * sizeof(double) + 2 * nn * sizeof(int));
     if (!p->memory)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the plan of a tridiagonal matrix of order %lld", (long long)n);
     double *v = p->memory;
     double *bdl = v, *bd = v + nn, *bdu = v + 2 * nn, *f = v + 3 * nn, *g = v + 4 * nn, *diag = v + 5 * nn;
-    double *mup = v + 6 * nn, *mlo = v + 7 * nn, *su = v + 8 * nn, *pl = v + 9 * nn, *scratch = v + 10 * nn;
-    double *dmod = v + 12 * nn, *sign = v + 13 * nn, *probe = v + 14 * nn, *aprobe = v + 16 * nn;
-    double *l = v + 18 * nn, *rd = v + 19 * nn, *u1 = v + 20 * nn, *u2 = v + 21 * nn;
-    double *anchor = v + 22 * nn;
-    int *swap = (int *)(anchor + nt * nt), *ipiv = swap + nn;
+    double *mup = v + 6 * nn, *mlo = v + 7 * nn, *su = v + 8 * nn, *pl = v + 9 * nn, *anchor = v + 10 * nn;
+    double *scratch = anchor + nt * nt, *dmod = scratch + 2 * nn, *sign = dmod + nn, *probe = sign + nn;
+    double *aprobe = probe + 2 * nn, *l = aprobe + 2 * nn, *rd = l + nn, *u1 = rd + nn, *u2 = u1 + nn;
+    int *swap = (int *)(u2 + nn), *ipiv = swap + nn;
 
     MINV_TRY(load_band(ctx, t, dl, n - 1, n, "dl", "sub-diagonal", bdl));
     MINV_TRY(load_band(ctx, t, d, n, n, "d", "diagonal", bd));

@@ -174,7 +174,8 @@ cleanup:
 }
 
 /* The plan's vectors in WS_SMALL, each at a multiple of 8 bytes: host[k] (bytes[k] of it),
- * or room only where host[k] is NULL. */
+ * or room only where host[k] is NULL. Vectors that lie together on the host go up in one
+ * copy (each pageable copy costs tens of microseconds). */
 minv_status upload_vectors(minv_context *ctx, int count, const void *const *host, const size_t *bytes, void **dev) {
     minv_status status = MINV_SUCCESS;
     size_t total = 0;
@@ -182,18 +183,26 @@ minv_status upload_vectors(minv_context *ctx, int count, const void *const *host
     for (int k = 0; k < count; k++) total += (bytes[k] + 7) / 8 * 8;
     const int slot = WS_SMALL;
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &total, &p));
-    for (int k = 0; k < count; k++) {
+    for (int k = 0, first = 0; k < count; k++) {
         dev[k] = p;
-        if (host[k]) MINV_TRY(upload(ctx, p, host[k], bytes[k]));
         p = (char *)p + (bytes[k] + 7) / 8 * 8;
+        if (!host[k]) { /* room only */
+            first = k + 1;
+            continue;
+        }
+        const char *end = (const char *)host[k] + bytes[k];
+        if (k + 1 < count && host[k + 1] == end && bytes[k] % 8 == 0)
+            continue; /* the next vector continues this run */
+        MINV_TRY(upload(ctx, dev[first], host[first], (size_t)(end - (const char *)host[first])));
+        first = k + 1;
     }
 cleanup:
     return status;
 }
 
-/* The residual's probe vectors in WS_VEC as residual.cu lays them out: v, A v, then X A v and
- * the row sums of |X| (zeroed, for the write-once kernel's sums). */
-minv_status upload_probes(minv_context *ctx, const minv_tri_plan *p, minv_gpu_residual *res) {
+/* The residual's probe vectors in WS_VEC as residual.cu lays them out: v (uploaded when with_v),
+ * A v, then X A v and the row sums of |X| (zeroed, for the write-once kernel's sums). */
+minv_status upload_probes(minv_context *ctx, const minv_tri_plan *p, int with_v, minv_gpu_residual *res) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = p->n;
     const int slot = WS_VEC;
@@ -201,7 +210,7 @@ minv_status upload_probes(minv_context *ctx, const minv_tri_plan *p, minv_gpu_re
     void *v;
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &v));
     *res = minv_gpu_residual{1, n, MINV_PROBES, (double *)v, (double *)v + (size_t)n * MINV_PROBES, minv_mat{}};
-    MINV_TRY(upload(ctx, res->v, p->v, (size_t)n * MINV_PROBES * sizeof(double)));
+    if (with_v) MINV_TRY(upload(ctx, res->v, p->v, (size_t)n * MINV_PROBES * sizeof(double)));
     MINV_TRY(upload(ctx, res->av, p->av, (size_t)n * MINV_PROBES * sizeof(double)));
     CUDA_TRY(cudaMemsetAsync(res->av + (size_t)n * MINV_PROBES, 0, (size_t)n * (MINV_PROBES + 1) * sizeof(double),
                              ctx->gpu->stream));
@@ -244,7 +253,7 @@ template <typename T> minv_status write_once(minv_context *ctx, const minv_tri_p
     minv_gpu_residual res{};
     const bool resid = ctx->residual_mode == 1;
     MINV_TRY(upload_vectors(ctx, 6, host, bytes, dev));
-    if (resid) MINV_TRY(upload_probes(ctx, p, &res));
+    if (resid) MINV_TRY(upload_probes(ctx, p, 0, &res));
     {
         const double *scale = (const double *)dev[0];
         minv_tri_gen dg = {n, g.nt, g.srow ? scale : nullptr, g.scol ? scale : nullptr, (const double *)dev[1],
@@ -367,7 +376,7 @@ template <typename T> minv_status invert(minv_context *ctx, const minv_tri_plan 
         MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, &an, report));
         if (ctx->residual_mode == 1) {
             minv_gpu_residual res;
-            MINV_TRY(upload_probes(ctx, p, &res));
+            MINV_TRY(upload_probes(ctx, p, 1, &res));
             MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, &an, report));
         }
     }
