@@ -18,32 +18,11 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "minv.h"
 
 namespace {
 
 int64_t max_n = 32768, cpu_max_n = 32768;
 int reps = 7;
-
-minv_context *context(minv_backend backend, int threads) {
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = backend;
-    o.cpu_threads = threads;
-    minv_context *ctx = NULL;
-    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
-        fprintf(stderr, "bench: cannot create a %s context\n", minv_backend_name(backend));
-        exit(2);
-    }
-    return ctx;
-}
-
-void check(minv_context *ctx, minv_status st, const char *what) {
-    if (st != MINV_SUCCESS) {
-        fprintf(stderr, "bench: %s: %s\n", what, minv_last_error(ctx));
-        exit(3);
-    }
-}
 
 void check_cuda(cudaError_t err, const char *what) {
     if (err != cudaSuccess) {
@@ -170,7 +149,7 @@ double minv_device(minv_context *gpu, minv_tridiagonal_algorithm alg, int residu
     minv_set_option(gpu, MINV_OPT_TRIDIAGONAL_ALGORITHM, alg);
     minv_set_option(gpu, MINV_OPT_RESIDUAL, residual);
     return time_calls([&] {
-        check(gpu, minv_invert_tridiagonal_device_d(gpu, b.n, dev[0], dev[1], dev[2], x, b.n, rep), "minv device");
+        bench_check(gpu, minv_invert_tridiagonal_device_d(gpu, b.n, dev[0], dev[1], dev[2], x, b.n, rep), "minv device");
     }, reps);
 }
 
@@ -236,14 +215,14 @@ double minv_cpu(minv_context *cpu, minv_tridiagonal_algorithm alg, const bands &
     double t[64];
     for (int k = 0; k < count; k++) {
         double t0 = bench_now();
-        check(cpu, minv_invert_tridiagonal_d(cpu, b.n, b.dl, b.d, b.du, x, b.n, &rep), "minv cpu");
+        bench_check(cpu, minv_invert_tridiagonal_d(cpu, b.n, b.dl, b.d, b.du, x, b.n, &rep), "minv cpu");
         t[k] = bench_now() - t0;
     }
     return bench_median(t, count);
 }
 
 void table_paper(minv_context *gpu) {
-    minv_context *seq = context(MINV_BACKEND_CPU, 1), *multi = context(MINV_BACKEND_CPU, 0);
+    minv_context *seq = bench_context(MINV_BACKEND_CPU, 0, 1), *multi = bench_context(MINV_BACKEND_CPU, 0, 0);
     minv_set_option(seq, MINV_OPT_RESIDUAL, 0);
     minv_set_option(multi, MINV_OPT_RESIDUAL, 0);
     printf("\n## The paper's comparison: GPU against sequential and multi-core CPU versions, double\n\n");
@@ -287,7 +266,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     bench_header(stdout, argc, argv);
-    minv_context *gpu = context(MINV_BACKEND_GPU, 0);
+    minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0);
     if (!strcmp(what, "gpu") || !strcmp(what, "all")) table_gpu(gpu);
     if (!strcmp(what, "paper") || !strcmp(what, "all")) table_paper(gpu);
     minv_destroy(gpu);

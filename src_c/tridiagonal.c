@@ -404,44 +404,39 @@ static minv_status alloc_bands(minv_context *ctx, minv_dtype t, int64_t n, char 
     return *bands ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the bands of a matrix of order %lld", (long long)n);
 }
 
-minv_status minv_tridiagonal_invert_dense(minv_context *ctx, const minv_mat *a, minv_mat *x,
-                                          const minv_analysis *an, minv_report *report) {
-    const int64_t n = a->rows;
+/* The bands of a dense A in host or device memory (strided vectors of A: the diagonal from
+ * A(0, 0), the sub-diagonal from A(1, 0), the super-diagonal from A(0, 1), ld + 1 apart). */
+static minv_status invert_dense(minv_context *ctx, minv_place place, const minv_mat *a, minv_mat *x,
+                                const minv_analysis *an, minv_report *report) {
+    const int64_t n = a->rows, stride = a->ld + 1;
     const size_t es = (size_t)a->dtype;
     char *bands = NULL;
     minv_status status = MINV_SUCCESS;
     MINV_TRY(check_tridiagonal(ctx, an));
     MINV_TRY(alloc_bands(ctx, a->dtype, n, &bands));
-    char *d = bands, *dl = bands + (size_t)n * es, *du = dl + (size_t)n * es;
-    for (int64_t i = 0; i < n; i++) {
-        memcpy(d + (size_t)i * es, minv_at(a, i, i), es);
-        if (i + 1 < n) {
-            memcpy(dl + (size_t)i * es, minv_at(a, i + 1, i), es);
-            memcpy(du + (size_t)i * es, minv_at(a, i, i + 1), es);
-        }
+    char *band[3] = {bands + (size_t)n * es, bands, bands + 2 * (size_t)n * es}; /* dl, d, du */
+    const char *from[3] = {(const char *)a->data + es, a->data, (const char *)a->data + (size_t)a->ld * es};
+    for (int k = 0; k < 3; k++) {
+        const int64_t count = k == 1 ? n : n - 1;
+        if (place == MINV_ON_DEVICE)
+            MINV_TRY(ctx->ops->download_vector(ctx, from[k], stride, count, a->dtype, band[k]));
+        else
+            for (int64_t i = 0; i < count; i++) memcpy(band[k] + (size_t)i * es, from[k] + (size_t)(i * stride) * es, es);
     }
-    status = invert_bands(ctx, MINV_ON_HOST, a->dtype, n, dl, d, du, x, 0, report);
+    status = invert_bands(ctx, place, a->dtype, n, band[0], band[1], band[2], x, 0, report);
 cleanup:
     free(bands);
     return status;
 }
 
+minv_status minv_tridiagonal_invert_dense(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                          const minv_analysis *an, minv_report *report) {
+    return invert_dense(ctx, MINV_ON_HOST, a, x, an, report);
+}
+
 minv_status minv_tridiagonal_invert_dense_device(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                                  const minv_analysis *an, minv_report *report) {
-    const int64_t n = a->rows, ld = a->ld;
-    const size_t es = (size_t)a->dtype;
-    char *bands = NULL;
-    minv_status status = MINV_SUCCESS;
-    MINV_TRY(check_tridiagonal(ctx, an));
-    MINV_TRY(alloc_bands(ctx, a->dtype, n, &bands));
-    char *d = bands, *dl = bands + (size_t)n * es, *du = dl + (size_t)n * es;
-    MINV_TRY(ctx->ops->download_vector(ctx, a->data, ld + 1, n, a->dtype, d));
-    MINV_TRY(ctx->ops->download_vector(ctx, (const char *)a->data + es, ld + 1, n - 1, a->dtype, dl));
-    MINV_TRY(ctx->ops->download_vector(ctx, (const char *)a->data + (size_t)ld * es, ld + 1, n - 1, a->dtype, du));
-    status = invert_bands(ctx, MINV_ON_DEVICE, a->dtype, n, dl, d, du, x, 0, report);
-cleanup:
-    free(bands);
-    return status;
+    return invert_dense(ctx, MINV_ON_DEVICE, a, x, an, report);
 }
 
 /* ---- the entry points ---- */

@@ -25,6 +25,19 @@ inline unsigned blocks(int64_t count, int per) { return (unsigned)((count + per 
 
 // ---- write-once ----
 
+// x(i, j) = v; with RESID, v's share of (X av)_i for the two probes and of the row sum of |X|.
+template <typename T, bool RESID>
+__device__ inline void put(T *x, int64_t ld, int64_t i, int64_t j, double value, const double *s_av, int64_t at,
+                           double acc[3]) {
+    const T v = (T)value;
+    x[j * ld + i] = v;
+    if (RESID) {
+        acc[0] += (double)v * s_av[at];
+        acc[1] += (double)v * s_av[WIDTH + at];
+        acc[2] += fabs((double)v);
+    }
+}
+
 // Rows [blockIdx.x * ROWS, +ROWS) x columns [blockIdx.y * WIDTH, +WIDTH). Every thread of a
 // warp steps through the same columns (rows not yet started are masked), so each store
 // instruction writes consecutive rows of one column. With RESID: w = X av (two probes) and
@@ -47,19 +60,13 @@ __global__ void __launch_bounds__(ROWS) write_once_kernel(minv_tri_gen g, T *x, 
     __syncthreads();
     if (i >= n) return;
     const double si = minv_tri_scale(g.srow, i);
-    double acc0 = 0, acc1 = 0, accabs = 0;
+    double acc[3] = {0, 0, 0};
     if (r0 < c1) { // some row of the block reaches into the columns at or above its diagonal
         double p = minv_tri_upper_start(&g, i, c0);
         for (int64_t j = c0; j < c1; j++)
             if (j >= i) {
                 if (j > i) p *= s_mup[j - c0];
-                const T v = (T)(si * s_col[j - c0] * p);
-                x[j * ld + i] = v;
-                if (RESID) {
-                    acc0 += (double)v * s_av[j - c0];
-                    acc1 += (double)v * s_av[WIDTH + j - c0];
-                    accabs += fabs((double)v);
-                }
+                put<T, RESID>(x, ld, i, j, si * s_col[j - c0] * p, s_av, j - c0, acc);
             }
     }
     if (r0 + ROWS - 1 > c0) { // some row reaches below its diagonal
@@ -67,19 +74,13 @@ __global__ void __launch_bounds__(ROWS) write_once_kernel(minv_tri_gen g, T *x, 
         for (int64_t j = c1 - 1; j >= c0; j--)
             if (j < i) {
                 p *= s_mlo[j - c0];
-                const T v = (T)(si * s_col[j - c0] * p);
-                x[j * ld + i] = v;
-                if (RESID) {
-                    acc0 += (double)v * s_av[j - c0];
-                    acc1 += (double)v * s_av[WIDTH + j - c0];
-                    accabs += fabs((double)v);
-                }
+                put<T, RESID>(x, ld, i, j, si * s_col[j - c0] * p, s_av, j - c0, acc);
             }
     }
     if (RESID) {
-        atomicAdd(&w[i], acc0);
-        atomicAdd(&w[n + i], acc1);
-        atomicAdd(&rowabs[i], accabs);
+        atomicAdd(&w[i], acc[0]);
+        atomicAdd(&w[n + i], acc[1]);
+        atomicAdd(&rowabs[i], acc[2]);
     }
 }
 

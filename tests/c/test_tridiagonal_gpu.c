@@ -12,15 +12,6 @@
 
 #define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "\"%s\" lacks \"%s\"", (msg), (text))
 
-static minv_context *context(minv_backend backend, int64_t budget) {
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = backend;
-    o.device_memory = budget;
-    minv_context *ctx = NULL;
-    return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
-}
-
 /* Dominant by rows (columns) when by_rows (not), with room to spare. */
 static void make(tu_rng *r, int64_t n, int by_rows, double *dl, double *d, double *du) {
     for (int64_t i = 0; i < n; i++) {
@@ -133,7 +124,7 @@ static void fallback_and_errors(minv_context *gpu) {
     make(&r, n, 1, dl, d, du);
     minv_report rep;
     /* 1 MB holds the plan but not the 2.9 MB inverse: the CPU writes it and the report says so */
-    minv_context *small = context(MINV_BACKEND_GPU, 1 << 20);
+    minv_context *small = tu_context(MINV_BACKEND_GPU, 1 << 20);
     CHECK(small != NULL, "small context");
     if (small) {
         CHECK_STATUS(minv_invert_tridiagonal_d(small, n, dl, d, du, x, n, &rep), MINV_SUCCESS, small);
@@ -150,7 +141,7 @@ static void fallback_and_errors(minv_context *gpu) {
 }
 
 int main(void) {
-    minv_context *gpu = context(MINV_BACKEND_GPU, 0), *cpu = context(MINV_BACKEND_CPU, 0);
+    minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0), *cpu = tu_context(MINV_BACKEND_CPU, 0);
     if (!gpu) {
         printf("test_tridiagonal_gpu: no usable GPU, skipped\n");
         minv_destroy(cpu);
