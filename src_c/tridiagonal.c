@@ -258,8 +258,8 @@ static minv_status plan_make(minv_context *ctx, minv_dtype t, int64_t n, const v
         if (col > p->anorm_1) p->anorm_1 = col;
     }
     /* residual probes: v and A v */
-    minv_probe_vectors(probe, n, MINV_PROBES);
-    for (int k = 0; k < MINV_PROBES; k++) {
+    minv_probe_vectors(probe, n, ctx->residual_mode == 1 ? MINV_PROBES : 0);
+    for (int k = 0; k < MINV_PROBES && ctx->residual_mode == 1; k++) {
         const double *pv = probe + (size_t)k * nn;
         double *av = aprobe + (size_t)k * nn;
         for (int64_t i = 0; i < n; i++)

@@ -20,6 +20,8 @@ namespace {
 
 constexpr int ROWS = MINV_TRI_TILE; // threads per block: a tile of rows
 constexpr int WIDTH = 4 * ROWS;     // columns per write-once block, a multiple of the tile
+constexpr int SPLIT = 512;          // blocks across the columns of an update: each thread walks
+                                    // several columns rather than a block per column
 
 inline unsigned blocks(int64_t count, int per) { return (unsigned)((count + per - 1) / per); }
 
@@ -138,10 +140,12 @@ template <typename T> __global__ void pivoted_kernel(minv_tri_piv f, T *x, int64
     if (t >= n) return;
     const int64_t first = minv_tri_piv_first(t);
     double c = t == 0 ? 1.0 : 0.0;
+#pragma unroll 8
     for (int64_t i = minv_tri_piv_first(t0); i + 1 < n; i++)
         if (i >= first) x[i * ld + t] = (T)minv_tri_piv_forward(&f, t, i, &c);
     x[(n - 1) * ld + t] = (T)c;
     double y1 = 0, y2 = 0;
+#pragma unroll 8 // the loads of z run ahead of the chain through y
     for (int64_t i = n - 1; i >= 0; i--) {
         double y = minv_tri_piv_backward(&f, i, i >= first ? (double)x[i * ld + t] : 0.0, y1, y2);
         x[i * ld + t] = (T)y;
@@ -163,7 +167,7 @@ __global__ void band_residual_kernel(int64_t n, const double *dl, const double *
     }
 }
 
-unsigned grid_y(int64_t count) { return (unsigned)(count < 65535 ? count : 65535); }
+unsigned grid_y(int64_t count) { return (unsigned)(count < SPLIT ? count : SPLIT); }
 
 // ---- the host side ----
 
