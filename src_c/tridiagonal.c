@@ -233,16 +233,16 @@ static minv_status plan_make(minv_context *ctx, minv_dtype t, int64_t n, const v
     memset(p, 0, sizeof *p);
     p->dtype = t;
     p->n = n;
-    /* 22 vectors of n doubles, the anchors, and 2 vectors of n ints; the write-once generators
+    /* vectors of n doubles, the anchors, and 2 vectors of n ints; the write-once generators
      * (diag ... anchor) lie together, so that a GPU uploads them in one copy */
-    p->memory = malloc((22 * nn + (size_t)(nt * nt)) * sizeof(double) + 2 * nn * sizeof(int));
+    p->memory = malloc(((18 + 2 * MINV_PROBES) * nn + (size_t)(nt * nt)) * sizeof(double) + 2 * nn * sizeof(int));
     if (!p->memory)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the plan of a tridiagonal matrix of order %lld", (long long)n);
     double *v = p->memory;
     double *bdl = v, *bd = v + nn, *bdu = v + 2 * nn, *f = v + 3 * nn, *g = v + 4 * nn, *diag = v + 5 * nn;
     double *mup = v + 6 * nn, *mlo = v + 7 * nn, *su = v + 8 * nn, *pl = v + 9 * nn, *anchor = v + 10 * nn;
     double *scratch = anchor + nt * nt, *dmod = scratch + 2 * nn, *sign = dmod + nn, *probe = sign + nn;
-    double *aprobe = probe + 2 * nn, *l = aprobe + 2 * nn, *rd = l + nn, *u1 = rd + nn, *u2 = u1 + nn;
+    double *aprobe = probe + MINV_PROBES * nn, *l = aprobe + MINV_PROBES * nn, *rd = l + nn, *u1 = rd + nn, *u2 = u1 + nn;
     int *swap = (int *)(u2 + nn), *ipiv = swap + nn;
 
     MINV_TRY(load_band(ctx, t, dl, n - 1, n, "dl", "sub-diagonal", bdl));

@@ -223,7 +223,8 @@ cleanup:
     return status;
 }
 
-/* ratio from the write-once kernel's sums, as minv_gpu_inverse_residual_end computes it */
+/* The sampled residual from the write-once kernel's sums, as minv_gpu_inverse_residual_end
+ * computes it from its products. */
 minv_status probes_ratio(minv_context *ctx, const minv_tri_plan *p, const minv_gpu_residual *res, minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = p->n;
