@@ -419,8 +419,11 @@ minv_status minv_gpu_download_vector(minv_context *ctx, const void *dev, int64_t
     const size_t es = (size_t)t;
     if (count <= 0)
         return MINV_SUCCESS;
-    CUDA_TRY(cudaMemcpy2DAsync(host, es, dev, (size_t)stride * es, es, (size_t)count, cudaMemcpyDeviceToHost,
-                               ctx->gpu->stream));
+    if (stride == 1) /* one contiguous copy, not count rows of one element */
+        CUDA_TRY(cudaMemcpyAsync(host, dev, (size_t)count * es, cudaMemcpyDeviceToHost, ctx->gpu->stream));
+    else
+        CUDA_TRY(cudaMemcpy2DAsync(host, es, dev, (size_t)stride * es, es, (size_t)count, cudaMemcpyDeviceToHost,
+                                   ctx->gpu->stream));
     CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
 cleanup:
     return status;
