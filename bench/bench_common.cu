@@ -2,10 +2,32 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench_common.h"
+
+minv_context *bench_context(minv_backend backend, int64_t budget, int threads) {
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = backend;
+    o.device_memory = budget;
+    o.cpu_threads = threads;
+    minv_context *ctx = NULL;
+    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
+        fprintf(stderr, "bench: cannot create a %s context\n", minv_backend_name(backend));
+        exit(2);
+    }
+    return ctx;
+}
+
+void bench_check(minv_context *ctx, minv_status st, const char *what) {
+    if (st != MINV_SUCCESS) {
+        fprintf(stderr, "bench: %s: %s\n", what, minv_last_error(ctx));
+        exit(3);
+    }
+}
 
 double bench_now(void) {
     struct timespec ts;

@@ -23,27 +23,6 @@ namespace {
 
 int64_t max_n = 32768, min_n = 0;
 
-minv_context *context(minv_backend backend, int64_t budget, int threads) {
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = backend;
-    o.device_memory = budget;
-    o.cpu_threads = threads;
-    minv_context *ctx = NULL;
-    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
-        fprintf(stderr, "bench: cannot create a %s context\n", minv_backend_name(backend));
-        exit(2);
-    }
-    return ctx;
-}
-
-void check(minv_context *ctx, minv_status st, const char *what) {
-    if (st != MINV_SUCCESS) {
-        fprintf(stderr, "bench: %s: %s\n", what, minv_last_error(ctx));
-        exit(3);
-    }
-}
-
 /* The paper's sequential CPU norms: one pass for the 1-norm, one for the inf-norm. */
 double cpu_sequential_norms(const double *a, int64_t n) {
     double t0 = bench_now(), n1 = 0, ninf = 0;
@@ -76,27 +55,27 @@ void table1() {
     printf("\n## Table 1: type identification + norms, and transpose; sequential CPU vs GPU (host data, transfers included)\n\n");
     printf("| n | CPU seq norms (s) | GPU analysis in core (s) | speed-up | GPU analysis out of core (s) | CPU seq transpose (s) | GPU transpose out of core (s) | speed-up |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
-    minv_context *gpu = context(MINV_BACKEND_GPU, 0, 0);
+    minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0);
     for (int64_t n = 512; n <= max_n; n *= 2) {
         double *a = (double *)malloc(sizeof(double) * n * n), *t = (double *)malloc(sizeof(double) * n * n);
         bench_random(a, n, n, (uint64_t)n);
         minv_analysis an;
         /* out of core: the matrix is four times the budget */
-        minv_context *ooc = context(MINV_BACKEND_GPU, (int64_t)n * n * 8 / 4, 0);
+        minv_context *ooc = bench_context(MINV_BACKEND_GPU, (int64_t)n * n * 8 / 4, 0);
         minv_ooc_plan plan;
-        check(ooc, minv_gpu_ooc_plan(ooc, MINV_R64, n, &plan), "plan");
-        check(gpu, minv_analyze_d(gpu, n, a, n, &an), "warm-up");
+        bench_check(ooc, minv_gpu_ooc_plan(ooc, MINV_R64, n, &plan), "plan");
+        bench_check(gpu, minv_analyze_d(gpu, n, a, n, &an), "warm-up");
         double cpu_norm = cpu_sequential_norms(a, n);
         double t0 = bench_now();
-        check(gpu, minv_analyze_d(gpu, n, a, n, &an), "analysis");
+        bench_check(gpu, minv_analyze_d(gpu, n, a, n, &an), "analysis");
         double gpu_in = bench_now() - t0;
         t0 = bench_now();
-        check(ooc, minv_analyze_d(ooc, n, a, n, &an), "analysis out of core");
+        bench_check(ooc, minv_analyze_d(ooc, n, a, n, &an), "analysis out of core");
         double gpu_ooc = bench_now() - t0;
         double cpu_tr = cpu_sequential_transpose(a, t, n);
         minv_mat src = {MINV_R64, n, n, n, a}, dst = {MINV_R64, n, n, n, t};
         t0 = bench_now();
-        check(ooc, minv_gpu_ooc_transpose(ooc, &plan, &src, 1.0, &dst), "transpose");
+        bench_check(ooc, minv_gpu_ooc_transpose(ooc, &plan, &src, 1.0, &dst), "transpose");
         double gpu_tr = bench_now() - t0;
         printf("| %lld | %.4f | %.4f | %.1f | %.4f | %.4f | %.4f | %.1f |\n", (long long)n, cpu_norm, gpu_in,
                cpu_norm / gpu_in, gpu_ooc, cpu_tr, gpu_tr, cpu_tr / gpu_tr);
@@ -115,7 +94,7 @@ const char *where(const minv_report *rep) {
 
 double time_invert(minv_context *ctx, minv_method m, int64_t n, const double *a, double *x, minv_report *rep) {
     double t0 = bench_now();
-    check(ctx, minv_invert_d(ctx, m, n, a, n, x, n, rep), minv_method_name(m));
+    bench_check(ctx, minv_invert_d(ctx, m, n, a, n, x, n, rep), minv_method_name(m));
     return bench_now() - t0;
 }
 
@@ -123,12 +102,12 @@ void table2() {
     printf("\n## Table 2: iterative inversion vs the Gauss-Jordan baseline (host data, transfers included)\n\n");
     printf("| n | iterative in core (s) | GJ baseline in core (s) | iterative out of core (s) | GJ baseline out of core (s) | baseline / iterative (out of core) |\n");
     printf("|---|---|---|---|---|---|\n");
-    minv_context *gpu = context(MINV_BACKEND_GPU, 0, 0);
+    minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0);
     for (int64_t n = 512; n <= 4096 && n <= max_n; n *= 2) {
         double *a = (double *)malloc(sizeof(double) * n * n), *x = (double *)malloc(sizeof(double) * n * n);
         bench_random(a, n, n, 7 + (uint64_t)n);
         for (int64_t i = 0; i < n; i++) a[i * n + i] += sqrt((double)n); /* modest conditioning */
-        minv_context *ooc = context(MINV_BACKEND_GPU, (int64_t)n * n * 8 / 4, 0);
+        minv_context *ooc = bench_context(MINV_BACKEND_GPU, (int64_t)n * n * 8 / 4, 0);
         minv_report rep;
         time_invert(gpu, MINV_METHOD_ITERATIVE, n, a, x, &rep); /* warm-up */
         double it_in = time_invert(gpu, MINV_METHOD_ITERATIVE, n, a, x, &rep);
@@ -184,7 +163,7 @@ double dgemm_rate(int64_t n) {
 double device_iterate(minv_context *ctx, int64_t n, const double *d_a, double *d_x, minv_report *rep) {
     cudaDeviceSynchronize();
     double t0 = bench_now();
-    check(ctx, minv_invert_device_d(ctx, MINV_METHOD_ITERATIVE, n, d_a, n, d_x, n, rep), "device iterate");
+    bench_check(ctx, minv_invert_device_d(ctx, MINV_METHOD_ITERATIVE, n, d_a, n, d_x, n, rep), "device iterate");
     return bench_now() - t0;
 }
 
@@ -192,7 +171,7 @@ void rate() {
     printf("\n## Iteration rate against cuBLAS DGEMM (device data), steps and time to 1e-12, warm start, mixed precision\n\n");
     printf("| n | DGEMM TFLOP/s | iteration | steps | time (s) | iteration TFLOP/s | rate / DGEMM | efficiency (order^(1/products)) |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
-    minv_context *gpu = context(MINV_BACKEND_GPU, 0, 0);
+    minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0);
     minv_set_option(gpu, MINV_OPT_RESIDUAL, 0);
     minv_set_option(gpu, MINV_OPT_TOLERANCE, 1e-12);
     for (int64_t n = 8192; n <= 16384 && n <= max_n; n *= 2) {
@@ -220,12 +199,12 @@ void rate() {
         cudaMemcpy(x, d_x, sizeof(double) * n * n, cudaMemcpyDeviceToHost);
         for (int64_t k = 0; k < n * n; k++) x[k] *= 1 + 1e-6 * sin((double)k);
         double t0 = bench_now();
-        check(gpu, minv_invert_d(gpu, MINV_METHOD_ITERATIVE, n, h, n, x, n, &rep), "cold host");
+        bench_check(gpu, minv_invert_d(gpu, MINV_METHOD_ITERATIVE, n, h, n, x, n, &rep), "cold host");
         double cold = bench_now() - t0;
         int64_t cold_steps = rep.iterations;
         for (int64_t k = 0; k < n * n; k++) x[k] *= 1 + 1e-6 * sin((double)k);
         t0 = bench_now();
-        check(gpu, minv_invert_warm_d(gpu, MINV_METHOD_ITERATIVE, n, h, n, x, n, x, n, &rep), "warm host");
+        bench_check(gpu, minv_invert_warm_d(gpu, MINV_METHOD_ITERATIVE, n, h, n, x, n, x, n, &rep), "warm host");
         double warm = bench_now() - t0;
         printf("\nn = %lld, host data: cold start %lld steps %.3f s; warm start (inverse perturbed 1e-6) %lld steps %.3f s\n",
                (long long)n, (long long)cold_steps, cold, (long long)rep.iterations, warm);
@@ -253,7 +232,7 @@ void ooc() {
         double *a = (double *)malloc(sizeof(double) * n * n), *x = (double *)malloc(sizeof(double) * n * n);
         bench_spd(a, n, 5);
         for (int64_t i = 0; i < n; i++) a[i * n + i] += 8; /* rows sum to about 8: dominant */
-        minv_context *gpu = context(MINV_BACKEND_GPU, 0, 0), *ooc = context(MINV_BACKEND_GPU, (int64_t)n * n * 8 / 4, 0);
+        minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0), *ooc = bench_context(MINV_BACKEND_GPU, (int64_t)n * n * 8 / 4, 0);
         minv_set_option(gpu, MINV_OPT_TOLERANCE, 1e-12);
         minv_set_option(ooc, MINV_OPT_TOLERANCE, 1e-12);
         minv_report rin, rout;

@@ -88,10 +88,22 @@ module minv_c_api
     enumerator :: MINV_OPT_INITIAL_GUESS = 6
     enumerator :: MINV_OPT_ITERATION = 7
     enumerator :: MINV_OPT_MIXED_PRECISION = 8
+    enumerator :: MINV_OPT_RECONDITION = 9
+    enumerator :: MINV_OPT_TARGET_CONDITION = 10
+    enumerator :: MINV_OPT_TRIDIAGONAL_ALGORITHM = 11
   end enum
   public :: MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, &
             MINV_OPT_TILE_SIZE, MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, &
-            MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION
+            MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION, &
+            MINV_OPT_RECONDITION, MINV_OPT_TARGET_CONDITION, MINV_OPT_TRIDIAGONAL_ALGORITHM
+
+  ! minv_recondition
+  enum, bind(c)
+    enumerator :: MINV_RECONDITION_NONE = 0
+    enumerator :: MINV_RECONDITION_RIDGE = 1
+    enumerator :: MINV_RECONDITION_FLOOR = 2
+  end enum
+  public :: MINV_RECONDITION_NONE, MINV_RECONDITION_RIDGE, MINV_RECONDITION_FLOOR
 
   ! minv_guess
   enum, bind(c)
@@ -155,6 +167,16 @@ module minv_c_api
     integer(c_int) :: auto_method
   end type minv_analysis
 
+  ! minv_tridiagonal_algorithm
+  enum, bind(c)
+    enumerator :: MINV_TRIDIAGONAL_AUTO = 0
+    enumerator :: MINV_TRIDIAGONAL_WRITE_ONCE = 1
+    enumerator :: MINV_TRIDIAGONAL_SHERMAN_MORRISON = 2
+    enumerator :: MINV_TRIDIAGONAL_PIVOTED = 3
+  end enum
+  public :: MINV_TRIDIAGONAL_AUTO, MINV_TRIDIAGONAL_WRITE_ONCE, &
+            MINV_TRIDIAGONAL_SHERMAN_MORRISON, MINV_TRIDIAGONAL_PIVOTED
+
   ! minv_precision
   enum, bind(c)
     enumerator :: MINV_PRECISION_DOUBLE = 0, MINV_PRECISION_SINGLE = 1
@@ -181,7 +203,9 @@ module minv_c_api
             minv_set_option, minv_get_option, minv_status_string, minv_last_error, &
             minv_method_name, minv_backend_name, minv_version, minv_analyze_d, minv_analyze_s, &
             minv_invert_d, minv_invert_s, minv_invert_inplace_d, minv_invert_inplace_s, &
-            minv_invert_warm_d, minv_invert_warm_s, minv_solve_d, minv_solve_s, &
+            minv_invert_warm_d, minv_invert_warm_s, minv_invert_tridiagonal_d, &
+            minv_invert_tridiagonal_s, minv_invert_tridiagonal_device_d, &
+            minv_invert_tridiagonal_device_s, minv_solve_d, minv_solve_s, &
             minv_invert_device_d, minv_invert_device_s, minv_solve_device_d, &
             minv_solve_device_s, minv_progress_fn, minv_set_progress, &
             minv_file_options_default, minv_invert_file, minv_solve_file, minv_analyze_file
@@ -360,6 +384,49 @@ module minv_c_api
       type(minv_report), intent(inout), optional :: report
       integer(c_int) :: status
     end function minv_invert_warm_s
+
+    ! ---- tridiagonal inversion: ainv = A^-1 for A given by its three bands ----
+    function minv_invert_tridiagonal_d(ctx, n, dl, d, du, ainv, ldainv, report) &
+        bind(c, name="minv_invert_tridiagonal_d") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: n, ldainv
+      real(c_double), intent(in) :: dl(*), d(*), du(*)
+      real(c_double), intent(inout) :: ainv(*)
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_invert_tridiagonal_d
+
+    function minv_invert_tridiagonal_s(ctx, n, dl, d, du, ainv, ldainv, report) &
+        bind(c, name="minv_invert_tridiagonal_s") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_float, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: n, ldainv
+      real(c_float), intent(in) :: dl(*), d(*), du(*)
+      real(c_float), intent(inout) :: ainv(*)
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_invert_tridiagonal_s
+
+    function minv_invert_tridiagonal_device_d(ctx, n, dl, d, du, ainv, ldainv, report) &
+        bind(c, name="minv_invert_tridiagonal_device_d") result(status)
+      import :: c_int, c_int64_t, c_ptr, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: n, ldainv
+      type(c_ptr), value :: dl, d, du, ainv
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_invert_tridiagonal_device_d
+
+    function minv_invert_tridiagonal_device_s(ctx, n, dl, d, du, ainv, ldainv, report) &
+        bind(c, name="minv_invert_tridiagonal_device_s") result(status)
+      import :: c_int, c_int64_t, c_ptr, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: n, ldainv
+      type(c_ptr), value :: dl, d, du, ainv
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_invert_tridiagonal_device_s
 
     ! ---- solve: A X = B, B of shape (n, nrhs) ----
     function minv_solve_d(ctx, method, n, nrhs, a, lda, b, ldb, x, ldx, report) &

@@ -6,6 +6,7 @@
 !   call minv_init(ctx)                           ! once; reuse it for every cycle
 !   call minv_invert(ctx, b, binv, report=rep)    ! binv = B^-1
 !   call minv_solve(ctx, s, d, x, stat=ierr, errmsg=msg)   ! S X = D, D of shape (n, k)
+!   call minv_invert_tridiagonal(ctx, dl, d, du, tinv)      ! a tridiagonal A by its bands
 !   call minv_finalize(ctx)
 !
 ! Conventions, the same for every routine:
@@ -49,7 +50,10 @@ module minv_mod
     MINV_MAX_DEVICES, &
     MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, MINV_OPT_TILE_SIZE, &
     MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, &
-    MINV_OPT_MIXED_PRECISION, &
+    MINV_OPT_MIXED_PRECISION, MINV_OPT_TRIDIAGONAL_ALGORITHM, MINV_OPT_RECONDITION, &
+    MINV_OPT_TARGET_CONDITION, MINV_RECONDITION_NONE, MINV_RECONDITION_RIDGE, MINV_RECONDITION_FLOOR, &
+    MINV_TRIDIAGONAL_AUTO, MINV_TRIDIAGONAL_WRITE_ONCE, MINV_TRIDIAGONAL_SHERMAN_MORRISON, &
+    MINV_TRIDIAGONAL_PIVOTED, &
     MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY, &
     MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8, &
     MINV_REASON_LEN, MINV_HISTORY_LEN, &
@@ -61,7 +65,8 @@ module minv_mod
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
-    minv_solve_d, minv_solve_s, c_set_progress => minv_set_progress, &
+    minv_solve_d, minv_solve_s, minv_invert_tridiagonal_d, minv_invert_tridiagonal_s, &
+    c_set_progress => minv_set_progress, &
     minv_file_options, minv_file_options_default, c_invert_file => minv_invert_file, &
     c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file
   implicit none
@@ -77,7 +82,11 @@ module minv_mod
             MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL, MINV_METHOD_GJ_BASELINE
   public :: MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, &
             MINV_OPT_TILE_SIZE, MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, &
-            MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION
+            MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION, &
+            MINV_OPT_TRIDIAGONAL_ALGORITHM, MINV_OPT_RECONDITION, MINV_OPT_TARGET_CONDITION
+  public :: MINV_RECONDITION_NONE, MINV_RECONDITION_RIDGE, MINV_RECONDITION_FLOOR
+  public :: MINV_TRIDIAGONAL_AUTO, MINV_TRIDIAGONAL_WRITE_ONCE, &
+            MINV_TRIDIAGONAL_SHERMAN_MORRISON, MINV_TRIDIAGONAL_PIVOTED
   public :: MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY
   public :: MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8
   public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE
@@ -155,6 +164,14 @@ module minv_mod
   interface minv_get_option
     module procedure get_option_i32, get_option_i64, get_option_r32, get_option_r64
   end interface minv_get_option
+
+  ! ainv = A^-1 for a tridiagonal A given by its bands dl(n-1), d(n), du(n-1), in
+  ! minv_mod_tridiagonal.inc.
+  public :: minv_invert_tridiagonal
+
+  interface minv_invert_tridiagonal
+    module procedure minv_invert_tridiagonal_r32, minv_invert_tridiagonal_r64
+  end interface minv_invert_tridiagonal
 
   ! NetCDF files (see "Files" above), in minv_mod_files.inc.
   public :: minv_invert_file, minv_solve_file, minv_analyze_file
@@ -458,6 +475,7 @@ contains
   ! NetCDF files
   ! ======================================================================================
 #include "minv_mod_files.inc"
+#include "minv_mod_tridiagonal.inc"
 
   ! ======================================================================================
   ! helpers shared by every routine

@@ -55,7 +55,7 @@ static char *names_text(const int *values, int64_t count, const char *(*name)(in
 static const char *method_name(int m) { return minv_method_name((minv_method)m); }
 static const char *backend_name(int b) { return minv_backend_name((minv_backend)b); }
 
-static const char *residual_kind_text(int kind) {
+const char *minv_nc_residual_kind_text(int kind) {
     switch (kind) {
     case 1: return "sampled: max over probe vectors v of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf)";
     case 2: return "full: ||I - A X||_1 / (n ||A||_1 ||X||_1)";
@@ -159,7 +159,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
         {"minv_method", methods, NULL, 0},
         {"minv_backend", backends, NULL, 0},
         {"minv_residual", NULL, p.residual, (size_t)src.count},
-        {"minv_residual_kind", residual_kind_text(last.residual_kind), NULL, 0},
+        {"minv_residual_kind", minv_nc_residual_kind_text(last.residual_kind), NULL, 0},
         {"minv_rcond", NULL, p.rcond, (size_t)src.count},
     };
     char history[2048];

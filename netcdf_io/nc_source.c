@@ -33,7 +33,8 @@ static void list_variables(int ncid, char *buf, size_t len) {
     }
 }
 
-static minv_status open_variable(minv_context *ctx, minv_nc_source *s) {
+/* vector: the variable must have rank 1 (a band), else rank 2 or more (a matrix). */
+static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int vector) {
     int st = nc_open(s->path, NC_NOWRITE, &s->ncid);
     if (st != NC_NOERR) {
         s->ncid = -1;
@@ -61,7 +62,10 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s) {
     if (!is_numeric(s->xtype))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s' is %s, not a numeric type",
                          s->path, s->var, minv_nc_type_name(s->xtype));
-    if (rank < 2 || rank > MINV_NC_MAX_RANK)
+    if (vector && rank != 1)
+        return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has rank %d: a band of a tridiagonal matrix needs 1 dimension",
+                         s->path, s->var, rank);
+    if (!vector && (rank < 2 || rank > MINV_NC_MAX_RANK))
         return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has rank %d: a matrix needs 2 dimensions%s",
                          s->path, s->var, rank, rank > 2 ? ", and minv slices at most 8 leading ones" : "");
     s->rank = rank;
@@ -244,7 +248,7 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
     s->path = path;
     s->var = var;
     minv_status status = MINV_SUCCESS;
-    MINV_TRY(open_variable(ctx, s));
+    MINV_TRY(open_variable(ctx, s, 0));
     MINV_TRY(choose_matrices(ctx, s, fopts, flags));
     MINV_TRY(read_value_rules(ctx, s));
     MINV_TRY(check_whole(ctx, s));
@@ -339,6 +343,8 @@ static minv_status fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t 
         break;
     }
     size_t i = s->view == MINV_NC_C_VIEW ? b->r : b->c, j = s->view == MINV_NC_C_VIEW ? b->c : b->r;
+    if (s->rank == 1)
+        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry %zu (1-based; the first bad one) %s", where, i + 1, what);
     return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry (%zu, %zu) (row, column, 1-based; the first bad one in file order) %s",
                      where, i + 1, j + 1, what);
 }
@@ -462,4 +468,58 @@ minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s) {
     shape_text(s, shape, sizeof shape);
     return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s is a %zu x %zu matrix, not square", s->path, shape,
                      (size_t)s->rows, (size_t)s->cols);
+}
+
+/* ---- a 1-D variable, whole: a band of a tridiagonal matrix ---- */
+
+minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path, const char *var,
+                                minv_dtype t, minv_mat *v) {
+    minv_status status = MINV_SUCCESS;
+    size_t esize = 0;
+    memset(s, 0, sizeof *s);
+    s->ncid = -1;
+    s->path = path;
+    s->var = var;
+    v->data = NULL;
+    MINV_TRY(open_variable(ctx, s, 1));
+    MINV_TRY(read_value_rules(ctx, s));
+    MINV_TRY(check_whole(ctx, s));
+    s->d0 = s->tile[0] = s->dims[0].len;
+    s->d1 = s->tile[1] = 1;
+    s->count = 1;
+    s->tile_rule = "the whole variable";
+    minv_nc_source_set_view(s, MINV_NC_C_VIEW);
+    if (s->d0 == 0) {
+        status = minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' is empty", path, var);
+        goto cleanup;
+    }
+    s->buffer = malloc(s->d0 * sizeof(double));
+    if (!s->buffer) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu values for reading '%s'", s->d0, var);
+        goto cleanup;
+    }
+    MINV_TRY(minv_mat_alloc(ctx, v, t, (int64_t)s->d0, 1));
+    double t0 = minv_now();
+    int st = nc_get_var_double(s->ncid, s->varid, s->buffer);
+    if (st != NC_NOERR) {
+        status = minv_nc_fail(ctx, st, "'%s', variable '%s': reading failed (truncated or corrupt file?)", path, var);
+        goto cleanup;
+    }
+    nc_inq_type(s->ncid, s->xtype, NULL, &esize);
+    s->seconds = minv_now() - t0;
+    s->bytes = (double)(s->d0 * esize);
+    s->tiles = 1;
+    const size_t start[2] = {0, 0}, count[2] = {s->d0, 1};
+    bad_entry bad = {OK, 0, 0, 0};
+    scan_tile(s, s->buffer, start, count, 0, t == MINV_R32, &bad);
+    if (bad.kind != OK) {
+        status = fail_bad(ctx, s, 0, &bad);
+        goto cleanup;
+    }
+    minv_nc_tile_to_mat(s->buffer, start, count, MINV_NC_C_VIEW, v);
+cleanup:
+    if (status != MINV_SUCCESS)
+        minv_mat_free(v);
+    minv_nc_source_close(s);
+    return status;
 }

@@ -113,6 +113,12 @@ minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s);
 minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts,
                                 int keep_nonfinite, minv_mat *m);
+/* A 1-D variable read whole into v (a column, allocated here, type t) with the checks of
+ * minv_nc_source_read (missing, invalid, non-finite: NOT_FINITE naming the 1-based entry);
+ * SHAPE unless the variable has rank 1. The source is closed on return, its dims[0] and read
+ * statistics still valid. */
+minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path,
+                                const char *var, minv_dtype t, minv_mat *v);
 
 /* ---- writing (nc_sink.c) ---- */
 
@@ -190,6 +196,18 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
                           minv_report *report);
+/* The minv_residual_kind_text attribute: what the report's residual measures. */
+const char *minv_nc_residual_kind_text(int kind);
+
+/* ---- a tridiagonal matrix from its bands (nc_tridiagonal.c), for the minv command ----
+ * bands: the 1-D variables of in_path holding the sub-diagonal (n - 1), the diagonal (n) and
+ * the super-diagonal (n - 1); the dense inverse goes to out_var (NULL or "": "<diagonal>_inv")
+ * of out_path, n x n over the diagonal's dimension. Runs its own FP guard and NetCDF lock;
+ * fopts' precision and deflate level apply. */
+minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path,
+                                       const char *const bands[3], const char *out_path,
+                                       const char *out_var, const minv_file_options *fopts,
+                                       minv_report *report);
 
 /* ---- classic files (nc_classic.c) ---- */
 

@@ -4,10 +4,15 @@
 
 #include "internal.h"
 
-minv_method minv_choose_method(const minv_analysis *an) {
+minv_method minv_choose_dense_method(const minv_analysis *an) {
     if (an->symmetric && an->diag_positive)
         return MINV_METHOD_CHOLESKY;
     return MINV_METHOD_LU;
+}
+
+/* A tridiagonal inverse is written in O(n^2), and stably whatever the matrix. */
+minv_method minv_choose_method(const minv_analysis *an) {
+    return an->tridiagonal ? MINV_METHOD_TRIDIAGONAL : minv_choose_dense_method(an);
 }
 
 void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,

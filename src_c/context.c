@@ -56,6 +56,7 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->mixed_precision = 0;
     ctx->recondition = MINV_RECONDITION_NONE;
     ctx->target_condition = 1000;
+    ctx->tridiagonal_algorithm = MINV_TRIDIAGONAL_AUTO;
 #ifdef _OPENMP
     ctx->cpu_threads = o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads();
 #else
@@ -157,6 +158,11 @@ minv_status minv_set_option(minv_context *ctx, minv_option option, double value)
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "target condition number must be finite and > 1, got %g", value);
         ctx->target_condition = value;
         return MINV_SUCCESS;
+    case MINV_OPT_TRIDIAGONAL_ALGORITHM:
+        if (!is_count(value, 0) || value > MINV_TRIDIAGONAL_PIVOTED)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "tridiagonal algorithm must be a minv_tridiagonal_algorithm (0 to 3), got %g", value);
+        ctx->tridiagonal_algorithm = (minv_tridiagonal_algorithm)value;
+        return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
 }
@@ -176,6 +182,7 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     case MINV_OPT_MIXED_PRECISION: *value = (double)ctx->mixed_precision; return MINV_SUCCESS;
     case MINV_OPT_RECONDITION: *value = (double)ctx->recondition; return MINV_SUCCESS;
     case MINV_OPT_TARGET_CONDITION: *value = ctx->target_condition; return MINV_SUCCESS;
+    case MINV_OPT_TRIDIAGONAL_ALGORITHM: *value = (double)ctx->tridiagonal_algorithm; return MINV_SUCCESS;
     }
     return MINV_ERR_INVALID_ARG;
 }

@@ -11,6 +11,7 @@
 static const char *auto_reason(const minv_analysis *an, minv_method m) {
     switch (m) {
     case MINV_METHOD_CHOLESKY: return "AUTO: symmetric with a positive diagonal, so Cholesky";
+    case MINV_METHOD_TRIDIAGONAL: return "AUTO: tridiagonal, so the O(n^2) tridiagonal inversion";
     default:
         return an->symmetric ? "AUTO: symmetric but a diagonal entry is <= 0, so LU"
                              : "AUTO: not symmetric, so LU";
@@ -31,9 +32,9 @@ void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrh
 
 /* ---- argument checks: the bad argument is named with its position, as LAPACK does ---- */
 
-static minv_status check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,
-                                const char *name, int64_t rows, int64_t cols, int64_t ld,
-                                const char *ldname, minv_dtype t) {
+minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,
+                              const char *name, int64_t rows, int64_t cols, int64_t ld,
+                              const char *ldname, minv_dtype t) {
     if (!p)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
     if (ld < (rows > 1 ? rows : 1))
@@ -47,8 +48,7 @@ static minv_status check_matrix(minv_context *ctx, const char *fn, const void *p
     return MINV_SUCCESS;
 }
 
-static minv_status check_order(minv_context *ctx, const char *fn, int pos, const char *name,
-                               int64_t n) {
+minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n) {
     if (n <= 0)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be > 0",
                          fn, pos, name, (long long)n);
@@ -64,11 +64,8 @@ static minv_status check_method(minv_context *ctx, const char *fn, int pos, minv
 
 /* ---- routing ---- */
 
-/* Where the caller's matrices live for this call. */
-typedef enum { ON_HOST = 0, ON_DEVICE = 1 } minv_place;
-
-static minv_status check_place(minv_context *ctx, const char *fn, minv_place place) {
-    if (place == ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
+minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place) {
+    if (place == MINV_ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
         return minv_fail(ctx, MINV_ERR_NO_GPU, "%s takes device pointers and needs the GPU backend; this context runs on the %s (%s)",
                          fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
     return MINV_SUCCESS;
@@ -77,7 +74,7 @@ static minv_status check_place(minv_context *ctx, const char *fn, minv_place pla
 /* The analysis, where the data is: on the context's backend (or the CPU's for host data). */
 static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *a, minv_analysis *an) {
     memset(an, 0, sizeof *an);
-    if (place == ON_DEVICE)
+    if (place == MINV_ON_DEVICE)
         return ctx->ops->analyze_device(ctx, a, an);
     const minv_backend_ops *ops = ctx->ops->analyze ? ctx->ops : &minv_cpu_backend;
     return ops->analyze(ctx, a, an);
@@ -89,15 +86,15 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
                          minv_report *report, const minv_backend_ops **ops) {
     const minv_backend_ops *own = ctx->ops;
     const char *what = solve ? "solve" : "inversion";
-    int own_has = place == ON_DEVICE ? (solve ? own->solve_device[method] != NULL : own->invert_device[method] != NULL)
-                                     : (solve ? own->solve[method] != NULL : own->invert[method] != NULL);
+    int own_has = place == MINV_ON_DEVICE ? (solve ? own->solve_device[method] != NULL : own->invert_device[method] != NULL)
+                                          : (solve ? own->solve[method] != NULL : own->invert[method] != NULL);
     if (own_has) {
         *ops = own;
         report->backend = ctx->backend;
         return MINV_SUCCESS;
     }
     int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL : minv_cpu_backend.invert[method] != NULL;
-    if (place == ON_HOST && cpu_has) {
+    if (place == MINV_ON_HOST && cpu_has) {
         *ops = &minv_cpu_backend;
         report->backend = MINV_BACKEND_CPU;
         minv_report_note(report, "%s %s is not available on the %s backend, so the CPU ran it",
@@ -105,26 +102,26 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
         return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend%s",
-                     minv_method_name(method), what, own->name, place == ON_DEVICE ? " for device data" : "");
+                     minv_method_name(method), what, own->name, place == MINV_ON_DEVICE ? " for device data" : "");
 }
 
 static minv_status run_invert(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
                               minv_method method, const minv_mat *a, minv_mat *x,
                               const minv_analysis *an, minv_report *r) {
-    return (place == ON_DEVICE ? ops->invert_device : ops->invert)[method](ctx, a, x, an, r);
+    return (place == MINV_ON_DEVICE ? ops->invert_device : ops->invert)[method](ctx, a, x, an, r);
 }
 
 static minv_status run_solve(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
                              minv_method method, const minv_mat *a, const minv_mat *b, minv_mat *x,
                              const minv_analysis *an, minv_report *r) {
-    return (place == ON_DEVICE ? ops->solve_device : ops->solve)[method](ctx, a, b, x, an, r);
+    return (place == MINV_ON_DEVICE ? ops->solve_device : ops->solve)[method](ctx, a, b, x, an, r);
 }
 
 /* The first NaN/Inf that the analysis found, named; host data also gets its value. */
 static minv_status fail_not_finite(minv_context *ctx, minv_place place, const char *name,
                                    const minv_mat *m, int64_t i, int64_t j) {
     char value[64] = "NaN or Inf";
-    if (place == ON_HOST)
+    if (place == MINV_ON_HOST)
         snprintf(value, sizeof value, "%g",
                  m->dtype == MINV_R64 ? *(const double *)minv_at(m, i, j) : (double)*(const float *)minv_at(m, i, j));
     return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %s (row %lld, column %lld, 1-based) is the first non-finite entry",
@@ -142,7 +139,7 @@ static minv_status check_cholesky_input(minv_context *ctx, const minv_analysis *
 
 /* Reconditioning works on host data of a symmetric matrix. */
 static minv_status check_recondition(minv_context *ctx, const char *fn, minv_place place, const minv_analysis *an) {
-    if (place == ON_DEVICE)
+    if (place == MINV_ON_DEVICE)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: reconditioning (MINV_OPT_RECONDITION) takes host data", fn);
     if (!an->symmetric)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG,
@@ -163,7 +160,7 @@ static double solve_flops(minv_method m, int64_t n, int64_t k) {
 
 /* A finished factorisation whose condition is below working precision is singular in all but
  * name; the result is still returned, as LAPACK's xGESVX does. */
-static minv_status check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r) {
+minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r) {
     if (r->rcond >= 0 && r->rcond < minv_eps(t))
         return minv_fail(ctx, MINV_ERR_SINGULAR,
                          "singular to working precision: reciprocal condition estimate %.3g < eps %.3g; the result is unreliable",
@@ -171,25 +168,18 @@ static minv_status check_rcond(minv_context *ctx, minv_dtype t, const minv_repor
     return MINV_SUCCESS;
 }
 
-/* Bracket every public call: FP guard, timing, energy, the note on the backend, per-call
- * state. */
-typedef struct {
-    minv_fpguard guard;
-    double t0, e0;
-} minv_call;
-
 /* NVML's energy counter moves in steps; a call shorter than this, or one in which it did not
  * move, gets no energy figure rather than a wrong one. */
 static const double MIN_ENERGY_WINDOW = 0.05;
 
-static void call_begin(minv_context *ctx, minv_call *c) {
+void minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_fpguard_begin(&c->guard);
     c->e0 = ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
     minv_clear_error(ctx);
 }
 
-static void call_end(minv_context *ctx, minv_call *c, minv_report *r) {
+void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
     if (ctx->ops->end_call)
         ctx->ops->end_call(ctx);
     if (r) {
@@ -221,12 +211,12 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     int auto_chosen = method == MINV_METHOD_AUTO;
 
     minv_report_init(report, method, n, 0);
-    MINV_TRY(check_place(ctx, fn, place));
+    MINV_TRY(minv_check_place(ctx, fn, place));
     MINV_TRY(check_method(ctx, fn, 2, method));
-    MINV_TRY(check_order(ctx, fn, 3, "n", n));
-    MINV_TRY(check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
+    MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(minv_check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
     if (!inplace)
-        MINV_TRY(check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
+        MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
 
     MINV_TRY(analyze(ctx, place, &in, &an));
     if (!an.finite)
@@ -263,7 +253,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
             minv_mat_copy(&in, &acopy);
         }
         status = run_invert(ctx, ops, place, method, &in, &out, &an, report);
-        if (status == MINV_ERR_DEVICE_MEMORY && place == ON_HOST && ops != &minv_cpu_backend &&
+        if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.invert[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
             minv_clear_error(ctx);
@@ -283,7 +273,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
-    status = check_rcond(ctx, t, report);
+    status = minv_check_rcond(ctx, t, report);
 
     if (report->flops == 0) /* iterative methods count their own */
         report->flops = invert_flops(method, n);
@@ -312,43 +302,43 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    call_begin(ctx, &call);
+    minv_call_begin(ctx, &call);
     minv_status status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
-    call_end(ctx, &call, r);
+    minv_call_end(ctx, &call, r);
     return status;
 }
 
 minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                           int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_d", ON_HOST, method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                           int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_s", ON_HOST, method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_d", ON_HOST, method, MINV_R64, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_d", MINV_ON_HOST, method, MINV_R64, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_s", ON_HOST, method, MINV_R32, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_s", MINV_ON_HOST, method, MINV_R32, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_device_d(minv_context *ctx, minv_method method, int64_t n,
                                  const double *a, int64_t lda, double *ainv, int64_t ldainv,
                                  minv_report *report) {
-    return invert_entry(ctx, "minv_invert_device_d", ON_DEVICE, method, MINV_R64, n, a, lda, ainv, ldainv,
+    return invert_entry(ctx, "minv_invert_device_d", MINV_ON_DEVICE, method, MINV_R64, n, a, lda, ainv, ldainv,
                         a == ainv, report);
 }
 
 minv_status minv_invert_device_s(minv_context *ctx, minv_method method, int64_t n,
                                  const float *a, int64_t lda, float *ainv, int64_t ldainv,
                                  minv_report *report) {
-    return invert_entry(ctx, "minv_invert_device_s", ON_DEVICE, method, MINV_R32, n, a, lda, ainv, ldainv,
+    return invert_entry(ctx, "minv_invert_device_s", MINV_ON_DEVICE, method, MINV_R32, n, a, lda, ainv, ldainv,
                         a == ainv, report);
 }
 
@@ -362,34 +352,34 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
     minv_call call;
     minv_status status = MINV_SUCCESS;
     minv_mat guess = {t, n, n, ldv0, (void *)v0};
-    call_begin(ctx, &call);
+    minv_call_begin(ctx, &call);
     minv_report_init(r, method, n, 0);
     if (method != MINV_METHOD_AUTO && method != MINV_METHOD_ITERATIVE) {
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) must be auto or iterative, got %s", fn,
                            minv_method_name(method));
         goto cleanup;
     }
-    MINV_TRY(check_order(ctx, fn, 3, "n", n));
-    MINV_TRY(check_matrix(ctx, fn, v0, 6, "v0", n, n, ldv0, "ldv0", t));
+    MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(minv_check_matrix(ctx, fn, v0, 6, "v0", n, n, ldv0, "ldv0", t));
     {
         int64_t bi, bj;
         double bv;
         if (!minv_all_finite(&guess, &bi, &bj, &bv))
-            MINV_TRY(fail_not_finite(ctx, ON_HOST, "V0", &guess, bi, bj));
+            MINV_TRY(fail_not_finite(ctx, MINV_ON_HOST, "V0", &guess, bi, bj));
     }
     ctx->call_guess = &guess;
-    status = invert_expert(ctx, fn, ON_HOST, MINV_METHOD_ITERATIVE, t, n, a, lda, ainv, ldainv, 0, r);
+    status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, t, n, a, lda, ainv, ldainv, 0, r);
     ctx->call_guess = NULL;
     if (status == MINV_ERR_NO_CONVERGENCE && method == MINV_METHOD_AUTO) {
         char why[MINV_ERROR_LEN];
         snprintf(why, sizeof why, "%s", minv_last_error(ctx));
         minv_clear_error(ctx);
-        status = invert_expert(ctx, fn, ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
+        status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
         minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
     }
 cleanup:
     ctx->call_guess = NULL;
-    call_end(ctx, &call, r);
+    minv_call_end(ctx, &call, r);
     return status;
 }
 
@@ -419,13 +409,13 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     int auto_chosen = method == MINV_METHOD_AUTO;
 
     minv_report_init(report, method, n, nrhs);
-    MINV_TRY(check_place(ctx, fn, place));
+    MINV_TRY(minv_check_place(ctx, fn, place));
     MINV_TRY(check_method(ctx, fn, 2, method));
-    MINV_TRY(check_order(ctx, fn, 3, "n", n));
-    MINV_TRY(check_order(ctx, fn, 4, "nrhs", nrhs));
-    MINV_TRY(check_matrix(ctx, fn, a, 5, "a", n, n, lda, "lda", t));
-    MINV_TRY(check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
-    MINV_TRY(check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
+    MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(minv_check_order(ctx, fn, 4, "nrhs", nrhs));
+    MINV_TRY(minv_check_matrix(ctx, fn, a, 5, "a", n, n, lda, "lda", t));
+    MINV_TRY(minv_check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
+    MINV_TRY(minv_check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
 
     MINV_TRY(analyze(ctx, place, &am, &an));
     if (!an.finite)
@@ -434,7 +424,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         int64_t bi = 0, bj = 0;
         double bv;
         int finite = 1;
-        if (place == ON_HOST)
+        if (place == MINV_ON_HOST)
             finite = minv_all_finite(&bm, &bi, &bj, &bv);
         else
             MINV_TRY(ctx->ops->all_finite_device(ctx, &bm, &bi, &bj, &finite));
@@ -453,7 +443,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         }
     }
     if (auto_chosen) {
-        method = an.auto_method;
+        method = minv_choose_dense_method(&an);
         minv_report_note(report, "%s", auto_reason(&an, method));
     }
     if (method == MINV_METHOD_CHOLESKY)
@@ -464,7 +454,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     /* Fallbacks as for the inversion. */
     for (;;) {
         status = run_solve(ctx, ops, place, method, &am, &bm, &xm, &an, report);
-        if (status == MINV_ERR_DEVICE_MEMORY && place == ON_HOST && ops != &minv_cpu_backend &&
+        if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.solve[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
             minv_clear_error(ctx);
@@ -484,7 +474,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
-    status = check_rcond(ctx, t, report);
+    status = minv_check_rcond(ctx, t, report);
 
     report->flops = solve_flops(method, n, nrhs);
     if (!ops->computes_residual && ctx->residual_mode > 0) {
@@ -509,34 +499,34 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    call_begin(ctx, &call);
+    minv_call_begin(ctx, &call);
     minv_status status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
-    call_end(ctx, &call, r);
+    minv_call_end(ctx, &call, r);
     return status;
 }
 
 minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                          const double *a, int64_t lda, const double *b, int64_t ldb, double *x,
                          int64_t ldx, minv_report *report) {
-    return solve_entry(ctx, "minv_solve_d", ON_HOST, method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
+    return solve_entry(ctx, "minv_solve_d", MINV_ON_HOST, method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
 }
 
 minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report) {
-    return solve_entry(ctx, "minv_solve_s", ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+    return solve_entry(ctx, "minv_solve_s", MINV_ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
 }
 
 minv_status minv_solve_device_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                                 const double *a, int64_t lda, const double *b, int64_t ldb,
                                 double *x, int64_t ldx, minv_report *report) {
-    return solve_entry(ctx, "minv_solve_device_d", ON_DEVICE, method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
+    return solve_entry(ctx, "minv_solve_device_d", MINV_ON_DEVICE, method, MINV_R64, n, nrhs, a, lda, b, ldb, x, ldx, report);
 }
 
 minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                                 const float *a, int64_t lda, const float *b, int64_t ldb,
                                 float *x, int64_t ldx, minv_report *report) {
-    return solve_entry(ctx, "minv_solve_device_s", ON_DEVICE, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+    return solve_entry(ctx, "minv_solve_device_s", MINV_ON_DEVICE, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
 }
 
 /* ---- analysis ---- */
@@ -546,18 +536,18 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
     minv_call call;
-    call_begin(ctx, &call);
+    minv_call_begin(ctx, &call);
     minv_status status = MINV_SUCCESS;
     minv_mat m = {t, n, n, lda, (void *)a};
-    MINV_TRY(check_order(ctx, fn, 2, "n", n));
-    MINV_TRY(check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));
+    MINV_TRY(minv_check_order(ctx, fn, 2, "n", n));
+    MINV_TRY(minv_check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));
     if (!out) {
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 5 (analysis) is NULL", fn);
         goto cleanup;
     }
-    status = analyze(ctx, ON_HOST, &m, out);
+    status = analyze(ctx, MINV_ON_HOST, &m, out);
 cleanup:
-    call_end(ctx, &call, NULL);
+    minv_call_end(ctx, &call, NULL);
     return status;
 }
 

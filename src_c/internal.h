@@ -36,10 +36,22 @@ typedef minv_status (*minv_invert_op)(minv_context *ctx, const minv_mat *a, minv
 /* x = A^-1 b; a and b are not modified unless b is x itself. */
 typedef minv_status (*minv_solve_op)(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                      minv_mat *x, const minv_analysis *an, minv_report *report);
+struct minv_tri_plan; /* tridiagonal.h */
 typedef struct minv_backend_ops {
     const char *name;
     int computes_residual; /* the ops fill report->residual where the data lives */
     minv_analyze_op analyze;
+    /* x = A^-1 for the tridiagonal A of a plan (tridiagonal.h), by the plan's path; x in host
+     * memory, or (the device form, GPU only) in device memory. Sets report->rcond and, where
+     * the backend computes residuals, the residual. */
+    minv_status (*invert_tridiagonal)(minv_context *ctx, const struct minv_tri_plan *plan,
+                                      minv_mat *x, minv_report *report);
+    minv_status (*invert_tridiagonal_device)(minv_context *ctx, const struct minv_tri_plan *plan,
+                                             minv_mat *x, minv_report *report);
+    /* host[k] = dev[k * stride], k < count, elements of type t (GPU only: the bands of device
+     * data come to the host for the plan). */
+    minv_status (*download_vector)(minv_context *ctx, const void *dev, int64_t stride,
+                                   int64_t count, minv_dtype t, void *host);
     minv_invert_op invert[MINV_METHOD_COUNT];
     minv_solve_op solve[MINV_METHOD_COUNT];
     minv_analyze_op analyze_device;
@@ -83,6 +95,7 @@ struct minv_context {
     int mixed_precision;
     minv_recondition recondition;
     double target_condition;
+    minv_tridiagonal_algorithm tridiagonal_algorithm;
     char last_error[MINV_ERROR_LEN];
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
     minv_progress_fn progress;
@@ -99,8 +112,6 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 #endif
     ;
 void minv_clear_error(minv_context *ctx);
-/* A report before a call: nothing computed yet (residual, rcond, energy -1; info -1). */
-void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
 void minv_report_note(minv_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -152,6 +163,8 @@ typedef struct {
     int64_t lower_bw, upper_bw;
 } minv_scan_totals;
 minv_method minv_choose_method(const minv_analysis *an);
+/* AUTO for a solve, and for inversion when A is not tridiagonal: Cholesky or LU. */
+minv_method minv_choose_dense_method(const minv_analysis *an);
 void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
                             const double *rowsum, const double *diag, double max_asymmetry,
                             minv_analysis *out);
@@ -226,6 +239,35 @@ minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
  * already within the target neither happens. The report says what changed. */
 minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                              minv_mat *shifted, int *done, minv_report *report);
+
+/* ---- entry-point helpers (dispatch.c), shared with the entry points of tridiagonal.c ---- */
+/* Where the caller's matrices live for this call. */
+typedef enum { MINV_ON_HOST = 0, MINV_ON_DEVICE = 1 } minv_place;
+/* Bracket every public call: FP guard, timing, energy, the note on the backend, per-call
+ * state. */
+typedef struct {
+    minv_fpguard guard;
+    double t0, e0;
+} minv_call;
+void minv_call_begin(minv_context *ctx, minv_call *c);
+void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
+void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
+/* The bad argument is named with its position, as LAPACK does. */
+minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);
+minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,
+                              const char *name, int64_t rows, int64_t cols, int64_t ld,
+                              const char *ldname, minv_dtype t);
+minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place);
+/* MINV_ERR_SINGULAR when the report's rcond is below working precision. */
+minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r);
+
+/* ---- tridiagonal inversion (tridiagonal.c) ---- */
+/* The invert ops of MINV_METHOD_TRIDIAGONAL (host and device data): the bands of a dense A go
+ * to the band inversion; MINV_ERR_SHAPE when A is not tridiagonal. */
+minv_status minv_tridiagonal_invert_dense(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                          const minv_analysis *an, minv_report *report);
+minv_status minv_tridiagonal_invert_dense_device(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                                 const minv_analysis *an, minv_report *report);
 
 /* ---- GPU state (src_cuda/gpu_context.cu); stubs when built without CUDA ---- */
 minv_status minv_gpu_create(minv_context *ctx);

@@ -32,10 +32,14 @@ minv_backend_ops make_table() {
     t.name = "gpu";
     t.computes_residual = 1;
     t.analyze = minv_gpu_analyze;
+    t.invert_tridiagonal = minv_gpu_tridiagonal_invert;
+    t.invert_tridiagonal_device = minv_gpu_tridiagonal_invert_device;
+    t.download_vector = minv_gpu_download_vector;
     t.invert[MINV_METHOD_CHOLESKY] = cholesky_invert;
     t.invert[MINV_METHOD_LU] = lu_invert;
     t.invert[MINV_METHOD_GAUSS_JORDAN] = gauss_jordan_invert;
     t.invert[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert_host;
+    t.invert[MINV_METHOD_TRIDIAGONAL] = minv_tridiagonal_invert_dense;
     t.invert[MINV_METHOD_GJ_BASELINE] = minv_gpu_gj_baseline_invert_host;
     t.solve[MINV_METHOD_CHOLESKY] = cholesky_solve;
     t.solve[MINV_METHOD_LU] = lu_solve;
@@ -45,6 +49,7 @@ minv_backend_ops make_table() {
     t.invert_device[MINV_METHOD_LU] = minv_gpu_lu_invert;
     t.invert_device[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_invert;
     t.invert_device[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert;
+    t.invert_device[MINV_METHOD_TRIDIAGONAL] = minv_tridiagonal_invert_dense_device;
     t.solve_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve;
     t.solve_device[MINV_METHOD_LU] = minv_gpu_lu_solve;
     t.solve_device[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_solve;

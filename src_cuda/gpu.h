@@ -262,6 +262,14 @@ minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *
  * host memory and every product streams tiles through the GPU. */
 minv_status minv_gpu_iterative_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                            const minv_analysis *an, minv_report *r);
+/* Tridiagonal inversion by a plan's path (src_c/tridiagonal.h): X in device memory, or X in
+ * host memory through a device copy; and the bands of device data for the plan. */
+minv_status minv_gpu_tridiagonal_invert_device(minv_context *ctx, const struct minv_tri_plan *plan, minv_mat *x,
+                                               minv_report *r);
+minv_status minv_gpu_tridiagonal_invert(minv_context *ctx, const struct minv_tri_plan *plan, minv_mat *x,
+                                        minv_report *r);
+minv_status minv_gpu_download_vector(minv_context *ctx, const void *dev, int64_t stride, int64_t count, minv_dtype t,
+                                     void *host);
 /* Host forms of any device form: upload (or find the analysis's upload), run, download. */
 minv_status minv_gpu_invert_host(minv_context *ctx, minv_invert_op device_op, const minv_mat *a, minv_mat *x,
                                  const minv_analysis *an, minv_report *r);

@@ -25,6 +25,9 @@ minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, doub
                            minv_mat *x);
 minv_status minv_cpu_gj_baseline_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                         const minv_analysis *an, minv_report *report);
+/* The minv_backend_ops member invert_tridiagonal (internal.h). */
+minv_status minv_cpu_tridiagonal_invert(minv_context *ctx, const struct minv_tri_plan *plan, minv_mat *x,
+                                        minv_report *report);
 minv_status minv_cpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                       const minv_analysis *an, minv_report *report);
 

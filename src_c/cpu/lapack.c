@@ -35,6 +35,7 @@ void ssyrk_(const char *, const char *, const int *, const int *, const float *,
             const float *, float *, const int *, flen, flen);
 void dsyrk_(const char *, const char *, const int *, const int *, const double *, const double *, const int *,
             const double *, double *, const int *, flen, flen);
+void dgttrf_(const int *, double *, double *, double *, double *, int *, int *);
 void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *, const float *, const int *,
             const float *, const int *, const float *, float *, const int *, flen, flen);
 void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *, const int *,
@@ -134,6 +135,12 @@ int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, 
     I(n); I(nrhs); I(lda); I(ldb); int info = 0;
     if (t == MINV_R64) dgetrs_("N", &n_, &nrhs_, a, &lda_, ipiv, b, &ldb_, &info, 1);
     else sgetrs_("N", &n_, &nrhs_, a, &lda_, ipiv, b, &ldb_, &info, 1);
+    return info;
+}
+
+int la_gttrf(int64_t n, double *dl, double *d, double *du, double *du2, int *ipiv) {
+    I(n); int info = 0;
+    dgttrf_(&n_, dl, d, du, du2, ipiv, &info);
     return info;
 }
 

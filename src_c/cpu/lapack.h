@@ -33,6 +33,8 @@ int la_syevd(minv_dtype t, char jobz, int64_t n, void *a, int64_t lda, void *w);
 /* C (lower) = alpha A A^T + beta C, A n x k. */
 void la_syrk(minv_dtype t, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, double beta, void *c,
              int64_t ldc);
+/* Tridiagonal LU with partial pivoting, in double only (the tridiagonal plan's precision). */
+int la_gttrf(int64_t n, double *dl, double *d, double *du, double *du2, int *ipiv);
 /* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
 void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);

@@ -88,8 +88,10 @@ typedef enum {
                                     the tensor cores, the last in double (default 0) */
     MINV_OPT_RECONDITION = 9,    /* symmetric matrices, host data: a minv_recondition (default
                                     none); the report says what changed */
-    MINV_OPT_TARGET_CONDITION = 10 /* reconditioning: the 2-norm condition number to reach
-                                      (default 1000; > 1) */
+    MINV_OPT_TARGET_CONDITION = 10, /* reconditioning: the 2-norm condition number to reach
+                                       (default 1000; > 1) */
+    MINV_OPT_TRIDIAGONAL_ALGORITHM = 11 /* tridiagonal inversion: a minv_tridiagonal_algorithm
+                                           (default MINV_TRIDIAGONAL_AUTO) */
 } minv_option;
 
 /* Reconditioning of symmetric matrices, as DA systems do for observation-error covariances
@@ -165,7 +167,8 @@ typedef struct {
     double norm_fro;
     double diag_min;           /* smallest and largest diagonal entries (signed) */
     double diag_max;
-    minv_method auto_method;   /* what MINV_METHOD_AUTO would choose */
+    minv_method auto_method;   /* what MINV_METHOD_AUTO would choose to invert A (a solve
+                                  with a tridiagonal A takes Cholesky or LU) */
 } minv_analysis;
 
 typedef struct minv_context minv_context;
@@ -226,6 +229,39 @@ minv_status minv_invert_warm_d(minv_context *ctx, minv_method method, int64_t n,
 minv_status minv_invert_warm_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                                int64_t lda, const float *v0, int64_t ldv0, float *ainv,
                                int64_t ldainv, minv_report *report);
+
+/* ---- tridiagonal inversion: ainv = A^-1 for A given by its three bands -------------------
+ * A(i, i) = d[i], A(i + 1, i) = dl[i], A(i, i + 1) = du[i] (LAPACK's gtsv convention): dl and
+ * du hold n - 1 entries and may be NULL when n = 1. The dense inverse is written once, in
+ * O(n^2); minv_invert_d/_s with MINV_METHOD_TRIDIAGONAL (or AUTO on a matrix that the analysis
+ * finds tridiagonal) extract the bands and run the same code. Where an algorithm's conditions
+ * do not hold, a stable one runs instead and the report says why; report.flops counts the
+ * arithmetic of the algorithm that ran (write-once 2 n^2: a multiply to advance each entry's
+ * running product and one to scale it). The device forms take device pointers (GPU backend
+ * only); only the bands (3n values) and the report cross PCIe. */
+typedef enum {
+    MINV_TRIDIAGONAL_AUTO = 0,            /* write-once where A is diagonally dominant by rows
+                                             or by columns, else pivoted */
+    MINV_TRIDIAGONAL_WRITE_ONCE = 1,      /* each entry written once from O(n) recurrences
+                                             (Usmani's theta/phi as ratios, no overflow) */
+    MINV_TRIDIAGONAL_SHERMAN_MORRISON = 2,/* the GPU paper's recursive Sherman-Morrison divide
+                                             and conquer (Demere, Hormenou, Yoon), any n */
+    MINV_TRIDIAGONAL_PIVOTED = 3          /* LU with partial pivoting (gttrf) solved for the
+                                             identity: any nonsingular tridiagonal A */
+} minv_tridiagonal_algorithm;
+
+minv_status minv_invert_tridiagonal_d(minv_context *ctx, int64_t n, const double *dl,
+                                      const double *d, const double *du, double *ainv,
+                                      int64_t ldainv, minv_report *report);
+minv_status minv_invert_tridiagonal_s(minv_context *ctx, int64_t n, const float *dl,
+                                      const float *d, const float *du, float *ainv,
+                                      int64_t ldainv, minv_report *report);
+minv_status minv_invert_tridiagonal_device_d(minv_context *ctx, int64_t n, const double *dl,
+                                             const double *d, const double *du, double *ainv,
+                                             int64_t ldainv, minv_report *report);
+minv_status minv_invert_tridiagonal_device_s(minv_context *ctx, int64_t n, const float *dl,
+                                             const float *d, const float *du, float *ainv,
+                                             int64_t ldainv, minv_report *report);
 
 /* ---- solve: A X = B, B of shape (n, nrhs) ---------------------------------------------- */
 minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,

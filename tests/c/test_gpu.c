@@ -11,15 +11,6 @@
 
 #define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (text))
 
-static minv_context *gpu_context(int64_t budget) {
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = MINV_BACKEND_GPU;
-    o.device_memory = budget;
-    minv_context *ctx = NULL;
-    return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
-}
-
 static void same_analysis(const minv_analysis *g, const minv_analysis *c, const char *what) {
     CHECK(g->finite == c->finite && g->symmetric == c->symmetric && g->diag_dominant == c->diag_dominant &&
               g->tridiagonal == c->tridiagonal && g->diag_positive == c->diag_positive,
@@ -156,7 +147,7 @@ static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
  * from host memory, and agree with the in-core results. */
 static void out_of_core(minv_context *gpu) {
     const int64_t n = 300;
-    minv_context *ooc = gpu_context(1 << 20), *tiny = gpu_context(200 << 10);
+    minv_context *ooc = tu_context(MINV_BACKEND_GPU, 1 << 20), *tiny = tu_context(MINV_BACKEND_GPU, 200 << 10);
     tu_rng rng;
     tu_seed(&rng, 64);
     double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *xin = tu_alloc(n, n, n);
@@ -221,12 +212,12 @@ static void energy(minv_context *gpu) {
 }
 
 int main(void) {
-    minv_context *gpu = gpu_context(0);
+    minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0);
     if (!gpu) {
         printf("test_gpu: no usable GPU, skipped\n");
         return TU_SKIP;
     }
-    minv_context *ooc = gpu_context(1 << 21), *small = gpu_context(1 << 20), *cpu;
+    minv_context *ooc = tu_context(MINV_BACKEND_GPU, 1 << 21), *small = tu_context(MINV_BACKEND_GPU, 1 << 20), *cpu;
     minv_options o;
     minv_options_default(&o);
     o.backend = MINV_BACKEND_CPU;

@@ -43,7 +43,9 @@ static void check_double(minv_context *ctx, int64_t n, int spd, minv_method meth
         CHECK(rep.backend == MINV_BACKEND_CPU || rep.backend == MINV_BACKEND_GPU, "backend %d", rep.backend);
         CHECK(rep.seconds >= 0 && rep.flops > 0, "timing %.3g flops %.3g", rep.seconds, rep.flops);
         if (method == MINV_METHOD_AUTO)
-            CHECK(rep.method == (spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU) && strstr(rep.reason, "AUTO"),
+            /* orders 1 and 2 are tridiagonal, which AUTO inverts as such */
+            CHECK(rep.method == (n <= 2 ? MINV_METHOD_TRIDIAGONAL : spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU) &&
+                      strstr(rep.reason, "AUTO"),
                   "AUTO chose %s: %s", minv_method_name(rep.method), rep.reason);
         if (rep.method == MINV_METHOD_CHOLESKY) /* both triangles filled, exactly symmetric */
             for (int64_t j = 0; j < n; j++)

@@ -16,14 +16,19 @@ int tu_finish(const char *name) {
 }
 
 int tu_contexts(minv_context *ctx[2]) {
+    int count = 0;
+    if ((ctx[count] = tu_context(MINV_BACKEND_CPU, 0))) count++;
+    if ((ctx[count] = tu_context(MINV_BACKEND_GPU, 0))) count++;
+    return count;
+}
+
+minv_context *tu_context(minv_backend backend, int64_t budget) {
     minv_options o;
     minv_options_default(&o);
-    o.backend = MINV_BACKEND_CPU;
-    int count = 0;
-    if (minv_create(&ctx[count], &o) == MINV_SUCCESS) count++;
-    o.backend = MINV_BACKEND_GPU;
-    if (minv_create(&ctx[count], &o) == MINV_SUCCESS) count++;
-    return count;
+    o.backend = backend;
+    o.device_memory = budget;
+    minv_context *ctx = NULL;
+    return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
 }
 
 void tu_seed(tu_rng *r, uint64_t seed) { r->state = seed * 2862933555777941757ull + 3037000493ull; }

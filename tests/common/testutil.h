@@ -30,6 +30,8 @@ int tu_finish(const char *name); /* prints a summary; returns the process exit c
 /* Contexts for every backend this machine has: the CPU, and the GPU where one is usable.
  * Returns how many were created; tests run their checks on each. */
 int tu_contexts(minv_context *ctx[2]);
+/* A context on `backend` with a device-memory budget in bytes (0: all free), or NULL. */
+minv_context *tu_context(minv_backend backend, int64_t budget);
 #define TU_SKIP 77 /* CTest's SKIP_RETURN_CODE */
 
 /* ---- random numbers (PCG32): reproducible on every platform ---- */

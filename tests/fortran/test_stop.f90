@@ -64,6 +64,9 @@ program test_stop
     call minv_analyze_file(ctx, 'no_such_file.nc', 'B', an)
   case ('file_slice')
     call minv_invert_file(ctx, 'no_such_file.nc', 'B', 'out.nc', slice=[0])
+  case ('tridiagonal_shape')
+    v3 = 1
+    call minv_invert_tridiagonal(ctx, v3(1:1), v3, v3(1:2), x33)
   case default
     write (error_unit, '("test_stop: unknown case ", a)') trim(which)
     stop 2

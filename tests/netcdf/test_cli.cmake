@@ -77,6 +77,7 @@ ok(ARGS --version EXPECT "^minv [0-9]+\\.[0-9]+")
 foreach(cmd invert solve info generate)
   ok(ARGS ${cmd} --help EXPECT "usage: minv ${cmd}" "--help")
 endforeach()
+ok(ARGS invert --help EXPECT "minv invert IN.nc OUT.nc\\[:VAR\\] --tridiagonal DL,D,DU" "--tridiagonal-algorithm")
 
 # ---- generate, info, invert, solve ----
 ok(ARGS generate soar 400 soar.nc:B EXPECT "minv generate: soar 400 x 400 -> 'soar.nc':B")
@@ -117,6 +118,11 @@ ok(ARGS invert g.nc:G g_inv.nc --precision single --residual full --threads 1 EX
 ok(ARGS generate tridiagonal 30 --dims x,y --seed 9 --type int --scale 1e-6 t.nc:T)
 ok(ARGS invert t.nc:T t_inv.nc --method lu --fortran-order EXPECT "method +lu")
 residual_ok()
+ok(ARGS invert t.nc:T t_auto.nc EXPECT "method +tridiagonal" "why +AUTO: tridiagonal" "why +tridiagonal: each entry written once")
+residual_ok()
+ok(ARGS invert t.nc:T t_sm.nc --tridiagonal-algorithm sherman-morrison --precision single
+   EXPECT "method +tridiagonal" "why +tridiagonal: the paper's recursive Sherman-Morrison")
+residual_ok()
 ok(ARGS generate spd 20 --batch 3 --format cdf5 --type int64 --scale 1e-9 batch.nc:cov)
 ok(ARGS invert batch.nc:cov batch_inv.nc EXPECT "batch +3 matrices")
 ok(ARGS invert batch.nc:cov slice_inv.nc --slice 2 --max-iter 50 --tol 1e-10 --device-memory 512M)
@@ -143,6 +149,14 @@ fails(CODE 1 ARGS invert batch.nc:cov o.nc --slice 9 MESSAGE "slice index 9 is o
 fails(CODE 1 ARGS info batch.nc:cov MESSAGE "has rank 3: give 1 slice index \\(for Time\\)")
 fails(CODE 1 ARGS invert soar.nc:B soar.nc:C MESSAGE "minv never modifies its input" INPUT soar.nc)
 fails(CODE 1 ARGS invert soar.nc:B nodir/o.nc MESSAGE "the directory 'nodir' does not exist")
+fails(CODE 1 ARGS invert soar.nc:B o.nc --method tridiagonal
+      MESSAGE "needs a tridiagonal matrix, and A has lower bandwidth 399 and upper bandwidth 399" OUTPUT o.nc INPUT soar.nc)
+fails(CODE 2 ARGS invert soar.nc o.nc --tridiagonal DL,D MESSAGE "--tridiagonal DL,D: expected three variable names" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc:B o.nc --tridiagonal DL,D,DU MESSAGE "give IN.nc without a variable" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc o.nc --tridiagonal DL,D,DU --method lu MESSAGE "by the tridiagonal method, not --method lu" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc o.nc --tridiagonal DL,D,DU --slice 1 MESSAGE "--slice, --tile and --fortran-order do not apply" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc:B o.nc --tridiagonal-algorithm fast MESSAGE "--tridiagonal-algorithm fast: expected auto" OUTPUT o.nc)
+fails(CODE 1 ARGS invert soar.nc o.nc --tridiagonal DL,B,DU MESSAGE "variable 'DL' has rank|has no variable 'DL'" OUTPUT o.nc INPUT soar.nc)
 ok(ARGS generate general 7 --cols 3 b7.nc:B)
 fails(CODE 1 ARGS solve soar.nc:B b7.nc:B x7.nc MESSAGE "one of B's dimensions must have length 400" OUTPUT x7.nc
       INPUT soar.nc)
@@ -154,7 +168,7 @@ if(left)
   message(SEND_ERROR "temporary files left: ${left}")
 endif()
 # methods or backends that this build or machine lacks fail with the library's clear line
-foreach(args "--method;gauss-jordan" "--method;tridiagonal" "--backend;gpu")
+foreach(args "--method;gauss-jordan" "--backend;gpu")
   run(invert soar.nc:B opt.nc ${args})
   if(NOT rc EQUAL 0 AND NOT err MATCHES "^minv: error: [^\n]*(not implemented|GPU)[^\n]*\n$")
     message(SEND_ERROR "minv invert ${args}: exit ${rc}, stderr: ${err}")
@@ -185,4 +199,41 @@ if(NCGEN)
   fails(CODE 1 ARGS invert bad.nc:W o.nc MESSAGE "has rank 4: give 2 slice indices \\(for a, b\\)" OUTPUT o.nc)
   fails(CODE 1 ARGS invert bad.nc:W o.nc --slice 1 MESSAGE "holds no matrices|is empty|missing|fill" OUTPUT o.nc)
   ok(ARGS info bad.nc:N EXPECT "finite +no: the first NaN or Inf is at \\(3, 1\\)" "rcond +not estimated")
+
+  # a tridiagonal matrix as its three bands: A = [2 0; 1 2], so A^-1 = [0.5 0; -0.25 0.5]
+  file(WRITE "${WORK}/bands.cdl" "netcdf bands {\ndimensions:\n  n = 2 ;\n  m = 1 ;\n  k = 3 ;\nvariables:\n"
+       "  double DL(m) ;\n  double D(n) ;\n  float DU(m) ;\n  double E(k) ;\n  double F(n, n) ;\n  double Z(n) ;\n"
+       "  double G(n) ;\n    G:_FillValue = -999. ;\n"
+       "data:\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n  E = 1, 2, 3 ;\n  F = 1, 2, 3, 4 ;\n  Z = 0, 0 ;\n  G = 2, _ ;\n}\n")
+  execute_process(COMMAND "${NCGEN}" -k nc4 -o bands.nc bands.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
+  if(NOT gen_rc EQUAL 0)
+    message(SEND_ERROR "ncgen failed on bands.cdl")
+  endif()
+  ok(ARGS invert bands.nc bands_inv.nc --tridiagonal DL,D,DU
+     EXPECT "minv invert: 'bands.nc':bands DL,D,DU -> 'bands_inv.nc':D_inv" "method +tridiagonal" "n +2\n"
+            "why +tridiagonal: each entry written once" "read +.*the three bands whole" "wrote +")
+  residual_ok()
+  if(NCDUMP)
+    execute_process(COMMAND "${NCDUMP}" bands_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE dump)
+    foreach(re "double D_inv\\(n, n\\)" "D_inv:minv_source_variable = \"DL,D,DU\"" "D_inv:minv_method = \"tridiagonal\""
+               "D_inv =[ \n]+0.5, -?0,[ \n]+-0.25, 0.5 ;")
+      if(NOT dump MATCHES "${re}")
+        message(SEND_ERROR "bands_inv.nc lacks /${re}/:\n${dump}")
+      endif()
+    endforeach()
+  endif()
+  foreach(algorithm write-once sherman-morrison pivoted)
+    ok(ARGS invert bands.nc bands_inv.nc:X --tridiagonal DL,D,DU --tridiagonal-algorithm ${algorithm} --precision single
+       EXPECT "method +tridiagonal")
+    residual_ok()
+  endforeach()
+  fails(CODE 1 ARGS invert bands.nc o.nc --tridiagonal E,D,DU OUTPUT o.nc INPUT bands.nc
+        MESSAGE "variable 'E' has 3 entries, but the sub-diagonal of a tridiagonal matrix of order 2 \\(the length of 'D'\\) has 1")
+  fails(CODE 1 ARGS invert bands.nc o.nc --tridiagonal DL,F,DU OUTPUT o.nc
+        MESSAGE "variable 'F' has rank 2: a band of a tridiagonal matrix needs 1 dimension")
+  fails(CODE 1 ARGS invert bands.nc o.nc --tridiagonal DL,D,Q MESSAGE "'bands.nc' has no variable 'Q'" OUTPUT o.nc)
+  fails(CODE 1 ARGS invert bands.nc o.nc --tridiagonal DL,G,DU OUTPUT o.nc
+        MESSAGE "variable 'G': entry 2 \\(1-based; the first bad one\\) is the _FillValue -999")
+  fails(CODE 1 ARGS invert bands.nc o.nc --tridiagonal DL,Z,DU OUTPUT o.nc INPUT bands.nc
+        MESSAGE "'bands.nc', bands DL,Z,DU: .*singular")
 endif()

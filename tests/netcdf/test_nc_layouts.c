@@ -372,7 +372,7 @@ static void analysis(minv_context *ctx) {
     minv_file_options_default(&fo);
     CHECK_STATUS(minv_analyze_file(ctx, "lay_an.nc", "T", &fo, &an), MINV_SUCCESS, ctx);
     CHECK(an.n == 9 && an.tridiagonal && !an.symmetric && an.lower_bandwidth == 0 && an.upper_bandwidth == 1 &&
-              an.auto_method == MINV_METHOD_LU,
+              an.auto_method == MINV_METHOD_TRIDIAGONAL,
           "C order: bandwidth %lld/%lld", (long long)an.lower_bandwidth, (long long)an.upper_bandwidth);
     fo.fortran_order = 1;
     CHECK_STATUS(minv_analyze_file(ctx, "lay_an.nc", "T", &fo, &an), MINV_SUCCESS, ctx);
