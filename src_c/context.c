@@ -57,6 +57,7 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->recondition = MINV_RECONDITION_NONE;
     ctx->target_condition = 1000;
     ctx->tridiagonal_algorithm = MINV_TRIDIAGONAL_AUTO;
+    ctx->measure_energy = 0;
 #ifdef _OPENMP
     ctx->cpu_threads = o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads();
 #else
@@ -163,6 +164,11 @@ minv_status minv_set_option(minv_context *ctx, minv_option option, double value)
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "tridiagonal algorithm must be a minv_tridiagonal_algorithm (0 to 3), got %g", value);
         ctx->tridiagonal_algorithm = (minv_tridiagonal_algorithm)value;
         return MINV_SUCCESS;
+    case MINV_OPT_ENERGY:
+        if (!(value == 0 || value == 1))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "energy must be 0 or 1, got %g", value);
+        ctx->measure_energy = (int)value;
+        return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
 }
@@ -183,6 +189,7 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     case MINV_OPT_RECONDITION: *value = (double)ctx->recondition; return MINV_SUCCESS;
     case MINV_OPT_TARGET_CONDITION: *value = ctx->target_condition; return MINV_SUCCESS;
     case MINV_OPT_TRIDIAGONAL_ALGORITHM: *value = (double)ctx->tridiagonal_algorithm; return MINV_SUCCESS;
+    case MINV_OPT_ENERGY: *value = (double)ctx->measure_energy; return MINV_SUCCESS;
     }
     return MINV_ERR_INVALID_ARG;
 }

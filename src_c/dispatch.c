@@ -174,7 +174,7 @@ static const double MIN_ENERGY_WINDOW = 0.05;
 
 void minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_fpguard_begin(&c->guard);
-    c->e0 = ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
+    c->e0 = ctx->measure_energy && ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
     minv_clear_error(ctx);
 }

@@ -96,6 +96,7 @@ struct minv_context {
     minv_recondition recondition;
     double target_condition;
     minv_tridiagonal_algorithm tridiagonal_algorithm;
+    int measure_energy;
     char last_error[MINV_ERROR_LEN];
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
     minv_progress_fn progress;

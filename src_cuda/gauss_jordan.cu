@@ -121,7 +121,7 @@ template <typename T> struct gj {
     T *panel[2];   /* GETRF scratch, (n - k0) x w, ld n, alternating */
     T *p;          /* the multipliers, transposed: [A01 U11^-1; 0; L21]^T, nb x n, ld nb */
     T *h;          /* the pivot rows through L11^-1, transposed: hrows x nb, ld rows of the view */
-    T *linv, *uinv; /* L11^-1 and U11^-1, nb x nb each */
+    T *linv[2], *uinv[2]; /* L11^-1 and U11^-1, nb x nb each, of the panel of that parity */
     T *tmp;        /* interchange scratch, 2 nb x hrows */
     int64_t hrows;
     int64_t *ipiv; /* n, cuSOLVER's: 1-based within each panel */
@@ -148,9 +148,15 @@ template <typename T> minv_status factor_panel(gj<T> *s, int64_t k) {
                                   s->ipiv + k0, minv_cuda_type((minv_dtype)sizeof(T)), s->work, s->work_bytes, s->hwork,
                                   s->hwork_bytes, s->info + k));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
-    /* the interchanges as one permutation, here off the critical path */
+    /* the interchanges as one permutation, and L11^-1, U11^-1: here, off the critical path */
     panel_permutation<<<1, 1, 0, s->side>>>(s->ipiv + k0, k0, w, s->cur, s->pairs[k % 2]);
+    minv_k_set_identity<T>(s->linv[k % 2], w, w, T(1), s->side);
+    minv_k_set_identity<T>(s->uinv[k % 2], w, w, T(1), s->side);
     LAUNCH_TRY();
+    CUBLAS_TRY(trsm(g->blas_side, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, pan,
+                    s->n, s->linv[k % 2], w));
+    CUBLAS_TRY(trsm(g->blas_side, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0,
+                    pan, s->n, s->uinv[k % 2], w));
     CUDA_TRY(cudaEventRecord(s->factored[k % 2], s->side));
 cleanup:
     cusolverDnSetStream(g->solver, g->stream);
@@ -167,14 +173,14 @@ template <typename T> minv_status interchange(gj<T> *s, rm_view<T> v, int64_t k,
  * pivot rows are left as they are), and the pivot rows become U11^-1 H1. Storage rows [first,
  * first + firstn) go first, and `updated` is recorded after them for the look-ahead. */
 template <typename T>
-minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, rm_view<T> v, int64_t first, int64_t firstn,
-                      cudaEvent_t updated) {
+minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, const T *linv, const T *uinv, rm_view<T> v, int64_t first,
+                      int64_t firstn, cudaEvent_t updated) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = s->n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
     if (v.rows > 0)
-        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, s->linv, w, 0.0,
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, linv, w, 0.0,
                              s->h, v.rows));
     for (int part = 0; part < 3; part++) {
         const int64_t r0 = parts[part][0], r1 = parts[part][1];
@@ -184,31 +190,22 @@ minv_status eliminate(gj<T> *s, int64_t k0, int64_t w, rm_view<T> v, int64_t fir
         if (part == 0 && updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
     }
     if (v.rows > 0)
-        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, s->h, v.rows, s->uinv, w, 0.0,
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, s->h, v.rows, uinv, w, 0.0,
                              v.v + k0 * v.ld, v.ld));
 cleanup:
     return status;
 }
 
-/* What every view's elimination needs from panel K: L11^-1 and U11^-1 from the factored
- * panel (inverting the w x w triangles once turns the step's TRSMs into GEMMs), and the
- * multipliers P = [A01 U11^-1; 0; L21], stored transposed. A01 comes from the row-major
- * buffer's rows K, L21 from the factored panel. */
-template <typename T> minv_status panel_operands(gj<T> *s, int64_t k0, int64_t w, const T *lu) {
+/* The multipliers of panel K, P = [A01 U11^-1; 0; L21], stored transposed: A01 comes from the
+ * row-major buffer's rows K, L21 from the factored panel. */
+template <typename T> minv_status multipliers(gj<T> *s, int64_t k0, int64_t w, const T *lu, const T *uinv) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = sizeof(T);
     const int64_t n = s->n, below = n - k0 - w;
-    minv_k_set_identity<T>(s->linv, w, w, T(1), g->stream);
-    minv_k_set_identity<T>(s->uinv, w, w, T(1), g->stream);
-    LAUNCH_TRY();
-    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, lu, n,
-                    s->linv, w));
-    CUBLAS_TRY(trsm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0, lu,
-                    n, s->uinv, w));
     if (k0 > 0)
-        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, k0, w, 1.0, s->uinv, w, s->at + k0, n, 0.0, s->p, w));
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, k0, w, 1.0, uinv, w, s->at + k0, n, 0.0, s->p, w));
     CUDA_TRY(cudaMemset2DAsync(s->p + k0 * w, (size_t)w * es, 0, (size_t)w * es, (size_t)w, g->stream));
     if (below > 0) {
         minv_k_transpose<T>(lu + w, below, w, n, s->p + (k0 + w) * w, w, T(1), g->stream);
@@ -220,14 +217,13 @@ cleanup:
 
 /* Block column K of the inverse, over the row-major buffer's rows K: -P L11^-1 for the other
  * rows (-A01 A11^-1 above, -A21 A11^-1 below) and A11^-1 = U11^-1 L11^-1 on the pivot block. */
-template <typename T> minv_status inverse_columns(gj<T> *s, int64_t k0, int64_t w) {
+template <typename T> minv_status inverse_columns(gj<T> *s, int64_t k0, int64_t w, const T *linv, const T *uinv) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = s->n;
-    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, n, w, -1.0, s->linv, w, s->p, w, 0.0, s->at + k0, n));
-    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_T, w, w, w, 1.0, s->linv, w, s->uinv, w, 0.0,
-                         s->at + k0 + k0 * n, n));
+    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, n, w, -1.0, linv, w, s->p, w, 0.0, s->at + k0, n));
+    CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_T, w, w, w, 1.0, linv, w, uinv, w, 0.0, s->at + k0 + k0 * n, n));
 cleanup:
     return status;
 }
@@ -242,18 +238,18 @@ template <typename T> minv_status run(gj<T> *s, T *bt, int64_t rhs) {
     MINV_TRY(factor_panel<T>(s, 0));
     for (int64_t k = 0; k < s->count; k++) {
         const int64_t k0 = k * nb, w = n - k0 < nb ? n - k0 : nb, next_w = n - k0 - w < nb ? n - k0 - w : nb;
-        const T *lu = s->panel[k % 2];
+        const T *lu = s->panel[k % 2], *linv = s->linv[k % 2], *uinv = s->uinv[k % 2];
         cudaEvent_t updated = k + 1 < s->count ? s->updated[(k + 1) % 2] : NULL;
         /* a solve leaves alone the columns of A already eliminated and the panel's own */
         const rm_view<T> va = bt ? rm_view<T>{s->at + k0 + w, n - k0 - w, n} : rm_view<T>{s->at, n, n};
         CUDA_TRY(cudaStreamWaitEvent(g->stream, s->factored[k % 2], 0));
         MINV_TRY(interchange<T>(s, va, k, w));
         if (bt) MINV_TRY(interchange<T>(s, rm_view<T>{bt, rhs, rhs}, k, w));
-        MINV_TRY(panel_operands<T>(s, k0, w, lu));
-        MINV_TRY(eliminate<T>(s, k0, w, va, bt ? 0 : k0 + w, next_w, updated));
+        MINV_TRY(multipliers<T>(s, k0, w, lu, uinv));
+        MINV_TRY(eliminate<T>(s, k0, w, linv, uinv, va, bt ? 0 : k0 + w, next_w, updated));
         if (updated) MINV_TRY(factor_panel<T>(s, k + 1));
-        if (bt) MINV_TRY(eliminate<T>(s, k0, w, rm_view<T>{bt, rhs, rhs}, 0, 0, NULL));
-        else MINV_TRY(inverse_columns<T>(s, k0, w));
+        if (bt) MINV_TRY(eliminate<T>(s, k0, w, linv, uinv, rm_view<T>{bt, rhs, rhs}, 0, 0, NULL));
+        else MINV_TRY(inverse_columns<T>(s, k0, w, linv, uinv));
         minv_progress(ctx, "gauss-jordan", (double)(k0 + w) / (double)n);
     }
     CUDA_TRY(cudaStreamSynchronize(g->stream));
@@ -281,7 +277,7 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
         const int64_t nb = s->nb;
         const int slots[4] = {WS_B, WS_D, WS_SOLVER, WS_SMALL};
         const size_t bytes[4] = {(size_t)n * n * es + (size_t)rhs * n * es,
-                                 ((2 * (size_t)n + (size_t)s->hrows + (size_t)n) * (size_t)nb + 2 * (size_t)nb * nb +
+                                 ((2 * (size_t)n + (size_t)s->hrows + (size_t)n) * (size_t)nb + 4 * (size_t)nb * nb +
                                   2 * (size_t)nb * (size_t)s->hrows) * es,
                                  s->work_bytes + 16,
                                  (2 * (size_t)n + 8 * (size_t)nb) * sizeof(int64_t) + (size_t)s->count * sizeof(int) + 64};
@@ -292,9 +288,11 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
         s->panel[1] = s->panel[0] + n * nb;
         s->p = s->panel[1] + n * nb;
         s->h = s->p + n * nb;
-        s->linv = s->h + s->hrows * nb;
-        s->uinv = s->linv + nb * nb;
-        s->tmp = s->uinv + nb * nb;
+        s->linv[0] = s->h + s->hrows * nb;
+        s->linv[1] = s->linv[0] + nb * nb;
+        s->uinv[0] = s->linv[1] + nb * nb;
+        s->uinv[1] = s->uinv[0] + nb * nb;
+        s->tmp = s->uinv[1] + nb * nb;
         s->work = p[2];
         s->ipiv = (int64_t *)p[3];
         s->cur = s->ipiv + n;

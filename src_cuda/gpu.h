@@ -45,6 +45,7 @@ struct minv_gpu {
     cudaStream_t stream;                     /* compute */
     cudaStream_t copy[MINV_GPU_STREAMS];     /* transfers overlapped with compute */
     cublasHandle_t blas;
+    cublasHandle_t blas_side;                /* on copy[MINV_GPU_STREAMS - 1], for work beside blas's */
     cusolverDnHandle_t solver;
     cusolverDnParams_t solver_params;
     size_t budget;                           /* bytes minv may hold on the device */

@@ -50,6 +50,8 @@ extern "C" minv_status minv_gpu_create(minv_context *ctx) {
         CUDA_TRY(cudaStreamCreateWithFlags(&g->copy[k], cudaStreamNonBlocking));
     CUBLAS_TRY(cublasCreate(&g->blas));
     CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
+    CUBLAS_TRY(cublasCreate(&g->blas_side));
+    CUBLAS_TRY(cublasSetStream(g->blas_side, g->copy[MINV_GPU_STREAMS - 1]));
     CUSOLVER_TRY(cusolverDnCreate(&g->solver));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
     CUSOLVER_TRY(cusolverDnCreateParams(&g->solver_params));
@@ -75,6 +77,7 @@ extern "C" void minv_gpu_destroy(minv_context *ctx) {
     if (g->solver_params) cusolverDnDestroyParams(g->solver_params);
     if (g->solver) cusolverDnDestroy(g->solver);
     if (g->blas) cublasDestroy(g->blas);
+    if (g->blas_side) cublasDestroy(g->blas_side);
     for (int k = 0; k < MINV_GPU_STREAMS; k++)
         if (g->copy[k]) cudaStreamDestroy(g->copy[k]);
     if (g->stream) cudaStreamDestroy(g->stream);

@@ -32,8 +32,9 @@ cublasStatus_t trmm_blas(cublasHandle_t h, cublasSideMode_t side, cublasOperatio
 
 /* B = alpha op(L) B (left) or alpha B L (right, op N), L lower, in place. cuBLAS's TRMM runs at
  * 30 to 46 TFLOP/s at orders 4096 to 8192 on an H100, its GEMM at 60: halving L puts half the
- * flops of each level in one GEMM; only orders up to TRMM_BASE go to cuBLAS's TRMM. */
-const int64_t TRMM_BASE = 512;
+ * flops of each level in one GEMM; only orders up to TRMM_BASE go to cuBLAS's TRMM (whose
+ * kernels took a third of an SPD inversion's GPU time with a base of 512). */
+const int64_t TRMM_BASE = 256;
 
 template <typename T>
 cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, cublasOperation_t op, int64_t m, int64_t n, double alpha,

@@ -90,8 +90,11 @@ typedef enum {
                                     none); the report says what changed */
     MINV_OPT_TARGET_CONDITION = 10, /* reconditioning: the 2-norm condition number to reach
                                        (default 1000; > 1) */
-    MINV_OPT_TRIDIAGONAL_ALGORITHM = 11 /* tridiagonal inversion: a minv_tridiagonal_algorithm
-                                           (default MINV_TRIDIAGONAL_AUTO) */
+    MINV_OPT_TRIDIAGONAL_ALGORITHM = 11, /* tridiagonal inversion: a minv_tridiagonal_algorithm
+                                            (default MINV_TRIDIAGONAL_AUTO) */
+    MINV_OPT_ENERGY = 12         /* 1 = measure GPU energy to solution into report.energy (NVML;
+                                    reading the counters costs each call milliseconds in some
+                                    virtual machines, so off by default) */
 } minv_option;
 
 /* Reconditioning of symmetric matrices, as DA systems do for observation-error covariances
@@ -140,8 +143,9 @@ typedef struct {
     double flops;            /* floating-point operations of the method */
     double gflops;           /* flops / seconds / 1e9 */
     double energy;           /* GPU energy to solution in joules, from NVML over the
-                                context's GPUs; -1 if not measured (CPU, no NVML, or a call
-                                too short for the counter: the reason says which) */
+                                context's GPUs, with MINV_OPT_ENERGY; -1 if not measured (off,
+                                CPU, no NVML, or a call too short for the counter: the reason
+                                says which of the last two) */
     int64_t history_len;     /* entries in residual_history */
     double residual_history[MINV_HISTORY_LEN]; /* iterative: ||I - A V_k||_F / sqrt(n) per
                                                    step (the first MINV_HISTORY_LEN steps) */

@@ -196,6 +196,9 @@ static void energy(minv_context *gpu) {
     minv_report rep;
     tu_spd(&rng, 64, a, 64);
     CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, 64, a, 64, x, 64, &rep), MINV_SUCCESS, gpu);
+    CHECK(rep.energy == -1 && !strstr(rep.reason, "energy"), "energy is off by default: %g J", rep.energy);
+    minv_set_option(gpu, MINV_OPT_ENERGY, 1);
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, 64, a, 64, x, 64, &rep), MINV_SUCCESS, gpu);
     CHECK(rep.energy == -1, "a short call has no energy figure: %g J", rep.energy);
     int metered = strstr(rep.reason, "too short for the GPU's energy counter") != NULL;
     printf("test_gpu: NVML energy meter %s\n", metered ? "present" : "absent");
@@ -207,6 +210,7 @@ static void energy(minv_context *gpu) {
               "energy %.3g J over %.3g s", rep.energy, rep.seconds);
         printf("test_gpu: %.3g J over %.3g s (%.0f W)\n", rep.energy, rep.seconds, rep.energy / rep.seconds);
     }
+    minv_set_option(gpu, MINV_OPT_ENERGY, 0);
     free(a);
     free(x);
 }
