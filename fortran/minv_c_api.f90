@@ -205,7 +205,8 @@ module minv_c_api
             minv_set_option, minv_get_option, minv_status_string, minv_last_error, &
             minv_method_name, minv_backend_name, minv_version, minv_analyze_d, minv_analyze_s, &
             minv_invert_d, minv_invert_s, minv_invert_inplace_d, minv_invert_inplace_s, &
-            minv_invert_warm_d, minv_invert_warm_s, minv_invert_tridiagonal_d, &
+            minv_invert_warm_d, minv_invert_warm_s, minv_invert_subset_d, minv_invert_subset_s, &
+            minv_invert_tridiagonal_d, &
             minv_invert_tridiagonal_s, minv_invert_tridiagonal_device_d, &
             minv_invert_tridiagonal_device_s, minv_solve_d, minv_solve_s, &
             minv_invert_device_d, minv_invert_device_s, minv_solve_device_d, &
@@ -386,6 +387,33 @@ module minv_c_api
       type(minv_report), intent(inout), optional :: report
       integer(c_int) :: status
     end function minv_invert_warm_s
+
+    ! ---- principal sub-matrix: ainv = A(idx, idx)^-1, idx 0-based ----
+    function minv_invert_subset_d(ctx, method, n, a, lda, m, idx, ainv, ldainv, report) &
+        bind(c, name="minv_invert_subset_d") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: n, lda, m, ldainv
+      real(c_double), intent(in) :: a(*)
+      integer(c_int64_t), intent(in) :: idx(*)
+      real(c_double), intent(inout) :: ainv(*)
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_invert_subset_d
+
+    function minv_invert_subset_s(ctx, method, n, a, lda, m, idx, ainv, ldainv, report) &
+        bind(c, name="minv_invert_subset_s") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_float, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: n, lda, m, ldainv
+      real(c_float), intent(in) :: a(*)
+      integer(c_int64_t), intent(in) :: idx(*)
+      real(c_float), intent(inout) :: ainv(*)
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_invert_subset_s
 
     ! ---- tridiagonal inversion: ainv = A^-1 for A given by its three bands ----
     function minv_invert_tridiagonal_d(ctx, n, dl, d, du, ainv, ldainv, report) &

@@ -35,7 +35,7 @@
 !   - A context is used by one thread at a time; do not copy a minv_context (copies share
 !     one C context and the first minv_finalize invalidates the others).
 module minv_mod
-  use, intrinsic :: iso_c_binding, only: c_int, c_double, c_char, c_ptr, c_null_ptr, &
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_char, c_ptr, c_null_ptr, &
                                          c_null_funptr, c_null_char, c_associated, c_f_pointer, &
                                          c_loc, c_funloc, c_size_t
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, output_unit
@@ -65,6 +65,7 @@ module minv_mod
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
+    minv_invert_subset_d, minv_invert_subset_s, &
     minv_solve_d, minv_solve_s, minv_invert_tridiagonal_d, minv_invert_tridiagonal_s, &
     c_set_progress => minv_set_progress, &
     minv_file_options, minv_file_options_default, c_invert_file => minv_invert_file, &
@@ -126,7 +127,7 @@ module minv_mod
   ! ---- routines ----
   public :: minv_init, minv_finalize, minv_context_backend, minv_set_option, minv_get_option, &
             minv_set_progress
-  public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_solve, minv_analyze
+  public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, minv_analyze
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
             minv_report_reason, minv_print_report
 
@@ -145,6 +146,12 @@ module minv_mod
   interface minv_invert_warm
     module procedure minv_invert_warm_r32, minv_invert_warm_r64
   end interface minv_invert_warm
+
+  ! ainv = A(idx, idx)^-1: the principal sub-matrix of the rows and columns idx (1-based,
+  ! distinct), without copying it; ainv is size(idx) x size(idx).
+  interface minv_invert_subset
+    module procedure minv_invert_subset_r32, minv_invert_subset_r64
+  end interface minv_invert_subset
 
   ! A x = b for b(n, k) (k right-hand sides at once) or b(n).
   interface minv_solve
@@ -689,6 +696,7 @@ contains
 #define T_INVERT minv_invert_r32
 #define T_INVERT_INPLACE minv_invert_inplace_r32
 #define T_INVERT_WARM minv_invert_warm_r32
+#define T_INVERT_SUBSET minv_invert_subset_r32
 #define T_SOLVE minv_solve_r32
 #define T_SOLVE_VECTOR minv_solve_vector_r32
 #define T_ANALYZE minv_analyze_r32
@@ -697,6 +705,7 @@ contains
 #define C_INVERT minv_invert_s
 #define C_INVERT_INPLACE minv_invert_inplace_s
 #define C_INVERT_WARM minv_invert_warm_s
+#define C_INVERT_SUBSET minv_invert_subset_s
 #define C_SOLVE minv_solve_s
 #define C_ANALYZE minv_analyze_s
 #include "minv_mod_kind.inc"
@@ -704,6 +713,7 @@ contains
 #undef T_INVERT
 #undef T_INVERT_INPLACE
 #undef T_INVERT_WARM
+#undef T_INVERT_SUBSET
 #undef T_SOLVE
 #undef T_SOLVE_VECTOR
 #undef T_ANALYZE
@@ -712,6 +722,7 @@ contains
 #undef C_INVERT
 #undef C_INVERT_INPLACE
 #undef C_INVERT_WARM
+#undef C_INVERT_SUBSET
 #undef C_SOLVE
 #undef C_ANALYZE
 
@@ -719,6 +730,7 @@ contains
 #define T_INVERT minv_invert_r64
 #define T_INVERT_INPLACE minv_invert_inplace_r64
 #define T_INVERT_WARM minv_invert_warm_r64
+#define T_INVERT_SUBSET minv_invert_subset_r64
 #define T_SOLVE minv_solve_r64
 #define T_SOLVE_VECTOR minv_solve_vector_r64
 #define T_ANALYZE minv_analyze_r64
@@ -727,6 +739,7 @@ contains
 #define C_INVERT minv_invert_d
 #define C_INVERT_INPLACE minv_invert_inplace_d
 #define C_INVERT_WARM minv_invert_warm_d
+#define C_INVERT_SUBSET minv_invert_subset_d
 #define C_SOLVE minv_solve_d
 #define C_ANALYZE minv_analyze_d
 #include "minv_mod_kind.inc"
