@@ -10,4 +10,6 @@ const minv_backend_ops minv_cpu_backend = {
                [MINV_METHOD_GJ_BASELINE] = minv_cpu_gj_baseline_invert},
     .solve = {[MINV_METHOD_CHOLESKY] = minv_cpu_cholesky_solve,
               [MINV_METHOD_LU] = minv_cpu_lu_solve},
+    .invert_batched = minv_cpu_invert_batched,
+    .solve_batched = minv_cpu_solve_batched,
 };

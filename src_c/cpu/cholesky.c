@@ -18,7 +18,7 @@ static void restore_from_upper(minv_mat *a, const void *diag) {
     }
 }
 
-static void mirror_lower_to_upper(minv_mat *a) {
+void minv_cpu_mirror_lower_to_upper(minv_mat *a) {
     const size_t es = (size_t)a->dtype;
     const int64_t n = a->rows, tile = 64;
     /* Tiles keep the strided reads in cache. */
@@ -68,7 +68,7 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *in, minv
                            "LAPACK potri returned info = %d", info);
         goto cleanup;
     }
-    mirror_lower_to_upper(a);
+    minv_cpu_mirror_lower_to_upper(a);
 cleanup:
     free(diag);
     return status;

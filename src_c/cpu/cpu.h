@@ -16,6 +16,16 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
 minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *report);
 
+/* The strict upper triangle from the lower one (after potri). */
+void minv_cpu_mirror_lower_to_upper(minv_mat *a);
+/* Batches, member by member in parallel (batched.c). */
+minv_status minv_cpu_invert_batched(minv_context *ctx, minv_method method, minv_dtype compute,
+                                    const minv_batch *a, const minv_batch *x,
+                                    minv_batch_results *res, minv_batch_report *report);
+minv_status minv_cpu_solve_batched(minv_context *ctx, minv_method method, minv_dtype compute,
+                                   const minv_batch *a, const minv_batch *b, const minv_batch *x,
+                                   minv_batch_results *res, minv_batch_report *report);
+
 minv_status minv_cpu_gj_baseline_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                         const minv_analysis *an, minv_report *report);
 minv_status minv_cpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
