@@ -1,0 +1,279 @@
+// Batches of order k > 128: Gauss-Jordan by panels of nb columns. A block per matrix runs the
+// panel's nb steps on the k x nb panel in shared memory (pivot rows chosen among all rows not
+// yet used); what the panel did to the other columns is then one rank-nb update,
+//   A(:, out) <- A(:, out) with the pivot rows zeroed + P * A(pivot rows, out),
+// with P the finished panel, applied to the columns left and right of the panel by cuBLAS
+// strided batched GEMM. The matrices are worked on in a copy in the compute type; a last
+// kernel writes the inverse in place of the pivoting (see batched.cuh).
+#include "batched.cuh"
+
+namespace {
+
+constexpr int THREADS = 256;
+
+/* The workspace of `count` members, carved in this order, each part 256-byte aligned. */
+struct blocked_ws {
+    void *w;           /* k x k per member, the working copy */
+    void *panel;       /* k x nb: the finished panel */
+    void *rows;        /* nb x k: the pivot rows of the panel, taken out of w */
+    int32_t *row_step; /* k per member: the step at which a row was the pivot, -1 before */
+    int32_t *piv_row;  /* k per member: the pivot row of each step */
+    double *anorm;     /* per member: ||A||_inf */
+};
+
+size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+blocked_ws carve(void *work, int64_t count, int k, int nb, minv_dtype tc) {
+    blocked_ws ws;
+    char *p = (char *)work;
+    const size_t c = (size_t)count, kk = (size_t)k, es = (size_t)tc;
+    ws.w = p;
+    p += align256(c * kk * kk * es);
+    ws.panel = p;
+    p += align256(c * kk * (size_t)nb * es);
+    ws.rows = p;
+    p += align256(c * kk * (size_t)nb * es);
+    ws.row_step = (int32_t *)p;
+    p += align256(c * kk * sizeof(int32_t));
+    ws.piv_row = (int32_t *)p;
+    p += align256(c * kk * sizeof(int32_t));
+    ws.anorm = (double *)p;
+    return ws;
+}
+
+/* The working copy (the identity beyond a member's order), ||A||_inf, NaN and symmetry checks
+ * and the initial outcome; a thread per row. */
+template <typename Tio, typename Tc>
+__global__ void __launch_bounds__(THREADS) prepare_kernel(batch_args p, blocked_ws ws) {
+    __shared__ double red[32];
+    __shared__ int ired[32];
+    const int64_t m = blockIdx.x;
+    const int k = p.k, n = p.sizes ? p.sizes[m] : k;
+    const Tio *am = (const Tio *)p.a + m * p.sa;
+    Tc *w = (Tc *)ws.w + m * (int64_t)k * k;
+    double rowmax = 0, asym = 0, amax = 0;
+    int bad = k;
+    for (int i = threadIdx.x; i < k; i += THREADS) {
+        double rs = 0;
+        for (int j = 0; j < k; j++) {
+            const Tc v = i < n && j < n ? (Tc)am[i + (int64_t)j * p.lda] : (i == j ? Tc(1) : Tc(0));
+            w[i + (int64_t)j * k] = v;
+            rs += fabs((double)v);
+            if (!isfinite((double)v)) bad = min(bad, j);
+            if (p.mode == GJ_SPD) {
+                const double t = i < n && j < n ? (double)am[j + (int64_t)i * p.lda] : (i == j ? 1.0 : 0.0);
+                asym = fmax(asym, fabs((double)v - t));
+                amax = fmax(amax, fabs((double)v));
+            }
+        }
+        if (i < n) rowmax = fmax(rowmax, rs);
+        ws.row_step[m * k + i] = -1;
+    }
+    rowmax = block_reduce(rowmax, red, op_max());
+    bad = block_reduce(bad, ired, op_min());
+    asym = block_reduce(asym, red, op_max());
+    amax = block_reduce(amax, red, op_max());
+    if (threadIdx.x == 0) {
+        int32_t *res = p.res + m * RES_INTS;
+        ws.anorm[m] = rowmax;
+        res[RES_STATUS] = bad < k ? MINV_ERR_NOT_FINITE
+                          : p.mode == GJ_SPD && !(asym <= p.sym_tol * amax) ? MINV_ERR_NOT_SPD
+                                                                            : MINV_SUCCESS;
+        res[RES_INFO] = bad < k ? bad : -1;
+        res[RES_SPD] = 0;
+    }
+}
+
+/* The nb steps of panel [j0, j0 + nbe) in shared memory, then the panel and its pivot rows out
+ * for the GEMMs (the pivot rows zeroed outside the panel in w). */
+template <typename Tc>
+__global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws ws, int nb, int j0, int pivoting) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double red[32];
+    __shared__ int ired[32];
+    __shared__ int pivots[64];
+    const int64_t m = blockIdx.x;
+    const int k = p.k, nbe = min(nb, k - j0);
+    if (p.res[m * RES_INTS + RES_STATUS] != MINV_SUCCESS)
+        return; /* its GEMM updates touch its own, abandoned, copy only */
+    Tc *panel = (Tc *)smem;              /* k x nbe, leading dimension k */
+    Tc *rowbuf = panel + (size_t)k * nb; /* nb */
+    int *row_step = (int *)(rowbuf + nb); /* k */
+    Tc *w = (Tc *)ws.w + m * (int64_t)k * k;
+    int32_t *g_row_step = ws.row_step + m * k, *g_piv_row = ws.piv_row + m * k;
+    for (int i = threadIdx.x; i < k; i += THREADS) {
+        row_step[i] = g_row_step[i];
+        for (int c = 0; c < nbe; c++) panel[i + (size_t)c * k] = w[i + (int64_t)(j0 + c) * k];
+    }
+    __syncthreads();
+    for (int jj = 0; jj < nbe; jj++) {
+        const int j = j0 + jj;
+        double cand = -1.0;
+        int piv = k;
+        for (int i = threadIdx.x; i < k; i += THREADS) {
+            const double v = pivoting ? (row_step[i] < 0 ? fabs((double)panel[i + (size_t)jj * k]) : -1.0) : (i == j ? 1.0 : -1.0);
+            if (v > cand) {
+                cand = v;
+                piv = i;
+            }
+        }
+        /* the block's argmax: each warp's, then the best of the warps, lowest row on ties */
+        warp_argmax(cand, piv);
+        if (threadIdx.x % 32 == 0) {
+            red[threadIdx.x / 32] = cand;
+            ired[threadIdx.x / 32] = piv;
+        }
+        __syncthreads();
+        cand = red[0];
+        piv = ired[0];
+        for (int v = 1; v < THREADS / 32; v++)
+            if (red[v] > cand || (red[v] == cand && ired[v] < piv)) {
+                cand = red[v];
+                piv = ired[v];
+            }
+        const Tc pv = panel[piv + (size_t)jj * k];
+        if (pivoting ? !(cand > 0) : !(pv > Tc(0))) {
+            if (threadIdx.x == 0) {
+                p.res[m * RES_INTS + RES_STATUS] = pivoting ? MINV_ERR_SINGULAR : MINV_ERR_NOT_SPD;
+                p.res[m * RES_INTS + RES_INFO] = j;
+            }
+            return;
+        }
+        if (threadIdx.x < nbe) rowbuf[threadIdx.x] = panel[piv + (size_t)threadIdx.x * k];
+        __syncthreads(); /* red is read, rowbuf written */
+        if (threadIdx.x == 0) {
+            row_step[piv] = j;
+            g_piv_row[j] = piv;
+            pivots[jj] = piv;
+        }
+        const Tc inv = Tc(1) / pv;
+        for (int i = threadIdx.x; i < k; i += THREADS) {
+            const Tc f = panel[i + (size_t)jj * k];
+            for (int c = 0; c < nbe; c++) {
+                const Tc t = c == jj ? inv : rowbuf[c] * inv;
+                panel[i + (size_t)c * k] = i == piv ? t : (c == jj ? Tc(0) : panel[i + (size_t)c * k]) - f * t;
+            }
+        }
+        __syncthreads();
+    }
+    Tc *gp = (Tc *)ws.panel + m * (int64_t)k * nb, *gr = (Tc *)ws.rows + m * (int64_t)k * nb;
+    for (int i = threadIdx.x; i < k; i += THREADS) {
+        g_row_step[i] = row_step[i];
+        for (int c = 0; c < nbe; c++) {
+            const Tc v = panel[i + (size_t)c * k];
+            w[i + (int64_t)(j0 + c) * k] = v;
+            gp[i + (int64_t)c * k] = v;
+        }
+    }
+    /* rows(t, c) = w(p_t, c) outside the panel, and w(p_t, c) = 0 */
+    for (int64_t e = threadIdx.x; e < (int64_t)nbe * k; e += THREADS) {
+        const int t = (int)(e % nbe), c = (int)(e / nbe);
+        if (c >= j0 && c < j0 + nbe) continue;
+        Tc *src = w + pivots[t] + (int64_t)c * k;
+        gr[t + (int64_t)c * nb] = *src;
+        *src = Tc(0);
+    }
+}
+
+/* x(j, p_c) = w(p_j, c) for the members written, with ||A^-1||_inf for the condition. */
+template <typename Tc, typename Tout>
+__global__ void __launch_bounds__(THREADS) finish_kernel(batch_args p, blocked_ws ws) {
+    __shared__ double red[32];
+    const int64_t m = blockIdx.x;
+    int32_t *res = p.res + m * RES_INTS;
+    if (res[RES_STATUS] != MINV_SUCCESS)
+        return;
+    const int k = p.k, n = p.sizes ? p.sizes[m] : k;
+    const Tc *w = (const Tc *)ws.w + m * (int64_t)k * k;
+    const int32_t *row_step = ws.row_step + m * k, *piv_row = ws.piv_row + m * k;
+    Tout *xm = (Tout *)p.x + m * p.sx;
+    double xmax = 0;
+    for (int i = threadIdx.x; i < n; i += THREADS) {
+        double rs = 0;
+        for (int c = 0; c < n; c++) {
+            const Tc v = w[i + (int64_t)c * k];
+            rs += fabs((double)v);
+            xm[row_step[i] + (int64_t)piv_row[c] * p.ldx] = (Tout)v;
+        }
+        xmax = fmax(xmax, rs);
+    }
+    xmax = block_reduce(xmax, red, op_max());
+    if (threadIdx.x == 0) {
+        if (below_eps<Tc>(ws.anorm[m], xmax)) res[RES_STATUS] = MINV_ERR_SINGULAR; /* written all the same */
+        res[RES_SPD] = p.mode == GJ_SPD;
+    }
+}
+
+size_t panel_smem(int k, int nb, minv_dtype tc) {
+    return ((size_t)k * nb + nb) * (size_t)tc + (size_t)k * sizeof(int);
+}
+
+template <typename Tio, typename Tc, typename Tout>
+minv_status run(minv_context *ctx, const batch_args &p, int nb, void *work) {
+    minv_status status = MINV_SUCCESS;
+    minv_gpu *g = ctx->gpu;
+    const int k = p.k, count = (int)p.count;
+    const blocked_ws ws = carve(work, p.count, k, nb, sizeof(Tc) == 8 ? MINV_R64 : MINV_R32);
+    const size_t smem = panel_smem(k, nb, sizeof(Tc) == 8 ? MINV_R64 : MINV_R32);
+    const long long kk = (long long)k * k, kn = (long long)k * nb;
+    prepare_kernel<Tio, Tc><<<count, THREADS, 0, g->stream>>>(p, ws);
+    LAUNCH_TRY();
+    CUDA_TRY(cudaFuncSetAttribute(panel_kernel<Tc>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    for (int j0 = 0; j0 < k; j0 += nb) {
+        const int nbe = nb < k - j0 ? nb : k - j0, right = j0 + nbe;
+        panel_kernel<Tc><<<count, THREADS, smem, g->stream>>>(p, ws, nb, j0, p.mode != GJ_SPD);
+        LAUNCH_TRY();
+        Tc *w = (Tc *)ws.w, *panel = (Tc *)ws.panel, *rows = (Tc *)ws.rows;
+        if (j0 > 0)
+            CUBLAS_TRY(minv_gemm_strided(g->blas, k, j0, nbe, 1.0, panel, k, kn, rows, nb, kn, 1.0, w, k, kk, count));
+        if (right < k)
+            CUBLAS_TRY(minv_gemm_strided(g->blas, k, k - right, nbe, 1.0, panel, k, kn, rows + (size_t)right * nb, nb, kn,
+                                         1.0, w + (size_t)right * k, k, kk, count));
+    }
+    finish_kernel<Tc, Tout><<<count, THREADS, 0, g->stream>>>(p, ws);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+} // namespace
+
+cublasStatus_t minv_gemm_strided(cublasHandle_t h, int m, int n, int k, double alpha, const double *a, int lda,
+                                 long long sa, const double *b, int ldb, long long sb, double beta, double *c, int ldc,
+                                 long long sc, int count) {
+    return cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, lda, sa, b, ldb, sb, &beta, c, ldc,
+                                     sc, count);
+}
+
+cublasStatus_t minv_gemm_strided(cublasHandle_t h, int m, int n, int k, double alpha, const float *a, int lda,
+                                 long long sa, const float *b, int ldb, long long sb, double beta, float *c, int ldc,
+                                 long long sc, int count) {
+    const float al = (float)alpha, be = (float)beta;
+    return cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc,
+                                     count);
+}
+
+int minv_gpu_gj_blocked_panel(minv_context *ctx, int k, minv_dtype tc) {
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->gpu->device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    const size_t room = (size_t)optin - 2048; /* the kernel's static shared memory */
+    for (int nb = 64; nb >= 4; nb /= 2)
+        if (panel_smem(k, nb, tc) <= room) return nb;
+    return 0;
+}
+
+size_t minv_gpu_gj_blocked_bytes(int k, int nb, minv_dtype tc) {
+    const size_t kk = (size_t)k, es = (size_t)tc;
+    return kk * kk * es + 2 * kk * (size_t)nb * es + 2 * kk * sizeof(int32_t) + sizeof(double);
+}
+
+minv_status minv_gpu_gj_blocked(minv_context *ctx, const batch_args &p, minv_dtype tio, minv_dtype tc,
+                                minv_dtype tout, int nb, void *work) {
+    if (tio == MINV_R64) return run<double, double, double>(ctx, p, nb, work);
+    if (tc == MINV_R32) return run<float, float, float>(ctx, p, nb, work);
+    if (tout == MINV_R32) return run<float, double, float>(ctx, p, nb, work);
+    return run<float, double, double>(ctx, p, nb, work);
+}
