@@ -312,8 +312,9 @@ static minv_status summarize(minv_context *ctx, const char *fn, const minv_batch
             continue;
         }
         ok++;
-        r->cholesky_count += res->spd[b];
-        r->flops += minv_batch_flops(res->spd[b], minv_batch_order(a, b), nrhs);
+        const int64_t n = minv_batch_order(a, b);
+        r->cholesky_count += res->spd[b] && n > 0; /* an empty member takes no path */
+        r->flops += minv_batch_flops(res->spd[b], n, nrhs);
         if (res->residual[b] >= 0 && (res->residual[b] > r->residual || isnan(res->residual[b]))) {
             r->residual = res->residual[b];
             r->worst = b;

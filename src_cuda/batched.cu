@@ -303,9 +303,8 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 1, chunk * x_bytes, &pin[1]));
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 2, chunk * b_bytes + 1, &pin[2]));
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * (out_bytes + sizeof(int32_t)), &pin[3]));
-        int32_t *pin_res = (int32_t *)pin[3];
-        double *pin_resid = (double *)(pin_res + chunk * RES_INTS);
-        int32_t *pin_sizes = (int32_t *)(pin_resid + chunk);
+        double *pin_resid = (double *)pin[3];
+        int32_t *pin_res = (int32_t *)(pin_resid + chunk), *pin_sizes = pin_res + chunk * RES_INTS;
         for (int64_t m0 = 0; m0 < count; m0 += chunk) {
             const int64_t cnt = count - m0 < chunk ? count - m0 : chunk;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -379,8 +378,8 @@ minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc,
                                  (char *)x->base + (size_t)m0 * (size_t)x->stride * es, x->ld, x->stride,
                                  NULL, cnt, !in_place_solve};
             const chunk_ws w = carve(work, pl, cnt);
-            int32_t *pin_res = (int32_t *)pin;
-            double *pin_resid = (double *)(pin_res + chunk * RES_INTS);
+            double *pin_resid = (double *)pin;
+            int32_t *pin_res = (int32_t *)(pin_resid + chunk);
             MINV_TRY(run_chunk(ctx, pl, io, w));
             CUDA_TRY(cudaMemcpyAsync(pin_res, w.res, cnt * RES_INTS * sizeof(int32_t), cudaMemcpyDeviceToHost, g->stream));
             if (pl.residual)
