@@ -233,11 +233,22 @@ static void solve_member(const job *jb, int64_t m, scratch *w) {
         jb->res->residual[m] = r;
 }
 
+/* Threads worth their start and their wait: about a millisecond of work each at the least. */
+static int thread_count(const job *jb) {
+    const double per_thread = 4e6;
+    double flops = 0;
+    for (int64_t m = 0; m < jb->a->count && flops < per_thread * jb->ctx->cpu_threads; m++)
+        flops += minv_batch_flops(0, minv_batch_order(jb->a, m), jb->b ? jb->b->cols : 0);
+    const double t = flops / per_thread;
+    return t < 1 ? 1 : t < jb->ctx->cpu_threads ? (int)t : jb->ctx->cpu_threads;
+}
+
 /* Every member by `one`, in parallel; scratch per thread for the largest member. */
 static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch *), minv_batch_report *report) {
     const int64_t count = jb->a->count, nrhs = jb->b ? jb->b->cols : 0;
-    int threads = jb->ctx->cpu_threads < count ? jb->ctx->cpu_threads : (int)count, failed = 0;
-    if (threads < 1) threads = 1;
+    const int threads = thread_count(jb);
+    int failed = 0;
+    if (threads > 1) la_threads_single_begin();
 #pragma omp parallel num_threads(threads)
     {
         scratch w;
@@ -251,6 +262,7 @@ static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch 
         }
         scratch_free(&w);
     }
+    if (threads > 1) la_threads_single_end();
     if (failed)
         return minv_fail(jb->ctx, MINV_ERR_ALLOC, "cannot allocate the scratch of members of order %lld",
                          (long long)jb->a->rows);

@@ -1,4 +1,5 @@
 /* Typed shim over LAPACK and BLAS; see lapack.h. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "lapack.h"
@@ -115,4 +116,33 @@ void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64
         float al = (float)alpha, be = (float)beta;
         sgemm_(&transa, &transb, &m_, &n_, &k_, &al, a, &lda_, b, &ldb_, &be, c, &ldc_, 1, 1);
     }
+}
+
+/* OpenBLAS's thread count, when OpenBLAS is the BLAS (weak: absent otherwise). The setting is
+ * process-wide, so the first of overlapping parallel sections saves it and the last one
+ * restores it. */
+int openblas_get_num_threads(void) __attribute__((weak));
+void openblas_set_num_threads(int threads) __attribute__((weak));
+
+static pthread_mutex_t blas_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_threads_users, blas_threads_saved;
+
+void la_threads_single_begin(void) {
+    if (!openblas_set_num_threads || !openblas_get_num_threads)
+        return;
+    pthread_mutex_lock(&blas_threads_lock);
+    if (blas_threads_users++ == 0) {
+        blas_threads_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&blas_threads_lock);
+}
+
+void la_threads_single_end(void) {
+    if (!openblas_set_num_threads || !openblas_get_num_threads)
+        return;
+    pthread_mutex_lock(&blas_threads_lock);
+    if (--blas_threads_users == 0)
+        openblas_set_num_threads(blas_threads_saved);
+    pthread_mutex_unlock(&blas_threads_lock);
 }

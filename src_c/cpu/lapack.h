@@ -21,6 +21,11 @@ int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv);
 int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
              void *b, int64_t ldb);
 int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
+/* Around LAPACK calls made from several threads at once: a threaded OpenBLAS would serialise
+ * them on its thread pool, so it runs one thread a call in between (no-ops with other BLAS). */
+void la_threads_single_begin(void);
+void la_threads_single_end(void);
+
 /* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
 void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
