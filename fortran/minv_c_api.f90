@@ -177,7 +177,7 @@ module minv_c_api
     integer(c_int64_t) :: slice(MINV_MAX_SLICE)
     integer(c_int64_t) :: tile
     integer(c_int32_t) :: fortran_order
-    integer(c_int32_t) :: reserved2
+    integer(c_int32_t) :: batch_chunk
   end type minv_file_options
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &
@@ -501,6 +501,7 @@ module minv_c_api
     integer(c_int64_t) :: worst
     integer(c_int32_t) :: residual_kind
     integer(c_int32_t) :: reserved2
+    real(c_double) :: rcond
     real(c_double) :: seconds
     real(c_double) :: flops
     real(c_double) :: gflops

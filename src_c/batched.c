@@ -218,6 +218,7 @@ static void report_init(minv_batch_report *r, minv_method method, int64_t nbatch
     r->first_info = -1;
     r->residual = -1;
     r->worst = -1;
+    r->rcond = -1;
 }
 
 typedef struct {
@@ -247,7 +248,8 @@ static minv_status results_alloc(minv_context *ctx, minv_batch_results *res, int
     res->info = malloc(n * sizeof *res->info);
     res->spd = malloc(n * sizeof *res->spd);
     res->residual = malloc(n * sizeof *res->residual);
-    if (!res->status || !res->info || !res->spd || !res->residual)
+    res->rcond = malloc(n * sizeof *res->rcond);
+    if (!res->status || !res->info || !res->spd || !res->residual || !res->rcond)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the outcomes of %lld members", (long long)count);
     return MINV_SUCCESS;
 }
@@ -258,6 +260,7 @@ static void results_reset(minv_batch_results *res, int64_t count) {
         res->info[b] = -1;
         res->spd[b] = 0;
         res->residual[b] = -1;
+        res->rcond[b] = -1;
     }
 }
 
@@ -266,33 +269,38 @@ static void results_free(minv_batch_results *res) {
     free(res->info);
     free(res->spd);
     free(res->residual);
+    free(res->rcond);
+}
+
+void minv_batch_member_reason(char *buf, size_t len, minv_status st, int64_t info) {
+    switch (st) {
+    case MINV_ERR_NOT_FINITE:
+        if (info >= 0)
+            snprintf(buf, len, "a NaN or Inf in column %lld (1-based)", (long long)info + 1);
+        else
+            snprintf(buf, len, "a NaN or Inf in its right-hand sides");
+        break;
+    case MINV_ERR_NOT_SPD:
+        if (info >= 0)
+            snprintf(buf, len, "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
+                     (long long)info + 1, (long long)info + 1);
+        else
+            snprintf(buf, len, "not symmetric, so the SPD path cannot take it");
+        break;
+    default:
+        if (info >= 0)
+            snprintf(buf, len, "exactly singular: no pivot in column %lld (1-based)", (long long)info + 1);
+        else
+            snprintf(buf, len, "singular to working precision (reciprocal condition below eps); its result is written");
+        break;
+    }
 }
 
 /* "member 17 (0-based) of 100: ..." for the first failed member. */
 static minv_status fail_member(minv_context *ctx, const char *fn, int64_t b, int64_t count, minv_status st,
                                int64_t info, int64_t failed) {
     char why[160];
-    switch (st) {
-    case MINV_ERR_NOT_FINITE:
-        if (info >= 0)
-            snprintf(why, sizeof why, "a NaN or Inf in column %lld (1-based)", (long long)info + 1);
-        else
-            snprintf(why, sizeof why, "a NaN or Inf in its right-hand sides");
-        break;
-    case MINV_ERR_NOT_SPD:
-        if (info >= 0)
-            snprintf(why, sizeof why, "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
-                     (long long)info + 1, (long long)info + 1);
-        else
-            snprintf(why, sizeof why, "not symmetric, so the SPD path cannot take it");
-        break;
-    default:
-        if (info >= 0)
-            snprintf(why, sizeof why, "exactly singular: no pivot in column %lld (1-based)", (long long)info + 1);
-        else
-            snprintf(why, sizeof why, "singular to working precision (reciprocal condition below eps); its result is written");
-        break;
-    }
+    minv_batch_member_reason(why, sizeof why, st, info);
     return minv_fail(ctx, st, "%s: member %lld (0-based) of %lld: %s; %lld member%s failed, every other one is done",
                      fn, (long long)b, (long long)count, why, (long long)failed, failed == 1 ? "" : "s");
 }
@@ -303,6 +311,8 @@ static minv_status summarize(minv_context *ctx, const char *fn, const minv_batch
     int64_t ok = 0;
     for (int64_t b = 0; b < a->count; b++) {
         if (status_out) status_out[b] = res->status[b];
+        if (res->rcond[b] >= 0 && (r->rcond < 0 || res->rcond[b] < r->rcond))
+            r->rcond = res->rcond[b];
         if (res->status[b] != MINV_SUCCESS) {
             if (r->failed++ == 0) {
                 r->first_failed = b;
@@ -364,22 +374,23 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
 }
 
 /* Every form ends here: a is the input batch, b the right-hand sides (NULL to invert), x the
- * output. */
+ * output; the members' outcomes go to `given` when not NULL. */
 static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method,
                                   minv_dtype compute, const minv_batch *a, const minv_batch *b, const minv_batch *x,
-                                  minv_status *status_out, minv_batch_report *r) {
-    minv_batch_results res = {0};
+                                  minv_status *status_out, minv_batch_results *given, minv_batch_report *r) {
+    minv_batch_results own = {0}, *res = given ? given : &own;
     minv_status status = MINV_SUCCESS;
     if (place == ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
         return minv_fail(ctx, MINV_ERR_NO_GPU, "%s takes device pointers and needs the GPU backend; this context runs on the %s (%s)",
                          fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
     if (a->count == 0)
         return MINV_SUCCESS;
-    MINV_TRY(results_alloc(ctx, &res, a->count));
-    MINV_TRY(run_batched(ctx, place, method, compute, a, b, x, &res, r));
-    status = summarize(ctx, fn, a, b ? b->cols : 0, &res, status_out, r);
+    if (!given)
+        MINV_TRY(results_alloc(ctx, &own, a->count));
+    MINV_TRY(run_batched(ctx, place, method, compute, a, b, x, res, r));
+    status = summarize(ctx, fn, a, b ? b->cols : 0, res, status_out, r);
 cleanup:
-    results_free(&res);
+    results_free(&own);
     return status;
 }
 
@@ -419,7 +430,7 @@ static minv_status invert_strided(minv_context *ctx, const char *fn, minv_place 
     }
     {
         minv_batch in = strided(t, nbatch, k, 0, a, lda, stride_a), out = strided(t, nbatch, k, 0, ainv, ldainv, stride_ainv);
-        status = batched_expert(ctx, fn, place, method, tc, &in, NULL, &out, status_out, r);
+        status = batched_expert(ctx, fn, place, method, tc, &in, NULL, &out, status_out, NULL, r);
     }
 cleanup:
     call_end(ctx, &call, r);
@@ -449,7 +460,7 @@ static minv_status invert_pointers(minv_context *ctx, const char *fn, minv_metho
     }
     {
         minv_batch in = pointers(t, nbatch, k, 0, a, lda, NULL, NULL), out = pointers(t, nbatch, k, 0, (const void *const *)ainv, ldainv, NULL, NULL);
-        status = batched_expert(ctx, fn, ON_HOST, method, tc, &in, NULL, &out, status_out, r);
+        status = batched_expert(ctx, fn, ON_HOST, method, tc, &in, NULL, &out, status_out, NULL, r);
     }
 cleanup:
     call_end(ctx, &call, r);
@@ -482,7 +493,7 @@ static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method m
     {
         minv_batch in = pointers(t, nbatch, kmax, 0, a, 0, k, lda),
                    out = pointers(t, nbatch, kmax, 0, (const void *const *)ainv, 0, k, ldainv);
-        status = batched_expert(ctx, fn, ON_HOST, method, tc, &in, NULL, &out, status_out, r);
+        status = batched_expert(ctx, fn, ON_HOST, method, tc, &in, NULL, &out, status_out, NULL, r);
     }
 cleanup:
     call_end(ctx, &call, r);
@@ -522,7 +533,7 @@ static minv_status invert_subset(minv_context *ctx, const char *fn, minv_method 
         in.sizes = out.sizes = count;
         in.index = index;
         in.ldindex = ldindex;
-        status = batched_expert(ctx, fn, ON_HOST, method, tc, &in, NULL, &out, status_out, r);
+        status = batched_expert(ctx, fn, ON_HOST, method, tc, &in, NULL, &out, status_out, NULL, r);
     }
 cleanup:
     call_end(ctx, &call, r);
@@ -560,7 +571,7 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
     {
         minv_batch am = strided(t, nbatch, k, 0, a, lda, stride_a), bm = strided(t, nbatch, k, nrhs, b, ldb, stride_b),
                    xm = strided(t, nbatch, k, nrhs, x, ldx, stride_x);
-        status = batched_expert(ctx, fn, place, method, tc, &am, &bm, &xm, status_out, r);
+        status = batched_expert(ctx, fn, place, method, tc, &am, &bm, &xm, status_out, NULL, r);
     }
 cleanup:
     call_end(ctx, &call, r);
@@ -610,7 +621,26 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
     {
         minv_batch am = pointers(t, nbatch, kmax, 0, a, lda, ks, ldas), bm = pointers(t, nbatch, kmax, nrhs, b, ldb, ks, ldbs),
                    xm = pointers(t, nbatch, kmax, nrhs, (const void *const *)x, ldx, ks, ldxs);
-        status = batched_expert(ctx, fn, ON_HOST, method, tc, &am, &bm, &xm, status_out, r);
+        status = batched_expert(ctx, fn, ON_HOST, method, tc, &am, &bm, &xm, status_out, NULL, r);
+    }
+cleanup:
+    call_end(ctx, &call, r);
+    return status;
+}
+
+/* ---- for the NetCDF layer ---- */
+
+minv_status minv_invert_batched_results(minv_context *ctx, minv_method method, minv_dtype t, int64_t k,
+                                        int64_t nbatch, void *a, minv_batch_results *res, minv_batch_report *r) {
+    static const char fn[] = "minv_invert_file";
+    batch_call call;
+    minv_status status = MINV_SUCCESS;
+    call_begin(ctx, &call);
+    report_init(r, method, nbatch, k, 0);
+    MINV_TRY(check_method(ctx, fn, method));
+    {
+        minv_batch m = strided(t, nbatch, k, 0, a, k, k * k);
+        status = batched_expert(ctx, fn, ON_HOST, method, t, &m, NULL, &m, NULL, res, r);
     }
 cleanup:
     call_end(ctx, &call, r);

@@ -49,6 +49,8 @@ typedef struct {
     int64_t *info;     /* 0-based column of a zero pivot, non-positive minor or NaN; -1 */
     int8_t *spd;       /* 1 when the SPD path produced the result */
     double *residual;  /* -1 when not computed */
+    double *rcond;     /* 1 / (||A||_inf ||A^-1||_inf) of a member written (estimated for CPU
+                          solves); -1 otherwise */
 } minv_batch_results;
 
 /* One backend: a table of algorithms, NULL where the backend lacks one. The host forms work
@@ -242,6 +244,13 @@ minv_mat minv_batch_member(const minv_batch *m, int64_t b);
  * when there is one; scatter writes member b from src (no index: outputs are compact). */
 void minv_batch_gather(const minv_batch *m, int64_t b, minv_dtype t, void *dst, int64_t ldd);
 void minv_batch_scatter(const minv_batch *m, int64_t b, minv_dtype t, const void *src, int64_t lds);
+/* Why a member failed: "exactly singular: no pivot in column 3 (1-based)" and the like. */
+void minv_batch_member_reason(char *buf, size_t len, minv_status st, int64_t info);
+/* The NetCDF layer's batches: a dense batch (leading dimension k, stride k * k, type t)
+ * inverted in place, every member's outcome in res (nbatch entries each, the caller's). */
+minv_status minv_invert_batched_results(minv_context *ctx, minv_method method, minv_dtype t, int64_t k,
+                                        int64_t nbatch, void *a, minv_batch_results *res,
+                                        minv_batch_report *report);
 /* Flops of one member's inversion or solve by an SPD (spd = 1) or a general method. */
 double minv_batch_flops(int spd, int64_t n, int64_t nrhs);
 

@@ -74,7 +74,7 @@ minv_status make_plan(minv_context *ctx, minv_method method, minv_dtype tio, min
 /* Device workspace of one member, beyond the caller's data. */
 size_t work_bytes(const plan &pl) {
     const size_t k = (size_t)pl.k, tc = (size_t)pl.tc, nrhs = (size_t)pl.nrhs;
-    size_t b = RES_INTS * sizeof(int32_t) + (pl.residual ? sizeof(double) : 0);
+    size_t b = RES_INTS * sizeof(int32_t) + sizeof(double) + (pl.residual ? sizeof(double) : 0);
     if (pl.residual && !pl.nrhs) b += (MINV_PROBES * k + 1) * sizeof(double);
     if (pl.nrhs && pl.path != PATH_SMALL) b += k * k * tc + k * nrhs * tc * (pl.tio != pl.tc ? 2 : 1);
     if (pl.path == PATH_BLOCKED) b += minv_gpu_gj_blocked_bytes(pl.k, pl.nb, pl.tc);
@@ -84,7 +84,7 @@ const size_t WORK_SLACK = 8 * ALIGN + MINV_GPU_BLOCKED_SLACK;
 
 struct chunk_ws {
     int32_t *res;
-    double *residual, *av, *anorm;
+    double *rcond, *residual, *av, *anorm;
     void *winv, *y, *bc, *blocked;
 };
 
@@ -94,6 +94,8 @@ chunk_ws carve(void *work, const plan &pl, int64_t count) {
     chunk_ws w = {};
     w.res = (int32_t *)p;
     p += aligned(c * RES_INTS * sizeof(int32_t));
+    w.rcond = (double *)p;
+    p += aligned(c * sizeof(double));
     if (pl.residual) {
         w.residual = (double *)p;
         p += aligned(c * sizeof(double));
@@ -213,6 +215,7 @@ minv_status run_chunk(minv_context *ctx, const plan &pl, const chunk_io &io, con
     p.mode = pl.mode;
     p.sym_tol = ctx->symmetry_tol;
     p.res = w.res;
+    p.rcond = w.rcond;
     if (!pl.nrhs) {
         if (pl.residual) MINV_TRY(minv_gpu_probes_before(ctx, p, pl.tio, w.av, w.anorm));
         MINV_TRY(invert(ctx, pl, p, pl.tio, w));
@@ -234,15 +237,40 @@ cleanup:
     return status;
 }
 
-/* The chunk's outcomes into the core's arrays (rows m0...). */
-void take_outcomes(const plan &pl, const int32_t *res, const double *residual, int64_t m0, int64_t count,
-                   int residual_valid, minv_batch_results *out) {
+/* Pinned memory for a chunk's outcomes: residuals, conditions, then the ints. */
+struct outcomes {
+    double *residual, *rcond;
+    int32_t *res;
+};
+const size_t OUTCOME_BYTES = 2 * sizeof(double) + RES_INTS * sizeof(int32_t);
+
+outcomes outcomes_at(void *pinned, int64_t chunk) {
+    outcomes o;
+    o.residual = (double *)pinned;
+    o.rcond = o.residual + chunk;
+    o.res = (int32_t *)(o.rcond + chunk);
+    return o;
+}
+
+/* The chunk's outcomes from the device, into the core's arrays (rows m0...). */
+minv_status take_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, const outcomes &o, int64_t m0,
+                          int64_t count, int residual_valid, minv_batch_results *out) {
+    minv_status status = MINV_SUCCESS;
+    cudaStream_t s = ctx->gpu->stream;
+    CUDA_TRY(cudaMemcpyAsync(o.res, w.res, count * RES_INTS * sizeof(int32_t), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaMemcpyAsync(o.rcond, w.rcond, count * sizeof(double), cudaMemcpyDeviceToHost, s));
+    if (pl.residual)
+        CUDA_TRY(cudaMemcpyAsync(o.residual, w.residual, count * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
     for (int64_t m = 0; m < count; m++) {
-        out->status[m0 + m] = (minv_status)res[m * RES_INTS + RES_STATUS];
-        out->info[m0 + m] = res[m * RES_INTS + RES_INFO];
-        out->spd[m0 + m] = (int8_t)res[m * RES_INTS + RES_SPD];
-        out->residual[m0 + m] = pl.residual && residual_valid ? residual[m] : -1;
+        out->status[m0 + m] = (minv_status)o.res[m * RES_INTS + RES_STATUS];
+        out->info[m0 + m] = o.res[m * RES_INTS + RES_INFO];
+        out->spd[m0 + m] = (int8_t)o.res[m * RES_INTS + RES_SPD];
+        out->rcond[m0 + m] = o.rcond[m];
+        out->residual[m0 + m] = pl.residual && residual_valid ? o.residual[m] : -1;
     }
+cleanup:
+    return status;
 }
 
 /* How many members a chunk may hold: what is left of the budget over what each needs. */
@@ -284,9 +312,8 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
         const size_t k = (size_t)pl.k, es = (size_t)tio, a_bytes = k * k * es;
         const size_t x_bytes = nrhs ? k * (size_t)nrhs * es : a_bytes, b_bytes = nrhs ? x_bytes : 0;
         const size_t sizes_bytes = a->sizes ? sizeof(int32_t) : 0;
-        const size_t out_bytes = RES_INTS * sizeof(int32_t) + sizeof(double);
         const size_t staged = a_bytes + x_bytes + b_bytes + sizes_bytes;
-        const int64_t chunk = chunk_members(ctx, count, staged + work_bytes(pl), staged + out_bytes);
+        const int64_t chunk = chunk_members(ctx, count, staged + work_bytes(pl), staged + OUTCOME_BYTES);
         if (chunk < 1) {
             status = minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "a member of order %lld needs %.3g MB of device memory, %.3g MB are left",
                                (long long)k, (double)(staged + work_bytes(pl) + WORK_SLACK) / 1e6, minv_gpu_available(ctx) / 1e6);
@@ -302,9 +329,9 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 0, chunk * a_bytes, &pin[0]));
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 1, chunk * x_bytes, &pin[1]));
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 2, chunk * b_bytes + 1, &pin[2]));
-        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * (out_bytes + sizeof(int32_t)), &pin[3]));
-        double *pin_resid = (double *)pin[3];
-        int32_t *pin_res = (int32_t *)(pin_resid + chunk), *pin_sizes = pin_res + chunk * RES_INTS;
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * (OUTCOME_BYTES + sizeof(int32_t)), &pin[3]));
+        const outcomes out = outcomes_at(pin[3], chunk);
+        int32_t *pin_sizes = out.res + chunk * RES_INTS;
         for (int64_t m0 = 0; m0 < count; m0 += chunk) {
             const int64_t cnt = count - m0 < chunk ? count - m0 : chunk;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -322,11 +349,7 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
             const chunk_ws w = carve(dev[3], pl, cnt);
             MINV_TRY(run_chunk(ctx, pl, io, w));
             CUDA_TRY(cudaMemcpyAsync(pin[1], dev[1], cnt * x_bytes, cudaMemcpyDeviceToHost, g->stream));
-            CUDA_TRY(cudaMemcpyAsync(pin_res, w.res, cnt * RES_INTS * sizeof(int32_t), cudaMemcpyDeviceToHost, g->stream));
-            if (pl.residual)
-                CUDA_TRY(cudaMemcpyAsync(pin_resid, w.residual, cnt * sizeof(double), cudaMemcpyDeviceToHost, g->stream));
-            CUDA_TRY(cudaStreamSynchronize(g->stream));
-            take_outcomes(pl, pin_res, pin_resid, m0, cnt, 1, res);
+            MINV_TRY(take_outcomes(ctx, pl, w, out, m0, cnt, 1, res));
 #pragma omp parallel for schedule(dynamic, 64)
             for (int64_t m = 0; m < cnt; m++) {
                 const minv_status s = res->status[m0 + m];
@@ -345,7 +368,6 @@ cleanup:
 
 minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
                            const minv_batch *b, const minv_batch *x, minv_batch_results *res, minv_batch_report *r) {
-    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const minv_dtype tio = a->dtype;
     const int64_t count = a->count, nrhs = b ? b->cols : 0;
@@ -353,8 +375,7 @@ minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc,
     plan pl;
     MINV_TRY(make_plan(ctx, method, tio, tc, a->rows, nrhs, &pl, r));
     {
-        const size_t out_bytes = RES_INTS * sizeof(int32_t) + sizeof(double);
-        const int64_t chunk = chunk_members(ctx, count, work_bytes(pl), out_bytes);
+        const int64_t chunk = chunk_members(ctx, count, work_bytes(pl), OUTCOME_BYTES);
         const int in_place_solve = b && b->base == x->base;
         void *work, *pin;
         if (chunk < 1) {
@@ -367,7 +388,7 @@ minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc,
             const size_t bytes = chunk * work_bytes(pl) + WORK_SLACK;
             MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &work));
         }
-        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * out_bytes, &pin));
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * OUTCOME_BYTES, &pin));
         if (in_place_solve && pl.residual)
             minv_batch_note(r, "no residual: B and X share memory");
         for (int64_t m0 = 0; m0 < count; m0 += chunk) {
@@ -378,14 +399,8 @@ minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc,
                                  (char *)x->base + (size_t)m0 * (size_t)x->stride * es, x->ld, x->stride,
                                  NULL, cnt, !in_place_solve};
             const chunk_ws w = carve(work, pl, cnt);
-            double *pin_resid = (double *)pin;
-            int32_t *pin_res = (int32_t *)(pin_resid + chunk);
             MINV_TRY(run_chunk(ctx, pl, io, w));
-            CUDA_TRY(cudaMemcpyAsync(pin_res, w.res, cnt * RES_INTS * sizeof(int32_t), cudaMemcpyDeviceToHost, g->stream));
-            if (pl.residual)
-                CUDA_TRY(cudaMemcpyAsync(pin_resid, w.residual, cnt * sizeof(double), cudaMemcpyDeviceToHost, g->stream));
-            CUDA_TRY(cudaStreamSynchronize(g->stream));
-            take_outcomes(pl, pin_res, pin_resid, m0, cnt, !in_place_solve, res);
+            MINV_TRY(take_outcomes(ctx, pl, w, outcomes_at(pin, chunk), m0, cnt, !in_place_solve, res));
         }
         if (chunk < count)
             minv_batch_note(r, "%lld chunks of up to %lld members", (long long)((count + chunk - 1) / chunk), (long long)chunk);

@@ -43,6 +43,7 @@ struct batch_args {
     int mode;             /* GJ_* */
     double sym_tol;       /* AUTO and SPD: asymmetry allowed, relative to max |a_ij| */
     int32_t *res;         /* RES_INTS per member (device) */
+    double *rcond;        /* per member (device): 1 / (||A||_inf ||A^-1||_inf) when written, else -1 */
 };
 
 #ifdef __CUDACC__
@@ -90,10 +91,10 @@ __device__ __forceinline__ void warp_argmax(double &v, int &row) {
     }
 }
 
-/* The reciprocal condition 1 / (||A||_inf ||A^-1||_inf) below eps of the compute type. */
-template <typename Tc> __device__ __forceinline__ bool below_eps(double anorm, double xnorm) {
+/* A reciprocal condition below eps of the compute type: singular to working precision. */
+template <typename Tc> __device__ __forceinline__ bool below_eps(double rcond) {
     const double eps = sizeof(Tc) == 8 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-    return !(1.0 / (anorm * xnorm) >= eps);
+    return !(rcond >= eps);
 }
 #endif
 

@@ -81,6 +81,7 @@ __global__ void __launch_bounds__(THREADS) prepare_kernel(batch_args p, blocked_
                                                                             : MINV_SUCCESS;
         res[RES_INFO] = bad < k ? bad : -1;
         res[RES_SPD] = 0;
+        p.rcond[m] = -1;
     }
 }
 
@@ -199,8 +200,10 @@ __global__ void __launch_bounds__(THREADS) finish_kernel(batch_args p, blocked_w
     }
     xmax = block_reduce(xmax, red, op_max());
     if (threadIdx.x == 0) {
-        if (below_eps<Tc>(ws.anorm[m], xmax)) res[RES_STATUS] = MINV_ERR_SINGULAR; /* written all the same */
+        const double rcond = 1.0 / (ws.anorm[m] * xmax);
+        if (below_eps<Tc>(rcond)) res[RES_STATUS] = MINV_ERR_SINGULAR; /* written all the same */
         res[RES_SPD] = p.mode == GJ_SPD;
+        p.rcond[m] = rcond;
     }
 }
 

@@ -136,8 +136,8 @@ template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(TH
     double xsum = 0;
 #pragma unroll
     for (int c = 0; c < K; c++) xsum += lane < n ? fabs((double)a[c]) : 0.0;
-    const double xnorm = group_reduce<K>(xsum, op_max());
-    if (written && below_eps<Tc>(anorm, xnorm)) status = MINV_ERR_SINGULAR; /* written all the same */
+    const double rcond = 1.0 / (anorm * group_reduce<K>(xsum, op_max()));
+    if (written && below_eps<Tc>(rcond)) status = MINV_ERR_SINGULAR; /* written all the same */
 
     /* lane p_j holds row j of A^-1 P^T: x(j, p_c) = a[c] */
     if (!p.b) {
@@ -166,6 +166,7 @@ template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(TH
         r[RES_STATUS] = status;
         r[RES_INFO] = info;
         r[RES_SPD] = written && spd;
+        p.rcond[m] = written ? rcond : -1;
     }
 }
 

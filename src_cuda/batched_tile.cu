@@ -137,6 +137,7 @@ __global__ void __launch_bounds__(THREADS) gj_tile_kernel(batch_args p) {
             res[RES_STATUS] = MINV_ERR_NOT_FINITE;
             res[RES_INFO] = bad;
             res[RES_SPD] = 0;
+            p.rcond[m] = -1;
         }
         return;
     }
@@ -166,6 +167,7 @@ __global__ void __launch_bounds__(THREADS) gj_tile_kernel(batch_args p) {
                 res[RES_STATUS] = MINV_ERR_NOT_SPD;
                 res[RES_INFO] = -1;
                 res[RES_SPD] = 0;
+                p.rcond[m] = -1;
             }
             return;
         }
@@ -183,15 +185,17 @@ __global__ void __launch_bounds__(THREADS) gj_tile_kernel(batch_args p) {
             res[RES_STATUS] = spd ? MINV_ERR_NOT_SPD : MINV_ERR_SINGULAR;
             res[RES_INFO] = fail;
             res[RES_SPD] = 0;
+            p.rcond[m] = -1;
         }
         return;
     }
     const double xnorm = norm_inf<KP>(a, s, n, ty);
     if (threadIdx.x == 0) {
-        const bool singular = below_eps<Tc>(anorm, xnorm); /* written all the same */
-        res[RES_STATUS] = singular ? MINV_ERR_SINGULAR : MINV_SUCCESS;
+        const double rcond = 1.0 / (anorm * xnorm);
+        res[RES_STATUS] = below_eps<Tc>(rcond) ? MINV_ERR_SINGULAR : MINV_SUCCESS; /* written all the same */
         res[RES_INFO] = -1;
         res[RES_SPD] = spd;
+        p.rcond[m] = rcond;
     }
     /* row p_j holds row j of A^-1 P^T: x(j, p_c) = a(p_j, c) */
     Tout *xm = (Tout *)p.x + m * p.sx;

@@ -178,7 +178,8 @@ static void invert_member(const job *jb, int64_t m, scratch *w) {
         inv = w->g;
     }
     jb->res->spd[m] = (int8_t)spd;
-    if (1.0 / (sc.anorm_inf * norm_inf(tc, inv, n, w->rowabs)) < minv_eps(tc))
+    jb->res->rcond[m] = 1.0 / (sc.anorm_inf * norm_inf(tc, inv, n, w->rowabs));
+    if (!(jb->res->rcond[m] >= minv_eps(tc)))
         jb->res->status[m] = MINV_ERR_SINGULAR; /* singular to working precision; still written */
     if (mode == 1) {
         jb->res->residual[m] = probes_after(jb, n, w, inv, sc.anorm_inf);
@@ -223,6 +224,7 @@ static void solve_member(const job *jb, int64_t m, scratch *w) {
         la_gemm(tc, 'N', 'N', n, nrhs, n, 1.0, w->g, n, w->t, n, 0.0, w->u, n);
         sol = w->u;
     }
+    jb->res->rcond[m] = rcond;
     if (rcond >= 0 && rcond < minv_eps(tc))
         jb->res->status[m] = MINV_ERR_SINGULAR;
     minv_batch_scatter(jb->x, m, tc, sol, n);

@@ -287,6 +287,8 @@ typedef struct {
     int64_t worst;           /* the member with that residual; -1 */
     int32_t residual_kind;
     int32_t reserved2;
+    double rcond;            /* the least reciprocal condition 1 / (||A||_inf ||A^-1||_inf) of
+                                the members written (estimated for CPU solves); -1 if none */
     double seconds;          /* wall time of the whole call */
     double flops;            /* LAPACK's operation counts over the members that succeeded */
     double gflops;
@@ -450,7 +452,9 @@ typedef struct {
                                  shows; 1: it was written from a Fortran array by
                                  nf90_put_var, so its dimensions appear reversed. Inversion
                                  gives the same file either way; a general solve does not. */
-    int32_t reserved2;
+    int32_t batch_chunk;      /* a batch is read, inverted (by the batched API) and written in
+                                 chunks of this many whole matrices; 0 = as many as 32 MiB of
+                                 doubles hold */
 } minv_file_options;
 
 void minv_file_options_default(minv_file_options *fopts);
