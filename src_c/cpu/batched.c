@@ -269,8 +269,8 @@ static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch 
         return minv_fail(jb->ctx, MINV_ERR_ALLOC, "cannot allocate the scratch of members of order %lld",
                          (long long)jb->a->rows);
     report->residual_kind = jb->ctx->residual_mode;
-    minv_batch_note(report, "CPU: %lld members on %d thread%s, %s in each%s", (long long)count, threads,
-                    threads == 1 ? "" : "s", jb->method == MINV_METHOD_GAUSS_JORDAN ? "Gauss-Jordan" : "LAPACK",
+    minv_batch_note(report, "CPU: %lld member%s on %d thread%s, %s in each%s", (long long)count,
+                    count == 1 ? "" : "s", threads, threads == 1 ? "" : "s", jb->method == MINV_METHOD_GAUSS_JORDAN ? "Gauss-Jordan" : "LAPACK",
                     jb->tc != jb->a->dtype ? ", computed in double" : "");
     return MINV_SUCCESS;
 }
