@@ -28,7 +28,9 @@ minv_mat minv_batch_member(const minv_batch *m, int64_t b) {
 
 static void copy_convert(const void *src, minv_dtype ts, int64_t lds, const int64_t *idx, void *dst,
                          minv_dtype td, int64_t ldd, int64_t rows, int64_t cols) {
-    if (ts == td && !idx) {
+    if (ts == td && !idx && lds == rows && ldd == rows) {
+        memcpy(dst, src, (size_t)rows * (size_t)cols * (size_t)ts);
+    } else if (ts == td && !idx) {
         for (int64_t j = 0; j < cols; j++)
             memcpy((char *)dst + (size_t)j * (size_t)ldd * (size_t)td,
                    (const char *)src + (size_t)j * (size_t)lds * (size_t)ts, (size_t)rows * (size_t)ts);

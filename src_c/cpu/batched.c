@@ -27,14 +27,17 @@ typedef struct {
 #undef T
 #undef FN
 
-static void scan(minv_dtype t, const void *a, int64_t n, double *rowabs, member_scan *o) {
-    if (t == MINV_R64) scan_d(a, n, rowabs, o);
-    else scan_s(a, n, rowabs, o);
+static void scan(minv_dtype t, const void *a, int64_t n, int symmetry, double *rowabs, member_scan *o) {
+    if (t == MINV_R64) scan_d(a, n, symmetry, rowabs, o);
+    else scan_s(a, n, symmetry, rowabs, o);
 }
 
 static double norm_inf(minv_dtype t, const void *a, int64_t n, double *rowabs) {
     return t == MINV_R64 ? norm_inf_d(a, n, rowabs) : norm_inf_s(a, n, rowabs);
 }
+
+/* getri's workspace per column: its blocked form needs n times its block size, 64 at most. */
+enum { GETRI_BLOCK = 64 };
 
 /* One thread's scratch, sized for the largest member. */
 typedef struct {
@@ -42,6 +45,7 @@ typedef struct {
                          residual; the Gauss-Jordan inverse */
     void *t, *u;      /* n x nrhs: right-hand sides and Gauss-Jordan products */
     void *f;          /* n: a column */
+    void *work;       /* GETRI_BLOCK * n: getri's */
     int *ipiv;
     int64_t *steps;
     int8_t *used;
@@ -57,6 +61,7 @@ static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs) {
     w->t = malloc(nn * m * es);
     w->u = malloc(nn * m * es);
     w->f = malloc(nn * es);
+    w->work = malloc(nn * GETRI_BLOCK * es);
     w->ipiv = malloc(nn * sizeof(int));
     w->steps = malloc(nn * sizeof(int64_t));
     w->used = malloc(nn);
@@ -64,12 +69,12 @@ static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs) {
     w->v = malloc(nn * MINV_PROBES * sizeof(double));
     w->av = malloc(nn * MINV_PROBES * sizeof(double));
     w->w = malloc(nn * MINV_PROBES * sizeof(double));
-    return w->s && w->c && w->g && w->t && w->u && w->f && w->ipiv && w->steps && w->used && w->rowabs && w->v &&
+    return w->s && w->c && w->g && w->t && w->u && w->f && w->work && w->ipiv && w->steps && w->used && w->rowabs && w->v &&
            w->av && w->w;
 }
 
 static void scratch_free(scratch *w) {
-    free(w->s); free(w->c); free(w->g); free(w->t); free(w->u); free(w->f); free(w->ipiv); free(w->steps);
+    free(w->s); free(w->c); free(w->g); free(w->t); free(w->u); free(w->f); free(w->work); free(w->ipiv); free(w->steps);
     free(w->used); free(w->rowabs); free(w->v); free(w->av); free(w->w);
 }
 
@@ -90,7 +95,7 @@ typedef struct {
  * fails here; else 1 with *spd telling the path. */
 static int load_member(const job *jb, int64_t m, int64_t n, scratch *w, member_scan *sc, int *spd) {
     minv_batch_gather(jb->a, m, jb->tc, w->s, n);
-    scan(jb->tc, w->s, n, w->rowabs, sc);
+    scan(jb->tc, w->s, n, jb->method == MINV_METHOD_AUTO || jb->method == MINV_METHOD_CHOLESKY, w->rowabs, sc);
     if (sc->bad_col >= 0) {
         jb->res->status[m] = MINV_ERR_NOT_FINITE;
         jb->res->info[m] = sc->bad_col;
@@ -173,7 +178,7 @@ static void invert_member(const job *jb, int64_t m, scratch *w) {
         minv_mat s = {tc, n, n, n, w->s};
         minv_cpu_mirror_lower_to_upper(&s);
     } else if (general_method(jb->method) == MINV_METHOD_LU) {
-        la_getri(tc, n, w->s, n, w->ipiv);
+        la_getri(tc, n, w->s, n, w->ipiv, w->work, GETRI_BLOCK * n);
     } else {
         inv = w->g;
     }
@@ -235,10 +240,13 @@ static void solve_member(const job *jb, int64_t m, scratch *w) {
         jb->res->residual[m] = r;
 }
 
-/* Threads worth their start and their wait: about a millisecond of work each at the least. */
+/* Threads over the members: none for fewer members than threads (a threaded BLAS does better
+ * inside each), and only as many as have a few hundred microseconds of work each. */
 static int thread_count(const job *jb) {
-    const double per_thread = 4e6;
+    const double per_thread = 1e6;
     double flops = 0;
+    if (jb->a->count < jb->ctx->cpu_threads)
+        return 1;
     for (int64_t m = 0; m < jb->a->count && flops < per_thread * jb->ctx->cpu_threads; m++)
         flops += minv_batch_flops(0, minv_batch_order(jb->a, m), jb->b ? jb->b->cols : 0);
     const double t = flops / per_thread;

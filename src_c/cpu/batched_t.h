@@ -1,8 +1,9 @@
 /* Type template for batched.c: the per-member loops in the compute type T, with FN(name) the
  * name with the precision suffix. Members are dense (leading dimension n). */
 
-/* First column holding a NaN or Inf (-1 if none), ||A||_inf, and what AUTO needs. */
-static void FN(scan)(const T *a, int64_t n, double *rowabs, member_scan *o) {
+/* First column holding a NaN or Inf (-1 if none), ||A||_inf, and (when `symmetry`) what the
+ * SPD path needs. */
+static void FN(scan)(const T *a, int64_t n, int symmetry, double *rowabs, member_scan *o) {
     o->bad_col = -1;
     o->asym = o->max_abs = 0;
     o->diag_positive = 1;
@@ -14,7 +15,7 @@ static void FN(scan)(const T *a, int64_t n, double *rowabs, member_scan *o) {
             if (!isfinite(v) && o->bad_col < 0) o->bad_col = j;
             rowabs[i] += fabs(v);
             if (fabs(v) > o->max_abs) o->max_abs = fabs(v);
-            if (i > j && fabs(v - (double)a[(size_t)i * (size_t)n + (size_t)j]) > o->asym)
+            if (symmetry && i > j && fabs(v - (double)a[(size_t)i * (size_t)n + (size_t)j]) > o->asym)
                 o->asym = fabs(v - (double)a[(size_t)i * (size_t)n + (size_t)j]);
         }
         o->diag_positive &= col[j] > 0;

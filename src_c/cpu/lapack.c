@@ -85,17 +85,20 @@ int la_getrf(minv_dtype t, int64_t n, void *a, int64_t lda, int *ipiv) {
     return info;
 }
 
-int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv) {
-    I(n); I(lda); int info = 0, lwork = -1;
-    double query = 0;
-    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, &query, &lwork, &info);
-    else { float q = 0; sgetri_(&n_, a, &lda_, ipiv, &q, &lwork, &info); query = q; }
-    lwork = (int)query > n_ ? (int)query : (n_ > 0 ? n_ : 1);
-    void *work = malloc((size_t)lwork * (size_t)t);
-    if (!work) return -1;
-    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, work, &lwork, &info);
-    else sgetri_(&n_, a, &lda_, ipiv, work, &lwork, &info);
-    free(work);
+int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv, void *work, int64_t lwork) {
+    I(n); I(lda); int info = 0, lw = (int)lwork;
+    void *own = NULL;
+    if (!work) {
+        double query = 0;
+        lw = -1;
+        if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, &query, &lw, &info);
+        else { float q = 0; sgetri_(&n_, a, &lda_, ipiv, &q, &lw, &info); query = q; }
+        lw = (int)query > n_ ? (int)query : (n_ > 0 ? n_ : 1);
+        if (!(work = own = malloc((size_t)lw * (size_t)t))) return -1;
+    }
+    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, work, &lw, &info);
+    else sgetri_(&n_, a, &lda_, ipiv, work, &lw, &info);
+    free(own);
     return info;
 }
 

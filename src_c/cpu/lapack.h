@@ -17,7 +17,8 @@ int la_potri(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb);
 int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
 int la_getrf(minv_dtype t, int64_t n, void *a, int64_t lda, int *ipiv);
-int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv);
+/* work: lwork >= n elements of type t, or NULL to let getri size and allocate its own. */
+int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv, void *work, int64_t lwork);
 int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
              void *b, int64_t ldb);
 int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
