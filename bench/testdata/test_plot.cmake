@@ -1,0 +1,16 @@
+# The plotting script on a made-up table: it must write a non-empty PNG. Skipped (by the
+# test's SKIP_REGULAR_EXPRESSION) where matplotlib is not installed.
+execute_process(COMMAND ${PYTHON} -c "import matplotlib" RESULT_VARIABLE have OUTPUT_QUIET ERROR_QUIET)
+if(NOT have EQUAL 0)
+  message("plot test: matplotlib not found, skipped")
+  return()
+endif()
+file(REMOVE ${OUT})
+execute_process(COMMAND ${PYTHON} ${SCRIPT} ${TABLE} ${OUT} RESULT_VARIABLE code)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "plot_batched.py exited with ${code}")
+endif()
+file(SIZE ${OUT} bytes)
+if(bytes LESS 10000)
+  message(FATAL_ERROR "plot_batched.py wrote ${bytes} bytes to ${OUT}")
+endif()
