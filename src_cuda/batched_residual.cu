@@ -130,10 +130,15 @@ __global__ void __launch_bounds__(THREADS) solve_residual_kernel(batch_args p, i
     if (threadIdx.x == 0) residual[m] = worst;
 }
 
-/* The kernel's dynamic shared memory, allowed beyond the default where it must be. */
-template <typename K> minv_status smem_for(minv_context *ctx, K kernel, size_t bytes) {
+/* A block per member, with `smem` bytes of dynamic shared memory (allowed beyond the default
+ * where it must be). */
+template <typename... A>
+minv_status launch(minv_context *ctx, void (*kernel)(A...), size_t smem, int64_t count, A... args) {
     minv_status status = MINV_SUCCESS;
-    if (bytes > 48 * 1024) CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if (smem > 48 * 1024)
+        CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    kernel<<<(unsigned)count, THREADS, smem, ctx->gpu->stream>>>(args...);
+    LAUNCH_TRY();
 cleanup:
     return status;
 }
@@ -141,51 +146,18 @@ cleanup:
 } // namespace
 
 minv_status minv_gpu_probes_before(minv_context *ctx, const batch_args &p, minv_dtype tio, double *av, double *anorm) {
-    minv_status status = MINV_SUCCESS;
-    const size_t smem = MINV_PROBES * (size_t)p.k * sizeof(double);
-    cudaStream_t s = ctx->gpu->stream;
-    if (tio == MINV_R64) {
-        MINV_TRY(smem_for(ctx, probes_before_kernel<double>, smem));
-        probes_before_kernel<double><<<(unsigned)p.count, THREADS, smem, s>>>(p, av, anorm);
-    } else {
-        MINV_TRY(smem_for(ctx, probes_before_kernel<float>, smem));
-        probes_before_kernel<float><<<(unsigned)p.count, THREADS, smem, s>>>(p, av, anorm);
-    }
-    LAUNCH_TRY();
-cleanup:
-    return status;
+    return launch(ctx, tio == MINV_R64 ? probes_before_kernel<double> : probes_before_kernel<float>,
+                  MINV_PROBES * (size_t)p.k * sizeof(double), p.count, p, av, anorm);
 }
 
 minv_status minv_gpu_probes_after(minv_context *ctx, const batch_args &p, minv_dtype tio, const double *av,
                                   const double *anorm, double *residual) {
-    minv_status status = MINV_SUCCESS;
-    const size_t smem = 2 * MINV_PROBES * (size_t)p.k * sizeof(double);
-    cudaStream_t s = ctx->gpu->stream;
-    if (tio == MINV_R64) {
-        MINV_TRY(smem_for(ctx, probes_after_kernel<double>, smem));
-        probes_after_kernel<double><<<(unsigned)p.count, THREADS, smem, s>>>(p, av, anorm, residual);
-    } else {
-        MINV_TRY(smem_for(ctx, probes_after_kernel<float>, smem));
-        probes_after_kernel<float><<<(unsigned)p.count, THREADS, smem, s>>>(p, av, anorm, residual);
-    }
-    LAUNCH_TRY();
-cleanup:
-    return status;
+    return launch(ctx, tio == MINV_R64 ? probes_after_kernel<double> : probes_after_kernel<float>,
+                  2 * MINV_PROBES * (size_t)p.k * sizeof(double), p.count, p, av, anorm, residual);
 }
 
 minv_status minv_gpu_solve_residual(minv_context *ctx, const batch_args &p, minv_dtype tio, int64_t cols,
                                     double *residual) {
-    minv_status status = MINV_SUCCESS;
-    const size_t smem = (size_t)p.k * sizeof(double);
-    cudaStream_t s = ctx->gpu->stream;
-    if (tio == MINV_R64) {
-        MINV_TRY(smem_for(ctx, solve_residual_kernel<double>, smem));
-        solve_residual_kernel<double><<<(unsigned)p.count, THREADS, smem, s>>>(p, cols, residual);
-    } else {
-        MINV_TRY(smem_for(ctx, solve_residual_kernel<float>, smem));
-        solve_residual_kernel<float><<<(unsigned)p.count, THREADS, smem, s>>>(p, cols, residual);
-    }
-    LAUNCH_TRY();
-cleanup:
-    return status;
+    return launch(ctx, tio == MINV_R64 ? solve_residual_kernel<double> : solve_residual_kernel<float>,
+                  (size_t)p.k * sizeof(double), p.count, p, cols, residual);
 }
