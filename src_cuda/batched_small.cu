@@ -37,11 +37,11 @@ __device__ __forceinline__ void load_row(Tc (&a)[K], const Tio *am, int64_t lda,
 }
 
 /* In-place Gauss-Jordan on the group's matrix, pivoted (the largest unused row) or not (row j
- * at step j, which must be positive). Updates registers only when `on`; pcol[j] receives the
- * pivot row of step j and `step` the step at which this lane's row was the pivot. Returns the
- * first failing column, or -1. */
+ * at step j, which must be positive). Updates registers only when `on`; pcol[j] (the group's,
+ * in shared memory: registers are scarce) receives the pivot row of step j and `step` the step
+ * at which this lane's row was the pivot. Returns the first failing column, or -1. */
 template <int K, typename Tc>
-__device__ __forceinline__ int gj_steps(Tc (&a)[K], int (&pcol)[K], int &step, int lane, bool pivoting, bool on) {
+__device__ __forceinline__ int gj_steps(Tc (&a)[K], int8_t *pcol, int &step, int lane, bool pivoting, bool on) {
     int fail = -1;
     if (on) step = -1;
 #pragma unroll
@@ -52,7 +52,7 @@ __device__ __forceinline__ int gj_steps(Tc (&a)[K], int (&pcol)[K], int &step, i
         const Tc piv = __shfl_sync(FULL_MASK, a[j], pl, K);
         if (on && fail < 0 && (pivoting ? !(cand > 0) : !(piv > Tc(0)))) fail = j;
         const bool go = on && fail < 0;
-        if (on) pcol[j] = pl;
+        if (on && lane == 0) pcol[j] = (int8_t)pl;
         if (go && lane == pl) step = j;
         const Tc inv = go ? Tc(1) / piv : Tc(0);
         const Tc f = a[j];
@@ -73,8 +73,9 @@ template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(TH
     const bool live = m < p.count;
     const int n = live ? (p.sizes ? p.sizes[m] : p.k) : 0;
     const Tio *am = (const Tio *)p.a + (live ? m * p.sa : 0);
+    __shared__ int8_t pivots[THREADS];
+    int8_t *pcol = pivots + threadIdx.x / K * K;
     Tc a[K];
-    int pcol[K];
     load_row<K>(a, am, p.lda, n, lane, live);
 
     int status = MINV_SUCCESS, info = -1;
@@ -132,6 +133,7 @@ template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(TH
         }
     }
 
+    __syncwarp(); /* pcol, written by the group's first lane, is read by all */
     const bool written = live && status == MINV_SUCCESS;
     double xsum = 0;
 #pragma unroll

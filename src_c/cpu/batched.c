@@ -52,12 +52,13 @@ typedef struct {
     double *rowabs, *v, *av, *w; /* residual probes */
 } scratch;
 
-static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs) {
+/* Only what the call will use: the copy for the full residual, the Gauss-Jordan inverse. */
+static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs, int copy, int gauss_jordan) {
     const size_t nn = (size_t)(n > 0 ? n : 1), es = (size_t)t, m = (size_t)(nrhs > 0 ? nrhs : 1);
     memset(w, 0, sizeof *w);
     w->s = malloc(nn * nn * es);
-    w->c = malloc(nn * nn * es);
-    w->g = malloc(nn * nn * es);
+    w->c = copy ? malloc(nn * nn * es) : NULL;
+    w->g = gauss_jordan ? malloc(nn * nn * es) : NULL;
     w->t = malloc(nn * m * es);
     w->u = malloc(nn * m * es);
     w->f = malloc(nn * es);
@@ -69,7 +70,7 @@ static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs) {
     w->v = malloc(nn * MINV_PROBES * sizeof(double));
     w->av = malloc(nn * MINV_PROBES * sizeof(double));
     w->w = malloc(nn * MINV_PROBES * sizeof(double));
-    return w->s && w->c && w->g && w->t && w->u && w->f && w->work && w->ipiv && w->steps && w->used && w->rowabs && w->v &&
+    return w->s && (w->c || !copy) && (w->g || !gauss_jordan) && w->t && w->u && w->f && w->work && w->ipiv && w->steps && w->used && w->rowabs && w->v &&
            w->av && w->w;
 }
 
@@ -262,7 +263,8 @@ static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch 
 #pragma omp parallel num_threads(threads)
     {
         scratch w;
-        if (scratch_alloc(&w, jb->tc, jb->a->rows, nrhs)) {
+        if (scratch_alloc(&w, jb->tc, jb->a->rows, nrhs, jb->ctx->residual_mode == 2 && !jb->b,
+                          jb->method == MINV_METHOD_GAUSS_JORDAN)) {
 #pragma omp for schedule(dynamic, 16)
             for (int64_t m = 0; m < count; m++)
                 one(jb, m, &w);
