@@ -257,8 +257,9 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  * registers of a thread block (k <= 128); larger k run a blocked Gauss-Jordan with cuBLAS
  * batched GEMM updates, where AUTO takes the general path for every member. GPU solves form
  * the inverse and multiply. The CPU runs members in parallel on the context's cpu_threads,
- * LAPACK inside each (keep a threaded BLAS to one thread, e.g. OPENBLAS_NUM_THREADS=1, for
- * k >= ~100).
+ * LAPACK inside each, a threaded OpenBLAS kept to one thread a call meanwhile (its idle
+ * threads may still spin: OPENBLAS_NUM_THREADS=1 avoids them); a batch of fewer members than
+ * threads runs them one after the other, the BLAS threaded inside each.
  *
  * Members are independent. status (nbatch entries, may be NULL) receives each member's status:
  * MINV_SUCCESS, MINV_ERR_NOT_FINITE (NaN or Inf in it), MINV_ERR_SINGULAR (an exactly zero
