@@ -6,6 +6,7 @@
 !   call minv_init(ctx)                           ! once; reuse it for every cycle
 !   call minv_invert(ctx, b, binv, report=rep)    ! binv = B^-1
 !   call minv_solve(ctx, s, d, x, stat=ierr, errmsg=msg)   ! S X = D, D of shape (n, k)
+!   call minv_invert_batched(ctx, a, ainv, status=st)  ! every a(:, :, m) of a(k, k, nbatch)
 !   call minv_finalize(ctx)
 !
 ! Conventions, the same for every routine:
