@@ -1,21 +1,28 @@
 // Batches of order k > 128: Gauss-Jordan by panels of nb columns. A block per matrix runs the
 // panel's nb steps on the k x nb panel in shared memory (pivot rows chosen among all rows not
-// yet used); what the panel did to the other columns is then one rank-nb update,
+// yet used); what a set of steps did to the other columns is one rank update,
 //   A(:, out) <- A(:, out) with the pivot rows zeroed + P * A(pivot rows, out),
-// with P the finished panel, applied to the columns left and right of the panel by cuBLAS
-// strided batched GEMM. The matrices are worked on in a copy in the compute type; a last
-// kernel writes the inverse in place of the pivoting (see batched.cuh).
+// with P the finished columns of those steps, applied left and right of them by cuBLAS strided
+// batched GEMM. Two levels keep the GEMMs few and wide: a panel updates only the other
+// columns of its outer block (4 panels), and an outer block, once done, updates the rest of
+// the matrix at once. The matrices are worked on in a copy in the compute type; a last kernel
+// writes the inverse in place of the pivoting (see batched.cuh).
 #include "batched.cuh"
 
 namespace {
 
 constexpr int THREADS = 256;
 
+/* Columns of an outer block; the width of the update buffers (an outer block, or a panel when
+ * one outer block is the whole matrix). */
+int outer_width(int nb) { return 4 * nb; }
+int update_width(int k, int nb) { return k > outer_width(nb) ? outer_width(nb) : nb; }
+
 /* The workspace of `count` members, carved in this order, each part 256-byte aligned. */
 struct blocked_ws {
     void *w;           /* k x k per member, the working copy */
-    void *panel;       /* k x nb: the finished panel */
-    void *rows;        /* nb x k: the pivot rows of the panel, taken out of w */
+    void *panel;       /* k x update_width: finished columns, for a GEMM */
+    void *rows;        /* update_width x k: their pivot rows, taken out of w */
     int32_t *row_step; /* k per member: the step at which a row was the pivot, -1 before */
     int32_t *piv_row;  /* k per member: the pivot row of each step */
     double *anorm;     /* per member: ||A||_inf */
@@ -26,13 +33,13 @@ size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
 blocked_ws carve(void *work, int64_t count, int k, int nb, minv_dtype tc) {
     blocked_ws ws;
     char *p = (char *)work;
-    const size_t c = (size_t)count, kk = (size_t)k, es = (size_t)tc;
+    const size_t c = (size_t)count, kk = (size_t)k, es = (size_t)tc, uw = (size_t)update_width(k, nb);
     ws.w = p;
     p += align256(c * kk * kk * es);
     ws.panel = p;
-    p += align256(c * kk * (size_t)nb * es);
+    p += align256(c * kk * uw * es);
     ws.rows = p;
-    p += align256(c * kk * (size_t)nb * es);
+    p += align256(c * kk * uw * es);
     ws.row_step = (int32_t *)p;
     p += align256(c * kk * sizeof(int32_t));
     ws.piv_row = (int32_t *)p;
@@ -85,16 +92,16 @@ __global__ void __launch_bounds__(THREADS) prepare_kernel(batch_args p, blocked_
     }
 }
 
-/* The nb steps of panel [j0, j0 + nbe) in shared memory, then the panel and its pivot rows out
- * for the GEMMs (the pivot rows zeroed outside the panel in w). */
+/* The steps of panel [j0, j0 + nbe) in shared memory (room for nb columns), the panel written
+ * back to w. */
 template <typename Tc>
-__global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws ws, int nb, int j0, int pivoting) {
+__global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws ws, int nb, int j0, int nbe,
+                                                         int pivoting) {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double red[32];
     __shared__ int ired[32];
-    __shared__ int pivots[64];
     const int64_t m = blockIdx.x;
-    const int k = p.k, nbe = min(nb, k - j0);
+    const int k = p.k;
     if (p.res[m * RES_INTS + RES_STATUS] != MINV_SUCCESS)
         return; /* its GEMM updates touch its own, abandoned, copy only */
     Tc *panel = (Tc *)smem;              /* k x nbe, leading dimension k */
@@ -145,7 +152,6 @@ __global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws
         if (threadIdx.x == 0) {
             row_step[piv] = j;
             g_piv_row[j] = piv;
-            pivots[jj] = piv;
         }
         const Tc inv = Tc(1) / pv;
         for (int i = threadIdx.x; i < k; i += THREADS) {
@@ -157,21 +163,32 @@ __global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws
         }
         __syncthreads();
     }
-    Tc *gp = (Tc *)ws.panel + m * (int64_t)k * nb, *gr = (Tc *)ws.rows + m * (int64_t)k * nb;
     for (int i = threadIdx.x; i < k; i += THREADS) {
         g_row_step[i] = row_step[i];
-        for (int c = 0; c < nbe; c++) {
-            const Tc v = panel[i + (size_t)c * k];
-            w[i + (int64_t)(j0 + c) * k] = v;
-            gp[i + (int64_t)c * k] = v;
-        }
+        for (int c = 0; c < nbe; c++) w[i + (int64_t)(j0 + c) * k] = panel[i + (size_t)c * k];
     }
-    /* rows(t, c) = w(p_t, c) outside the panel, and w(p_t, c) = 0 */
-    for (int64_t e = threadIdx.x; e < (int64_t)nbe * k; e += THREADS) {
-        const int t = (int)(e % nbe), c = (int)(e / nbe);
-        if (c >= j0 && c < j0 + nbe) continue;
-        Tc *src = w + pivots[t] + (int64_t)c * k;
-        gr[t + (int64_t)c * nb] = *src;
+}
+
+/* For the update by steps [j0, j0 + width): their finished columns into ws.panel, and their
+ * pivot rows over the columns [c0, c1) outside them into ws.rows (leading dimension uw),
+ * zeroed in w. */
+template <typename Tc>
+__global__ void __launch_bounds__(THREADS) gather_kernel(batch_args p, blocked_ws ws, int uw, int j0, int width, int c0,
+                                                          int c1) {
+    const int64_t m = blockIdx.x;
+    if (p.res[m * RES_INTS + RES_STATUS] != MINV_SUCCESS)
+        return;
+    const int k = p.k;
+    Tc *w = (Tc *)ws.w + m * (int64_t)k * k, *gp = (Tc *)ws.panel + m * (int64_t)k * uw,
+       *gr = (Tc *)ws.rows + m * (int64_t)k * uw;
+    const int32_t *piv_row = ws.piv_row + m * k + j0;
+    for (int64_t e = threadIdx.x; e < (int64_t)k * width; e += THREADS)
+        gp[e] = w[(int64_t)j0 * k + e];
+    for (int64_t e = threadIdx.x; e < (int64_t)width * (c1 - c0); e += THREADS) {
+        const int t = (int)(e % width), c = c0 + (int)(e / width);
+        if (c >= j0 && c < j0 + width) continue;
+        Tc *src = w + piv_row[t] + (int64_t)c * k;
+        gr[t + (int64_t)c * uw] = *src;
         *src = Tc(0);
     }
 }
@@ -211,27 +228,48 @@ size_t panel_smem(int k, int nb, minv_dtype tc) {
     return ((size_t)k * nb + nb) * (size_t)tc + (size_t)k * sizeof(int);
 }
 
+/* The update by steps [j0, j0 + width) of the columns [c0, c1) outside them: gather, then a
+ * GEMM on each side. */
+template <typename Tc>
+minv_status update(minv_context *ctx, const batch_args &p, const blocked_ws &ws, int uw, int j0, int width, int c0,
+                   int c1) {
+    minv_status status = MINV_SUCCESS;
+    minv_gpu *g = ctx->gpu;
+    const int k = p.k, count = (int)p.count, right = j0 + width;
+    const long long kk = (long long)k * k, ku = (long long)k * uw;
+    Tc *w = (Tc *)ws.w, *panel = (Tc *)ws.panel, *rows = (Tc *)ws.rows;
+    gather_kernel<Tc><<<count, THREADS, 0, g->stream>>>(p, ws, uw, j0, width, c0, c1);
+    LAUNCH_TRY();
+    if (j0 > c0)
+        CUBLAS_TRY(minv_gemm_strided(g->blas, k, j0 - c0, width, 1.0, panel, k, ku, rows + (size_t)c0 * uw, uw, ku, 1.0,
+                                     w + (size_t)c0 * k, k, kk, count));
+    if (right < c1)
+        CUBLAS_TRY(minv_gemm_strided(g->blas, k, c1 - right, width, 1.0, panel, k, ku, rows + (size_t)right * uw, uw, ku,
+                                     1.0, w + (size_t)right * k, k, kk, count));
+cleanup:
+    return status;
+}
+
 template <typename Tio, typename Tc, typename Tout>
 minv_status run(minv_context *ctx, const batch_args &p, int nb, void *work) {
     minv_status status = MINV_SUCCESS;
     minv_gpu *g = ctx->gpu;
-    const int k = p.k, count = (int)p.count;
+    const int k = p.k, count = (int)p.count, outer = outer_width(nb), uw = update_width(k, nb);
     const blocked_ws ws = carve(work, p.count, k, nb, sizeof(Tc) == 8 ? MINV_R64 : MINV_R32);
     const size_t smem = panel_smem(k, nb, sizeof(Tc) == 8 ? MINV_R64 : MINV_R32);
-    const long long kk = (long long)k * k, kn = (long long)k * nb;
     prepare_kernel<Tio, Tc><<<count, THREADS, 0, g->stream>>>(p, ws);
     LAUNCH_TRY();
     CUDA_TRY(cudaFuncSetAttribute(panel_kernel<Tc>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    for (int j0 = 0; j0 < k; j0 += nb) {
-        const int nbe = nb < k - j0 ? nb : k - j0, right = j0 + nbe;
-        panel_kernel<Tc><<<count, THREADS, smem, g->stream>>>(p, ws, nb, j0, p.mode != GJ_SPD);
-        LAUNCH_TRY();
-        Tc *w = (Tc *)ws.w, *panel = (Tc *)ws.panel, *rows = (Tc *)ws.rows;
-        if (j0 > 0)
-            CUBLAS_TRY(minv_gemm_strided(g->blas, k, j0, nbe, 1.0, panel, k, kn, rows, nb, kn, 1.0, w, k, kk, count));
-        if (right < k)
-            CUBLAS_TRY(minv_gemm_strided(g->blas, k, k - right, nbe, 1.0, panel, k, kn, rows + (size_t)right * nb, nb, kn,
-                                         1.0, w + (size_t)right * k, k, kk, count));
+    for (int b0 = 0; b0 < k; b0 += outer) {
+        const int b1 = b0 + outer < k ? b0 + outer : k;
+        for (int j0 = b0; j0 < b1; j0 += nb) {
+            const int nbe = nb < b1 - j0 ? nb : b1 - j0;
+            panel_kernel<Tc><<<count, THREADS, smem, g->stream>>>(p, ws, nb, j0, nbe, p.mode != GJ_SPD);
+            LAUNCH_TRY();
+            MINV_TRY(update<Tc>(ctx, p, ws, uw, j0, nbe, b0, b1));
+        }
+        if (b1 - b0 < k)
+            MINV_TRY(update<Tc>(ctx, p, ws, uw, b0, b1 - b0, 0, k));
     }
     finish_kernel<Tc, Tout><<<count, THREADS, 0, g->stream>>>(p, ws);
     LAUNCH_TRY();
@@ -270,7 +308,7 @@ int minv_gpu_gj_blocked_panel(minv_context *ctx, int k, minv_dtype tc) {
 
 size_t minv_gpu_gj_blocked_bytes(int k, int nb, minv_dtype tc) {
     const size_t kk = (size_t)k, es = (size_t)tc;
-    return kk * kk * es + 2 * kk * (size_t)nb * es + 2 * kk * sizeof(int32_t) + sizeof(double);
+    return kk * kk * es + 2 * kk * (size_t)update_width(k, nb) * es + 2 * kk * sizeof(int32_t) + sizeof(double);
 }
 
 minv_status minv_gpu_gj_blocked(minv_context *ctx, const batch_args &p, minv_dtype tio, minv_dtype tc,
