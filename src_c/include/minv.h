@@ -264,8 +264,8 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  * Members are independent. status (nbatch entries, may be NULL) receives each member's status:
  * MINV_SUCCESS, MINV_ERR_NOT_FINITE (NaN or Inf in it), MINV_ERR_SINGULAR (an exactly zero
  * pivot, or a reciprocal condition 1 / (||A||_inf ||A^-1||_inf) below eps, estimated by LAPACK
- * for CPU solves, whose result is still written), MINV_ERR_NOT_SPD. A failed member's output is left as it was (in place: its
- * input), except a member singular to working precision. The call returns MINV_SUCCESS when
+ * for CPU solves, whose result is still written), MINV_ERR_NOT_SPD. A failed member's output is
+ * left as it was (in place: its input), except a member singular to working precision. The call returns MINV_SUCCESS when
  * every member succeeded; otherwise the first failed member's status, with minv_last_error()
  * naming that member (0-based), its reason and column; every other member is still done.
  * Argument errors name the argument by position, and the member where it is one of them. */
