@@ -24,6 +24,7 @@ const cli_option cli_file_options[] = {
     {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order"},
     {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)"},
     {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)"},
+    {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)"},
     {NULL, NULL, NULL}};
 
 const cli_option cli_output_options[] = {
@@ -225,6 +226,11 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         s->fopts.tile = i;
     }
     s->fopts.fortran_order = cli_flag(a, "fortran-order");
+    if ((v = cli_value(a, "batch-chunk"))) {
+        if (!cli_parse_int(v, 1, INT32_MAX, &i))
+            return cli_error(CLI_USAGE, "--batch-chunk %s: expected an integer >= 1", v);
+        s->fopts.batch_chunk = (int32_t)i;
+    }
     if ((v = cli_value(a, "deflate"))) {
         if (!cli_parse_int(v, 0, 9, &i))
             return cli_error(CLI_USAGE, "--deflate %s: expected a level from 0 to 9", v);

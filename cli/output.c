@@ -49,9 +49,11 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
         }
     }
     const char *gpu = "", *compute = NULL;
+    int batch = 0;
     for (int k = 0; k < nnotes; k++) {
         if (starts(notes[k], "GPU not used:")) gpu = notes[k];
         if (starts(notes[k], "compute ")) compute = notes[k] + 8;
+        batch |= starts(notes[k], "batch: ");
     }
     printf("%s\n", title);
     printf("%-10s %s\n", "method", minv_method_name(r->method));
@@ -77,7 +79,8 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
     else
         printf("%-10s not computed\n", "residual");
     if (r->rcond >= 0)
-        printf("%-10s %.2e (reciprocal 1-norm condition estimate)\n", "rcond", r->rcond);
+        printf("%-10s %.2e (%s)\n", "rcond", r->rcond,
+               batch ? "the least reciprocal inf-norm condition of the batch" : "reciprocal 1-norm condition estimate");
     for (int k = 0; k < nnotes; k++) {
         if (starts(notes[k], "read ")) printf("%-10s %s\n", "read", notes[k] + 5);
         if (starts(notes[k], "wrote ")) printf("%-10s %s\n", "wrote", notes[k] + 6);

@@ -10,6 +10,9 @@
 !   const T *m (host)   -> real(c_T), intent(in) :: m(*)    (sequence association)
 !   T *m (host)         -> real(c_T), intent(inout) :: m(*)
 !   device pointers     -> type(c_ptr), value
+!   batched host arrays -> type(c_ptr), value (c_loc of a contiguous array), so that one array
+!                          may be a routine's input and output (in place)
+!   arrays of pointers  -> type(c_ptr), intent(in) :: p(*)
 !   struct *, may be NULL -> type(...), optional
 !   const char * in     -> character(kind=c_char), intent(in) :: s(*)  (NUL-terminated)
 !   const char * out    -> type(c_ptr) result
@@ -198,7 +201,7 @@ module minv_c_api
     integer(c_int64_t) :: slice(MINV_MAX_SLICE)
     integer(c_int64_t) :: tile
     integer(c_int32_t) :: fortran_order
-    integer(c_int32_t) :: reserved2
+    integer(c_int32_t) :: batch_chunk
   end type minv_file_options
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &
@@ -576,5 +579,381 @@ module minv_c_api
       type(minv_analysis), intent(out) :: analysis
       integer(c_int) :: status
     end function minv_analyze_file
+  end interface
+
+  ! ---- batched: many small matrices in one call (minv.h's batched section) ----
+  type, bind(c), public :: minv_batch_report
+    integer(c_int) :: method
+    integer(c_int) :: backend
+    integer(c_int64_t) :: nbatch
+    integer(c_int64_t) :: k
+    integer(c_int64_t) :: nrhs
+    integer(c_int64_t) :: cholesky_count
+    integer(c_int64_t) :: failed
+    integer(c_int64_t) :: first_failed
+    integer(c_int) :: first_status
+    integer(c_int32_t) :: reserved
+    integer(c_int64_t) :: first_info
+    real(c_double) :: residual
+    integer(c_int64_t) :: worst
+    integer(c_int32_t) :: residual_kind
+    integer(c_int32_t) :: reserved2
+    real(c_double) :: rcond
+    real(c_double) :: seconds
+    real(c_double) :: flops
+    real(c_double) :: gflops
+    character(kind=c_char) :: reason(MINV_REASON_LEN)
+  end type minv_batch_report
+
+  public :: minv_invert_batched_d, minv_invert_batched_s, minv_invert_batched_sd, &
+            minv_invert_batched_ptr_d, minv_invert_batched_ptr_s, minv_invert_batched_ptr_sd, &
+            minv_invert_batched_vsize_d, minv_invert_batched_vsize_s, &
+            minv_invert_batched_vsize_sd, minv_invert_batched_subset_d, &
+            minv_invert_batched_subset_s, minv_invert_batched_subset_sd, minv_solve_batched_d, &
+            minv_solve_batched_s, minv_solve_batched_sd, minv_solve_batched_ptr_d, &
+            minv_solve_batched_ptr_s, minv_solve_batched_ptr_sd, minv_solve_batched_vsize_d, &
+            minv_solve_batched_vsize_s, minv_solve_batched_vsize_sd, &
+            minv_invert_batched_device_d, minv_invert_batched_device_s, &
+            minv_solve_batched_device_d, minv_solve_batched_device_s
+
+  interface
+    ! ---- batched: ainv_b = A_b^-1 (status and report may be absent) ----
+    function minv_invert_batched_d(ctx, method, k, nbatch, a, lda, stride_a, ainv, ldainv, &
+        stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldainv, stride_ainv
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_d
+
+    function minv_invert_batched_s(ctx, method, k, nbatch, a, lda, stride_a, ainv, ldainv, &
+        stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldainv, stride_ainv
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_s
+
+    function minv_invert_batched_sd(ctx, method, k, nbatch, a, lda, stride_a, ainv, ldainv, &
+        stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldainv, stride_ainv
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_sd
+
+    function minv_invert_batched_ptr_d(ctx, method, k, nbatch, a, lda, ainv, ldainv, status, &
+        report) &
+        bind(c, name="minv_invert_batched_ptr_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, ldainv
+      type(c_ptr), intent(in) :: a(*), ainv(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_ptr_d
+
+    function minv_invert_batched_ptr_s(ctx, method, k, nbatch, a, lda, ainv, ldainv, status, &
+        report) &
+        bind(c, name="minv_invert_batched_ptr_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, ldainv
+      type(c_ptr), intent(in) :: a(*), ainv(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_ptr_s
+
+    function minv_invert_batched_ptr_sd(ctx, method, k, nbatch, a, lda, ainv, ldainv, status, &
+        report) &
+        bind(c, name="minv_invert_batched_ptr_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, ldainv
+      type(c_ptr), intent(in) :: a(*), ainv(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_ptr_sd
+
+    function minv_invert_batched_vsize_d(ctx, method, nbatch, k, a, lda, ainv, ldainv, &
+        status, report) &
+        bind(c, name="minv_invert_batched_vsize_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: nbatch
+      integer(c_int64_t), intent(in) :: k(*), lda(*), ldainv(*)
+      type(c_ptr), intent(in) :: a(*), ainv(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_vsize_d
+
+    function minv_invert_batched_vsize_s(ctx, method, nbatch, k, a, lda, ainv, ldainv, &
+        status, report) &
+        bind(c, name="minv_invert_batched_vsize_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: nbatch
+      integer(c_int64_t), intent(in) :: k(*), lda(*), ldainv(*)
+      type(c_ptr), intent(in) :: a(*), ainv(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_vsize_s
+
+    function minv_invert_batched_vsize_sd(ctx, method, nbatch, k, a, lda, ainv, ldainv, &
+        status, report) &
+        bind(c, name="minv_invert_batched_vsize_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: nbatch
+      integer(c_int64_t), intent(in) :: k(*), lda(*), ldainv(*)
+      type(c_ptr), intent(in) :: a(*), ainv(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_vsize_sd
+
+    function minv_invert_batched_subset_d(ctx, method, k, nbatch, a, lda, stride_a, index, &
+        ldindex, count, ainv, ldainv, stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_subset_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldindex, ldainv, stride_ainv
+      integer(c_int64_t), intent(in) :: index(*), count(*)
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_subset_d
+
+    function minv_invert_batched_subset_s(ctx, method, k, nbatch, a, lda, stride_a, index, &
+        ldindex, count, ainv, ldainv, stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_subset_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldindex, ldainv, stride_ainv
+      integer(c_int64_t), intent(in) :: index(*), count(*)
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_subset_s
+
+    function minv_invert_batched_subset_sd(ctx, method, k, nbatch, a, lda, stride_a, index, &
+        ldindex, count, ainv, ldainv, stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_subset_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldindex, ldainv, stride_ainv
+      integer(c_int64_t), intent(in) :: index(*), count(*)
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_subset_sd
+
+
+    ! ---- batched: A_b X_b = B_b ----
+    function minv_solve_batched_d(ctx, method, k, nrhs, nbatch, a, lda, stride_a, b, ldb, &
+        stride_b, x, ldx, stride_x, status, report) &
+        bind(c, name="minv_solve_batched_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, stride_a, ldb, stride_b, ldx, stride_x
+      type(c_ptr), value :: a, b, x
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_d
+
+    function minv_solve_batched_s(ctx, method, k, nrhs, nbatch, a, lda, stride_a, b, ldb, &
+        stride_b, x, ldx, stride_x, status, report) &
+        bind(c, name="minv_solve_batched_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, stride_a, ldb, stride_b, ldx, stride_x
+      type(c_ptr), value :: a, b, x
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_s
+
+    function minv_solve_batched_sd(ctx, method, k, nrhs, nbatch, a, lda, stride_a, b, ldb, &
+        stride_b, x, ldx, stride_x, status, report) &
+        bind(c, name="minv_solve_batched_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, stride_a, ldb, stride_b, ldx, stride_x
+      type(c_ptr), value :: a, b, x
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_sd
+
+    function minv_solve_batched_ptr_d(ctx, method, k, nrhs, nbatch, a, lda, b, ldb, x, ldx, &
+        status, report) &
+        bind(c, name="minv_solve_batched_ptr_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, ldb, ldx
+      type(c_ptr), intent(in) :: a(*), b(*), x(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_ptr_d
+
+    function minv_solve_batched_ptr_s(ctx, method, k, nrhs, nbatch, a, lda, b, ldb, x, ldx, &
+        status, report) &
+        bind(c, name="minv_solve_batched_ptr_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, ldb, ldx
+      type(c_ptr), intent(in) :: a(*), b(*), x(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_ptr_s
+
+    function minv_solve_batched_ptr_sd(ctx, method, k, nrhs, nbatch, a, lda, b, ldb, x, ldx, &
+        status, report) &
+        bind(c, name="minv_solve_batched_ptr_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, ldb, ldx
+      type(c_ptr), intent(in) :: a(*), b(*), x(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_ptr_sd
+
+    function minv_solve_batched_vsize_d(ctx, method, nbatch, k, nrhs, a, lda, b, ldb, x, ldx, &
+        status, report) &
+        bind(c, name="minv_solve_batched_vsize_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: nbatch, nrhs
+      integer(c_int64_t), intent(in) :: k(*), lda(*), ldb(*), ldx(*)
+      type(c_ptr), intent(in) :: a(*), b(*), x(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_vsize_d
+
+    function minv_solve_batched_vsize_s(ctx, method, nbatch, k, nrhs, a, lda, b, ldb, x, ldx, &
+        status, report) &
+        bind(c, name="minv_solve_batched_vsize_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: nbatch, nrhs
+      integer(c_int64_t), intent(in) :: k(*), lda(*), ldb(*), ldx(*)
+      type(c_ptr), intent(in) :: a(*), b(*), x(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_vsize_s
+
+    function minv_solve_batched_vsize_sd(ctx, method, nbatch, k, nrhs, a, lda, b, ldb, x, &
+        ldx, status, report) &
+        bind(c, name="minv_solve_batched_vsize_sd") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: nbatch, nrhs
+      integer(c_int64_t), intent(in) :: k(*), lda(*), ldb(*), ldx(*)
+      type(c_ptr), intent(in) :: a(*), b(*), x(*)
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_vsize_sd
+
+
+    ! ---- batched, strided in device memory (GPU backend only) ----
+    function minv_invert_batched_device_d(ctx, method, k, nbatch, a, lda, stride_a, ainv, &
+        ldainv, stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_device_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldainv, stride_ainv
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_device_d
+
+    function minv_invert_batched_device_s(ctx, method, k, nbatch, a, lda, stride_a, ainv, &
+        ldainv, stride_ainv, status, report) &
+        bind(c, name="minv_invert_batched_device_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nbatch, lda, stride_a, ldainv, stride_ainv
+      type(c_ptr), value :: a, ainv
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_invert_batched_device_s
+
+    function minv_solve_batched_device_d(ctx, method, k, nrhs, nbatch, a, lda, stride_a, b, &
+        ldb, stride_b, x, ldx, stride_x, status, report) &
+        bind(c, name="minv_solve_batched_device_d") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, stride_a, ldb, stride_b, ldx, stride_x
+      type(c_ptr), value :: a, b, x
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_device_d
+
+    function minv_solve_batched_device_s(ctx, method, k, nrhs, nbatch, a, lda, stride_a, b, &
+        ldb, stride_b, x, ldx, stride_x, status, report) &
+        bind(c, name="minv_solve_batched_device_s") result(status_)
+      import :: c_int, c_int64_t, c_ptr, minv_batch_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: k, nrhs, nbatch, lda, stride_a, ldb, stride_b, ldx, stride_x
+      type(c_ptr), value :: a, b, x
+      integer(c_int), intent(out), optional :: status(*)
+      type(minv_batch_report), intent(inout), optional :: report
+      integer(c_int) :: status_
+    end function minv_solve_batched_device_s
   end interface
 end module minv_c_api

@@ -7,6 +7,7 @@
 !   call minv_invert(ctx, b, binv, report=rep)    ! binv = B^-1
 !   call minv_solve(ctx, s, d, x, stat=ierr, errmsg=msg)   ! S X = D, D of shape (n, k)
 !   call minv_invert_tridiagonal(ctx, dl, d, du, tinv)      ! a tridiagonal A by its bands
+!   call minv_invert_batched(ctx, a, ainv, status=st)  ! every a(:, :, m) of a(k, k, nbatch)
 !   call minv_finalize(ctx)
 !
 ! Conventions, the same for every routine:
@@ -69,7 +70,10 @@ module minv_mod
     minv_solve_d, minv_solve_s, minv_invert_tridiagonal_d, minv_invert_tridiagonal_s, &
     c_set_progress => minv_set_progress, &
     minv_file_options, minv_file_options_default, c_invert_file => minv_invert_file, &
-    c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file
+    c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file, &
+    minv_batch_report, minv_invert_batched_d, minv_invert_batched_s, minv_invert_batched_sd, &
+    minv_invert_batched_subset_d, minv_invert_batched_subset_s, minv_invert_batched_subset_sd, &
+    minv_solve_batched_d, minv_solve_batched_s, minv_solve_batched_sd
   implicit none
   private
 
@@ -195,6 +199,24 @@ module minv_mod
   interface minv_analyze_file
     module procedure analyze_file
   end interface minv_analyze_file
+
+  ! Batches of small matrices a(k, k, nbatch), in minv_mod_batched.inc.
+  public :: minv_batch_report, minv_invert_batched, minv_invert_batched_inplace, &
+            minv_solve_batched, minv_batch_report_reason, minv_print_batch_report
+
+  ! ainv(:, :, m) = a(:, :, m)^-1; sizes= or index= and count= pick a block of each.
+  interface minv_invert_batched
+    module procedure minv_invert_batched_r32, minv_invert_batched_r64
+  end interface minv_invert_batched
+
+  interface minv_invert_batched_inplace
+    module procedure minv_invert_batched_inplace_r32, minv_invert_batched_inplace_r64
+  end interface minv_invert_batched_inplace
+
+  ! a(:, :, m) x(:, :, m) = b(:, :, m), b and x of shape (k, nrhs, nbatch).
+  interface minv_solve_batched
+    module procedure minv_solve_batched_r32, minv_solve_batched_r64
+  end interface minv_solve_batched
 
   ! Single-specific generics: the specifics cannot carry the names of the C entry points
   ! (the bind(c) labels) without gfortran reporting a clash of global names.
@@ -484,6 +506,11 @@ contains
   ! ======================================================================================
 #include "minv_mod_files.inc"
 #include "minv_mod_tridiagonal.inc"
+
+  ! ======================================================================================
+  ! batches of small matrices
+  ! ======================================================================================
+#include "minv_mod_batched.inc"
 
   ! ======================================================================================
   ! helpers shared by every routine

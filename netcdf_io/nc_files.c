@@ -47,6 +47,9 @@ static minv_status check_fopts(minv_context *ctx, const char *fn, int pos, const
     if (in->tile < 0)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): tile = %lld must be >= 0",
                          fn, pos, (long long)in->tile);
+    if (in->batch_chunk < 0)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): batch_chunk = %d must be >= 0",
+                         fn, pos, (int)in->batch_chunk);
     if (in->fortran_order != 0 && in->fortran_order != 1)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): fortran_order = %d must be 0 or 1",
                          fn, pos, (int)in->fortran_order);

@@ -1,13 +1,17 @@
-/* Inversion from file to file, one matrix or every matrix of a batch: each is read,
- * inverted by minv_invert_d/_s and written before the next is read, so memory holds one
- * matrix, its inverse and a tile. Any failure abandons the whole output.
+/* Inversion from file to file, one matrix or every matrix of a batch. A single matrix is read
+ * tile by tile, inverted by minv_invert_d/_s and written tile by tile. A batch goes through
+ * the batched API in chunks of whole matrices (MINV_NC_BATCH_ELEMS values at most, or one
+ * matrix at a time, tile by tile, when a matrix is larger): a chunk is read in one go,
+ * inverted in place by one batched call and written in one go, so memory holds a chunk and
+ * its scratch. Any failure abandons the whole output.
  *
  * The report of a single matrix is minv_invert's, plus notes on the reading and writing.
- * The report of a batch aggregates: method, backend, reason and residual history are the
- * last matrix's; residual is the largest and rcond the smallest over the batch; seconds,
- * flops and iterations are sums (so gflops is the batch's rate); a note says which matrix
- * was worst. In both, seconds and gflops count the computation only; a note gives the time of
- * the whole call. The output variable holds every matrix's method, residual and rcond. */
+ * The report of a batch aggregates: method (AUTO when the matrices took different paths),
+ * backend and reason are the last chunk's; residual is the largest and rcond the smallest over
+ * the batch; seconds and flops are sums (so gflops is the batch's rate); a note says which
+ * matrix was worst. In both, seconds and gflops count the computation only; a note gives the
+ * time of the whole call. The output variable holds every matrix's method, residual and rcond
+ * (for a batch the reciprocal inf-norm condition from the inverse). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +69,7 @@ const char *minv_nc_residual_kind_text(int kind) {
 
 /* The batch's report from the last matrix's and the records of all. */
 static void aggregate(minv_report *r, const minv_report *last, const per_matrix *p, int64_t count,
-                      double seconds, double flops, int64_t iterations) {
+                      int64_t chunk, double seconds, double flops) {
     int64_t worst = 0;
     *r = *last;
     for (int64_t k = 0; k < count; k++) {
@@ -78,9 +82,135 @@ static void aggregate(minv_report *r, const minv_report *last, const per_matrix 
     r->seconds = seconds;
     r->flops = flops;
     r->gflops = seconds > 0 ? flops / seconds / 1e9 : 0;
-    r->iterations = iterations;
-    minv_report_note(r, "batch: %lld matrices, the largest residual is matrix %lld's (0-based)",
-                     (long long)count, (long long)worst);
+    for (int64_t k = 1; k < count; k++)
+        if (p->method[k] != p->method[0])
+            r->method = MINV_METHOD_AUTO;
+    minv_report_note(r, "batch: %lld matrices in chunks of up to %lld, the largest residual is matrix %lld's (0-based)",
+                     (long long)count, (long long)chunk, (long long)worst);
+}
+
+/* One matrix: read tile by tile, inverted, written tile by tile. */
+static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, minv_nc_source *src,
+                                 minv_nc_sink *dst, per_matrix *p, minv_report *report) {
+    const int64_t n = src->rows;
+    minv_mat a = {0}, x = {0};
+    char where[768];
+    minv_status status = MINV_SUCCESS;
+    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, n));
+    MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
+    status = t == MINV_R64 ? minv_invert_d(ctx, method, n, a.data, a.ld, x.data, x.ld, report)
+                           : minv_invert_s(ctx, method, n, a.data, a.ld, x.data, x.ld, report);
+    if (status != MINV_SUCCESS) {
+        minv_nc_source_where(src, 0, where, sizeof where);
+        minv_nc_fail_at(ctx, status, where);
+        goto cleanup;
+    }
+    p->residual[0] = report->residual;
+    p->rcond[0] = report->rcond;
+    p->method[0] = report->method;
+    p->backend[0] = report->backend;
+    MINV_TRY(minv_nc_sink_write(ctx, dst, 0, &x));
+cleanup:
+    minv_mat_free(&a);
+    minv_mat_free(&x);
+    return status;
+}
+
+/* The report of a batch chunk that failed, as minv_invert's for the failing matrix. */
+static void failed_chunk_report(const minv_batch_report *br, minv_report *r) {
+    memset(r, 0, sizeof *r);
+    r->method = br->method;
+    r->backend = br->backend;
+    r->n = br->k;
+    r->info = br->first_info;
+    r->residual = -1;
+    r->rcond = -1;
+    r->energy = -1;
+    r->seconds = br->seconds;
+    snprintf(r->reason, sizeof r->reason, "%s", br->reason);
+}
+
+/* Matrices a chunk holds: the caller's choice, else what the budget holds, at least one. */
+static int64_t chunk_matrices(const minv_file_options *fopts, int64_t per, int64_t count) {
+    const int64_t want = fopts->batch_chunk > 0 ? fopts->batch_chunk : MINV_NC_BATCH_ELEMS / per;
+    return want < 1 ? 1 : want < count ? want : count;
+}
+
+/* Every matrix of a batch, chunk by chunk (whole matrices while one fits the budget, else one
+ * at a time, tile by tile); *chunk_out is the chunk size. */
+static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
+                                minv_nc_source *src, minv_nc_sink *dst, per_matrix *p, minv_report *report,
+                                int64_t *chunk_out) {
+    const int64_t n = src->rows, count = src->count, per = n * n;
+    const int whole = per <= MINV_NC_BATCH_ELEMS;
+    const int64_t chunk = whole ? chunk_matrices(fopts, per, count) : 1;
+    void *a = malloc((size_t)(chunk * per) * (size_t)t);
+    double *disk = whole ? malloc((size_t)(chunk * per) * sizeof(double)) : NULL;
+    minv_batch_results res = {malloc((size_t)chunk * sizeof(minv_status)), malloc((size_t)chunk * sizeof(int64_t)),
+                              malloc((size_t)chunk), malloc((size_t)chunk * sizeof(double)),
+                              malloc((size_t)chunk * sizeof(double))};
+    minv_batch_report br;
+    minv_report last;
+    double seconds = 0, flops = 0;
+    char where[768], why[256];
+    minv_status status = MINV_SUCCESS;
+    *chunk_out = chunk;
+    if (!a || (whole && !disk) || !res.status || !res.info || !res.spd || !res.residual || !res.rcond) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a chunk of %lld matrices of order %lld", (long long)chunk,
+                           (long long)n);
+        goto cleanup;
+    }
+    for (int64_t k0 = 0; k0 < count; k0 += chunk) {
+        const int64_t cnt = count - k0 < chunk ? count - k0 : chunk;
+        minv_mat one = {t, n, n, n, a};
+        if (whole)
+            MINV_TRY(minv_nc_source_read_matrices(ctx, src, k0, cnt, disk, t, a));
+        else
+            MINV_TRY(minv_nc_source_read(ctx, src, k0, 0, &one));
+        status = minv_invert_batched_results(ctx, method, t, n, cnt, a, &res, &br);
+        if (status != MINV_SUCCESS) {
+            const int64_t bad = k0 + (br.first_failed >= 0 ? br.first_failed : 0);
+            if (br.first_failed >= 0) {
+                minv_batch_member_reason(why, sizeof why, br.first_status, br.first_info);
+                minv_fail(ctx, status, "%s", why);
+            }
+            minv_nc_source_where(src, bad, where, sizeof where);
+            minv_nc_fail_at(ctx, status, where);
+            failed_chunk_report(&br, report);
+            goto cleanup;
+        }
+        /* the general path: Gauss-Jordan on the GPU or when asked for, LU otherwise */
+        const minv_method general = br.backend == MINV_BACKEND_GPU || method == MINV_METHOD_GAUSS_JORDAN
+                                        ? MINV_METHOD_GAUSS_JORDAN
+                                        : MINV_METHOD_LU;
+        for (int64_t m = 0; m < cnt; m++) {
+            p->residual[k0 + m] = res.residual[m];
+            p->rcond[k0 + m] = res.rcond[m];
+            p->method[k0 + m] = res.spd[m] ? MINV_METHOD_CHOLESKY : general;
+            p->backend[k0 + m] = br.backend;
+        }
+        seconds += br.seconds;
+        flops += br.flops;
+        if (whole)
+            MINV_TRY(minv_nc_sink_write_matrices(ctx, dst, k0, cnt, a, t, disk));
+        else
+            MINV_TRY(minv_nc_sink_write(ctx, dst, k0, &one));
+    }
+    failed_chunk_report(&br, &last);
+    last.method = p->method[count - 1];
+    last.residual_kind = br.residual_kind;
+    last.info = -1;
+    aggregate(report, &last, p, count, chunk, seconds, flops);
+cleanup:
+    free(a);
+    free(disk);
+    free(res.status);
+    free(res.info);
+    free(res.spd);
+    free(res.residual);
+    free(res.rcond);
+    return status;
 }
 
 minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in_path,
@@ -90,12 +220,9 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     minv_nc_source src = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
-    minv_mat a = {0}, x = {0};
     per_matrix p = {0};
-    minv_report last;
-    char *methods = NULL, *backends = NULL, name[NC_MAX_NAME + 1], where[768], text[1024], slice[512];
-    double seconds = 0, flops = 0;
-    int64_t iterations = 0;
+    char *methods = NULL, *backends = NULL, name[NC_MAX_NAME + 1], text[1024], slice[512];
+    int64_t chunk = 1;
     minv_status status = MINV_SUCCESS;
 
     if (!out_var || !out_var[0]) {
@@ -104,7 +231,6 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     }
     MINV_TRY(minv_nc_source_open(ctx, &src, in_path, in_var, fopts, MINV_NC_ALLOW_BATCH));
     MINV_TRY(minv_nc_check_square(ctx, &src));
-    const int64_t n = src.rows;
     minv_nc_sink_spec spec = {.rank = src.batch ? 3 : 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .format = NC_FORMAT_NETCDF4,
@@ -118,29 +244,11 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     spec.dims[spec.rank - 2] = src.dims[src.rank - 2];
     spec.dims[spec.rank - 1] = src.dims[src.rank - 1];
     MINV_TRY(minv_nc_sink_open(ctx, &dst, out_path, out_var, &spec, src.count));
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, n));
     MINV_TRY(alloc_per_matrix(ctx, &p, src.count));
-
-    for (int64_t k = 0; k < src.count; k++) {
-        MINV_TRY(minv_nc_source_read(ctx, &src, k, 0, &a));
-        status = t == MINV_R64 ? minv_invert_d(ctx, method, n, a.data, a.ld, x.data, x.ld, &last)
-                               : minv_invert_s(ctx, method, n, a.data, a.ld, x.data, x.ld, &last);
-        if (status != MINV_SUCCESS) {
-            minv_nc_source_where(&src, k, where, sizeof where);
-            minv_nc_fail_at(ctx, status, where);
-            *report = last;
-            goto cleanup;
-        }
-        p.residual[k] = last.residual;
-        p.rcond[k] = last.rcond;
-        p.method[k] = last.method;
-        p.backend[k] = last.backend;
-        seconds += last.seconds;
-        flops += last.flops;
-        iterations += last.iterations;
-        MINV_TRY(minv_nc_sink_write(ctx, &dst, k, &x));
-    }
+    if (src.batch)
+        MINV_TRY(invert_batch(ctx, method, t, fopts, &src, &dst, &p, report, &chunk));
+    else
+        MINV_TRY(invert_single(ctx, method, t, &src, &dst, &p, report));
 
     methods = names_text(p.method, src.count, method_name);
     backends = names_text(p.backend, src.count, backend_name);
@@ -150,7 +258,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     }
     minv_nc_source_slice(&src, slice, sizeof slice);
     snprintf(text, sizeof text, "inverse of %s from %s%s%s%s%s", in_var, in_path, slice[0] ? " at " : "", slice,
-             slice[0] ? " (0-based)" : "", src.batch ? ", matrix by matrix" : "");
+             slice[0] ? " (0-based)" : "", src.batch ? ", as a batch" : "");
     minv_nc_attr attrs[] = {
         {"long_name", text, NULL, 0},
         {"minv_source_file", in_path, NULL, 0},
@@ -159,7 +267,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
         {"minv_method", methods, NULL, 0},
         {"minv_backend", backends, NULL, 0},
         {"minv_residual", NULL, p.residual, (size_t)src.count},
-        {"minv_residual_kind", minv_nc_residual_kind_text(last.residual_kind), NULL, 0},
+        {"minv_residual_kind", minv_nc_residual_kind_text(report->residual_kind), NULL, 0},
         {"minv_rcond", NULL, p.rcond, (size_t)src.count},
     };
     char history[2048];
@@ -167,18 +275,13 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
              src.batch ? "batch inversion" : "inversion", in_path, in_var, out_var, methods, backends);
     MINV_TRY(minv_nc_sink_commit(ctx, &dst, attrs, (int)(sizeof attrs / sizeof attrs[0]), history));
 
-    if (src.batch)
-        aggregate(report, &last, &p, src.count, seconds, flops, iterations);
-    else
-        *report = last;
     minv_nc_source_note(&src, report);
     minv_nc_sink_note(&dst, report);
-    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", seconds, minv_now() - t0);
+    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds,
+                     minv_now() - t0);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&src);
-    minv_mat_free(&a);
-    minv_mat_free(&x);
     free_per_matrix(&p);
     free(methods);
     free(backends);

@@ -418,12 +418,57 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
     return MINV_SUCCESS;
 }
 
+minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
+                                         int64_t count, double *disk, minv_dtype t, void *dst) {
+    size_t start[MINV_NC_MAX_RANK] = {0}, cnt[MINV_NC_MAX_RANK];
+    const int r0 = s->rank - 2;
+    for (int d = 0; d < r0; d++) {
+        start[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k0;
+        cnt[d] = d < s->nlead_fixed ? 1 : (size_t)count;
+    }
+    cnt[r0] = s->d0;
+    cnt[r0 + 1] = s->d1;
+    size_t esize = 0;
+    nc_inq_type(s->ncid, s->xtype, NULL, &esize);
+    const size_t whole[2] = {s->d0, s->d1}, origin[2] = {0, 0}, elems = s->d0 * s->d1;
+    const double t0 = minv_now();
+    int st = nc_get_vara_double(s->ncid, s->varid, start, cnt, disk);
+    if (st != NC_NOERR) {
+        char where[768];
+        minv_nc_source_where(s, k0, where, sizeof where);
+        return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld failed (truncated or corrupt file?)", where,
+                            (long long)k0, (long long)(k0 + count - 1));
+    }
+    minv_status status = MINV_SUCCESS;
+    for (int64_t m = 0; m < count && status == MINV_SUCCESS; m++) {
+        double *matrix = disk + (size_t)m * elems;
+        bad_entry bad = {OK, 0, 0, 0};
+        scan_tile(s, matrix, origin, whole, 0, t == MINV_R32, &bad);
+        if (bad.kind != OK) {
+            status = fail_bad(ctx, s, k0 + m, &bad);
+            break;
+        }
+        minv_mat out = {t, s->rows, s->cols, s->rows, (char *)dst + (size_t)m * elems * (size_t)t};
+        minv_nc_tile_to_mat(matrix, origin, whole, s->view, &out);
+    }
+    s->bytes += (double)((size_t)count * elems * esize);
+    s->seconds += minv_now() - t0;
+    s->batch_reads++;
+    minv_progress(ctx, "read", (double)(k0 + count) / (double)s->count);
+    return status;
+}
+
 /* ---- for reports ---- */
 
 void minv_nc_source_note(const minv_nc_source *s, minv_report *report) {
-    minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) as %lld tile%s of %zu x %zu (%s)",
-                     s->bytes / 1e6, s->seconds, s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0,
-                     (long long)s->tiles, s->tiles == 1 ? "" : "s", s->tile[0], s->tile[1], s->tile_rule);
+    const double rate = s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0;
+    if (s->batch_reads > 0)
+        minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) in %lld read%s of whole matrices",
+                         s->bytes / 1e6, s->seconds, rate, (long long)s->batch_reads, s->batch_reads == 1 ? "" : "s");
+    else
+        minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) as %lld tile%s of %zu x %zu (%s)",
+                         s->bytes / 1e6, s->seconds, rate, (long long)s->tiles, s->tiles == 1 ? "" : "s", s->tile[0],
+                         s->tile[1], s->tile_rule);
 }
 
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len) {

@@ -31,7 +31,9 @@ typedef enum { MINV_NC_C_VIEW = 0, MINV_NC_FORTRAN_VIEW = 1 } minv_nc_view;
 enum {
     MINV_NC_MAX_RANK = MINV_MAX_SLICE + 2,
     MINV_NC_MAX_MISSING = 8,       /* values of a missing_value attribute that are honoured */
-    MINV_NC_TILE_ELEMS = 1 << 20   /* tile budget: 8 MiB of doubles */
+    MINV_NC_TILE_ELEMS = 1 << 20,  /* tile budget: 8 MiB of doubles */
+    MINV_NC_BATCH_ELEMS = 1 << 22  /* whole matrices of a batch read or written at once: 32 MiB
+                                      of doubles */
 };
 
 typedef struct {
@@ -81,6 +83,7 @@ typedef struct {
     double *buffer;                /* one tile of doubles */
     double bytes, seconds;         /* read so far (stored bytes) and the time it took */
     int64_t tiles;
+    int64_t batch_reads;           /* reads of whole matrices (minv_nc_source_read_matrices) */
 } minv_nc_source;
 
 /* Opens `var` of `path` read-only and checks everything that can be checked before reading:
@@ -94,6 +97,11 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
  * keep_nonfinite (an analysis reports them itself). */
 minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m);
+/* Matrices k0 .. k0 + count - 1 of a batch whole, in one nc_get_vara, each checked as
+ * minv_nc_source_read checks it and stored column-major in the source's view at
+ * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
+minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
+                                         int64_t count, double *disk, minv_dtype t, void *dst);
 /* The fixed leading indices: "Time = 2, level = 0" (0-based), "" without a slice. */
 void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len);
 /* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)". */
@@ -163,6 +171,10 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
                               const char *var, const minv_nc_sink_spec *spec, int64_t count);
 /* Matrix k of the variable from m (rows x cols in the spec's view). */
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
+/* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,
+ * dense, type t) in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
+minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
+                                        int64_t count, const void *src, minv_dtype t, double *disk);
 /* Attributes, minv_version, the global history line (appended to an existing history),
  * close, and rename over `path`. On failure the temporary file is gone. */
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,

@@ -24,6 +24,35 @@ typedef struct {
 
 enum { MINV_METHOD_COUNT = 7, MINV_ERROR_LEN = 1024 };
 
+/* A batch of column-major matrices (host or device memory), described once so that every
+ * public form (strided, pointers, variable sizes, subsets) reaches the backends the same way.
+ * Member b has order minv_batch_order(m, b) and minv_batch_cols(m, b) columns. */
+typedef struct {
+    minv_dtype dtype;       /* storage type */
+    int64_t count;          /* members */
+    int64_t rows;           /* order of every member; with sizes, the largest */
+    int64_t cols;           /* columns when not square (right-hand sides) */
+    int square;             /* 1: member b is order x order; 0: order x cols */
+    const int64_t *sizes;   /* member orders (variable sizes, subsets); NULL when uniform */
+    void *base;             /* strided: member b at base + b * stride elements */
+    int64_t ld, stride;
+    void *const *ptrs;      /* pointer forms: member b at ptrs[b] (base is NULL) */
+    const int64_t *lds;     /* per-member leading dimensions (variable sizes); NULL: ld */
+    const int64_t *index;   /* subsets: member b is rows and columns index[b * ldindex + i],
+                               i < sizes[b], of its matrix (inputs only) */
+    int64_t ldindex;
+} minv_batch;
+
+/* What each member of a batched call came to, filled by the backend (count entries each). */
+typedef struct {
+    minv_status *status;
+    int64_t *info;     /* 0-based column of a zero pivot, non-positive minor or NaN; -1 */
+    int8_t *spd;       /* 1 when the SPD path produced the result */
+    double *residual;  /* -1 when not computed */
+    double *rcond;     /* 1 / (||A||_inf ||A^-1||_inf) of a member written (estimated for CPU
+                          solves); -1 otherwise */
+} minv_batch_results;
+
 /* One backend: a table of algorithms, NULL where the backend lacks one. The host forms work
  * on host matrices (a GPU backend moves the data itself); the device forms, GPU only, on
  * device matrices. */
@@ -37,6 +66,20 @@ typedef minv_status (*minv_invert_op)(minv_context *ctx, const minv_mat *a, minv
 typedef minv_status (*minv_solve_op)(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                      minv_mat *x, const minv_analysis *an, minv_report *report);
 struct minv_tri_plan; /* tridiagonal.h */
+/* x_b = A_b^-1 for every member (x may be a itself: in place), computed in `compute`;
+ * method is AUTO, CHOLESKY, LU or GAUSS_JORDAN, resolved per member. Member outcomes go to
+ * res (and residuals when ctx->residual_mode > 0, with report->residual_kind); the returned
+ * status is the call's own (allocation, device): MINV_ERR_NOT_IMPLEMENTED and
+ * MINV_ERR_DEVICE_MEMORY let host data fall back to the CPU. Notes go to report->reason. */
+typedef minv_status (*minv_invert_batched_op)(minv_context *ctx, minv_method method,
+                                              minv_dtype compute, const minv_batch *a,
+                                              const minv_batch *x, minv_batch_results *res,
+                                              minv_batch_report *report);
+/* x_b = A_b^-1 b_b; x may be b itself. */
+typedef minv_status (*minv_solve_batched_op)(minv_context *ctx, minv_method method,
+                                             minv_dtype compute, const minv_batch *a,
+                                             const minv_batch *b, const minv_batch *x,
+                                             minv_batch_results *res, minv_batch_report *report);
 typedef struct minv_backend_ops {
     const char *name;
     int computes_residual; /* the ops fill report->residual where the data lives */
@@ -67,6 +110,9 @@ typedef struct minv_backend_ops {
     /* First NaN/Inf of a device matrix (finite = 1 if none); NULL on the CPU. */
     minv_status (*all_finite_device)(minv_context *ctx, const minv_mat *m, int64_t *bad_i,
                                      int64_t *bad_j, int *finite);
+    /* Batches (batched.c): host forms, and device forms (strided device batches). */
+    minv_invert_batched_op invert_batched, invert_batched_device;
+    minv_solve_batched_op solve_batched, solve_batched_device;
     /* Called at the end of every public call: drops per-call state such as staged uploads. */
     void (*end_call)(minv_context *ctx);
 } minv_backend_ops;
@@ -115,6 +161,13 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 void minv_clear_error(minv_context *ctx);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
 void minv_report_note(minv_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The same for a batch report. */
+void minv_batch_note(minv_batch_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -175,6 +228,8 @@ void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_
  * backend computed where its data lives. */
 enum { MINV_PROBES = 2 };
 double minv_norm1(const minv_mat *m); /* max column sum of |m_ij| */
+/* y = M x in double, and the row sums of |M| into rowabs when it is not NULL. */
+void minv_gemv_double(const minv_mat *m, const double *x, double *y, double *rowabs);
 void minv_probe_vectors(double *v, int64_t n, int count);
 /* max over probes k of ||w_k - v_k||_inf / (||X||_inf ||A||_inf ||v_k||_inf), w_k = X (A v_k) */
 double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, double xnorm_inf,
@@ -206,6 +261,29 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
                                        double anorm_1, double *residual);
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual);
+
+/* ---- batches (batched.c) ---- */
+static inline int64_t minv_batch_order(const minv_batch *m, int64_t b) {
+    return m->sizes ? m->sizes[b] : m->rows;
+}
+static inline int64_t minv_batch_cols(const minv_batch *m, int64_t b) {
+    return m->square ? minv_batch_order(m, b) : m->cols;
+}
+/* Member b's storage (its whole matrix; a subset's index is not applied). */
+minv_mat minv_batch_member(const minv_batch *m, int64_t b);
+/* Member b into dst (type t, leading dimension ldd), converted, through the subset index
+ * when there is one; scatter writes member b from src (no index: outputs are compact). */
+void minv_batch_gather(const minv_batch *m, int64_t b, minv_dtype t, void *dst, int64_t ldd);
+void minv_batch_scatter(const minv_batch *m, int64_t b, minv_dtype t, const void *src, int64_t lds);
+/* Why a member failed: "exactly singular: no pivot in column 3 (1-based)" and the like. */
+void minv_batch_member_reason(char *buf, size_t len, minv_status st, int64_t info);
+/* The NetCDF layer's batches: a dense batch (leading dimension k, stride k * k, type t)
+ * inverted in place, every member's outcome in res (nbatch entries each, the caller's). */
+minv_status minv_invert_batched_results(minv_context *ctx, minv_method method, minv_dtype t, int64_t k,
+                                        int64_t nbatch, void *a, minv_batch_results *res,
+                                        minv_batch_report *report);
+/* Flops of one member's inversion or solve by an SPD (spd = 1) or a general method. */
+double minv_batch_flops(int spd, int64_t n, int64_t nrhs);
 
 /* ---- the hyperpower iteration (iterative.c), on any backend's engine ----
  * The paper's algorithm lives in iterative.c once: guess, convergence control, the two

@@ -17,7 +17,7 @@
 #undef T
 #undef FN
 
-static void gemv_double(const minv_mat *m, const double *x, double *y, double *rowabs) {
+void minv_gemv_double(const minv_mat *m, const double *x, double *y, double *rowabs) {
     if (m->dtype == MINV_R64) gemv_double_d(m, x, y, rowabs);
     else gemv_double_s(m, x, y, rowabs);
 }
@@ -85,7 +85,7 @@ minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_an
     }
     minv_probe_vectors(p->v, n, MINV_PROBES);
     for (int k = 0; k < MINV_PROBES; k++)
-        gemv_double(a, p->v + (size_t)k * n, p->av + (size_t)k * n, NULL);
+        minv_gemv_double(a, p->v + (size_t)k * n, p->av + (size_t)k * n, NULL);
     return MINV_SUCCESS;
 }
 
@@ -102,7 +102,7 @@ double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p) {
     double worst = -1;
     if (w && rowabs) {
         for (int k = 0; k < p->count; k++)
-            gemv_double(x, p->av + (size_t)k * n, w + (size_t)k * n, k == 0 ? rowabs : NULL);
+            minv_gemv_double(x, p->av + (size_t)k * n, w + (size_t)k * n, k == 0 ? rowabs : NULL);
         worst = minv_probe_ratio(n, (int)p->count, p->v, w, norm_inf(rowabs, n), p->anorm_inf);
     }
     free(w);
@@ -158,7 +158,7 @@ minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
         int64_t j = minv_residual_column(s, samples, k);
         column_to_double(x, j, xj);
         column_to_double(b, j, bj);
-        gemv_double(a, xj, axj, s == 0 ? rowabs : NULL);
+        minv_gemv_double(a, xj, axj, s == 0 ? rowabs : NULL);
         for (int64_t i = 0; i < n; i++) axj[i] -= bj[i];
         double r = minv_solve_column_ratio(n, axj, xj, bj, norm_inf(rowabs, n));
         if (r > worst || isnan(r)) worst = r;

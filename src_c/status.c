@@ -70,16 +70,27 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 
 void minv_clear_error(minv_context *ctx) { ctx->last_error[0] = '\0'; }
 
-void minv_report_note(minv_report *r, const char *fmt, ...) {
-    size_t len = strlen(r->reason);
-    if (len + 3 >= sizeof r->reason)
+static void note(char *reason, size_t size, const char *fmt, va_list args) {
+    size_t len = strlen(reason);
+    if (len + 3 >= size)
         return;
     if (len > 0) {
-        memcpy(r->reason + len, "; ", 3);
+        memcpy(reason + len, "; ", 3);
         len += 2;
     }
+    vsnprintf(reason + len, size - len, fmt, args);
+}
+
+void minv_report_note(minv_report *r, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, args);
+    note(r->reason, sizeof r->reason, fmt, args);
+    va_end(args);
+}
+
+void minv_batch_note(minv_batch_report *r, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    note(r->reason, sizeof r->reason, fmt, args);
     va_end(args);
 }

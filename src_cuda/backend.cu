@@ -1,6 +1,6 @@
 // The GPU backend's table of algorithms. Host data is uploaded by each algorithm (or found
 // where the analysis left it); methods the table lacks run on the CPU, and the report says so.
-#include "gpu.h"
+#include "batched.cuh"
 
 namespace {
 
@@ -56,6 +56,10 @@ minv_backend_ops make_table() {
     t.eigen = minv_gpu_eigen;
     t.energy = minv_gpu_energy;
     t.all_finite_device = minv_gpu_all_finite;
+    t.invert_batched = minv_gpu_invert_batched;
+    t.invert_batched_device = minv_gpu_invert_batched_device;
+    t.solve_batched = minv_gpu_solve_batched;
+    t.solve_batched_device = minv_gpu_solve_batched_device;
     t.end_call = minv_gpu_end_call;
     return t;
 }

@@ -15,4 +15,6 @@ const minv_backend_ops minv_cpu_backend = {
               [MINV_METHOD_LU] = minv_cpu_lu_solve,
               [MINV_METHOD_GAUSS_JORDAN] = minv_cpu_gauss_jordan_solve},
     .eigen = minv_cpu_eigen,
+    .invert_batched = minv_cpu_invert_batched,
+    .solve_batched = minv_cpu_solve_batched,
 };

@@ -23,6 +23,14 @@ minv_status minv_cpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, co
 /* The backend's eigen op (internal.h). */
 minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
                            minv_mat *x);
+/* Batches, member by member in parallel (batched.c). */
+minv_status minv_cpu_invert_batched(minv_context *ctx, minv_method method, minv_dtype compute,
+                                    const minv_batch *a, const minv_batch *x,
+                                    minv_batch_results *res, minv_batch_report *report);
+minv_status minv_cpu_solve_batched(minv_context *ctx, minv_method method, minv_dtype compute,
+                                   const minv_batch *a, const minv_batch *b, const minv_batch *x,
+                                   minv_batch_results *res, minv_batch_report *report);
+
 minv_status minv_cpu_gj_baseline_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                         const minv_analysis *an, minv_report *report);
 /* The minv_backend_ops member invert_tridiagonal (internal.h). */

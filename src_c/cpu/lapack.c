@@ -1,4 +1,5 @@
 /* Typed shim over LAPACK and BLAS; see lapack.h. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "lapack.h"
@@ -116,17 +117,20 @@ void la_trsm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t 
     }
 }
 
-int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv) {
-    I(n); I(lda); int info = 0, lwork = -1;
-    double query = 0;
-    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, &query, &lwork, &info);
-    else { float q = 0; sgetri_(&n_, a, &lda_, ipiv, &q, &lwork, &info); query = q; }
-    lwork = (int)query > n_ ? (int)query : (n_ > 0 ? n_ : 1);
-    void *work = malloc((size_t)lwork * (size_t)t);
-    if (!work) return -1;
-    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, work, &lwork, &info);
-    else sgetri_(&n_, a, &lda_, ipiv, work, &lwork, &info);
-    free(work);
+int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv, void *work, int64_t lwork) {
+    I(n); I(lda); int info = 0, lw = (int)lwork;
+    void *own = NULL;
+    if (!work) {
+        double query = 0;
+        lw = -1;
+        if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, &query, &lw, &info);
+        else { float q = 0; sgetri_(&n_, a, &lda_, ipiv, &q, &lw, &info); query = q; }
+        lw = (int)query > n_ ? (int)query : (n_ > 0 ? n_ : 1);
+        if (!(work = own = malloc((size_t)lw * (size_t)t))) return -1;
+    }
+    if (t == MINV_R64) dgetri_(&n_, a, &lda_, ipiv, work, &lw, &info);
+    else sgetri_(&n_, a, &lda_, ipiv, work, &lw, &info);
+    free(own);
     return info;
 }
 
@@ -177,4 +181,33 @@ void la_syrk(minv_dtype t, int64_t n, int64_t k, double alpha, const void *a, in
     I(n); I(k); I(lda); I(ldc);
     if (t == MINV_R64) dsyrk_("L", "N", &n_, &k_, &alpha, a, &lda_, &beta, c, &ldc_, 1, 1);
     else { float al = (float)alpha, be = (float)beta; ssyrk_("L", "N", &n_, &k_, &al, a, &lda_, &be, c, &ldc_, 1, 1); }
+}
+
+/* OpenBLAS's thread count, when OpenBLAS is the BLAS (weak: absent otherwise). The setting is
+ * process-wide, so the first of overlapping parallel sections saves it and the last one
+ * restores it. */
+int openblas_get_num_threads(void) __attribute__((weak));
+void openblas_set_num_threads(int threads) __attribute__((weak));
+
+static pthread_mutex_t blas_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_threads_users, blas_threads_saved;
+
+void la_threads_single_begin(void) {
+    if (!openblas_set_num_threads || !openblas_get_num_threads)
+        return;
+    pthread_mutex_lock(&blas_threads_lock);
+    if (blas_threads_users++ == 0) {
+        blas_threads_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&blas_threads_lock);
+}
+
+void la_threads_single_end(void) {
+    if (!openblas_set_num_threads || !openblas_get_num_threads)
+        return;
+    pthread_mutex_lock(&blas_threads_lock);
+    if (--blas_threads_users == 0)
+        openblas_set_num_threads(blas_threads_saved);
+    pthread_mutex_unlock(&blas_threads_lock);
 }

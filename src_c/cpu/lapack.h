@@ -18,7 +18,8 @@ int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, 
 int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
 /* P A = L U of an m x n matrix (m >= n here: a panel or the whole square matrix). */
 int la_getrf(minv_dtype t, int64_t m, int64_t n, void *a, int64_t lda, int *ipiv);
-int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv);
+/* work: lwork >= n elements of type t, or NULL to let getri size and allocate its own. */
+int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv, void *work, int64_t lwork);
 int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
              void *b, int64_t ldb);
 int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
@@ -35,6 +36,11 @@ void la_syrk(minv_dtype t, int64_t n, int64_t k, double alpha, const void *a, in
              int64_t ldc);
 /* Tridiagonal LU with partial pivoting, in double only (the tridiagonal plan's precision). */
 int la_gttrf(int64_t n, double *dl, double *d, double *du, double *du2, int *ipiv);
+/* Around LAPACK calls made from several threads at once: a threaded OpenBLAS would serialise
+ * them on its thread pool, so it runs one thread a call in between (no-ops with other BLAS). */
+void la_threads_single_begin(void);
+void la_threads_single_end(void);
+
 /* C = alpha op(A) op(B) + beta C, op = 'N' or 'T'. */
 void la_gemm(minv_dtype t, char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);

@@ -31,7 +31,7 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *in, minv_mat *
     minv_mat_copy(in, a);
     MINV_TRY(alloc_pivots(ctx, a->rows, &ipiv));
     MINV_TRY(factor(ctx, a, an, ipiv, report));
-    int info = la_getri(a->dtype, a->rows, a->data, a->ld, ipiv);
+    int info = la_getri(a->dtype, a->rows, a->data, a->ld, ipiv, NULL, 0);
     if (info != 0)
         status = minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_ALLOC,
                            "LAPACK getri returned info = %d", info);

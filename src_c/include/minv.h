@@ -291,6 +291,207 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
                                 const float *a, int64_t lda, const float *b, int64_t ldb,
                                 float *x, int64_t ldx, minv_report *report);
 
+/* ---- batched: many small matrices in one call ----------------------------------------------
+ * What DA systems run most: a k x k ensemble-space matrix per grid point (LETKF, ETKF), an
+ * observation-error block per profile or pixel. Member b (0 <= b < nbatch) of a batch is a
+ * column-major matrix with a leading dimension:
+ *   strided   a + b * stride_a, leading dimension lda; a Fortran array a(k, k, nbatch) has
+ *             lda = k and stride_a = k * k. Members may not overlap: stride_a >= lda * k.
+ *   _ptr      a[b], leading dimension lda (every member k x k)
+ *   _vsize    a[b] of order k[b] >= 0, leading dimension lda[b]
+ *   _subset   the principal submatrix A_b(idx_b, idx_b) of the strided member, idx_b =
+ *             index[b * ldindex + 0 .. count[b] - 1] (0-based, distinct, < k; count[b] may be
+ *             0): the channels used at one location, without a copy by the caller. Its inverse
+ *             is count[b] x count[b], compact, in the leading block of member b of ainv.
+ * Precision: _d double, _s float, _sd float storage with double compute (one rounding to float,
+ * at the end). In place when ainv is a (the same pointer, leading dimension and stride; per
+ * member for the pointer forms), or x is b for solves; never for _subset.
+ *
+ * Methods, chosen per member:
+ *   AUTO          the SPD path for a member that is symmetric (MINV_OPT_SYMMETRY_TOL) with a
+ *                 positive diagonal, the general path otherwise; a member the SPD path finds
+ *                 not positive definite is redone by the general path. The general path is
+ *                 LU (LAPACK) on the CPU and Gauss-Jordan on the GPU.
+ *   CHOLESKY      the SPD path for every member: LAPACK potrf/potri on the CPU; on the GPU
+ *                 Gauss-Jordan without pivoting, which is stable for SPD matrices and meets a
+ *                 non-positive pivot at the column where potrf finds a non-positive minor. A
+ *                 member that is not symmetric or not positive definite is MINV_ERR_NOT_SPD.
+ *   LU            LAPACK getrf/getri (getrs) on the CPU; GPU contexts run host data on the CPU.
+ *   GAUSS_JORDAN  Gauss-Jordan with partial pivoting (the pivots LU would choose).
+ * The GPU keeps each matrix in registers (k <= 32: a warp per matrix or less) or in the
+ * registers of a thread block (k <= 128); larger k run a blocked Gauss-Jordan with cuBLAS
+ * batched GEMM updates, where AUTO takes the general path for every member. GPU solves form
+ * the inverse and multiply. The CPU runs members in parallel on the context's cpu_threads,
+ * LAPACK inside each, a threaded OpenBLAS kept to one thread a call meanwhile (its idle
+ * threads may still spin: OPENBLAS_NUM_THREADS=1 avoids them); a batch of fewer members than
+ * threads runs them one after the other, the BLAS threaded inside each.
+ *
+ * Members are independent. status (nbatch entries, may be NULL) receives each member's status:
+ * MINV_SUCCESS, MINV_ERR_NOT_FINITE (NaN or Inf in it), MINV_ERR_SINGULAR (an exactly zero
+ * pivot, or a reciprocal condition 1 / (||A||_inf ||A^-1||_inf) below eps, estimated by LAPACK
+ * for CPU solves, whose result is still written), MINV_ERR_NOT_SPD. A failed member's output is
+ * left as it was (in place: its input), except a member singular to working precision. The call returns MINV_SUCCESS when
+ * every member succeeded; otherwise the first failed member's status, with minv_last_error()
+ * naming that member (0-based), its reason and column; every other member is still done.
+ * Argument errors name the argument by position, and the member where it is one of them. */
+typedef struct {
+    minv_method method;      /* what ran: the method of every member, or MINV_METHOD_AUTO when
+                                members differ (cholesky_count of them took the SPD path) */
+    minv_backend backend;    /* where it ran */
+    int64_t nbatch;
+    int64_t k;               /* order; the largest for _vsize and _subset */
+    int64_t nrhs;            /* right-hand sides (0 for an inversion) */
+    int64_t cholesky_count;  /* members done by the SPD path */
+    int64_t failed;          /* members whose status is not MINV_SUCCESS */
+    int64_t first_failed;    /* 0-based index of the first of them; -1 if none */
+    minv_status first_status; /* its status */
+    int32_t reserved;
+    int64_t first_info;      /* its 0-based column: zero pivot, non-positive minor, first
+                                NaN/Inf; -1 if none applies */
+    double residual;         /* the largest member residual (kinds as in minv_report); -1 if
+                                not computed. GPU batches compute the sampled kind (1). */
+    int64_t worst;           /* the member with that residual; -1 */
+    int32_t residual_kind;
+    int32_t reserved2;
+    double rcond;            /* the least reciprocal condition 1 / (||A||_inf ||A^-1||_inf) of
+                                the members written (estimated for CPU solves); -1 if none */
+    double seconds;          /* wall time of the whole call */
+    double flops;            /* LAPACK's operation counts over the members that succeeded */
+    double gflops;
+    char reason[MINV_REASON_LEN]; /* methods, backend, paths and kernels, fallbacks */
+} minv_batch_report;
+
+/* ainv_b = A_b^-1. report may be NULL. */
+minv_status minv_invert_batched_d(minv_context *ctx, minv_method method, int64_t k, int64_t nbatch,
+                                  const double *a, int64_t lda, int64_t stride_a, double *ainv,
+                                  int64_t ldainv, int64_t stride_ainv, minv_status *status,
+                                  minv_batch_report *report);
+minv_status minv_invert_batched_s(minv_context *ctx, minv_method method, int64_t k, int64_t nbatch,
+                                  const float *a, int64_t lda, int64_t stride_a, float *ainv,
+                                  int64_t ldainv, int64_t stride_ainv, minv_status *status,
+                                  minv_batch_report *report);
+minv_status minv_invert_batched_sd(minv_context *ctx, minv_method method, int64_t k, int64_t nbatch,
+                                   const float *a, int64_t lda, int64_t stride_a, float *ainv,
+                                   int64_t ldainv, int64_t stride_ainv, minv_status *status,
+                                   minv_batch_report *report);
+minv_status minv_invert_batched_ptr_d(minv_context *ctx, minv_method method, int64_t k,
+                                      int64_t nbatch, const double *const *a, int64_t lda,
+                                      double *const *ainv, int64_t ldainv, minv_status *status,
+                                      minv_batch_report *report);
+minv_status minv_invert_batched_ptr_s(minv_context *ctx, minv_method method, int64_t k,
+                                      int64_t nbatch, const float *const *a, int64_t lda,
+                                      float *const *ainv, int64_t ldainv, minv_status *status,
+                                      minv_batch_report *report);
+minv_status minv_invert_batched_ptr_sd(minv_context *ctx, minv_method method, int64_t k,
+                                       int64_t nbatch, const float *const *a, int64_t lda,
+                                       float *const *ainv, int64_t ldainv, minv_status *status,
+                                       minv_batch_report *report);
+minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
+                                        const int64_t *k, const double *const *a,
+                                        const int64_t *lda, double *const *ainv,
+                                        const int64_t *ldainv, minv_status *status,
+                                        minv_batch_report *report);
+minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
+                                        const int64_t *k, const float *const *a,
+                                        const int64_t *lda, float *const *ainv,
+                                        const int64_t *ldainv, minv_status *status,
+                                        minv_batch_report *report);
+minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
+                                         const int64_t *k, const float *const *a,
+                                         const int64_t *lda, float *const *ainv,
+                                         const int64_t *ldainv, minv_status *status,
+                                         minv_batch_report *report);
+minv_status minv_invert_batched_subset_d(minv_context *ctx, minv_method method, int64_t k,
+                                         int64_t nbatch, const double *a, int64_t lda,
+                                         int64_t stride_a, const int64_t *index, int64_t ldindex,
+                                         const int64_t *count, double *ainv, int64_t ldainv,
+                                         int64_t stride_ainv, minv_status *status,
+                                         minv_batch_report *report);
+minv_status minv_invert_batched_subset_s(minv_context *ctx, minv_method method, int64_t k,
+                                         int64_t nbatch, const float *a, int64_t lda,
+                                         int64_t stride_a, const int64_t *index, int64_t ldindex,
+                                         const int64_t *count, float *ainv, int64_t ldainv,
+                                         int64_t stride_ainv, minv_status *status,
+                                         minv_batch_report *report);
+minv_status minv_invert_batched_subset_sd(minv_context *ctx, minv_method method, int64_t k,
+                                          int64_t nbatch, const float *a, int64_t lda,
+                                          int64_t stride_a, const int64_t *index,
+                                          int64_t ldindex, const int64_t *count, float *ainv,
+                                          int64_t ldainv, int64_t stride_ainv,
+                                          minv_status *status, minv_batch_report *report);
+
+/* A_b X_b = B_b with B_b and X_b of shape (k, nrhs) (k[b] x nrhs for _vsize). */
+minv_status minv_solve_batched_d(minv_context *ctx, minv_method method, int64_t k, int64_t nrhs,
+                                 int64_t nbatch, const double *a, int64_t lda, int64_t stride_a,
+                                 const double *b, int64_t ldb, int64_t stride_b, double *x,
+                                 int64_t ldx, int64_t stride_x, minv_status *status,
+                                 minv_batch_report *report);
+minv_status minv_solve_batched_s(minv_context *ctx, minv_method method, int64_t k, int64_t nrhs,
+                                 int64_t nbatch, const float *a, int64_t lda, int64_t stride_a,
+                                 const float *b, int64_t ldb, int64_t stride_b, float *x,
+                                 int64_t ldx, int64_t stride_x, minv_status *status,
+                                 minv_batch_report *report);
+minv_status minv_solve_batched_sd(minv_context *ctx, minv_method method, int64_t k, int64_t nrhs,
+                                  int64_t nbatch, const float *a, int64_t lda, int64_t stride_a,
+                                  const float *b, int64_t ldb, int64_t stride_b, float *x,
+                                  int64_t ldx, int64_t stride_x, minv_status *status,
+                                  minv_batch_report *report);
+minv_status minv_solve_batched_ptr_d(minv_context *ctx, minv_method method, int64_t k,
+                                     int64_t nrhs, int64_t nbatch, const double *const *a,
+                                     int64_t lda, const double *const *b, int64_t ldb,
+                                     double *const *x, int64_t ldx, minv_status *status,
+                                     minv_batch_report *report);
+minv_status minv_solve_batched_ptr_s(minv_context *ctx, minv_method method, int64_t k,
+                                     int64_t nrhs, int64_t nbatch, const float *const *a,
+                                     int64_t lda, const float *const *b, int64_t ldb,
+                                     float *const *x, int64_t ldx, minv_status *status,
+                                     minv_batch_report *report);
+minv_status minv_solve_batched_ptr_sd(minv_context *ctx, minv_method method, int64_t k,
+                                      int64_t nrhs, int64_t nbatch, const float *const *a,
+                                      int64_t lda, const float *const *b, int64_t ldb,
+                                      float *const *x, int64_t ldx, minv_status *status,
+                                      minv_batch_report *report);
+minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
+                                       const int64_t *k, int64_t nrhs, const double *const *a,
+                                       const int64_t *lda, const double *const *b,
+                                       const int64_t *ldb, double *const *x, const int64_t *ldx,
+                                       minv_status *status, minv_batch_report *report);
+minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
+                                       const int64_t *k, int64_t nrhs, const float *const *a,
+                                       const int64_t *lda, const float *const *b,
+                                       const int64_t *ldb, float *const *x, const int64_t *ldx,
+                                       minv_status *status, minv_batch_report *report);
+minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
+                                        const int64_t *k, int64_t nrhs, const float *const *a,
+                                        const int64_t *lda, const float *const *b,
+                                        const int64_t *ldb, float *const *x, const int64_t *ldx,
+                                        minv_status *status, minv_batch_report *report);
+
+/* Strided batches in device memory (GPU backend only; MINV_ERR_NO_GPU otherwise); status, if
+ * not NULL, is host memory. */
+minv_status minv_invert_batched_device_d(minv_context *ctx, minv_method method, int64_t k,
+                                         int64_t nbatch, const double *a, int64_t lda,
+                                         int64_t stride_a, double *ainv, int64_t ldainv,
+                                         int64_t stride_ainv, minv_status *status,
+                                         minv_batch_report *report);
+minv_status minv_invert_batched_device_s(minv_context *ctx, minv_method method, int64_t k,
+                                         int64_t nbatch, const float *a, int64_t lda,
+                                         int64_t stride_a, float *ainv, int64_t ldainv,
+                                         int64_t stride_ainv, minv_status *status,
+                                         minv_batch_report *report);
+minv_status minv_solve_batched_device_d(minv_context *ctx, minv_method method, int64_t k,
+                                        int64_t nrhs, int64_t nbatch, const double *a,
+                                        int64_t lda, int64_t stride_a, const double *b,
+                                        int64_t ldb, int64_t stride_b, double *x, int64_t ldx,
+                                        int64_t stride_x, minv_status *status,
+                                        minv_batch_report *report);
+minv_status minv_solve_batched_device_s(minv_context *ctx, minv_method method, int64_t k,
+                                        int64_t nrhs, int64_t nbatch, const float *a,
+                                        int64_t lda, int64_t stride_a, const float *b,
+                                        int64_t ldb, int64_t stride_b, float *x, int64_t ldx,
+                                        int64_t stride_x, minv_status *status,
+                                        minv_batch_report *report);
+
 /* ---- progress: long calls report their stage and fraction done (0..1) ------------------ */
 typedef void (*minv_progress_fn)(void *user, const char *stage, double fraction);
 /* fn may be NULL to switch progress off (the default). */
@@ -317,7 +518,9 @@ typedef struct {
                                  shows; 1: it was written from a Fortran array by
                                  nf90_put_var, so its dimensions appear reversed. Inversion
                                  gives the same file either way; a general solve does not. */
-    int32_t reserved2;
+    int32_t batch_chunk;      /* a batch is read, inverted (by the batched API) and written in
+                                 chunks of this many whole matrices; 0 = as many as 32 MiB of
+                                 doubles hold */
 } minv_file_options;
 
 void minv_file_options_default(minv_file_options *fopts);

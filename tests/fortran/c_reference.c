@@ -5,8 +5,9 @@
 
 #include "minv.h"
 
-/* sizeof and the offset of every field of minv_options, minv_report, minv_analysis and
- * minv_file_options, in declaration order; returns how many values it wrote. */
+/* sizeof and the offset of every field of minv_options, minv_report, minv_analysis,
+ * minv_file_options and minv_batch_report, in declaration order; returns how many values it
+ * wrote. */
 int64_t ref_layout(int64_t *out) {
     int64_t k = 0;
 #define SIZE(T) out[k++] = (int64_t)sizeof(T)
@@ -34,7 +35,16 @@ int64_t ref_layout(int64_t *out) {
     OFF(minv_file_options, precision); OFF(minv_file_options, deflate_level);
     OFF(minv_file_options, nslice); OFF(minv_file_options, reserved);
     OFF(minv_file_options, slice); OFF(minv_file_options, tile);
-    OFF(minv_file_options, fortran_order); OFF(minv_file_options, reserved2);
+    OFF(minv_file_options, fortran_order); OFF(minv_file_options, batch_chunk);
+    SIZE(minv_batch_report);
+    OFF(minv_batch_report, method); OFF(minv_batch_report, backend); OFF(minv_batch_report, nbatch);
+    OFF(minv_batch_report, k); OFF(minv_batch_report, nrhs); OFF(minv_batch_report, cholesky_count);
+    OFF(minv_batch_report, failed); OFF(minv_batch_report, first_failed);
+    OFF(minv_batch_report, first_status); OFF(minv_batch_report, reserved);
+    OFF(minv_batch_report, first_info); OFF(minv_batch_report, residual); OFF(minv_batch_report, worst);
+    OFF(minv_batch_report, residual_kind); OFF(minv_batch_report, reserved2); OFF(minv_batch_report, rcond);
+    OFF(minv_batch_report, seconds); OFF(minv_batch_report, flops); OFF(minv_batch_report, gflops);
+    OFF(minv_batch_report, reason);
 #undef SIZE
 #undef OFF
     return k;

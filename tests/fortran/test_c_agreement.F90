@@ -142,13 +142,14 @@ program test_c_agreement
 
 contains
 
-  ! Sizes and field offsets of the four bind(c) types equal C's sizeof and offsetof.
+  ! Sizes and field offsets of the five bind(c) types equal C's sizeof and offsetof.
   subroutine check_layout()
     type(minv_options), target :: o
     type(minv_report), target :: r
     type(minv_analysis), target :: an
     type(minv_file_options), target :: f
-    integer(c_int64_t) :: c(64), count
+    type(minv_batch_report), target :: br
+    integer(c_int64_t) :: c(128), count
     integer(c_int64_t), allocatable :: fortran(:)
 
     count = ref_layout(c)
@@ -179,7 +180,18 @@ contains
                at(c_loc(f%deflate_level), c_loc(f)), at(c_loc(f%nslice), c_loc(f)), &
                at(c_loc(f%reserved), c_loc(f)), at(c_loc(f%slice), c_loc(f)), &
                at(c_loc(f%tile), c_loc(f)), at(c_loc(f%fortran_order), c_loc(f)), &
-               at(c_loc(f%reserved2), c_loc(f))]
+               at(c_loc(f%batch_chunk), c_loc(f)), &
+               int(c_sizeof(br), c_int64_t), at(c_loc(br%method), c_loc(br)), &
+               at(c_loc(br%backend), c_loc(br)), at(c_loc(br%nbatch), c_loc(br)), &
+               at(c_loc(br%k), c_loc(br)), at(c_loc(br%nrhs), c_loc(br)), &
+               at(c_loc(br%cholesky_count), c_loc(br)), at(c_loc(br%failed), c_loc(br)), &
+               at(c_loc(br%first_failed), c_loc(br)), at(c_loc(br%first_status), c_loc(br)), &
+               at(c_loc(br%reserved), c_loc(br)), at(c_loc(br%first_info), c_loc(br)), &
+               at(c_loc(br%residual), c_loc(br)), at(c_loc(br%worst), c_loc(br)), &
+               at(c_loc(br%residual_kind), c_loc(br)), at(c_loc(br%reserved2), c_loc(br)), &
+               at(c_loc(br%rcond), c_loc(br)), at(c_loc(br%seconds), c_loc(br)), &
+               at(c_loc(br%flops), c_loc(br)), at(c_loc(br%gflops), c_loc(br)), &
+               at(c_loc(br%reason), c_loc(br))]
     call check(size(fortran) == count, 'layout: as many values as C gives')
     if (size(fortran) == count) &
       call check(all(fortran == c(1:count)), 'layout: sizes and offsets equal C''s')

@@ -9,6 +9,7 @@ program test_stop
   type(minv_analysis) :: an
   real(real64) :: a(3, 3), a34(3, 4), b(3, 2), b4(4, 2), x(3, 2), x33(3, 3), v4(4), v3(3), value
   real(real32) :: s34(3, 4), s33(3, 3)
+  real(real64) :: a3(3, 3, 2), x3(3, 3, 2), a342(3, 4, 2), x342(3, 4, 2)
   character(64) :: which
   character(200) :: msg
 
@@ -47,6 +48,13 @@ program test_stop
     call minv_solve(ctx, a, v4, v3)
   case ('analyze_shape')
     call minv_analyze(ctx, a34, an)
+  case ('invert_batched_shape')
+    a342 = 1
+    call minv_invert_batched(ctx, a342, x342)
+  case ('invert_batched_singular')
+    a3(:, :, 1) = a
+    a3(:, :, 2) = 0
+    call minv_invert_batched(ctx, a3, x3)
   case ('set_option')
     call minv_set_option(ctx, MINV_OPT_RESIDUAL, 7)
   case ('get_option')

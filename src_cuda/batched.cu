@@ -1,0 +1,435 @@
+// The GPU backend's batches: the path for the order (registers of a warp for k <= 32, of a
+// block for k <= 128, blocked Gauss-Jordan beyond), chunks of members that fit the device
+// budget, host batches staged through pinned buffers (gathered, padded to a uniform order,
+// converted on the device), solves, residuals, and the members' outcomes back to the core.
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batched.cuh"
+
+namespace {
+
+enum path_kind { PATH_SMALL, PATH_TILE, PATH_BLOCKED };
+
+struct plan {
+    path_kind path;
+    int k, nb, mode;
+    minv_dtype tio, tc;
+    int nrhs;          /* 0 to invert */
+    int residual;      /* compute residuals */
+    int64_t res_cols;  /* solves: the sampled columns */
+};
+
+/* Pinned staging a host chunk may use in all. */
+const size_t PINNED_BUDGET = (size_t)512 << 20;
+const size_t ALIGN = 256;
+
+size_t aligned(size_t b) { return (b + ALIGN - 1) & ~(ALIGN - 1); }
+
+minv_status make_plan(minv_context *ctx, minv_method method, minv_dtype tio, minv_dtype tc, int64_t k, int64_t nrhs,
+                      plan *pl, minv_batch_report *r) {
+    if (method == MINV_METHOD_LU)
+        return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED,
+                         "LU batches are not implemented on the GPU backend (Gauss-Jordan and the SPD path are)");
+    if (k > INT_MAX / 2 || nrhs > INT_MAX)
+        return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "order %lld or nrhs %lld is beyond the GPU batch kernels",
+                         (long long)k, (long long)nrhs);
+    pl->k = (int)k;
+    pl->tio = tio;
+    pl->tc = tc;
+    pl->nrhs = (int)nrhs;
+    pl->nb = 0;
+    pl->path = k <= 32 ? PATH_SMALL : k <= 128 ? PATH_TILE : PATH_BLOCKED;
+    if (pl->path == PATH_BLOCKED && !(pl->nb = minv_gpu_gj_blocked_panel(ctx, (int)k, tc)))
+        return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "order %lld is beyond the shared memory of the GPU batch kernels",
+                         (long long)k);
+    pl->mode = method == MINV_METHOD_CHOLESKY ? GJ_SPD
+               : method == MINV_METHOD_AUTO && pl->path != PATH_BLOCKED ? GJ_AUTO
+                                                                        : GJ_PIVOTED;
+    pl->residual = ctx->residual_mode > 0;
+    pl->res_cols = nrhs ? minv_residual_columns(ctx->residual_mode, nrhs) : 0;
+    r->method = method == MINV_METHOD_CHOLESKY ? MINV_METHOD_CHOLESKY : MINV_METHOD_GAUSS_JORDAN;
+    r->residual_kind = !pl->residual ? 0 : nrhs ? ctx->residual_mode : 1;
+    if (pl->path == PATH_SMALL)
+        minv_batch_note(r, "GPU: Gauss-Jordan in registers, %d lane%s a matrix", k <= 1 ? 1 : 1 << (32 - __builtin_clz((unsigned)k - 1)),
+                        k <= 1 ? "" : "s");
+    else if (pl->path == PATH_TILE)
+        minv_batch_note(r, "GPU: Gauss-Jordan in the registers of a thread block a matrix");
+    else
+        minv_batch_note(r, "GPU: blocked Gauss-Jordan, panels of %d columns, cuBLAS batched GEMM updates", pl->nb);
+    if (method == MINV_METHOD_CHOLESKY || pl->mode == GJ_AUTO)
+        minv_batch_note(r, "the SPD path is Gauss-Jordan without pivoting");
+    if (method == MINV_METHOD_AUTO && pl->path == PATH_BLOCKED)
+        minv_batch_note(r, "AUTO takes the pivoted path for every member of order > 128");
+    if (nrhs && pl->path != PATH_SMALL)
+        minv_batch_note(r, "solves multiply the inverse by B (cuBLAS batched GEMM)");
+    if (tc != tio)
+        minv_batch_note(r, "computed in double");
+    if (!nrhs && ctx->residual_mode == 2)
+        minv_batch_note(r, "sampled residuals: the full kind is computed for CPU batches only");
+    return MINV_SUCCESS;
+}
+
+/* Device workspace of one member, beyond the caller's data. */
+size_t work_bytes(const plan &pl) {
+    const size_t k = (size_t)pl.k, tc = (size_t)pl.tc, nrhs = (size_t)pl.nrhs;
+    size_t b = RES_INTS * sizeof(int32_t) + sizeof(double) + (pl.residual ? sizeof(double) : 0);
+    if (pl.residual && !pl.nrhs) b += (MINV_PROBES * k + 1) * sizeof(double);
+    if (pl.nrhs && pl.path != PATH_SMALL) b += k * k * tc + k * nrhs * tc * (pl.tio != pl.tc ? 2 : 1);
+    if (pl.path == PATH_BLOCKED) b += minv_gpu_gj_blocked_bytes(pl.k, pl.nb, pl.tc);
+    return b;
+}
+const size_t WORK_SLACK = 8 * ALIGN + MINV_GPU_BLOCKED_SLACK;
+
+struct chunk_ws {
+    int32_t *res;
+    double *rcond, *residual, *av, *anorm;
+    void *winv, *y, *bc, *blocked;
+};
+
+chunk_ws carve(void *work, const plan &pl, int64_t count) {
+    const size_t c = (size_t)count, k = (size_t)pl.k, tc = (size_t)pl.tc, nrhs = (size_t)pl.nrhs;
+    char *p = (char *)work;
+    chunk_ws w = {};
+    w.res = (int32_t *)p;
+    p += aligned(c * RES_INTS * sizeof(int32_t));
+    w.rcond = (double *)p;
+    p += aligned(c * sizeof(double));
+    if (pl.residual) {
+        w.residual = (double *)p;
+        p += aligned(c * sizeof(double));
+    }
+    if (pl.residual && !pl.nrhs) {
+        w.av = (double *)p;
+        p += aligned(c * MINV_PROBES * k * sizeof(double));
+        w.anorm = (double *)p;
+        p += aligned(c * sizeof(double));
+    }
+    if (pl.nrhs && pl.path != PATH_SMALL) {
+        w.winv = p;
+        p += aligned(c * k * k * tc);
+        w.y = p;
+        p += aligned(c * k * nrhs * tc);
+        w.bc = p;
+        p += pl.tio != pl.tc ? aligned(c * k * nrhs * tc) : 0;
+    }
+    w.blocked = p;
+    return w;
+}
+
+/* out_m = in_m (rows x cols, converted) for the members written (all when res is NULL). */
+template <typename Tin, typename Tout>
+__global__ void copy_members_kernel(const Tin *in, int64_t ldin, int64_t sin, Tout *out, int64_t ldout, int64_t sout,
+                                    int rows, int cols, const int32_t *sizes, const int32_t *res) {
+    const int64_t m = blockIdx.x;
+    if (res && !member_written(res, m))
+        return;
+    const int n = sizes ? sizes[m] : rows;
+    const Tin *im = in + m * sin;
+    Tout *om = out + m * sout;
+    for (int64_t e = threadIdx.x; e < (int64_t)n * cols; e += blockDim.x)
+        om[e % n + (e / n) * ldout] = (Tout)im[e % n + (e / n) * ldin];
+}
+
+template <typename Tin, typename Tout>
+minv_status copy_members(minv_context *ctx, const void *in, int64_t ldin, int64_t sin, void *out, int64_t ldout,
+                         int64_t sout, int rows, int cols, int64_t count, const int32_t *sizes, const int32_t *res) {
+    minv_status status = MINV_SUCCESS;
+    copy_members_kernel<Tin, Tout><<<(unsigned)count, 256, 0, ctx->gpu->stream>>>(
+        (const Tin *)in, ldin, sin, (Tout *)out, ldout, sout, rows, cols, sizes, res);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+/* The members of one chunk in device memory, in the caller's layout. */
+struct chunk_io {
+    const void *a;
+    int64_t lda, sa;
+    const void *b; /* solves */
+    int64_t ldb, sb;
+    void *x;
+    int64_t ldx, sx;
+    const int32_t *sizes;
+    int64_t count;
+    int residual; /* B survives the solve (not in place), so its residual can be formed */
+};
+
+minv_status invert(minv_context *ctx, const plan &pl, const batch_args &p, minv_dtype tout, const chunk_ws &w) {
+    switch (pl.path) {
+    case PATH_SMALL: return minv_gpu_gj_small(ctx, p, pl.tio, pl.tc);
+    case PATH_TILE: return minv_gpu_gj_tile(ctx, p, pl.tio, pl.tc, tout);
+    default: return minv_gpu_gj_blocked(ctx, p, pl.tio, pl.tc, tout, pl.nb, w.blocked);
+    }
+}
+
+/* A solve beyond the register kernel: the inverse into a workspace, times B, copied out for
+ * the members written. */
+template <typename Tc>
+minv_status solve_by_inverse(minv_context *ctx, const plan &pl, const batch_args &p, const chunk_io &io,
+                             const chunk_ws &w) {
+    minv_status status = MINV_SUCCESS;
+    const int k = pl.k, nrhs = pl.nrhs;
+    const long long kk = (long long)k * k, kn = (long long)k * nrhs;
+    batch_args q = p;
+    const Tc *b = (const Tc *)io.b;
+    int64_t ldb = io.ldb, sb = io.sb;
+    q.x = w.winv;
+    q.ldx = k;
+    q.sx = kk;
+    if (io.sizes) /* padded members: the GEMM must meet zeros beside each inverse */
+        CUDA_TRY(cudaMemsetAsync(w.winv, 0, (size_t)io.count * (size_t)kk * sizeof(Tc), ctx->gpu->stream));
+    MINV_TRY(invert(ctx, pl, q, pl.tc, w));
+    if (pl.tio != pl.tc) {
+        MINV_TRY((copy_members<float, double>(ctx, io.b, io.ldb, io.sb, w.bc, k, kn, k, nrhs, io.count, NULL, NULL)));
+        b = (const Tc *)w.bc;
+        ldb = k;
+        sb = kn;
+    }
+    CUBLAS_TRY(minv_gemm_strided(ctx->gpu->blas, k, nrhs, k, 1.0, (const Tc *)w.winv, k, kk, b, (int)ldb, sb, 0.0,
+                                 (Tc *)w.y, k, kn, (int)io.count));
+    if (pl.tio == MINV_R64)
+        MINV_TRY((copy_members<double, double>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
+    else if (pl.tc == MINV_R64)
+        MINV_TRY((copy_members<double, float>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
+    else
+        MINV_TRY((copy_members<float, float>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
+cleanup:
+    return status;
+}
+
+/* Every member of the chunk: outcomes to w.res, residuals to w.residual. */
+minv_status run_chunk(minv_context *ctx, const plan &pl, const chunk_io &io, const chunk_ws &w) {
+    minv_status status = MINV_SUCCESS;
+    batch_args p = {};
+    p.a = io.a;
+    p.lda = io.lda;
+    p.sa = io.sa;
+    p.x = io.x;
+    p.ldx = io.ldx;
+    p.sx = io.sx;
+    p.count = io.count;
+    p.k = pl.k;
+    p.sizes = io.sizes;
+    p.mode = pl.mode;
+    p.sym_tol = ctx->symmetry_tol;
+    p.res = w.res;
+    p.rcond = w.rcond;
+    if (!pl.nrhs) {
+        if (pl.residual) MINV_TRY(minv_gpu_probes_before(ctx, p, pl.tio, w.av, w.anorm));
+        MINV_TRY(invert(ctx, pl, p, pl.tio, w));
+        if (pl.residual) MINV_TRY(minv_gpu_probes_after(ctx, p, pl.tio, w.av, w.anorm, w.residual));
+        return MINV_SUCCESS;
+    }
+    p.b = io.b;
+    p.ldb = io.ldb;
+    p.sb = io.sb;
+    p.nrhs = pl.nrhs;
+    if (pl.path == PATH_SMALL)
+        MINV_TRY(minv_gpu_gj_small(ctx, p, pl.tio, pl.tc));
+    else if (pl.tc == MINV_R64)
+        MINV_TRY(solve_by_inverse<double>(ctx, pl, p, io, w));
+    else
+        MINV_TRY(solve_by_inverse<float>(ctx, pl, p, io, w));
+    if (pl.residual && io.residual) MINV_TRY(minv_gpu_solve_residual(ctx, p, pl.tio, pl.res_cols, w.residual));
+cleanup:
+    return status;
+}
+
+/* Pinned memory for a chunk's outcomes: residuals, conditions, then the ints. */
+struct outcomes {
+    double *residual, *rcond;
+    int32_t *res;
+};
+const size_t OUTCOME_BYTES = 2 * sizeof(double) + RES_INTS * sizeof(int32_t);
+
+outcomes outcomes_at(void *pinned, int64_t chunk) {
+    outcomes o;
+    o.residual = (double *)pinned;
+    o.rcond = o.residual + chunk;
+    o.res = (int32_t *)(o.rcond + chunk);
+    return o;
+}
+
+/* The chunk's outcomes from the device, into the core's arrays (rows m0...). */
+minv_status take_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, const outcomes &o, int64_t m0,
+                          int64_t count, int residual_valid, minv_batch_results *out) {
+    minv_status status = MINV_SUCCESS;
+    cudaStream_t s = ctx->gpu->stream;
+    CUDA_TRY(cudaMemcpyAsync(o.res, w.res, count * RES_INTS * sizeof(int32_t), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaMemcpyAsync(o.rcond, w.rcond, count * sizeof(double), cudaMemcpyDeviceToHost, s));
+    if (pl.residual)
+        CUDA_TRY(cudaMemcpyAsync(o.residual, w.residual, count * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+    for (int64_t m = 0; m < count; m++) {
+        out->status[m0 + m] = (minv_status)o.res[m * RES_INTS + RES_STATUS];
+        out->info[m0 + m] = o.res[m * RES_INTS + RES_INFO];
+        out->spd[m0 + m] = (int8_t)o.res[m * RES_INTS + RES_SPD];
+        out->rcond[m0 + m] = o.rcond[m];
+        out->residual[m0 + m] = pl.residual && residual_valid ? o.residual[m] : -1;
+    }
+cleanup:
+    return status;
+}
+
+/* How many members a chunk may hold: what is left of the budget over what each needs. */
+int64_t chunk_members(minv_context *ctx, int64_t count, size_t device_per, size_t pinned_per) {
+    double room = minv_gpu_available(ctx) * 0.95 - (double)WORK_SLACK;
+    int64_t c = room > 0 ? (int64_t)(room / (double)device_per) : 0;
+    if (pinned_per && (int64_t)(PINNED_BUDGET / pinned_per) < c) c = (int64_t)(PINNED_BUDGET / pinned_per);
+    if (c > count) c = count;
+    if (c > INT_MAX / 2) c = INT_MAX / 2;
+    return c;
+}
+
+/* Member m of a host batch into a dense k x cols slot of the staging buffer (the identity, or
+ * zero rows, beyond its order). */
+void pack_member(const minv_batch *h, int64_t m, int k, void *slot) {
+    const int64_t n = minv_batch_order(h, m), cols = h->square ? k : h->cols;
+    const size_t es = (size_t)h->dtype;
+    memset(slot, 0, (size_t)k * (size_t)cols * es);
+    if (n > 0) minv_batch_gather(h, m, h->dtype, slot, k);
+    if (h->square)
+        for (int64_t i = n; i < k; i++) {
+            char *d = (char *)slot + ((size_t)i * (size_t)k + (size_t)i) * es;
+            if (h->dtype == MINV_R64) *(double *)d = 1;
+            else *(float *)d = 1;
+        }
+}
+
+minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
+                         const minv_batch *b, const minv_batch *x, minv_batch_results *res, minv_batch_report *r) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const minv_dtype tio = a->dtype;
+    const int64_t count = a->count, nrhs = b ? b->cols : 0;
+    plan pl;
+    if (a->rows == 0) /* every member empty: nothing to do */
+        return MINV_SUCCESS;
+    MINV_TRY(make_plan(ctx, method, tio, tc, a->rows, nrhs, &pl, r));
+    {
+        const size_t k = (size_t)pl.k, es = (size_t)tio, a_bytes = k * k * es;
+        const size_t x_bytes = nrhs ? k * (size_t)nrhs * es : a_bytes, b_bytes = nrhs ? x_bytes : 0;
+        const size_t sizes_bytes = a->sizes ? sizeof(int32_t) : 0;
+        const size_t staged = a_bytes + x_bytes + b_bytes + sizes_bytes;
+        const int64_t chunk = chunk_members(ctx, count, staged + work_bytes(pl), staged + OUTCOME_BYTES);
+        if (chunk < 1) {
+            status = minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "a member of order %lld needs %.3g MB of device memory, %.3g MB are left",
+                               (long long)k, (double)(staged + work_bytes(pl) + WORK_SLACK) / 1e6, minv_gpu_available(ctx) / 1e6);
+            goto cleanup;
+        }
+        void *dev[5], *pin[4];
+        {
+            const int slots[5] = {WS_A, WS_B, WS_C, WS_D, WS_SMALL};
+            const size_t bytes[5] = {chunk * a_bytes, chunk * x_bytes, chunk * b_bytes + 1,
+                                     chunk * work_bytes(pl) + WORK_SLACK, chunk * sizeof(int32_t) + 1};
+            MINV_TRY(minv_gpu_reserve(ctx, 5, slots, bytes, dev));
+        }
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 0, chunk * a_bytes, &pin[0]));
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 1, chunk * x_bytes, &pin[1]));
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 2, chunk * b_bytes + 1, &pin[2]));
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * (OUTCOME_BYTES + sizeof(int32_t)), &pin[3]));
+        const outcomes out = outcomes_at(pin[3], chunk);
+        int32_t *pin_sizes = out.res + chunk * RES_INTS;
+        for (int64_t m0 = 0; m0 < count; m0 += chunk) {
+            const int64_t cnt = count - m0 < chunk ? count - m0 : chunk;
+#pragma omp parallel for schedule(dynamic, 64)
+            for (int64_t m = 0; m < cnt; m++) {
+                pack_member(a, m0 + m, pl.k, (char *)pin[0] + (size_t)m * a_bytes);
+                if (b) pack_member(b, m0 + m, pl.k, (char *)pin[2] + (size_t)m * b_bytes);
+                if (a->sizes) pin_sizes[m] = (int32_t)a->sizes[m0 + m];
+            }
+            CUDA_TRY(cudaMemcpyAsync(dev[0], pin[0], cnt * a_bytes, cudaMemcpyHostToDevice, g->stream));
+            if (b) CUDA_TRY(cudaMemcpyAsync(dev[2], pin[2], cnt * b_bytes, cudaMemcpyHostToDevice, g->stream));
+            if (a->sizes)
+                CUDA_TRY(cudaMemcpyAsync(dev[4], pin_sizes, cnt * sizeof(int32_t), cudaMemcpyHostToDevice, g->stream));
+            const chunk_io io = {dev[0], pl.k, (int64_t)(k * k), dev[2], pl.k, (int64_t)(k * (size_t)nrhs),
+                                 dev[1], pl.k, (int64_t)(x_bytes / es), a->sizes ? (const int32_t *)dev[4] : NULL, cnt, 1};
+            const chunk_ws w = carve(dev[3], pl, cnt);
+            MINV_TRY(run_chunk(ctx, pl, io, w));
+            CUDA_TRY(cudaMemcpyAsync(pin[1], dev[1], cnt * x_bytes, cudaMemcpyDeviceToHost, g->stream));
+            MINV_TRY(take_outcomes(ctx, pl, w, out, m0, cnt, 1, res));
+#pragma omp parallel for schedule(dynamic, 64)
+            for (int64_t m = 0; m < cnt; m++) {
+                const minv_status s = res->status[m0 + m];
+                if (minv_batch_order(a, m0 + m) > 0 &&
+                    (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m0 + m] < 0)))
+                    minv_batch_scatter(x, m0 + m, tio, (char *)pin[1] + (size_t)m * x_bytes, pl.k);
+            }
+        }
+        if (chunk < count)
+            minv_batch_note(r, "%lld chunks of up to %lld members through pinned buffers", (long long)((count + chunk - 1) / chunk),
+                            (long long)chunk);
+    }
+cleanup:
+    return status;
+}
+
+minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
+                           const minv_batch *b, const minv_batch *x, minv_batch_results *res, minv_batch_report *r) {
+    minv_status status = MINV_SUCCESS;
+    const minv_dtype tio = a->dtype;
+    const int64_t count = a->count, nrhs = b ? b->cols : 0;
+    const size_t es = (size_t)tio;
+    plan pl;
+    MINV_TRY(make_plan(ctx, method, tio, tc, a->rows, nrhs, &pl, r));
+    {
+        const int64_t chunk = chunk_members(ctx, count, work_bytes(pl), OUTCOME_BYTES);
+        const int in_place_solve = b && b->base == x->base;
+        void *work, *pin;
+        if (chunk < 1) {
+            status = minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "a member of order %d needs %.3g MB of device workspace, %.3g MB are left",
+                               pl.k, (double)(work_bytes(pl) + WORK_SLACK) / 1e6, minv_gpu_available(ctx) / 1e6);
+            goto cleanup;
+        }
+        {
+            const int slot = WS_D;
+            const size_t bytes = chunk * work_bytes(pl) + WORK_SLACK;
+            MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &work));
+        }
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * OUTCOME_BYTES, &pin));
+        if (in_place_solve && pl.residual)
+            minv_batch_note(r, "no residual: B and X share memory");
+        for (int64_t m0 = 0; m0 < count; m0 += chunk) {
+            const int64_t cnt = count - m0 < chunk ? count - m0 : chunk;
+            const chunk_io io = {(const char *)a->base + (size_t)m0 * (size_t)a->stride * es, a->ld, a->stride,
+                                 b ? (const char *)b->base + (size_t)m0 * (size_t)b->stride * es : NULL,
+                                 b ? b->ld : 0, b ? b->stride : 0,
+                                 (char *)x->base + (size_t)m0 * (size_t)x->stride * es, x->ld, x->stride,
+                                 NULL, cnt, !in_place_solve};
+            const chunk_ws w = carve(work, pl, cnt);
+            MINV_TRY(run_chunk(ctx, pl, io, w));
+            MINV_TRY(take_outcomes(ctx, pl, w, outcomes_at(pin, chunk), m0, cnt, !in_place_solve, res));
+        }
+        if (chunk < count)
+            minv_batch_note(r, "%lld chunks of up to %lld members", (long long)((count + chunk - 1) / chunk), (long long)chunk);
+    }
+cleanup:
+    return status;
+}
+
+} // namespace
+
+minv_status minv_gpu_invert_batched(minv_context *ctx, minv_method method, minv_dtype compute, const minv_batch *a,
+                                    const minv_batch *x, minv_batch_results *res, minv_batch_report *report) {
+    return host_batched(ctx, method, compute, a, NULL, x, res, report);
+}
+
+minv_status minv_gpu_solve_batched(minv_context *ctx, minv_method method, minv_dtype compute, const minv_batch *a,
+                                   const minv_batch *b, const minv_batch *x, minv_batch_results *res,
+                                   minv_batch_report *report) {
+    return host_batched(ctx, method, compute, a, b, x, res, report);
+}
+
+minv_status minv_gpu_invert_batched_device(minv_context *ctx, minv_method method, minv_dtype compute,
+                                           const minv_batch *a, const minv_batch *x, minv_batch_results *res,
+                                           minv_batch_report *report) {
+    return device_batched(ctx, method, compute, a, NULL, x, res, report);
+}
+
+minv_status minv_gpu_solve_batched_device(minv_context *ctx, minv_method method, minv_dtype compute,
+                                          const minv_batch *a, const minv_batch *b, const minv_batch *x,
+                                          minv_batch_results *res, minv_batch_report *report) {
+    return device_batched(ctx, method, compute, a, b, x, res, report);
+}

@@ -1,0 +1,320 @@
+// Batches of order k > 128: Gauss-Jordan by panels of nb columns. A block per matrix runs the
+// panel's nb steps on the k x nb panel in shared memory (pivot rows chosen among all rows not
+// yet used); what a set of steps did to the other columns is one rank update,
+//   A(:, out) <- A(:, out) with the pivot rows zeroed + P * A(pivot rows, out),
+// with P the finished columns of those steps, applied left and right of them by cuBLAS strided
+// batched GEMM. Two levels keep the GEMMs few and wide: a panel updates only the other
+// columns of its outer block (4 panels), and an outer block, once done, updates the rest of
+// the matrix at once. The matrices are worked on in a copy in the compute type; a last kernel
+// writes the inverse in place of the pivoting (see batched.cuh).
+#include "batched.cuh"
+
+namespace {
+
+constexpr int THREADS = 256;
+
+/* Columns of an outer block; the width of the update buffers (an outer block, or a panel when
+ * one outer block is the whole matrix). */
+int outer_width(int nb) { return 4 * nb; }
+int update_width(int k, int nb) { return k > outer_width(nb) ? outer_width(nb) : nb; }
+
+/* The workspace of `count` members, carved in this order, each part 256-byte aligned. */
+struct blocked_ws {
+    void *w;           /* k x k per member, the working copy */
+    void *panel;       /* k x update_width: finished columns, for a GEMM */
+    void *rows;        /* update_width x k: their pivot rows, taken out of w */
+    int32_t *row_step; /* k per member: the step at which a row was the pivot, -1 before */
+    int32_t *piv_row;  /* k per member: the pivot row of each step */
+    double *anorm;     /* per member: ||A||_inf */
+};
+
+size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+blocked_ws carve(void *work, int64_t count, int k, int nb, minv_dtype tc) {
+    blocked_ws ws;
+    char *p = (char *)work;
+    const size_t c = (size_t)count, kk = (size_t)k, es = (size_t)tc, uw = (size_t)update_width(k, nb);
+    ws.w = p;
+    p += align256(c * kk * kk * es);
+    ws.panel = p;
+    p += align256(c * kk * uw * es);
+    ws.rows = p;
+    p += align256(c * kk * uw * es);
+    ws.row_step = (int32_t *)p;
+    p += align256(c * kk * sizeof(int32_t));
+    ws.piv_row = (int32_t *)p;
+    p += align256(c * kk * sizeof(int32_t));
+    ws.anorm = (double *)p;
+    return ws;
+}
+
+/* The working copy (the identity beyond a member's order), ||A||_inf, NaN and symmetry checks
+ * and the initial outcome; a thread per row. */
+template <typename Tio, typename Tc>
+__global__ void __launch_bounds__(THREADS) prepare_kernel(batch_args p, blocked_ws ws) {
+    __shared__ double red[32];
+    __shared__ int ired[32];
+    const int64_t m = blockIdx.x;
+    const int k = p.k, n = p.sizes ? p.sizes[m] : k;
+    const Tio *am = (const Tio *)p.a + m * p.sa;
+    Tc *w = (Tc *)ws.w + m * (int64_t)k * k;
+    double rowmax = 0, asym = 0, amax = 0;
+    int bad = k;
+    for (int i = threadIdx.x; i < k; i += THREADS) {
+        double rs = 0;
+        for (int j = 0; j < k; j++) {
+            const Tc v = i < n && j < n ? (Tc)am[i + (int64_t)j * p.lda] : (i == j ? Tc(1) : Tc(0));
+            w[i + (int64_t)j * k] = v;
+            rs += fabs((double)v);
+            if (!isfinite((double)v)) bad = min(bad, j);
+            if (p.mode == GJ_SPD) {
+                const double t = i < n && j < n ? (double)am[j + (int64_t)i * p.lda] : (i == j ? 1.0 : 0.0);
+                asym = fmax(asym, fabs((double)v - t));
+                amax = fmax(amax, fabs((double)v));
+            }
+        }
+        if (i < n) rowmax = fmax(rowmax, rs);
+        ws.row_step[m * k + i] = -1;
+    }
+    rowmax = block_reduce(rowmax, red, op_max());
+    bad = block_reduce(bad, ired, op_min());
+    asym = block_reduce(asym, red, op_max());
+    amax = block_reduce(amax, red, op_max());
+    if (threadIdx.x == 0) {
+        int32_t *res = p.res + m * RES_INTS;
+        ws.anorm[m] = rowmax;
+        res[RES_STATUS] = bad < k ? MINV_ERR_NOT_FINITE
+                          : p.mode == GJ_SPD && !(asym <= p.sym_tol * amax) ? MINV_ERR_NOT_SPD
+                                                                            : MINV_SUCCESS;
+        res[RES_INFO] = bad < k ? bad : -1;
+        res[RES_SPD] = 0;
+        p.rcond[m] = -1;
+    }
+}
+
+/* The steps of panel [j0, j0 + nbe) in shared memory (room for nb columns), the panel written
+ * back to w. */
+template <typename Tc>
+__global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws ws, int nb, int j0, int nbe,
+                                                         int pivoting) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double red[32];
+    __shared__ int ired[32];
+    const int64_t m = blockIdx.x;
+    const int k = p.k;
+    if (p.res[m * RES_INTS + RES_STATUS] != MINV_SUCCESS)
+        return; /* its GEMM updates touch its own, abandoned, copy only */
+    Tc *panel = (Tc *)smem;              /* k x nbe, leading dimension k */
+    Tc *rowbuf = panel + (size_t)k * nb; /* nb */
+    int *row_step = (int *)(rowbuf + nb); /* k */
+    Tc *w = (Tc *)ws.w + m * (int64_t)k * k;
+    int32_t *g_row_step = ws.row_step + m * k, *g_piv_row = ws.piv_row + m * k;
+    for (int i = threadIdx.x; i < k; i += THREADS) {
+        row_step[i] = g_row_step[i];
+        for (int c = 0; c < nbe; c++) panel[i + (size_t)c * k] = w[i + (int64_t)(j0 + c) * k];
+    }
+    __syncthreads();
+    for (int jj = 0; jj < nbe; jj++) {
+        const int j = j0 + jj;
+        double cand = -1.0;
+        int piv = k;
+        for (int i = threadIdx.x; i < k; i += THREADS) {
+            const double v = pivoting ? (row_step[i] < 0 ? fabs((double)panel[i + (size_t)jj * k]) : -1.0) : (i == j ? 1.0 : -1.0);
+            if (v > cand) {
+                cand = v;
+                piv = i;
+            }
+        }
+        /* the block's argmax: each warp's, then the best of the warps, lowest row on ties */
+        warp_argmax(cand, piv);
+        if (threadIdx.x % 32 == 0) {
+            red[threadIdx.x / 32] = cand;
+            ired[threadIdx.x / 32] = piv;
+        }
+        __syncthreads();
+        cand = red[0];
+        piv = ired[0];
+        for (int v = 1; v < THREADS / 32; v++)
+            if (red[v] > cand || (red[v] == cand && ired[v] < piv)) {
+                cand = red[v];
+                piv = ired[v];
+            }
+        const Tc pv = panel[piv + (size_t)jj * k];
+        if (pivoting ? !(cand > 0) : !(pv > Tc(0))) {
+            if (threadIdx.x == 0) {
+                p.res[m * RES_INTS + RES_STATUS] = pivoting ? MINV_ERR_SINGULAR : MINV_ERR_NOT_SPD;
+                p.res[m * RES_INTS + RES_INFO] = j;
+            }
+            return;
+        }
+        if (threadIdx.x < nbe) rowbuf[threadIdx.x] = panel[piv + (size_t)threadIdx.x * k];
+        __syncthreads(); /* red is read, rowbuf written */
+        if (threadIdx.x == 0) {
+            row_step[piv] = j;
+            g_piv_row[j] = piv;
+        }
+        const Tc inv = Tc(1) / pv;
+        for (int i = threadIdx.x; i < k; i += THREADS) {
+            const Tc f = panel[i + (size_t)jj * k];
+            for (int c = 0; c < nbe; c++) {
+                const Tc t = c == jj ? inv : rowbuf[c] * inv;
+                panel[i + (size_t)c * k] = i == piv ? t : (c == jj ? Tc(0) : panel[i + (size_t)c * k]) - f * t;
+            }
+        }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < k; i += THREADS) {
+        g_row_step[i] = row_step[i];
+        for (int c = 0; c < nbe; c++) w[i + (int64_t)(j0 + c) * k] = panel[i + (size_t)c * k];
+    }
+}
+
+/* For the update by steps [j0, j0 + width): their finished columns into ws.panel, and their
+ * pivot rows over the columns [c0, c1) outside them into ws.rows (leading dimension uw),
+ * zeroed in w. */
+template <typename Tc>
+__global__ void __launch_bounds__(THREADS) gather_kernel(batch_args p, blocked_ws ws, int uw, int j0, int width, int c0,
+                                                          int c1) {
+    const int64_t m = blockIdx.x;
+    if (p.res[m * RES_INTS + RES_STATUS] != MINV_SUCCESS)
+        return;
+    const int k = p.k;
+    Tc *w = (Tc *)ws.w + m * (int64_t)k * k, *gp = (Tc *)ws.panel + m * (int64_t)k * uw,
+       *gr = (Tc *)ws.rows + m * (int64_t)k * uw;
+    const int32_t *piv_row = ws.piv_row + m * k + j0;
+    for (int64_t e = threadIdx.x; e < (int64_t)k * width; e += THREADS)
+        gp[e] = w[(int64_t)j0 * k + e];
+    for (int64_t e = threadIdx.x; e < (int64_t)width * (c1 - c0); e += THREADS) {
+        const int t = (int)(e % width), c = c0 + (int)(e / width);
+        if (c >= j0 && c < j0 + width) continue;
+        Tc *src = w + piv_row[t] + (int64_t)c * k;
+        gr[t + (int64_t)c * uw] = *src;
+        *src = Tc(0);
+    }
+}
+
+/* x(j, p_c) = w(p_j, c) for the members written, with ||A^-1||_inf for the condition. */
+template <typename Tc, typename Tout>
+__global__ void __launch_bounds__(THREADS) finish_kernel(batch_args p, blocked_ws ws) {
+    __shared__ double red[32];
+    const int64_t m = blockIdx.x;
+    int32_t *res = p.res + m * RES_INTS;
+    if (res[RES_STATUS] != MINV_SUCCESS)
+        return;
+    const int k = p.k, n = p.sizes ? p.sizes[m] : k;
+    const Tc *w = (const Tc *)ws.w + m * (int64_t)k * k;
+    const int32_t *row_step = ws.row_step + m * k, *piv_row = ws.piv_row + m * k;
+    Tout *xm = (Tout *)p.x + m * p.sx;
+    double xmax = 0;
+    for (int i = threadIdx.x; i < n; i += THREADS) {
+        double rs = 0;
+        for (int c = 0; c < n; c++) {
+            const Tc v = w[i + (int64_t)c * k];
+            rs += fabs((double)v);
+            xm[row_step[i] + (int64_t)piv_row[c] * p.ldx] = (Tout)v;
+        }
+        xmax = fmax(xmax, rs);
+    }
+    xmax = block_reduce(xmax, red, op_max());
+    if (threadIdx.x == 0) {
+        const double rcond = 1.0 / (ws.anorm[m] * xmax);
+        if (below_eps<Tc>(rcond)) res[RES_STATUS] = MINV_ERR_SINGULAR; /* written all the same */
+        res[RES_SPD] = p.mode == GJ_SPD;
+        p.rcond[m] = rcond;
+    }
+}
+
+size_t panel_smem(int k, int nb, minv_dtype tc) {
+    return ((size_t)k * nb + nb) * (size_t)tc + (size_t)k * sizeof(int);
+}
+
+/* The update by steps [j0, j0 + width) of the columns [c0, c1) outside them: gather, then a
+ * GEMM on each side. */
+template <typename Tc>
+minv_status update(minv_context *ctx, const batch_args &p, const blocked_ws &ws, int uw, int j0, int width, int c0,
+                   int c1) {
+    minv_status status = MINV_SUCCESS;
+    minv_gpu *g = ctx->gpu;
+    const int k = p.k, count = (int)p.count, right = j0 + width;
+    const long long kk = (long long)k * k, ku = (long long)k * uw;
+    Tc *w = (Tc *)ws.w, *panel = (Tc *)ws.panel, *rows = (Tc *)ws.rows;
+    gather_kernel<Tc><<<count, THREADS, 0, g->stream>>>(p, ws, uw, j0, width, c0, c1);
+    LAUNCH_TRY();
+    if (j0 > c0)
+        CUBLAS_TRY(minv_gemm_strided(g->blas, k, j0 - c0, width, 1.0, panel, k, ku, rows + (size_t)c0 * uw, uw, ku, 1.0,
+                                     w + (size_t)c0 * k, k, kk, count));
+    if (right < c1)
+        CUBLAS_TRY(minv_gemm_strided(g->blas, k, c1 - right, width, 1.0, panel, k, ku, rows + (size_t)right * uw, uw, ku,
+                                     1.0, w + (size_t)right * k, k, kk, count));
+cleanup:
+    return status;
+}
+
+template <typename Tio, typename Tc, typename Tout>
+minv_status run(minv_context *ctx, const batch_args &p, int nb, void *work) {
+    minv_status status = MINV_SUCCESS;
+    minv_gpu *g = ctx->gpu;
+    const int k = p.k, count = (int)p.count, outer = outer_width(nb), uw = update_width(k, nb);
+    const blocked_ws ws = carve(work, p.count, k, nb, sizeof(Tc) == 8 ? MINV_R64 : MINV_R32);
+    const size_t smem = panel_smem(k, nb, sizeof(Tc) == 8 ? MINV_R64 : MINV_R32);
+    prepare_kernel<Tio, Tc><<<count, THREADS, 0, g->stream>>>(p, ws);
+    LAUNCH_TRY();
+    CUDA_TRY(cudaFuncSetAttribute(panel_kernel<Tc>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    for (int b0 = 0; b0 < k; b0 += outer) {
+        const int b1 = b0 + outer < k ? b0 + outer : k;
+        for (int j0 = b0; j0 < b1; j0 += nb) {
+            const int nbe = nb < b1 - j0 ? nb : b1 - j0;
+            panel_kernel<Tc><<<count, THREADS, smem, g->stream>>>(p, ws, nb, j0, nbe, p.mode != GJ_SPD);
+            LAUNCH_TRY();
+            MINV_TRY(update<Tc>(ctx, p, ws, uw, j0, nbe, b0, b1));
+        }
+        if (b1 - b0 < k)
+            MINV_TRY(update<Tc>(ctx, p, ws, uw, b0, b1 - b0, 0, k));
+    }
+    finish_kernel<Tc, Tout><<<count, THREADS, 0, g->stream>>>(p, ws);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+} // namespace
+
+cublasStatus_t minv_gemm_strided(cublasHandle_t h, int m, int n, int k, double alpha, const double *a, int lda,
+                                 long long sa, const double *b, int ldb, long long sb, double beta, double *c, int ldc,
+                                 long long sc, int count) {
+    return cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, lda, sa, b, ldb, sb, &beta, c, ldc,
+                                     sc, count);
+}
+
+cublasStatus_t minv_gemm_strided(cublasHandle_t h, int m, int n, int k, double alpha, const float *a, int lda,
+                                 long long sa, const float *b, int ldb, long long sb, double beta, float *c, int ldc,
+                                 long long sc, int count) {
+    const float al = (float)alpha, be = (float)beta;
+    return cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc,
+                                     count);
+}
+
+int minv_gpu_gj_blocked_panel(minv_context *ctx, int k, minv_dtype tc) {
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->gpu->device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    const size_t room = (size_t)optin - 2048; /* the kernel's static shared memory */
+    for (int nb = 64; nb >= 4; nb /= 2)
+        if (panel_smem(k, nb, tc) <= room) return nb;
+    return 0;
+}
+
+size_t minv_gpu_gj_blocked_bytes(int k, int nb, minv_dtype tc) {
+    const size_t kk = (size_t)k, es = (size_t)tc;
+    return kk * kk * es + 2 * kk * (size_t)update_width(k, nb) * es + 2 * kk * sizeof(int32_t) + sizeof(double);
+}
+
+minv_status minv_gpu_gj_blocked(minv_context *ctx, const batch_args &p, minv_dtype tio, minv_dtype tc,
+                                minv_dtype tout, int nb, void *work) {
+    if (tio == MINV_R64) return run<double, double, double>(ctx, p, nb, work);
+    if (tc == MINV_R32) return run<float, float, float>(ctx, p, nb, work);
+    if (tout == MINV_R32) return run<float, double, float>(ctx, p, nb, work);
+    return run<float, double, double>(ctx, p, nb, work);
+}

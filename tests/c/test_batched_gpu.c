@@ -1,0 +1,213 @@
+/* The batched API where only the GPU goes: device pointers (padded strides, in place, float,
+ * solves), batches split into chunks by a small device budget, host batches the GPU lacks
+ * (LU) run by the CPU with a note, and members of every path side by side in one warp under
+ * AUTO. Skips without a GPU. */
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (text))
+
+static minv_context *gpu_context(int64_t budget) {
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_GPU;
+    o.device_memory = budget;
+    minv_context *ctx = NULL;
+    return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
+}
+
+/* nbatch members of order k at a + m * stride (leading dimension ld), SPD and general
+ * alternating; NaN in the padding. */
+static double *random_batch(tu_rng *rng, int64_t k, int64_t nbatch, int64_t ld, int64_t stride) {
+    double *a = tu_alloc(1, nbatch, stride);
+    for (int64_t m = 0; m < nbatch; m++) {
+        if (m % 2) tu_spd(rng, k, a + m * stride, ld);
+        else tu_general(rng, k, a + m * stride, ld);
+    }
+    return a;
+}
+
+static float *to_float(const double *a, size_t n) {
+    float *f = malloc(n * sizeof *f);
+    for (size_t i = 0; i < n; i++) f[i] = (float)a[i];
+    return f;
+}
+
+static void *to_device(const void *h, size_t bytes) {
+    void *d = NULL;
+    cudaMalloc(&d, bytes);
+    cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    return d;
+}
+
+static void device_forms(minv_context *gpu) {
+    static const int64_t ks[] = {5, 32, 64, 200};
+    tu_rng rng;
+    tu_seed(&rng, 911);
+    minv_batch_report rep;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const int64_t k = ks[i], nbatch = k > 128 ? 4 : 50, ld = k + 1, stride = ld * k + 3, nrhs = 3;
+        const size_t bytes = sizeof(double) * (size_t)(stride * nbatch);
+        double *a = random_batch(&rng, k, nbatch, ld, stride), *x = tu_alloc(1, nbatch, stride);
+        double *da = to_device(a, bytes), *dx = to_device(x, bytes);
+        minv_status st[50];
+        CHECK_STATUS(minv_invert_batched_device_d(gpu, MINV_METHOD_AUTO, k, nbatch, da, ld, stride, dx, ld, stride, st, &rep),
+                     MINV_SUCCESS, gpu);
+        cudaMemcpy(x, dx, bytes, cudaMemcpyDeviceToHost);
+        for (int64_t m = 0; m < nbatch; m++)
+            CHECK(st[m] == MINV_SUCCESS && tu_inverse_ratio(k, a + m * stride, ld, x + m * stride, ld, DBL_EPSILON) < 30,
+                  "device k %lld member %lld", (long long)k, (long long)m);
+        CHECK(isnan(x[k]) && isnan(x[stride - 1]), "device k %lld: padding written", (long long)k);
+        CHECK(rep.backend == MINV_BACKEND_GPU && rep.residual >= 0, "device report: %s", rep.reason);
+        /* in place */
+        CHECK_STATUS(minv_invert_batched_device_d(gpu, MINV_METHOD_GAUSS_JORDAN, k, nbatch, da, ld, stride, da, ld, stride,
+                                                  NULL, &rep),
+                     MINV_SUCCESS, gpu);
+        cudaMemcpy(x, da, bytes, cudaMemcpyDeviceToHost);
+        for (int64_t m = 0; m < nbatch; m++)
+            CHECK(tu_inverse_ratio(k, a + m * stride, ld, x + m * stride, ld, DBL_EPSILON) < 30, "device in place k %lld",
+                  (long long)k);
+        /* float */
+        float *af = to_float(a, (size_t)(stride * nbatch)), *xf = to_float(x, (size_t)(stride * nbatch));
+        float *daf = to_device(af, bytes / 2), *dxf = to_device(xf, bytes / 2);
+        CHECK_STATUS(minv_invert_batched_device_s(gpu, MINV_METHOD_AUTO, k, nbatch, daf, ld, stride, dxf, ld, stride, NULL, &rep),
+                     MINV_SUCCESS, gpu);
+        cudaMemcpy(xf, dxf, bytes / 2, cudaMemcpyDeviceToHost);
+        for (int64_t m = 0; m < nbatch; m++) {
+            double *a2 = tu_to_double(k, k, af + m * stride, ld), *x2 = tu_to_double(k, k, xf + m * stride, ld);
+            CHECK(tu_inverse_ratio(k, a2, k, x2, k, FLT_EPSILON) < 30, "device float k %lld", (long long)k);
+            free(a2);
+            free(x2);
+        }
+        /* solves, and in place */
+        double *b = tu_alloc(1, nbatch, k * nrhs), *xs = tu_alloc(1, nbatch, k * nrhs);
+        for (int64_t m = 0; m < nbatch; m++) tu_rect(&rng, k, nrhs, b + m * k * nrhs, k);
+        cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice);
+        double *db = to_device(b, sizeof(double) * (size_t)(k * nrhs * nbatch)), *dxs = to_device(xs, sizeof(double) * (size_t)(k * nrhs * nbatch));
+        CHECK_STATUS(minv_solve_batched_device_d(gpu, MINV_METHOD_AUTO, k, nrhs, nbatch, da, ld, stride, db, k, k * nrhs, dxs, k,
+                                                 k * nrhs, NULL, &rep),
+                     MINV_SUCCESS, gpu);
+        cudaMemcpy(xs, dxs, sizeof(double) * (size_t)(k * nrhs * nbatch), cudaMemcpyDeviceToHost);
+        for (int64_t m = 0; m < nbatch; m++)
+            CHECK(tu_solve_ratio(k, nrhs, a + m * stride, ld, b + m * k * nrhs, k, xs + m * k * nrhs, k, DBL_EPSILON) < 30,
+                  "device solve k %lld", (long long)k);
+        CHECK_STATUS(minv_solve_batched_device_d(gpu, MINV_METHOD_AUTO, k, nrhs, nbatch, da, ld, stride, db, k, k * nrhs, db, k,
+                                                 k * nrhs, NULL, &rep),
+                     MINV_SUCCESS, gpu);
+        cudaMemcpy(xs, db, sizeof(double) * (size_t)(k * nrhs * nbatch), cudaMemcpyDeviceToHost);
+        for (int64_t m = 0; m < nbatch; m++)
+            CHECK(tu_solve_ratio(k, nrhs, a + m * stride, ld, b + m * k * nrhs, k, xs + m * k * nrhs, k, DBL_EPSILON) < 30,
+                  "device solve in place k %lld", (long long)k);
+        CHECK(rep.residual == -1, "device solve in place: residual %g", rep.residual);
+        HAS(rep.reason, "no residual: B and X share memory");
+        /* LU is the CPU's: device data cannot go there */
+        CHECK_STATUS(minv_invert_batched_device_d(gpu, MINV_METHOD_LU, k, nbatch, da, ld, stride, dx, ld, stride, NULL, &rep),
+                     MINV_ERR_NOT_IMPLEMENTED, gpu);
+        cudaFree(da); cudaFree(dx); cudaFree(daf); cudaFree(dxf); cudaFree(db); cudaFree(dxs);
+        free(a); free(x); free(af); free(xf); free(b); free(xs);
+    }
+}
+
+/* Host LU batches run on the CPU, and the report says so. */
+static void lu_on_cpu(minv_context *gpu) {
+    tu_rng rng;
+    tu_seed(&rng, 912);
+    const int64_t k = 12, nbatch = 10;
+    double *a = random_batch(&rng, k, nbatch, k, k * k), *x = tu_alloc(1, nbatch, k * k);
+    minv_batch_report rep;
+    CHECK_STATUS(minv_invert_batched_d(gpu, MINV_METHOD_LU, k, nbatch, a, k, k * k, x, k, k * k, NULL, &rep), MINV_SUCCESS, gpu);
+    CHECK(rep.backend == MINV_BACKEND_CPU && rep.method == MINV_METHOD_LU, "LU on the %s", minv_backend_name(rep.backend));
+    HAS(rep.reason, "so the CPU ran it");
+    for (int64_t m = 0; m < nbatch; m++)
+        CHECK(tu_inverse_ratio(k, a + m * k * k, k, x + m * k * k, k, DBL_EPSILON) < 30, "LU member %lld", (long long)m);
+    free(a);
+    free(x);
+}
+
+/* A budget of a few MB splits batches into chunks, host and device. */
+static void chunks(minv_context *small) {
+    static const int64_t ks[] = {32, 100, 300};
+    tu_rng rng;
+    tu_seed(&rng, 913);
+    minv_batch_report rep;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const int64_t k = ks[i], nbatch = k > 128 ? 12 : 600;
+        const size_t bytes = sizeof(double) * (size_t)(k * k * nbatch);
+        double *a = random_batch(&rng, k, nbatch, k, k * k), *x = tu_alloc(1, nbatch, k * k);
+        CHECK_STATUS(minv_invert_batched_d(small, MINV_METHOD_AUTO, k, nbatch, a, k, k * k, x, k, k * k, NULL, &rep),
+                     MINV_SUCCESS, small);
+        HAS(rep.reason, "chunks of up to");
+        CHECK(rep.backend == MINV_BACKEND_GPU, "chunked k %lld ran on the %s: %s", (long long)k,
+              minv_backend_name(rep.backend), rep.reason);
+        for (int64_t m = 0; m < nbatch; m++)
+            CHECK(tu_inverse_ratio(k, a + m * k * k, k, x + m * k * k, k, DBL_EPSILON) < 30, "chunked k %lld member %lld",
+                  (long long)k, (long long)m);
+        double *da = to_device(a, bytes), *dx = to_device(x, bytes);
+        CHECK_STATUS(minv_invert_batched_device_d(small, MINV_METHOD_AUTO, k, nbatch, da, k, k * k, dx, k, k * k, NULL, &rep),
+                     MINV_SUCCESS, small);
+        cudaMemcpy(x, dx, bytes, cudaMemcpyDeviceToHost);
+        for (int64_t m = 0; m < nbatch; m++)
+            CHECK(tu_inverse_ratio(k, a + m * k * k, k, x + m * k * k, k, DBL_EPSILON) < 30, "device chunked k %lld",
+                  (long long)k);
+        cudaFree(da);
+        cudaFree(dx);
+        free(a);
+        free(x);
+    }
+}
+
+/* k = 5: eight matrices a warp. SPD, general, symmetric indefinite (the SPD attempt fails
+ * and is redone pivoted), singular and NaN members side by side. */
+static void mixed_warp(minv_context *gpu) {
+    tu_rng rng;
+    tu_seed(&rng, 914);
+    const int64_t k = 5, nbatch = 40;
+    double *a = tu_alloc(1, nbatch, k * k), *x = tu_alloc(1, nbatch, k * k);
+    for (int64_t m = 0; m < nbatch; m++) {
+        double *am = a + m * k * k;
+        switch (m % 5) {
+        case 0: tu_spd(&rng, k, am, k); break;
+        case 1: tu_general(&rng, k, am, k); break;
+        case 2: tu_spd(&rng, k, am, k); am[k * 2 + 3] = am[k * 3 + 2] = 10 * sqrt(am[2 * k + 2] * am[3 * k + 3]); break;
+        case 3: tu_general(&rng, k, am, k); for (int64_t i = 0; i < k; i++) am[4 * k + i] = 2 * am[1 * k + i]; break;
+        default: tu_spd(&rng, k, am, k); am[7] = NAN; break;
+        }
+    }
+    minv_status st[40];
+    minv_batch_report rep;
+    CHECK_STATUS(minv_invert_batched_d(gpu, MINV_METHOD_AUTO, k, nbatch, a, k, k * k, x, k, k * k, st, &rep),
+                 MINV_ERR_SINGULAR, gpu);
+    for (int64_t m = 0; m < nbatch; m++) {
+        const int kind = (int)(m % 5);
+        const minv_status want = kind == 3 ? MINV_ERR_SINGULAR : kind == 4 ? MINV_ERR_NOT_FINITE : MINV_SUCCESS;
+        CHECK(st[m] == want, "member %lld (kind %d): %s", (long long)m, kind, minv_status_string(st[m]));
+        if (want == MINV_SUCCESS)
+            CHECK(tu_inverse_ratio(k, a + m * k * k, k, x + m * k * k, k, DBL_EPSILON) < 30, "member %lld", (long long)m);
+    }
+    CHECK(rep.cholesky_count == 8 && rep.failed == 16 && rep.first_failed == 3, "mixed: spd %lld failed %lld first %lld",
+          (long long)rep.cholesky_count, (long long)rep.failed, (long long)rep.first_failed);
+    free(a);
+    free(x);
+}
+
+int main(void) {
+    minv_context *gpu = gpu_context(0), *small = gpu_context(4 << 20);
+    if (!gpu || !small) {
+        printf("test_batched_gpu: no usable GPU, skipped\n");
+        minv_destroy(gpu);
+        minv_destroy(small);
+        return TU_SKIP;
+    }
+    device_forms(gpu);
+    lu_on_cpu(gpu);
+    chunks(small);
+    mixed_warp(gpu);
+    minv_destroy(gpu);
+    minv_destroy(small);
+    return tu_finish("test_batched_gpu");
+}
