@@ -17,6 +17,8 @@ const cli_option cli_compute_options[] = {
     {"tol", "X", "iterative method: stop when the residual norm <= X"},
     {"max-iter", "N", "iterative method: iteration cap (default 100)"},
     {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))"},
+    {"recondition", "none|ridge|floor", "symmetric matrices: work on a nearby SPD matrix of condition --target-condition"},
+    {"target-condition", "T", "reconditioning: the condition number to reach (default 1000)"},
     {"threads", "N", "threads for minv's own CPU loops (default: all)"},
     {NULL, NULL, NULL}};
 
@@ -182,7 +184,7 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     minv_options_default(&s->opts);
     minv_file_options_default(&s->fopts);
     s->method = MINV_METHOD_AUTO;
-    s->tol = s->max_iter = s->residual = -1;
+    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = -1;
     s->quiet = cli_flag(a, "quiet");
     if ((v = cli_value(a, "method")) && !parse_method(v, &s->method))
         return cli_error(CLI_USAGE, "--method %s: expected auto, cholesky, lu, gauss-jordan, iterative or tridiagonal", v);
@@ -212,6 +214,14 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         else if (strcmp(v, "full") == 0) s->residual = 2;
         else return cli_error(CLI_USAGE, "--residual %s: expected none, sampled or full", v);
     }
+    if ((v = cli_value(a, "recondition"))) {
+        if (strcmp(v, "none") == 0) s->recondition = MINV_RECONDITION_NONE;
+        else if (strcmp(v, "ridge") == 0) s->recondition = MINV_RECONDITION_RIDGE;
+        else if (strcmp(v, "floor") == 0) s->recondition = MINV_RECONDITION_FLOOR;
+        else return cli_error(CLI_USAGE, "--recondition %s: expected none, ridge or floor", v);
+    }
+    if ((v = cli_value(a, "target-condition")) && !(cli_parse_double(v, &s->target_condition) && s->target_condition > 1))
+        return cli_error(CLI_USAGE, "--target-condition %s: expected a number > 1", v);
     if ((v = cli_value(a, "threads"))) {
         if (!cli_parse_int(v, 1, 4096, &i))
             return cli_error(CLI_USAGE, "--threads %s: expected an integer from 1 to 4096", v);
@@ -245,7 +255,8 @@ int cli_context(const cli_settings *s, minv_context **ctx) {
         return cli_error(CLI_FAILED, "%s%s", minv_status_string(st),
                          st == MINV_ERR_NO_GPU ? ": --backend gpu needs a usable GPU and a minv built with CUDA; try --backend auto" : "");
     const struct { minv_option opt; double value; } tunables[] = {
-        {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual}};
+        {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual},
+        {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition}};
     for (size_t k = 0; k < sizeof tunables / sizeof tunables[0]; k++)
         if (tunables[k].value >= 0 && (st = minv_set_option(*ctx, tunables[k].opt, tunables[k].value)) != MINV_SUCCESS) {
             int code = cli_fail(*ctx, st);

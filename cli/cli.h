@@ -54,7 +54,7 @@ typedef struct {
     minv_options opts;
     minv_file_options fopts;
     minv_method method;
-    double tol, max_iter, residual; /* < 0: not given */
+    double tol, max_iter, residual, recondition, target_condition; /* < 0: not given */
     int quiet;
 } cli_settings;
 

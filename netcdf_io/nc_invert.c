@@ -269,6 +269,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
         {"minv_residual", NULL, p.residual, (size_t)src.count},
         {"minv_residual_kind", minv_nc_residual_kind_text(report->residual_kind), NULL, 0},
         {"minv_rcond", NULL, p.rcond, (size_t)src.count},
+        {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
     };
     char history[2048];
     snprintf(history, sizeof history, "minv %s: %s of %s:%s written as %s (%s on the %s)", minv_version(),

@@ -96,6 +96,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
         {"minv_residual", NULL, &report->residual, 1},
         {"minv_residual_kind", residual_kind_text(report->residual_kind), NULL, 0},
         {"minv_rcond", NULL, &report->rcond, 1},
+        {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
     };
     snprintf(history, sizeof history, "minv %s: solve of A X = B, A = %s:%s, B = %s:%s, written as %s (%s on the %s)",
              minv_version(), a_path, a_var, b_path, b_var, x_var, minv_method_name(report->method),
