@@ -44,10 +44,6 @@ void die(const char *what) {
     fprintf(stderr, "bench_batched: %s\n", what);
     exit(3);
 }
-#define CK(call)                                                                      \
-    do {                                                                              \
-        if ((call) != 0) die(#call);                                                  \
-    } while (0)
 
 /* count matrices of order k, column-major, one after the other: SPD ones (symmetric, strictly
  * diagonally dominant) or general ones (uniform entries, a modest diagonal shift). */
@@ -98,18 +94,18 @@ double worst_ratio(int k, int64_t count, const double *a, const double *x, int s
  * runs before each, untimed. */
 template <typename P, typename R> double time_ms(P prepare, R run) {
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    BENCH_CK(cudaEventCreate(&e0));
+    BENCH_CK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int r = 0; r <= reps; r++) { /* the first is the warm-up */
         prepare();
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(e0, 0));
+        BENCH_CK(cudaDeviceSynchronize());
+        BENCH_CK(cudaEventRecord(e0, 0));
         run();
-        CK(cudaEventRecord(e1, 0));
-        CK(cudaEventSynchronize(e1));
+        BENCH_CK(cudaEventRecord(e1, 0));
+        BENCH_CK(cudaEventSynchronize(e1));
         float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        BENCH_CK(cudaEventElapsedTime(&ms, e0, e1));
         if (r > 0) t.push_back(ms);
     }
     cudaEventDestroy(e0);
@@ -122,8 +118,8 @@ double **member_pointers(double *base, int k, int64_t count) {
     std::vector<double *> h((size_t)count);
     for (int64_t m = 0; m < count; m++) h[(size_t)m] = base + (size_t)m * k * k;
     double **d;
-    CK(cudaMalloc((void **)&d, sizeof(double *) * (size_t)count));
-    CK(cudaMemcpy(d, h.data(), sizeof(double *) * (size_t)count, cudaMemcpyHostToDevice));
+    BENCH_CK(cudaMalloc((void **)&d, sizeof(double *) * (size_t)count));
+    BENCH_CK(cudaMemcpy(d, h.data(), sizeof(double *) * (size_t)count, cudaMemcpyHostToDevice));
     return d;
 }
 
@@ -138,17 +134,17 @@ struct stream_peer {
 
     stream_peer(int k, int spd, double *probe) {
         for (int i = 0; i < STREAMS; i++) {
-            CK(cudaStreamCreate(&s[i])); /* blocking: the legacy stream's events wait for them */
-            CK(cusolverDnCreate(&h[i]));
-            CK(cusolverDnSetStream(h[i], s[i]));
+            BENCH_CK(cudaStreamCreate(&s[i])); /* blocking: the legacy stream's events wait for them */
+            BENCH_CK(cusolverDnCreate(&h[i]));
+            BENCH_CK(cusolverDnSetStream(h[i], s[i]));
         }
         if (spd)
-            CK(cusolverDnDpotrf_bufferSize(h[0], CUBLAS_FILL_MODE_LOWER, k, probe, k, &lwork));
+            BENCH_CK(cusolverDnDpotrf_bufferSize(h[0], CUBLAS_FILL_MODE_LOWER, k, probe, k, &lwork));
         else
-            CK(cusolverDnDgetrf_bufferSize(h[0], k, k, probe, k, &lwork));
-        for (int i = 0; i < STREAMS; i++) CK(cudaMalloc((void **)&work[i], sizeof(double) * (size_t)(lwork + 1)));
-        CK(cudaMalloc((void **)&info, sizeof(int) * STREAMS));
-        CK(cudaMalloc((void **)&ipiv, sizeof(int) * (size_t)k * STREAMS));
+            BENCH_CK(cusolverDnDgetrf_bufferSize(h[0], k, k, probe, k, &lwork));
+        for (int i = 0; i < STREAMS; i++) BENCH_CK(cudaMalloc((void **)&work[i], sizeof(double) * (size_t)(lwork + 1)));
+        BENCH_CK(cudaMalloc((void **)&info, sizeof(int) * STREAMS));
+        BENCH_CK(cudaMalloc((void **)&ipiv, sizeof(int) * (size_t)k * STREAMS));
     }
     ~stream_peer() {
         for (int i = 0; i < STREAMS; i++) {
@@ -164,11 +160,11 @@ struct stream_peer {
             const int i = (int)(m % STREAMS);
             double *am = a + (size_t)m * k * k, *xm = x + (size_t)m * k * k;
             if (spd) {
-                CK(cusolverDnDpotrf(h[i], CUBLAS_FILL_MODE_LOWER, k, am, k, work[i], lwork, info + i));
-                CK(cusolverDnDpotrs(h[i], CUBLAS_FILL_MODE_LOWER, k, k, am, k, xm, k, info + i));
+                BENCH_CK(cusolverDnDpotrf(h[i], CUBLAS_FILL_MODE_LOWER, k, am, k, work[i], lwork, info + i));
+                BENCH_CK(cusolverDnDpotrs(h[i], CUBLAS_FILL_MODE_LOWER, k, k, am, k, xm, k, info + i));
             } else {
-                CK(cusolverDnDgetrf(h[i], k, k, am, k, work[i], ipiv + (size_t)i * k, info + i));
-                CK(cusolverDnDgetrs(h[i], CUBLAS_OP_N, k, k, am, k, ipiv + (size_t)i * k, xm, k, info + i));
+                BENCH_CK(cusolverDnDgetrf(h[i], k, k, am, k, work[i], ipiv + (size_t)i * k, info + i));
+                BENCH_CK(cusolverDnDgetrs(h[i], CUBLAS_OP_N, k, k, am, k, ipiv + (size_t)i * k, xm, k, info + i));
             }
         }
     }
@@ -188,36 +184,36 @@ void gpu_table() {
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 0);
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
-    CK(cublasCreate(&blas));
-    CK(cusolverDnCreate(&solver));
+    BENCH_CK(cublasCreate(&blas));
+    BENCH_CK(cusolverDnCreate(&solver));
     for (const bench_case &c : cases) {
         const int k = c.k;
         const int64_t count = (int64_t)fmax(1.0, (double)c.gpu_batch * scale);
         const size_t elems = (size_t)count * k * k, bytes = elems * sizeof(double);
         double *d_a, *d_work, *d_x, *d_id;
         int *d_info, *d_piv;
-        CK(cudaMalloc((void **)&d_a, bytes));
-        CK(cudaMalloc((void **)&d_work, bytes));
-        CK(cudaMalloc((void **)&d_x, bytes));
-        CK(cudaMalloc((void **)&d_id, bytes));
-        CK(cudaMalloc((void **)&d_info, sizeof(int) * (size_t)count));
-        CK(cudaMalloc((void **)&d_piv, sizeof(int) * (size_t)count * k));
+        BENCH_CK(cudaMalloc((void **)&d_a, bytes));
+        BENCH_CK(cudaMalloc((void **)&d_work, bytes));
+        BENCH_CK(cudaMalloc((void **)&d_x, bytes));
+        BENCH_CK(cudaMalloc((void **)&d_id, bytes));
+        BENCH_CK(cudaMalloc((void **)&d_info, sizeof(int) * (size_t)count));
+        BENCH_CK(cudaMalloc((void **)&d_piv, sizeof(int) * (size_t)count * k));
         std::vector<double> id(elems, 0.0), x(elems);
         for (int64_t m = 0; m < count; m++)
             for (int i = 0; i < k; i++) id[(size_t)m * k * k + (size_t)i * k + i] = 1;
-        CK(cudaMemcpy(d_id, id.data(), bytes, cudaMemcpyHostToDevice));
+        BENCH_CK(cudaMemcpy(d_id, id.data(), bytes, cudaMemcpyHostToDevice));
         double **p_work = member_pointers(d_work, k, count), **p_x = member_pointers(d_x, k, count);
         double **p_a = member_pointers(d_a, k, count);
         double t[2][6]; /* [spd][minv, getrf+getri, matinv, potrf+trsm, streams LU, streams Cholesky] */
         double worst = 0;
         for (int spd = 0; spd <= 1; spd++) {
             std::vector<double> a = make_batch(k, count, spd, 1000 + k);
-            CK(cudaMemcpy(d_a, a.data(), bytes, cudaMemcpyHostToDevice));
+            BENCH_CK(cudaMemcpy(d_a, a.data(), bytes, cudaMemcpyHostToDevice));
             auto nothing = [] {};
-            auto fresh = [&] { CK(cudaMemcpy(d_work, d_a, bytes, cudaMemcpyDeviceToDevice)); };
+            auto fresh = [&] { BENCH_CK(cudaMemcpy(d_work, d_a, bytes, cudaMemcpyDeviceToDevice)); };
             auto fresh_id = [&] {
                 fresh();
-                CK(cudaMemcpy(d_x, d_id, bytes, cudaMemcpyDeviceToDevice));
+                BENCH_CK(cudaMemcpy(d_x, d_id, bytes, cudaMemcpyDeviceToDevice));
             };
             const minv_method m = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_GAUSS_JORDAN;
             t[spd][0] = time_ms(nothing, [&] {
@@ -226,22 +222,22 @@ void gpu_table() {
                     MINV_SUCCESS)
                     die(minv_last_error(ctx));
             });
-            CK(cudaMemcpy(x.data(), d_x, bytes, cudaMemcpyDeviceToHost));
+            BENCH_CK(cudaMemcpy(x.data(), d_x, bytes, cudaMemcpyDeviceToHost));
             worst = fmax(worst, worst_ratio(k, count, a.data(), x.data(), k >= 256 ? 8 : 16));
             t[spd][1] = time_ms(fresh, [&] {
-                CK(cublasDgetrfBatched(blas, k, p_work, k, d_piv, d_info, (int)count));
-                CK(cublasDgetriBatched(blas, k, (const double *const *)p_work, k, d_piv, p_x, k, d_info, (int)count));
+                BENCH_CK(cublasDgetrfBatched(blas, k, p_work, k, d_piv, d_info, (int)count));
+                BENCH_CK(cublasDgetriBatched(blas, k, (const double *const *)p_work, k, d_piv, p_x, k, d_info, (int)count));
             });
             t[spd][2] = k <= 32 ? time_ms(nothing, [&] {
-                CK(cublasDmatinvBatched(blas, k, (const double *const *)p_a, k, p_x, k, d_info, (int)count));
+                BENCH_CK(cublasDmatinvBatched(blas, k, (const double *const *)p_a, k, p_x, k, d_info, (int)count));
             })
                                 : NAN;
             const double one = 1;
             t[spd][3] = spd ? time_ms(fresh_id, [&] {
-                CK(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, k, p_work, k, d_info, (int)count));
-                CK(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, k, k,
+                BENCH_CK(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, k, p_work, k, d_info, (int)count));
+                BENCH_CK(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, k, k,
                                       &one, (const double *const *)p_work, k, p_x, k, (int)count));
-                CK(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, k, k,
+                BENCH_CK(cublasDtrsmBatched(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, k, k,
                                       &one, (const double *const *)p_work, k, p_x, k, (int)count));
             })
                             : NAN;

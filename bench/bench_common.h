@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "minv.h"
 
@@ -18,5 +19,35 @@ void bench_spd(double *a, int64_t n, uint64_t seed);                      /* SOA
 double bench_median(double *v, int count);
 /* "# device: ..., date: ..., command: ..." */
 void bench_header(FILE *out, int argc, char **argv);
+/* cuBLAS DGEMM on n x n device operands (no zeros in them): the peer rate, TFLOP/s, median of
+ * three after a warm-up. */
+double bench_dgemm_tflops(int64_t n);
+
+/* A CUDA, cuBLAS or cuSOLVER call that must succeed: else the call and line, and exit(3). */
+#define BENCH_CK(call)                                                                       \
+    do {                                                                                     \
+        if ((call) != 0) {                                                                   \
+            fprintf(stderr, "bench: %s failed at %s:%d\n", #call, __FILE__, __LINE__);      \
+            exit(3);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+#ifdef __cplusplus
+#include <cuda_runtime.h>
+/* Device time between start() and stop(), in seconds, by CUDA events on the default stream. */
+struct bench_timer {
+    cudaEvent_t e0, e1;
+    bench_timer() { cudaEventCreate(&e0); cudaEventCreate(&e1); }
+    ~bench_timer() { cudaEventDestroy(e0); cudaEventDestroy(e1); }
+    void start() { cudaEventRecord(e0); }
+    double stop() {
+        float ms;
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        return ms / 1e3;
+    }
+};
+#endif
 
 #endif

@@ -22,37 +22,9 @@ namespace {
 
 int64_t max_n = 32768;
 
-#define CK(call)                                                                                 \
-    do {                                                                                         \
-        if ((call) != 0) {                                                                       \
-            fprintf(stderr, "bench_gauss_jordan: %s failed at line %d\n", #call, __LINE__);      \
-            exit(3);                                                                             \
-        }                                                                                        \
-    } while (0)
-
-struct gpu_timer {
-    cudaEvent_t e0, e1;
-    gpu_timer() { cudaEventCreate(&e0); cudaEventCreate(&e1); }
-    ~gpu_timer() { cudaEventDestroy(e0); cudaEventDestroy(e1); }
-    void start() { cudaEventRecord(e0); }
-    double stop() {
-        float ms;
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        cudaEventElapsedTime(&ms, e0, e1);
-        return ms / 1e3;
-    }
-};
-
-minv_context *gpu_context() {
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = MINV_BACKEND_GPU;
-    minv_context *ctx = NULL;
-    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
-        fprintf(stderr, "bench_gauss_jordan: no GPU context\n");
-        exit(2);
-    }
+/* minv on the GPU, with the default (sampled) residual in every report. */
+minv_context *gj_context() {
+    minv_context *ctx = bench_context(MINV_BACKEND_GPU, 0, 0);
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
     return ctx;
 }
@@ -62,8 +34,8 @@ double *device_random(int64_t rows, int64_t cols, uint64_t seed, int dominant) {
     bench_random(h, rows, cols, seed);
     if (dominant) /* well conditioned, but still pivoting: no diagonal dominance by rows */
         for (int64_t i = 0; i < rows && i < cols; i++) h[i * rows + i] += 0.5 * sqrt((double)rows);
-    CK(cudaMalloc((void **)&d, sizeof(double) * rows * cols));
-    CK(cudaMemcpy(d, h, sizeof(double) * rows * cols, cudaMemcpyHostToDevice));
+    BENCH_CK(cudaMalloc((void **)&d, sizeof(double) * rows * cols));
+    BENCH_CK(cudaMemcpy(d, h, sizeof(double) * rows * cols, cudaMemcpyHostToDevice));
     free(h);
     return d;
 }
@@ -76,30 +48,30 @@ double peer(cusolverDnHandle_t h, const double *d_a, int64_t n, const double *d_
     int *info;
     size_t dws = 0, hws = 0;
     cusolverDnParams_t params;
-    CK(cusolverDnCreateParams(&params));
-    CK(cudaMalloc((void **)&lu, sizeof(double) * n * n));
-    CK(cudaMalloc((void **)&x, sizeof(double) * n * nrhs));
-    CK(cudaMalloc((void **)&ipiv, sizeof(int64_t) * n));
-    CK(cudaMalloc((void **)&info, sizeof(int)));
-    CK(cusolverDnXgetrf_bufferSize(h, params, n, n, CUDA_R_64F, lu, n, CUDA_R_64F, &dws, &hws));
-    CK(cudaMalloc((void **)&work, dws + 8));
+    BENCH_CK(cusolverDnCreateParams(&params));
+    BENCH_CK(cudaMalloc((void **)&lu, sizeof(double) * n * n));
+    BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * nrhs));
+    BENCH_CK(cudaMalloc((void **)&ipiv, sizeof(int64_t) * n));
+    BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
+    BENCH_CK(cusolverDnXgetrf_bufferSize(h, params, n, n, CUDA_R_64F, lu, n, CUDA_R_64F, &dws, &hws));
+    BENCH_CK(cudaMalloc((void **)&work, dws + 8));
     void *hwork = hws ? malloc(hws) : NULL;
     double *ident = NULL;
     if (!d_b) { /* the identity, built once on the host */
         double *hi = (double *)calloc((size_t)n * n, sizeof(double));
         for (int64_t i = 0; i < n; i++) hi[i * n + i] = 1;
-        CK(cudaMalloc((void **)&ident, sizeof(double) * n * n));
-        CK(cudaMemcpy(ident, hi, sizeof(double) * n * n, cudaMemcpyHostToDevice));
+        BENCH_CK(cudaMalloc((void **)&ident, sizeof(double) * n * n));
+        BENCH_CK(cudaMemcpy(ident, hi, sizeof(double) * n * n, cudaMemcpyHostToDevice));
         free(hi);
         d_b = ident;
     }
-    gpu_timer t;
+    bench_timer t;
     for (int k = -1; k < 3; k++) {
-        CK(cudaMemcpy(lu, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice));
-        CK(cudaMemcpy(x, d_b, sizeof(double) * n * nrhs, cudaMemcpyDeviceToDevice));
+        BENCH_CK(cudaMemcpy(lu, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice));
+        BENCH_CK(cudaMemcpy(x, d_b, sizeof(double) * n * nrhs, cudaMemcpyDeviceToDevice));
         t.start();
-        CK(cusolverDnXgetrf(h, params, n, n, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, work, dws, hwork, hws, info));
-        CK(cusolverDnXgetrs(h, params, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, x, n, info));
+        BENCH_CK(cusolverDnXgetrf(h, params, n, n, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, work, dws, hwork, hws, info));
+        BENCH_CK(cusolverDnXgetrs(h, params, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, x, n, info));
         double s = t.stop();
         if (k >= 0) times[k] = s;
     }
@@ -115,47 +87,27 @@ double minv_time(minv_context *ctx, int solve, const double *d_a, int64_t n, con
     for (int k = -1; k < 3; k++) {
         cudaDeviceSynchronize();
         double t0 = bench_now();
-        if (solve) CK(minv_solve_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, nrhs, d_a, n, d_b, n, d_x, n, rep));
-        else CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, d_a, n, d_x, n, rep));
+        if (solve) BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, nrhs, d_a, n, d_b, n, d_x, n, rep));
+        else BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, d_a, n, d_x, n, rep));
         double s = bench_now() - t0;
         if (k >= 0) times[k] = s;
     }
     return bench_median(times, 3);
 }
 
-double dgemm_tflops(int64_t n) {
-    cublasHandle_t h;
-    double *a, *c, times[3];
-    const double one = 1, zero = 0;
-    CK(cublasCreate(&h));
-    a = device_random(n, n, 3, 0);
-    CK(cudaMalloc((void **)&c, sizeof(double) * n * n));
-    gpu_timer t;
-    for (int k = -1; k < 3; k++) {
-        t.start();
-        CK(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &zero, c, n));
-        double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
-    cublasDestroy(h);
-    cudaFree(a);
-    cudaFree(c);
-    return 2.0 * n * n * n / bench_median(times, 3) / 1e12;
-}
-
 void invert() {
     printf("\n## Table 4: inversion, minv Gauss-Jordan vs cuSOLVER getrf + getrs(I), device data\n\n");
     printf("| n | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (2n^3) | DGEMM TFLOP/s | of DGEMM | residual |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = gj_context();
     cusolverDnHandle_t h;
-    CK(cusolverDnCreate(&h));
+    BENCH_CK(cusolverDnCreate(&h));
     for (int64_t n = 1024; n <= max_n; n *= 2) {
         double *a = device_random(n, n, 11, 1), *x;
-        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
         minv_report rep;
         double p = peer(h, a, n, NULL, n), m = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
-        double tf = 2.0 * n * n * n / m / 1e12, gemm = dgemm_tflops(n);
+        double tf = 2.0 * n * n * n / m / 1e12, gemm = bench_dgemm_tflops(n);
         printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | %.2g |\n", (long long)n, p, m, p / m, tf, gemm, tf / gemm,
                rep.residual);
         fflush(stdout);
@@ -169,12 +121,12 @@ void invert() {
 void solve() {
     printf("\n## A X = B with nrhs = n: minv Gauss-Jordan vs cuSOLVER getrf + getrs, device data\n\n");
     printf("| n = nrhs | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (3n^3) | residual |\n|---|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = gj_context();
     cusolverDnHandle_t h;
-    CK(cusolverDnCreate(&h));
+    BENCH_CK(cusolverDnCreate(&h));
     for (int64_t n = 2048; n <= max_n && n <= 16384; n *= 2) {
         double *a = device_random(n, n, 12, 1), *b = device_random(n, n, 13, 0), *x;
-        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
         minv_report rep;
         double p = peer(h, a, n, b, n), m = minv_time(ctx, 1, a, n, b, n, x, &rep);
         printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.2g |\n", (long long)n, p, m, p / m, 3.0 * n * n * n / m / 1e12,
@@ -193,11 +145,11 @@ void nb_sweep() {
     const int64_t nbs[] = {128, 256, 384, 512, 768, 1024};
     for (int b = 0; b < 6; b++) printf("NB %lld | ", (long long)nbs[b]);
     printf("best |\n|---|---|---|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = gj_context();
     for (int64_t n = 4096; n <= max_n && n <= 16384; n *= 2) {
         double *a = device_random(n, n, 14, 1), *x, best = 1e30;
         int64_t best_nb = 0;
-        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
         printf("| %lld | ", (long long)n);
         for (int b = 0; b < 6; b++) {
             minv_report rep;
@@ -232,29 +184,29 @@ void swap_share() {
     printf("## row-major storage with the panel's interchanges as one gathered permutation (after)\n\n");
     printf("| n | NB | interchanges column-major (s) | interchanges row-major (s) | GJ inversion (s) | share before | share after |\n");
     printf("|---|---|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = gj_context();
     for (int64_t n = 4096; n <= max_n && n <= 16384; n *= 2) {
         const int64_t nb = n >= 8192 ? 512 : 256;
         double *a = device_random(n, n, 15, 1), *x, *tmp;
         int64_t *piv, *local, *cur, *pairs;
         int64_t *hp = (int64_t *)malloc(sizeof(int64_t) * n), *hl = (int64_t *)malloc(sizeof(int64_t) * n);
-        CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
-        CK(cudaMalloc((void **)&tmp, sizeof(double) * 2 * nb * n));
-        CK(cudaMalloc((void **)&piv, sizeof(int64_t) * n));
-        CK(cudaMalloc((void **)&local, sizeof(int64_t) * n));
-        CK(cudaMalloc((void **)&cur, sizeof(int64_t) * n));
-        CK(cudaMalloc((void **)&pairs, sizeof(int64_t) * 4 * nb));
+        BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&tmp, sizeof(double) * 2 * nb * n));
+        BENCH_CK(cudaMalloc((void **)&piv, sizeof(int64_t) * n));
+        BENCH_CK(cudaMalloc((void **)&local, sizeof(int64_t) * n));
+        BENCH_CK(cudaMalloc((void **)&cur, sizeof(int64_t) * n));
+        BENCH_CK(cudaMalloc((void **)&pairs, sizeof(int64_t) * 4 * nb));
         for (int64_t i = 0; i < n; i++) { /* partial pivoting's far interchanges */
             hp[i] = i + (n - i) / 2;
             hl[i] = hp[i] - i / nb * nb + 1;
             hl[i] = hl[i] < 1 ? 1 : hl[i];
         }
         for (int64_t i = 0; i < n; i++) hp[i] = i;
-        CK(cudaMemcpy(cur, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
+        BENCH_CK(cudaMemcpy(cur, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
         for (int64_t i = 0; i < n; i++) hp[i] = i + (n - i) / 2;
-        CK(cudaMemcpy(piv, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(local, hl, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
-        gpu_timer t;
+        BENCH_CK(cudaMemcpy(piv, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
+        BENCH_CK(cudaMemcpy(local, hl, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
+        bench_timer t;
         t.start();
         for (int64_t k0 = 0; k0 < n; k0 += nb) swap_col_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
         const double tc = t.stop();
@@ -262,8 +214,8 @@ void swap_share() {
         double t0 = bench_now();
         for (int64_t k0 = 0; k0 < n; k0 += nb) { /* the library plans on its look-ahead stream, off the critical path */
             const int64_t w = nb < n - k0 ? nb : n - k0;
-            CK(minv_gpu_interchange_plan(ctx, local + k0, k0, w, cur, pairs));
-            CK(minv_gpu_apply_interchange(ctx, MINV_R64, x, n, n, w, pairs, tmp));
+            BENCH_CK(minv_gpu_interchange_plan(ctx, local + k0, k0, w, cur, pairs));
+            BENCH_CK(minv_gpu_apply_interchange(ctx, MINV_R64, x, n, n, w, pairs, tmp));
         }
         cudaStreamSynchronize(ctx->gpu->stream);
         const double tr = bench_now() - t0;
@@ -290,15 +242,15 @@ void parts() {
     cusolverDnHandle_t h;
     cublasHandle_t b;
     cusolverDnParams_t params;
-    CK(cusolverDnCreate(&h));
-    CK(cublasCreate(&b));
-    CK(cusolverDnCreateParams(&params));
+    BENCH_CK(cusolverDnCreate(&h));
+    BENCH_CK(cublasCreate(&b));
+    BENCH_CK(cusolverDnCreateParams(&params));
     double *a = device_random(n, n, 16, 0), *c;
-    CK(cudaMalloc((void **)&c, sizeof(double) * n * n));
+    BENCH_CK(cudaMalloc((void **)&c, sizeof(double) * n * n));
     int64_t *ipiv;
     int *info;
-    CK(cudaMalloc((void **)&ipiv, sizeof(int64_t) * n));
-    CK(cudaMalloc((void **)&info, sizeof(int)));
+    BENCH_CK(cudaMalloc((void **)&ipiv, sizeof(int64_t) * n));
+    BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
     const int64_t nbs[] = {128, 256, 512, 1024};
     for (int k = 0; k < 4; k++) {
         const int64_t w = nbs[k];
@@ -309,16 +261,16 @@ void parts() {
             size_t dws = 0, hws = 0;
             void *dw = NULL;
             if (part < 2) {
-                CK(cusolverDnXgetrf_bufferSize(h, params, m, w, CUDA_R_64F, c, n, CUDA_R_64F, &dws, &hws));
-                CK(cudaMalloc(&dw, dws + 8));
+                BENCH_CK(cusolverDnXgetrf_bufferSize(h, params, m, w, CUDA_R_64F, c, n, CUDA_R_64F, &dws, &hws));
+                BENCH_CK(cudaMalloc(&dw, dws + 8));
             }
-            gpu_timer t;
+            bench_timer t;
             for (int r = -1; r < 3; r++) {
-                CK(cudaMemcpy(c, a, sizeof(double) * n * w, cudaMemcpyDeviceToDevice));
+                BENCH_CK(cudaMemcpy(c, a, sizeof(double) * n * w, cudaMemcpyDeviceToDevice));
                 const double one = 1, minus = -1;
                 t.start();
-                if (part < 2) CK(cusolverDnXgetrf(h, params, m, w, CUDA_R_64F, c, n, ipiv, CUDA_R_64F, dw, dws, NULL, 0, info));
-                else CK(cublasDgemm_64(b, CUBLAS_OP_N, CUBLAS_OP_N, n, n, w, &minus, a, n, a, w, &one, c, n));
+                if (part < 2) BENCH_CK(cusolverDnXgetrf(h, params, m, w, CUDA_R_64F, c, n, ipiv, CUDA_R_64F, dw, dws, NULL, 0, info));
+                else BENCH_CK(cublasDgemm_64(b, CUBLAS_OP_N, CUBLAS_OP_N, n, n, w, &minus, a, n, a, w, &one, c, n));
                 double sec = t.stop();
                 if (r >= 0) times[r] = sec;
             }
@@ -337,12 +289,12 @@ void parts() {
 /* One warm-up and one measured inversion at --max-n, nothing else: for a profiler
  * (ncu --metrics gpu__time_duration.sum). */
 void profile_one() {
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = gj_context();
     const int64_t n = max_n;
     double *a = device_random(n, n, 17, 1), *x;
     minv_report rep;
-    CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
-    for (int k = 0; k < 2; k++) CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, &rep));
+    BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+    for (int k = 0; k < 2; k++) BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, &rep));
     printf("profile: n = %lld, %.4f s\n", (long long)n, rep.seconds);
     cudaFree(a);
     cudaFree(x);

@@ -125,40 +125,6 @@ void table2() {
     minv_destroy(gpu);
 }
 
-/* cuBLAS DGEMM on device buffers: the peer rate, TFLOP/s, median of five. */
-double dgemm_rate(int64_t n) {
-    double *a, *b, *c, times[5];
-    cudaMalloc((void **)&a, sizeof(double) * n * n);
-    cudaMalloc((void **)&b, sizeof(double) * n * n);
-    cudaMalloc((void **)&c, sizeof(double) * n * n);
-    double *h = (double *)malloc(sizeof(double) * n * n);
-    bench_random(h, n, n, 99);
-    cudaMemcpy(a, h, sizeof(double) * n * n, cudaMemcpyHostToDevice);
-    cudaMemcpy(b, h, sizeof(double) * n * n, cudaMemcpyHostToDevice);
-    cublasHandle_t handle;
-    cublasCreate(&handle);
-    const double one = 1, zero = 0;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &one, a, (int)n, b, (int)n, &zero, c, (int)n);
-    for (int k = 0; k < 5; k++) {
-        cudaEventRecord(e0);
-        cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)n, (int)n, &one, a, (int)n, b, (int)n, &zero, c, (int)n);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        times[k] = ms / 1e3;
-    }
-    cublasDestroy(handle);
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(c);
-    free(h);
-    return 2.0 * n * n * n / bench_median(times, 5) / 1e12;
-}
-
 /* The iteration on device data (no transfers): seconds and the report. */
 double device_iterate(minv_context *ctx, int64_t n, const double *d_a, double *d_x, minv_report *rep) {
     cudaDeviceSynchronize();
@@ -175,7 +141,7 @@ void rate() {
     minv_set_option(gpu, MINV_OPT_RESIDUAL, 0);
     minv_set_option(gpu, MINV_OPT_TOLERANCE, 1e-12);
     for (int64_t n = 8192; n <= 16384 && n <= max_n; n *= 2) {
-        double peer = dgemm_rate(n);
+        double peer = bench_dgemm_tflops(n);
         double *h = (double *)malloc(sizeof(double) * n * n), *d_a, *d_x;
         bench_spd(h, n, 3);
         cudaMalloc((void **)&d_a, sizeof(double) * n * n);

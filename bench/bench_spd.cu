@@ -19,37 +19,9 @@ namespace {
 
 int64_t max_n = 32768;
 
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        if ((call) != 0) {                                                                \
-            fprintf(stderr, "bench_spd: %s failed at line %d\n", #call, __LINE__);        \
-            exit(3);                                                                      \
-        }                                                                                 \
-    } while (0)
-
-struct gpu_timer {
-    cudaEvent_t e0, e1;
-    gpu_timer() { cudaEventCreate(&e0); cudaEventCreate(&e1); }
-    ~gpu_timer() { cudaEventDestroy(e0); cudaEventDestroy(e1); }
-    void start() { cudaEventRecord(e0); }
-    double stop() {
-        float ms;
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        cudaEventElapsedTime(&ms, e0, e1);
-        return ms / 1e3;
-    }
-};
-
-minv_context *gpu_context() {
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = MINV_BACKEND_GPU;
-    minv_context *ctx = NULL;
-    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
-        fprintf(stderr, "bench_spd: no GPU context\n");
-        exit(2);
-    }
+/* minv on the GPU, without the residual check unless a table asks for it. */
+minv_context *spd_context() {
+    minv_context *ctx = bench_context(MINV_BACKEND_GPU, 0, 0);
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 0);
     return ctx;
 }
@@ -61,33 +33,33 @@ struct spd_case {
     spd_case(int64_t n_) : n(n_) {
         host = (double *)malloc(sizeof(double) * n * n);
         bench_spd(host, n, 1);
-        CK(cudaMalloc((void **)&d_a, sizeof(double) * n * n));
-        CK(cudaMalloc((void **)&d_x, sizeof(double) * n * n));
-        CK(cudaMemcpy(d_a, host, sizeof(double) * n * n, cudaMemcpyHostToDevice));
+        BENCH_CK(cudaMalloc((void **)&d_a, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&d_x, sizeof(double) * n * n));
+        BENCH_CK(cudaMemcpy(d_a, host, sizeof(double) * n * n, cudaMemcpyHostToDevice));
     }
     ~spd_case() {
         free(host);
         cudaFree(d_a);
         cudaFree(d_x);
     }
-    void reset() { CK(cudaMemcpy(d_x, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice)); }
+    void reset() { BENCH_CK(cudaMemcpy(d_x, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice)); }
 };
 
 /* cuSOLVER potrf + potri, the peer: median of three, seconds (the copy of A excluded). */
 double peer_potri(cusolverDnHandle_t h, spd_case &c) {
     int n = (int)c.n, lwork_f = 0, lwork_i = 0, *info;
     double *work, times[3];
-    CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork_f));
-    CK(cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork_i));
+    BENCH_CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork_f));
+    BENCH_CK(cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork_i));
     int lwork = lwork_f > lwork_i ? lwork_f : lwork_i;
-    CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
-    CK(cudaMalloc((void **)&info, sizeof(int)));
-    gpu_timer t;
+    BENCH_CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
+    BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
+    bench_timer t;
     for (int k = -1; k < 3; k++) {
         c.reset();
         t.start();
-        CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
-        CK(cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
+        BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
+        BENCH_CK(cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
         double s = t.stop();
         if (k >= 0) times[k] = s;
     }
@@ -104,31 +76,31 @@ double peer_potrs(cusolverDnHandle_t h, spd_case &c, double *d_b, int64_t nrhs, 
     size_t dws = 0, hws = 0;
     void *hwork = NULL;
     cusolverDnParams_t params;
-    CK(cusolverDnCreateParams(&params));
+    BENCH_CK(cusolverDnCreateParams(&params));
     if (x64) {
-        CK(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, c.n, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, &dws,
+        BENCH_CK(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, c.n, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, &dws,
                                        &hws));
         lwork = (int)(dws / sizeof(double)) + 1;
         hwork = hws ? malloc(hws) : NULL;
     } else {
-        CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork));
+        BENCH_CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork));
     }
-    CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
-    CK(cudaMalloc((void **)&info, sizeof(int)));
-    CK(cudaMalloc((void **)&d_xb, sizeof(double) * c.n * nrhs));
-    gpu_timer t;
+    BENCH_CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
+    BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
+    BENCH_CK(cudaMalloc((void **)&d_xb, sizeof(double) * c.n * nrhs));
+    bench_timer t;
     for (int k = -1; k < 3; k++) {
         c.reset();
-        CK(cudaMemcpy(d_xb, d_b, sizeof(double) * c.n * nrhs, cudaMemcpyDeviceToDevice));
+        BENCH_CK(cudaMemcpy(d_xb, d_b, sizeof(double) * c.n * nrhs, cudaMemcpyDeviceToDevice));
         t.start();
         if (x64) {
-            CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, c.n, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, work, dws,
+            BENCH_CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, c.n, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, work, dws,
                                 hwork, hws, info));
-            CK(cusolverDnXpotrs(h, params, CUBLAS_FILL_MODE_LOWER, c.n, nrhs, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, d_xb,
+            BENCH_CK(cusolverDnXpotrs(h, params, CUBLAS_FILL_MODE_LOWER, c.n, nrhs, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, d_xb,
                                 c.n, info));
         } else {
-            CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
-            CK(cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, (int)nrhs, c.d_x, n, d_xb, n, info));
+            BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
+            BENCH_CK(cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, (int)nrhs, c.d_x, n, d_xb, n, info));
         }
         double s = t.stop();
         if (k >= 0) times[k] = s;
@@ -147,7 +119,7 @@ double minv_invert(minv_context *ctx, spd_case &c, minv_report *rep) {
     for (int k = -1; k < 3; k++) {
         cudaDeviceSynchronize();
         double t0 = bench_now();
-        CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, rep));
+        BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, rep));
         double s = bench_now() - t0;
         if (k >= 0) times[k] = s;
     }
@@ -159,50 +131,29 @@ double minv_solve(minv_context *ctx, spd_case &c, const double *d_b, double *d_x
     for (int k = -1; k < 3; k++) {
         cudaDeviceSynchronize();
         double t0 = bench_now();
-        CK(minv_solve_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, nrhs, c.d_a, c.n, d_b, c.n, d_xb, c.n, rep));
+        BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, nrhs, c.d_a, c.n, d_b, c.n, d_xb, c.n, rep));
         double s = bench_now() - t0;
         if (k >= 0) times[k] = s;
     }
     return bench_median(times, 3);
 }
 
-double dgemm_tflops(cublasHandle_t h, int64_t n) {
-    double *a, *b, *c, times[3];
-    const double one = 1, zero = 0;
-    CK(cudaMalloc((void **)&a, sizeof(double) * n * n));
-    CK(cudaMalloc((void **)&b, sizeof(double) * n * n));
-    CK(cudaMalloc((void **)&c, sizeof(double) * n * n));
-    CK(cudaMemset(a, 0x3f, sizeof(double) * n * n)); /* about 0.5: no zeros or denormals */
-    CK(cudaMemset(b, 0x3f, sizeof(double) * n * n));
-    gpu_timer t;
-    for (int k = -1; k < 3; k++) {
-        t.start();
-        CK(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n));
-        double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(c);
-    return 2.0 * n * n * n / bench_median(times, 3) / 1e12;
-}
-
 void invert() {
     printf("\n## SPD inversion on device data: minv (potrf + recursive BLAS3 inverse) vs cuSOLVER potrf + potri\n\n");
     printf("| n | cuSOLVER potrf+potri (s) | minv (s) | speed-up | minv TFLOP/s (n^3) | DGEMM TFLOP/s | of DGEMM | residual |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = spd_context();
     cusolverDnHandle_t sol;
     cublasHandle_t blas;
-    CK(cusolverDnCreate(&sol));
-    CK(cublasCreate(&blas));
+    BENCH_CK(cusolverDnCreate(&sol));
+    BENCH_CK(cublasCreate(&blas));
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
     for (int64_t n = 2048; n <= max_n; n *= 2) {
         spd_case c(n);
         minv_report rep;
         double peer = peer_potri(sol, c);
         double ours = minv_invert(ctx, c, &rep);
-        double tf = (double)n * n * n / ours / 1e12, gemm = dgemm_tflops(blas, n);
+        double tf = (double)n * n * n / ours / 1e12, gemm = bench_dgemm_tflops(n);
         printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | %.2g |\n", (long long)n, peer, ours, peer / ours, tf, gemm,
                tf / gemm, rep.residual);
         fflush(stdout);
@@ -216,18 +167,18 @@ void solve() {
     printf("\n## SPD solve with n right-hand sides on device data: minv vs cuSOLVER potrf + potrs\n\n");
     printf("| n = nrhs | cuSOLVER Dpotrf+Dpotrs (s) | cuSOLVER Xpotrf+Xpotrs (s) | minv (s) | speed-up (best peer) | minv TFLOP/s | residual |\n");
     printf("|---|---|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = spd_context();
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
     cusolverDnHandle_t sol;
-    CK(cusolverDnCreate(&sol));
+    BENCH_CK(cusolverDnCreate(&sol));
     for (int64_t n = 2048; n <= max_n && n <= 16384; n *= 2) {
         spd_case c(n);
         double *d_b, *d_xb;
-        CK(cudaMalloc((void **)&d_b, sizeof(double) * n * n));
-        CK(cudaMalloc((void **)&d_xb, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&d_b, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&d_xb, sizeof(double) * n * n));
         double *hb = (double *)malloc(sizeof(double) * n * n);
         bench_random(hb, n, n, 17);
-        CK(cudaMemcpy(d_b, hb, sizeof(double) * n * n, cudaMemcpyHostToDevice));
+        BENCH_CK(cudaMemcpy(d_b, hb, sizeof(double) * n * n, cudaMemcpyHostToDevice));
         free(hb);
         minv_report rep;
         double legacy = peer_potrs(sol, c, d_b, n, 0), x64 = peer_potrs(sol, c, d_b, n, 1);
@@ -249,17 +200,17 @@ void blas() {
     printf("|---|---|---|---|---|---|---|---|---|\n");
     cublasHandle_t h;
     cusolverDnHandle_t sol;
-    CK(cublasCreate(&h));
-    CK(cusolverDnCreate(&sol));
+    BENCH_CK(cublasCreate(&h));
+    BENCH_CK(cusolverDnCreate(&sol));
     const double one = 1;
     for (int64_t n = 4096; n <= max_n && n <= 16384; n *= 2) {
         spd_case c(n);
         double *b, *cc;
-        CK(cudaMalloc((void **)&b, sizeof(double) * n * n));
-        CK(cudaMalloc((void **)&cc, sizeof(double) * n * n));
-        CK(cudaMemset(b, 0x3f, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&b, sizeof(double) * n * n));
+        BENCH_CK(cudaMalloc((void **)&cc, sizeof(double) * n * n));
+        BENCH_CK(cudaMemset(b, 0x3f, sizeof(double) * n * n));
         const double n3 = (double)n * n * n;
-        gpu_timer t;
+        bench_timer t;
         double rate[8];
         for (int op = 0; op < 8; op++) {
             double times[3];
@@ -268,43 +219,43 @@ void blas() {
                 int lwork = 0, *info = (int *)cc; /* scratch: cc is not an operand of these */
                 size_t dws = 0, hws = 0;
                 if (op == 5)
-                    CK(cusolverDnXtrtri_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, c.d_x,
+                    BENCH_CK(cusolverDnXtrtri_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, c.d_x,
                                                    n, &dws, &hws));
-                if (op == 6) CK(cusolverDnDlauum_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
-                if (op == 7) CK(cusolverDnDpotrf_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
+                if (op == 6) BENCH_CK(cusolverDnDlauum_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
+                if (op == 7) BENCH_CK(cusolverDnDpotrf_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
                 void *dwork = NULL, *hwork = hws ? malloc(hws) : NULL;
                 size_t wbytes = dws > (size_t)lwork * 8 ? dws : (size_t)lwork * 8;
-                if (wbytes) CK(cudaMalloc(&dwork, wbytes));
+                if (wbytes) BENCH_CK(cudaMalloc(&dwork, wbytes));
                 if (op == 5 || op == 6) { /* a well-conditioned triangle: the Cholesky factor */
                     int flwork = 0;
-                    CK(cusolverDnDpotrf_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &flwork));
+                    BENCH_CK(cusolverDnDpotrf_bufferSize(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &flwork));
                     void *fw;
-                    CK(cudaMalloc(&fw, (size_t)flwork * 8 + 8));
-                    CK(cusolverDnDpotrf(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, (double *)fw, flwork,
+                    BENCH_CK(cudaMalloc(&fw, (size_t)flwork * 8 + 8));
+                    BENCH_CK(cusolverDnDpotrf(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, (double *)fw, flwork,
                                         (int *)((double *)fw + flwork)));
                     cudaDeviceSynchronize();
                     cudaFree(fw);
                 }
                 t.start();
                 switch (op) {
-                case 0: CK(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, c.d_a, n, b, n, &one, cc, n)); break;
-                case 1: CK(cublasDsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, c.d_a, n, &one, cc, n)); break;
-                case 2: CK(cublasDtrmm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
+                case 0: BENCH_CK(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, c.d_a, n, b, n, &one, cc, n)); break;
+                case 1: BENCH_CK(cublasDsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, n, &one, c.d_a, n, &one, cc, n)); break;
+                case 2: BENCH_CK(cublasDtrmm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
                                           &one, c.d_a, n, b, n, b, n)); break;
-                case 3: CK(cublasDtrmm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
+                case 3: BENCH_CK(cublasDtrmm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
                                           &one, c.d_a, n, b, n, cc, n)); break;
-                case 4: CK(cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
+                case 4: BENCH_CK(cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
                                           &one, c.d_a, n, b, n)); break;
-                case 5: CK(cusolverDnXtrtri(sol, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, c.d_x, n, dwork,
+                case 5: BENCH_CK(cusolverDnXtrtri(sol, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, c.d_x, n, dwork,
                                             dws, hwork, hws, info)); break;
-                case 6: CK(cusolverDnDlauum(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, (double *)dwork, lwork, info)); break;
-                case 7: CK(cusolverDnDpotrf(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, (double *)dwork, lwork, info)); break;
+                case 6: BENCH_CK(cusolverDnDlauum(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, (double *)dwork, lwork, info)); break;
+                case 7: BENCH_CK(cusolverDnDpotrf(sol, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, (double *)dwork, lwork, info)); break;
                 }
                 double s = t.stop();
                 if (k >= 0) times[k] = s;
                 if (dwork) cudaFree(dwork);
                 free(hwork);
-                if (op == 2 || op == 4) CK(cudaMemset(b, 0x3f, sizeof(double) * n * n)); /* keep it bounded */
+                if (op == 2 || op == 4) BENCH_CK(cudaMemset(b, 0x3f, sizeof(double) * n * n)); /* keep it bounded */
             }
             const double flops[8] = {2 * n3, n3, n3, n3, n3, n3 / 3, n3 / 3, n3 / 3};
             rate[op] = flops[op] / bench_median(times, 3) / 1e12;
@@ -324,39 +275,39 @@ void blas() {
 void parts() {
     printf("\n## SPD inversion, parts (ms, device data)\n\n");
     printf("| n | Dpotrf | Xpotrf | inverse from factor | whole minv call |\n|---|---|---|---|---|\n");
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = spd_context();
     cusolverDnHandle_t h;
     cusolverDnParams_t params;
-    CK(cusolverDnCreate(&h));
-    CK(cusolverDnCreateParams(&params));
+    BENCH_CK(cusolverDnCreate(&h));
+    BENCH_CK(cusolverDnCreateParams(&params));
     for (int64_t n = 8192; n <= max_n && n <= 16384; n *= 2) {
         spd_case c(n);
         int lwork = 0, *info;
         size_t dws = 0, hws = 0;
         double *work, ms[4], times[3];
-        CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
-        CK(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, &dws, &hws));
+        BENCH_CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
+        BENCH_CK(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, &dws, &hws));
         size_t wb = dws > (size_t)lwork * 8 ? dws : (size_t)lwork * 8;
-        CK(cudaMalloc((void **)&work, wb + 8));
-        CK(cudaMalloc((void **)&info, sizeof(int)));
-        gpu_timer t;
+        BENCH_CK(cudaMalloc((void **)&work, wb + 8));
+        BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
+        bench_timer t;
         for (int part = 0; part < 4; part++) {
             for (int r = -1; r < 3; r++) {
                 c.reset();
-                if (part == 2) CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
+                if (part == 2) BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
                 cudaDeviceSynchronize();
                 minv_report rep;
                 minv_mat l = {MINV_R64, n, n, n, c.d_x};
                 double t0 = bench_now();
                 t.start();
-                if (part == 0) CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
+                if (part == 0) BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
                 if (part == 1)
-                    CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, work, dws,
+                    BENCH_CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, work, dws,
                                         NULL, 0, info));
-                if (part == 2) CK(minv_gpu_spd_inverse_from_factor(ctx, &l));
+                if (part == 2) BENCH_CK(minv_gpu_spd_inverse_from_factor(ctx, &l));
                 double sec = t.stop();
                 if (part == 3) {
-                    CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, n, c.d_a, n, c.d_x, n, &rep));
+                    BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, n, c.d_a, n, c.d_x, n, &rep));
                     sec = bench_now() - t0;
                 }
                 if (r >= 0) times[r] = sec;
@@ -376,10 +327,10 @@ void parts() {
 /* One warm-up and one measured inversion at --max-n, nothing else: for a profiler
  * (ncu --metrics gpu__time_duration.sum). */
 void profile_one() {
-    minv_context *ctx = gpu_context();
+    minv_context *ctx = spd_context();
     spd_case c(max_n);
     minv_report rep;
-    for (int k = 0; k < 2; k++) CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, &rep));
+    for (int k = 0; k < 2; k++) BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, &rep));
     printf("profile: n = %lld, %.4f s\n", (long long)c.n, rep.seconds);
     minv_destroy(ctx);
 }

@@ -137,15 +137,23 @@ static minv_status check_cholesky_input(minv_context *ctx, const minv_analysis *
                      an->asymmetry, ctx->symmetry_tol);
 }
 
-/* Reconditioning works on host data of a symmetric matrix. */
-static minv_status check_recondition(minv_context *ctx, const char *fn, minv_place place, const minv_analysis *an) {
+/* MINV_OPT_RECONDITION, on host data of a symmetric matrix: either the result itself (*done;
+ * the floor) or, for the ridge, *a becomes A + delta I (held in shifted) with its analysis, for
+ * the rest of the call to invert or solve with. */
+static minv_status recondition(minv_context *ctx, const char *fn, minv_place place, minv_mat *a, const minv_mat *b,
+                               minv_mat *x, minv_mat *shifted, minv_analysis *an, int *done, minv_report *report) {
+    minv_status status;
     if (place == MINV_ON_DEVICE)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: reconditioning (MINV_OPT_RECONDITION) takes host data", fn);
     if (!an->symmetric)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG,
                          "%s: reconditioning needs a symmetric matrix; relative asymmetry %.3g exceeds the symmetry tolerance %.3g",
                          fn, an->asymmetry, ctx->symmetry_tol);
-    return MINV_SUCCESS;
+    status = minv_recondition_apply(ctx, a, b, x, shifted, done, report);
+    if (status != MINV_SUCCESS || *done || !shifted->data)
+        return status;
+    *a = *shifted;
+    return analyze(ctx, place, a, an);
 }
 
 static double invert_flops(minv_method m, int64_t n) {
@@ -223,15 +231,11 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
     if (ctx->recondition != MINV_RECONDITION_NONE) {
         int done = 0;
-        MINV_TRY(check_recondition(ctx, fn, place, &an));
-        MINV_TRY(minv_recondition_apply(ctx, &in, NULL, &out, &shifted, &done, report));
+        MINV_TRY(recondition(ctx, fn, place, &in, NULL, &out, &shifted, &an, &done, report));
         if (done)
             goto cleanup;
-        if (shifted.data) { /* from here on the call inverts A + delta I */
-            in = shifted;
+        if (shifted.data) /* in is now A + delta I, out of place */
             inplace = 0;
-            MINV_TRY(analyze(ctx, place, &in, &an));
-        }
     }
     if (auto_chosen) {
         method = an.auto_method;
@@ -433,14 +437,9 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     }
     if (ctx->recondition != MINV_RECONDITION_NONE) {
         int done = 0;
-        MINV_TRY(check_recondition(ctx, fn, place, &an));
-        MINV_TRY(minv_recondition_apply(ctx, &am, &bm, &xm, &shifted, &done, report));
+        MINV_TRY(recondition(ctx, fn, place, &am, &bm, &xm, &shifted, &an, &done, report));
         if (done)
             goto cleanup;
-        if (shifted.data) { /* from here on the call solves with A + delta I */
-            am = shifted;
-            MINV_TRY(analyze(ctx, place, &am, &an));
-        }
     }
     if (auto_chosen) {
         method = minv_choose_dense_method(&an);

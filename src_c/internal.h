@@ -101,10 +101,12 @@ typedef struct minv_backend_ops {
     minv_invert_op invert_device[MINV_METHOD_COUNT];
     minv_solve_op solve_device[MINV_METHOD_COUNT];
     /* Symmetric eigen-decomposition of host data, for reconditioning: w = the eigenvalues,
-     * ascending; when x is not NULL, x = V diag(1 / max(w, floor)) V^T, or that times b when b
-     * is not NULL. NULL where the backend lacks it (the CPU's then runs). */
-    minv_status (*eigen)(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
-                         minv_mat *x);
+     * ascending. With x not NULL (the floor) the eigenvectors too, in the same decomposition:
+     * when lambda_max > 0 and lambda_min < f = fraction lambda_max, x = V diag(1 / max(w, f))
+     * V^T, or that times b when b is not NULL, and *applied = 1; else x is left alone and
+     * *applied = 0. NULL where the backend lacks it (the CPU's then runs). */
+    minv_status (*eigen)(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                         minv_mat *x, int *applied);
     /* Joules the context's devices have used since some fixed time, or -1 without a meter. */
     double (*energy)(minv_context *ctx);
     /* First NaN/Inf of a device matrix (finite = 1 if none); NULL on the CPU. */

@@ -11,16 +11,16 @@
 
 /* The eigen op where the data lives; the CPU's where the backend has none or runs out of
  * device memory, and the report says so. */
-static minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b, minv_mat *x,
-                         minv_report *report) {
+static minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                         minv_mat *x, int *applied, minv_report *report) {
     if (ctx->ops->eigen) {
-        minv_status status = ctx->ops->eigen(ctx, a, w, floor, b, x);
+        minv_status status = ctx->ops->eigen(ctx, a, w, fraction, b, x, applied);
         if (status != MINV_ERR_DEVICE_MEMORY || ctx->ops == &minv_cpu_backend)
             return status;
         minv_report_note(report, "%s, so the CPU ran the eigen-decomposition", minv_last_error(ctx));
         minv_clear_error(ctx);
     }
-    return minv_cpu_backend.eigen(ctx, a, w, floor, b, x);
+    return minv_cpu_backend.eigen(ctx, a, w, fraction, b, x, applied);
 }
 
 static void add_to_diagonal(minv_mat *m, double delta) {
@@ -39,7 +39,10 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
     *done = 0;
     if (!w)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld eigenvalues", (long long)n);
-    MINV_TRY(eigen(ctx, a, w, 0, NULL, NULL, report));
+    /* the floor's result comes from the same decomposition as the eigenvalues */
+    const int floor_mode = ctx->recondition == MINV_RECONDITION_FLOOR;
+    int applied = 0;
+    MINV_TRY(eigen(ctx, a, w, 1 / target, b, floor_mode ? x : NULL, &applied, report));
     const double lmin = w[0], lmax = w[n - 1], cond = lmin > 0 ? lmax / lmin : INFINITY;
     if (!(lmax > 0)) {
         status = minv_fail(ctx, MINV_ERR_NOT_SPD,
@@ -62,8 +65,7 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
         const double floor = lmax / target;
         int64_t raised = 0;
         while (raised < n && w[raised] < floor) raised++;
-        MINV_TRY(eigen(ctx, a, w, floor, b, x, report));
-        *done = 1;
+        *done = applied;
         report->method = MINV_METHOD_AUTO;
         report->rcond = 1 / target;
         report->flops = (b ? 4.0 : 3.0 + 1.0) * (double)n * n * n + (b ? 4.0 * n * n * (double)b->cols : 0);

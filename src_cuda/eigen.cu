@@ -16,17 +16,9 @@ template <typename T> __global__ void scale_columns(T *v, int64_t n, int64_t ld,
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) v[j * ld + i] *= (T)(1 / sqrt(fmax((double)w[j], floor)));
 }
 
-cublasStatus_t syrk(cublasHandle_t h, int64_t n, const double *a, double *c) {
-    const double one = 1, zero = 0;
-    return cublasDsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &one, a, n, &zero, c, n);
-}
-cublasStatus_t syrk(cublasHandle_t h, int64_t n, const float *a, float *c) {
-    const float one = 1, zero = 0;
-    return cublasSsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &one, a, n, &zero, c, n);
-}
-
 template <typename T>
-minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b, minv_mat *x) {
+minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b, minv_mat *x,
+                  int *applied) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows, m = b ? b->cols : n;
@@ -69,13 +61,15 @@ minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double floor,
         goto cleanup;
     }
     for (int64_t i = 0; i < n; i++) w[i] = (double)wt[i];
-    if (!x)
+    if (applied) *applied = 0;
+    if (!x || !(w[n - 1] > 0) || !(w[0] < fraction * w[n - 1]))
         goto cleanup;
+    *applied = 1;
     scale_columns<T><<<dim3((unsigned)((n + 255) / 256), (unsigned)(n < 65535 ? n : 65535)), 256, 0, g->stream>>>(
-        (T *)v, n, n, dev_w, floor);
+        (T *)v, n, n, dev_w, fraction * w[n - 1]);
     LAUNCH_TRY();
     if (!b) {
-        CUBLAS_TRY(syrk(g->blas, n, (const T *)v, out));
+        CUBLAS_TRY(minv_syrk(g->blas, CUBLAS_OP_N, n, n, 1.0, (const T *)v, n, 0.0, out, n));
         minv_k_mirror<T>(out, n, n, 1, g->stream);
         LAUNCH_TRY();
     } else {
@@ -92,7 +86,8 @@ cleanup:
 
 } // namespace
 
-minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
-                           minv_mat *x) {
-    return a->dtype == MINV_R64 ? eigen<double>(ctx, a, w, floor, b, x) : eigen<float>(ctx, a, w, floor, b, x);
+minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                           minv_mat *x, int *applied) {
+    return a->dtype == MINV_R64 ? eigen<double>(ctx, a, w, fraction, b, x, applied)
+                                : eigen<float>(ctx, a, w, fraction, b, x, applied);
 }

@@ -18,18 +18,6 @@
 
 namespace {
 
-cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
-                    cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda, double *b,
-                    int64_t ldb) {
-    return cublasDtrsm_64(h, side, uplo, op, diag, m, n, &alpha, a, lda, b, ldb);
-}
-cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
-                    cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const float *a, int64_t lda, float *b,
-                    int64_t ldb) {
-    float al = (float)alpha;
-    return cublasStrsm_64(h, side, uplo, op, diag, m, n, &al, a, lda, b, ldb);
-}
-
 /* The row interchanges of one panel as one permutation: a single thread replays the
  * transpositions on cur (the original row now at each position; the identity between panels)
  * and lists, for every touched position, which original row lands there. */
@@ -153,9 +141,9 @@ template <typename T> minv_status factor_panel(gj<T> *s, int64_t k) {
     minv_k_set_identity<T>(s->linv[k % 2], w, w, T(1), s->side);
     minv_k_set_identity<T>(s->uinv[k % 2], w, w, T(1), s->side);
     LAUNCH_TRY();
-    CUBLAS_TRY(trsm(g->blas_side, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, pan,
+    CUBLAS_TRY(minv_trsm(g->blas_side, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w, w, 1.0, pan,
                     s->n, s->linv[k % 2], w));
-    CUBLAS_TRY(trsm(g->blas_side, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0,
+    CUBLAS_TRY(minv_trsm(g->blas_side, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, w, w, 1.0,
                     pan, s->n, s->uinv[k % 2], w));
     CUDA_TRY(cudaEventRecord(s->factored[k % 2], s->side));
 cleanup:

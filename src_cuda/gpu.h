@@ -116,6 +116,9 @@ void minv_gpu_release_all(minv_gpu *g);
 void minv_gpu_end_call(minv_context *ctx);
 
 /* ---- transfers (transfer.cu) ---- */
+/* dst = src, host matrices of one shape, column by column on the host's threads (matrices
+ * this large saturate one thread's memory bandwidth). */
+void minv_host_copy(const minv_mat *src, minv_mat *dst);
 /* Host column-major matrix to a dense device matrix (ld = rows) and back, on the compute
  * stream; synchronous with respect to the host on return. */
 minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev);
@@ -190,6 +193,18 @@ cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation
 cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
                          int64_t n, int64_t k, double alpha, const float *a, int64_t lda,
                          const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
+/* B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular. */
+cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
+                         cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+                         double *b, int64_t ldb);
+cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
+                         cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const float *a, int64_t lda,
+                         float *b, int64_t ldb);
+/* C (lower) = alpha op(A) op(A)^T + beta C, C n x n, op(A) n x k. */
+cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const double *a,
+                         int64_t lda, double beta, double *c, int64_t ldc);
+cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const float *a,
+                         int64_t lda, double beta, float *c, int64_t ldc);
 cudaDataType minv_cuda_type(minv_dtype t);
 
 /* ---- residuals and condition (residual.cu, condition.cu) ----
@@ -239,8 +254,8 @@ minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l,
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
 /* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */
-minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
-                           minv_mat *x);
+minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                           minv_mat *x, int *applied);
 extern "C" double minv_gpu_energy(minv_context *ctx);
 /* Blocked Gauss-Jordan (gauss_jordan.cu), device forms. */
 minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,

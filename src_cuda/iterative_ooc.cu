@@ -15,13 +15,6 @@ struct ooc_engine {
     minv_mat *out;
 };
 
-/* dst = src with the host's threads (both host matrices, same shape). */
-void parallel_copy(const minv_mat *src, minv_mat *dst) {
-    const size_t col = (size_t)src->rows * (size_t)src->dtype;
-#pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j < src->cols; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
-}
-
 minv_status product(minv_iter_engine *base, int dst, int x, int y, double alpha, int src, double beta, double gamma,
                     double *residual) {
     ooc_engine *e = (ooc_engine *)base;
@@ -50,13 +43,13 @@ minv_status guess(minv_iter_engine *base, int dst, minv_guess kind, double scale
 
 minv_status load(minv_iter_engine *base, int dst, const minv_mat *host) {
     ooc_engine *e = (ooc_engine *)base;
-    parallel_copy(host, &e->m[dst]);
+    minv_host_copy(host, &e->m[dst]);
     return MINV_SUCCESS;
 }
 
 minv_status finish(minv_iter_engine *base, int v) {
     ooc_engine *e = (ooc_engine *)base;
-    parallel_copy(&e->m[v], e->out);
+    minv_host_copy(&e->m[v], e->out);
     return MINV_SUCCESS;
 }
 
@@ -76,7 +69,7 @@ minv_status invert_out_of_core(minv_context *ctx, const minv_mat *a, minv_mat *x
         MINV_TRY(minv_gpu_pinned(ctx, PIN_OOC + k, bytes, &p));
         e.m[k] = (minv_mat){a->dtype, n, n, n, p};
     }
-    parallel_copy(a, &e.m[IT_A]);
+    minv_host_copy(a, &e.m[IT_A]);
     if (ctx->residual_mode == 1)
         MINV_TRY(minv_probes_make(ctx, a, an, &probes));
     minv_report_note(report, "out of core: %.3g GB per matrix in host memory, tiles of %lld through a %.3g GB device budget",

@@ -241,4 +241,28 @@ cublasStatus_t minv_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation
     return cublasSgemm_64(h, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc);
 }
 
+cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
+                         cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+                         double *b, int64_t ldb) {
+    return cublasDtrsm_64(h, side, uplo, op, diag, m, n, &alpha, a, lda, b, ldb);
+}
+
+cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
+                         cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const float *a, int64_t lda,
+                         float *b, int64_t ldb) {
+    float al = (float)alpha;
+    return cublasStrsm_64(h, side, uplo, op, diag, m, n, &al, a, lda, b, ldb);
+}
+
+cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const double *a,
+                         int64_t lda, double beta, double *c, int64_t ldc) {
+    return cublasDsyrk_64(h, CUBLAS_FILL_MODE_LOWER, op, n, k, &alpha, a, lda, &beta, c, ldc);
+}
+
+cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const float *a,
+                         int64_t lda, double beta, float *c, int64_t ldc) {
+    float al = (float)alpha, be = (float)beta;
+    return cublasSsyrk_64(h, CUBLAS_FILL_MODE_LOWER, op, n, k, &al, a, lda, &be, c, ldc);
+}
+
 cudaDataType minv_cuda_type(minv_dtype t) { return t == MINV_R64 ? CUDA_R_64F : CUDA_R_32F; }

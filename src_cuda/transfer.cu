@@ -62,12 +62,10 @@ static int is_pinned(const void *p) {
     return attr.type == cudaMemoryTypeHost;
 }
 
-/* Columns [j0, j0 + cols) of host into a dense pinned buffer, with the host's threads. */
-static void pack_panel(const minv_mat *host, int64_t j0, int64_t cols, void *pinned) {
-    const size_t col_bytes = (size_t)host->rows * (size_t)host->dtype;
+void minv_host_copy(const minv_mat *src, minv_mat *dst) {
+    const size_t col = (size_t)src->rows * (size_t)src->dtype;
 #pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j < cols; j++)
-        memcpy((char *)pinned + (size_t)j * col_bytes, minv_at(host, 0, j0 + j), col_bytes);
+    for (int64_t j = 0; j < src->cols; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
 }
 
 minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
@@ -96,7 +94,9 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
             CUDA_TRY(cudaMemcpy2DAsync(dev[b], (size_t)host->rows * es, minv_at(host, 0, j0), (size_t)host->ld * es,
                                        (size_t)host->rows * es, (size_t)cols, cudaMemcpyHostToDevice, s));
         } else {
-            pack_panel(host, j0, cols, stage[b]);
+            minv_mat from = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, j0)},
+                     to = {host->dtype, host->rows, cols, host->rows, stage[b]};
+            minv_host_copy(&from, &to);
             CUDA_TRY(cudaMemcpyAsync(dev[b], stage[b], (size_t)host->rows * (size_t)cols * es,
                                      cudaMemcpyHostToDevice, s));
         }

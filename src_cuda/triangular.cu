@@ -62,24 +62,6 @@ cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, cublasOperation_t o
     return trmm<T>(h, side, op, m, k2, alpha, a22, lda, b2, ldb);
 }
 
-/* c (lower) += a^T a, a of k x n */
-cublasStatus_t syrk_t(cublasHandle_t h, int64_t n, int64_t k, const double *a, int64_t lda, double *c, int64_t ldc) {
-    const double one = 1;
-    return cublasDsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, k, &one, a, lda, &one, c, ldc);
-}
-cublasStatus_t syrk_t(cublasHandle_t h, int64_t n, int64_t k, const float *a, int64_t lda, float *c, int64_t ldc) {
-    const float one = 1;
-    return cublasSsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, n, k, &one, a, lda, &one, c, ldc);
-}
-/* c = e^T e, all of c (its strict upper triangle is scratch here) */
-cublasStatus_t gram(cublasHandle_t h, int64_t n, const double *e, double *c, int64_t ldc) {
-    const double one = 1, zero = 0;
-    return cublasDgemm_64(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, e, n, e, n, &zero, c, ldc);
-}
-cublasStatus_t gram(cublasHandle_t h, int64_t n, const float *e, float *c, int64_t ldc) {
-    const float one = 1, zero = 0;
-    return cublasSgemm_64(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, e, n, e, n, &zero, c, ldc);
-}
 cublasStatus_t trsm_batched(cublasHandle_t h, int64_t n, const double *const *a, int64_t lda, double *const *b,
                             int64_t count) {
     const double one = 1;
@@ -138,12 +120,12 @@ template <typename T> minv_status product(minv_context *ctx, T *a, int64_t n, in
     if (n <= NB) {
         launch_blocks<T>(ctx, a, n, ld, e, 1, TO_E);
         LAUNCH_TRY();
-        CUBLAS_TRY(gram(g->blas, n, e, a, ld));
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, 1.0, e, n, e, n, 0.0, a, ld)); /* all of it: the strict upper triangle is scratch */
         return MINV_SUCCESS;
     }
     /* X11 = W11^T W11 + W21^T W21, X21 = W22^T W21, X22 = W22^T W22; X21 last reads W21 */
     MINV_TRY(product<T>(ctx, a11, n1, ld, e));
-    CUBLAS_TRY(syrk_t(g->blas, n1, n2, a21, ld, a11, ld));
+    CUBLAS_TRY(minv_syrk(g->blas, CUBLAS_OP_T, n1, n2, 1.0, a21, ld, 1.0, a11, ld));
     CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, n2, n1, 1.0, a22, ld, a21, ld));
     MINV_TRY(product<T>(ctx, a22, n2, ld, e));
 cleanup:

@@ -21,8 +21,8 @@ minv_status minv_cpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, m
 minv_status minv_cpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                         minv_mat *x, const minv_analysis *an, minv_report *report);
 /* The backend's eigen op (internal.h). */
-minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
-                           minv_mat *x);
+minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                           minv_mat *x, int *applied);
 /* Batches, member by member in parallel (batched.c). */
 minv_status minv_cpu_invert_batched(minv_context *ctx, minv_method method, minv_dtype compute,
                                     const minv_batch *a, const minv_batch *x,

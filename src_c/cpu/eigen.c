@@ -7,8 +7,8 @@
 #include "cpu.h"
 #include "lapack.h"
 
-minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double floor, const minv_mat *b,
-                           minv_mat *x) {
+minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                           minv_mat *x, int *applied) {
     const int64_t n = a->rows;
     const minv_dtype t = a->dtype;
     minv_status status = MINV_SUCCESS;
@@ -25,8 +25,11 @@ minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, doub
         goto cleanup;
     }
     for (int64_t i = 0; i < n; i++) w[i] = t == MINV_R64 ? ((double *)wt)[i] : (double)((float *)wt)[i];
-    if (!x)
+    const double floor = fraction * w[n - 1];
+    if (applied) *applied = 0;
+    if (!x || !(w[n - 1] > 0) || !(w[0] < floor))
         goto cleanup;
+    *applied = 1;
     /* W = V diag(1 / sqrt(max(lambda, floor))), in place over V */
     for (int64_t j = 0; j < n; j++) {
         const double s = 1 / sqrt(fmax(w[j], floor));
