@@ -14,6 +14,7 @@ void minv_options_default(minv_options *opts) {
         return;
     memset(opts, 0, sizeof *opts);
     opts->backend = MINV_BACKEND_AUTO;
+    opts->ndevices = -1;
 }
 
 static minv_status check_options(const minv_options *o) {
@@ -95,6 +96,27 @@ minv_status minv_destroy(minv_context *ctx) {
 
 minv_backend minv_context_backend(const minv_context *ctx) {
     return ctx ? ctx->backend : MINV_BACKEND_CPU;
+}
+
+minv_status minv_context_devices(const minv_context *ctx, int32_t *count, int32_t *devices) {
+    if (!ctx || !count || !devices)
+        return MINV_ERR_INVALID_ARG;
+    *count = ctx->gpu ? ctx->device_count : 0;
+    for (int k = 0; k < *count; k++) devices[k] = ctx->devices[k];
+    return MINV_SUCCESS;
+}
+
+minv_status minv_energy_counter(minv_context *ctx, double *joules) {
+    if (!ctx || !joules)
+        return MINV_ERR_INVALID_ARG;
+    minv_clear_error(ctx);
+    const double e = ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
+    if (e < 0)
+        return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "no energy meter: %s",
+                         ctx->gpu ? "NVML could not be loaded or does not report energy for these GPUs"
+                                  : "the CPU backend has none");
+    *joules = e;
+    return MINV_SUCCESS;
 }
 
 static int is_count(double v, double lo) { return isfinite(v) && v >= lo && v == floor(v) && v < 9.2e18; }

@@ -131,6 +131,8 @@ struct minv_context {
     minv_backend backend;        /* resolved: CPU or GPU */
     const minv_backend_ops *ops; /* the backend in use */
     minv_gpu *gpu;               /* NULL on the CPU backend */
+    int device_count;            /* the GPUs of multi-GPU methods, devices[0] = gpu's */
+    int devices[MINV_MAX_DEVICES];
     int cpu_threads;             /* resolved thread count */
     double tolerance;
     int64_t max_iterations;

@@ -58,6 +58,10 @@ struct minv_gpu {
     const void *staged_host;
     int64_t staged_n, staged_ld;
     minv_dtype staged_dtype;
+    /* In the context's state (team[0] is itself): every device of ctx->devices, the others
+     * opened by the first multi-GPU call and kept for the next DA cycle. */
+    minv_gpu *team[MINV_MAX_DEVICES];
+    int peers_enabled;
 };
 
 minv_status minv_cuda_fail(minv_context *ctx, cudaError_t err, const char *what, const char *file, int line);
@@ -97,12 +101,20 @@ minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const ch
 void minv_gpu_energy_open(minv_gpu *g, const int *devices, int count);
 void minv_gpu_energy_close(minv_gpu *g);
 
+/* ---- several devices (gpu_context.cu) ---- */
+/* team[0 .. ctx->device_count): the state of each device of the context, ctx->gpu first;
+ * opens the others on first use, with peer access between every pair that has it. */
+minv_status minv_gpu_team(minv_context *ctx, minv_gpu **team);
+
 /* ---- workspaces (workspace.cu) ---- */
 /* Makes slots[k] hold at least bytes[k] for k < count and returns the pointers, locked until
  * the call ends. Fails with MINV_ERR_DEVICE_MEMORY when the slots this call holds would
  * exceed the budget; unlocked slots are released first when that makes room. */
 minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes,
                              void **ptrs);
+/* The same on one device of the team, against its own budget. */
+minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const int *slots, const size_t *bytes,
+                                void **ptrs);
 /* Whether `bytes` in total would fit the budget. */
 int minv_gpu_fits(const minv_context *ctx, double bytes);
 /* Bytes of the budget that the slots this call holds leave free. */

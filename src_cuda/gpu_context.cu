@@ -24,23 +24,16 @@ minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const ch
 /* Head-room left to cuBLAS and cuSOLVER for their own allocations. */
 static const size_t LIBRARY_RESERVE = (size_t)512 << 20;
 
-extern "C" minv_status minv_gpu_create(minv_context *ctx) {
+/* One device's state: streams, handles bound to them, and its budget. */
+static minv_status gpu_open(minv_context *ctx, int device, minv_gpu **out) {
     minv_status status = MINV_SUCCESS;
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0)
-        return minv_fail(ctx, MINV_ERR_NO_GPU, "no CUDA device is usable (%s)",
-                         err != cudaSuccess ? cudaGetErrorString(err) : "none found");
-    if (ctx->opts.device >= count)
-        return minv_fail(ctx, MINV_ERR_NO_GPU, "device %d requested but only %d CUDA device(s) present",
-                         ctx->opts.device, count);
-    minv_gpu *g = (minv_gpu *)calloc(1, sizeof *g);
-    if (!g)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the GPU state");
-    ctx->gpu = g;
-    g->device = ctx->opts.device;
     cudaDeviceProp prop;
     size_t free_bytes = 0, total = 0;
+    minv_gpu *g = (minv_gpu *)calloc(1, sizeof *g);
+    *out = g;
+    if (!g)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the GPU state");
+    g->device = device;
     CUDA_TRY(cudaSetDevice(g->device));
     CUDA_TRY(cudaGetDeviceProperties(&prop, g->device));
     strncpy(g->name, prop.name, sizeof g->name - 1);
@@ -60,15 +53,11 @@ extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     g->budget = ctx->opts.device_memory > 0 && (size_t)ctx->opts.device_memory < free_bytes
                     ? (size_t)ctx->opts.device_memory
                     : free_bytes;
-    minv_gpu_energy_open(g, &g->device, 1);
 cleanup:
-    if (status != MINV_SUCCESS)
-        minv_gpu_destroy(ctx);
     return status;
 }
 
-extern "C" void minv_gpu_destroy(minv_context *ctx) {
-    minv_gpu *g = ctx->gpu;
+static void gpu_close(minv_gpu *g) {
     if (!g)
         return;
     cudaSetDevice(g->device);
@@ -82,5 +71,84 @@ extern "C" void minv_gpu_destroy(minv_context *ctx) {
         if (g->copy[k]) cudaStreamDestroy(g->copy[k]);
     if (g->stream) cudaStreamDestroy(g->stream);
     free(g);
+}
+
+/* The devices of multi-GPU methods (see minv_options.ndevices) into ctx->devices. */
+static minv_status resolve_devices(minv_context *ctx, int visible) {
+    const minv_options *o = &ctx->opts;
+    int count = 0;
+    if (o->ndevices > 0) {
+        for (int k = 0; k < o->ndevices; k++) ctx->devices[count++] = o->devices[k];
+    } else {
+        ctx->devices[count++] = o->device;
+        for (int d = 0; o->ndevices == -1 && d < visible && count < MINV_MAX_DEVICES; d++)
+            if (d != o->device) ctx->devices[count++] = d;
+    }
+    for (int k = 0; k < count; k++) {
+        if (ctx->devices[k] >= visible)
+            return minv_fail(ctx, MINV_ERR_NO_GPU, "device %d requested but only %d CUDA device(s) present",
+                             ctx->devices[k], visible);
+        for (int j = 0; j < k; j++)
+            if (ctx->devices[j] == ctx->devices[k])
+                return minv_fail(ctx, MINV_ERR_INVALID_ARG, "device %d is listed twice in devices[]", ctx->devices[k]);
+    }
+    ctx->device_count = count;
+    return MINV_SUCCESS;
+}
+
+extern "C" minv_status minv_gpu_create(minv_context *ctx) {
+    minv_status status;
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0)
+        return minv_fail(ctx, MINV_ERR_NO_GPU, "no CUDA device is usable (%s)",
+                         err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    status = resolve_devices(ctx, count);
+    if (status == MINV_SUCCESS) status = gpu_open(ctx, ctx->devices[0], &ctx->gpu);
+    if (status != MINV_SUCCESS) {
+        minv_gpu_destroy(ctx);
+        return status;
+    }
+    ctx->gpu->team[0] = ctx->gpu;
+    minv_gpu_energy_open(ctx->gpu, ctx->devices, ctx->device_count);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_gpu_team(minv_context *ctx, minv_gpu **team) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    for (int k = 1; k < ctx->device_count; k++)
+        if (!g->team[k]) MINV_TRY(gpu_open(ctx, ctx->devices[k], &g->team[k]));
+    /* peer access both ways where the hardware has it; elsewhere the driver stages copies */
+    for (int k = 0; k < ctx->device_count && !g->peers_enabled; k++)
+        for (int j = 0; j < ctx->device_count; j++) {
+            int can = 0;
+            if (j == k || cudaDeviceCanAccessPeer(&can, ctx->devices[k], ctx->devices[j]) != cudaSuccess || !can)
+                continue;
+            CUDA_TRY(cudaSetDevice(ctx->devices[k]));
+            cudaError_t err = cudaDeviceEnablePeerAccess(ctx->devices[j], 0);
+            if (err == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+            else CUDA_TRY(err);
+        }
+    g->peers_enabled = 1;
+    for (int k = 0; k < ctx->device_count; k++) team[k] = g->team[k];
+cleanup:
+    if (status != MINV_SUCCESS) {
+        for (int k = 1; k < ctx->device_count; k++) {
+            gpu_close(g->team[k]);
+            g->team[k] = NULL;
+        }
+        g->peers_enabled = 0;
+    }
+    cudaSetDevice(g->device);
+    return status;
+}
+
+extern "C" void minv_gpu_destroy(minv_context *ctx) {
+    minv_gpu *g = ctx->gpu;
+    if (!g)
+        return;
+    for (int k = 1; k < MINV_MAX_DEVICES; k++) gpu_close(g->team[k]);
+    gpu_close(g);
     ctx->gpu = NULL;
 }

@@ -26,7 +26,11 @@ void minv_gpu_unlock(minv_context *ctx, int first, int count) {
 }
 
 minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes, void **ptrs) {
-    minv_gpu *g = ctx->gpu;
+    return minv_gpu_reserve_on(ctx, ctx->gpu, count, slots, bytes, ptrs);
+}
+
+minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const int *slots, const size_t *bytes,
+                                void **ptrs) {
     minv_status status = MINV_SUCCESS;
     /* What the call will hold: its locked slots plus this request. */
     double want = 0;
@@ -36,8 +40,8 @@ minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, con
     for (int k = 0; k < WS_COUNT; k++)
         if (g->ws_locked[k] && !wanted[k]) want += (double)g->ws_bytes[k];
     if (want > (double)g->budget)
-        return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "needs %.3g GB of device memory, the budget is %.3g GB",
-                         want / 1e9, (double)g->budget / 1e9);
+        return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "needs %.3g GB of memory on device %d, the budget is %.3g GB",
+                         want / 1e9, g->device, (double)g->budget / 1e9);
     /* Make room by releasing cached slots this call does not hold. */
     double cached = 0;
     for (int k = 0; k < WS_COUNT; k++)
@@ -98,6 +102,8 @@ void minv_gpu_end_call(minv_context *ctx) {
     /* Every call is synchronous: device-pointer results are ready, and the report's seconds
      * true, when it returns. Errors were checked where they arose. */
     cudaStreamSynchronize(g->stream);
-    for (int k = 0; k < WS_COUNT; k++) g->ws_locked[k] = 0;
+    for (int d = 0; d < MINV_MAX_DEVICES; d++)
+        if (g->team[d])
+            for (int k = 0; k < WS_COUNT; k++) g->team[d]->ws_locked[k] = 0;
     g->staged_host = NULL;
 }

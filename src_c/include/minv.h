@@ -63,10 +63,12 @@ enum { MINV_MAX_DEVICES = 16 };
 /* Options fixed for the life of a context. */
 typedef struct {
     minv_backend backend;
-    int32_t device;         /* CUDA device index (the first device when ndevices > 1) */
+    int32_t device;         /* CUDA device index of every single-GPU method (with ndevices
+                               > 0, devices[0] takes its place) */
     int32_t cpu_threads;    /* threads for minv's own CPU loops; 0 = all available */
-    int32_t ndevices;       /* multi-GPU methods: how many of devices[] to use; 0 = just
-                               `device`, -1 = all visible devices */
+    int32_t ndevices;       /* the GPUs of multi-GPU methods (Gauss-Jordan): devices[0 ..
+                               ndevices); 0 = just `device`; -1 (minv_options_default) = all
+                               visible devices, `device` first */
     int64_t device_memory;  /* bytes of device memory minv may use per device; 0 = all free */
     int32_t devices[MINV_MAX_DEVICES];
 } minv_options;
@@ -186,6 +188,13 @@ minv_status minv_destroy(minv_context *ctx);
 minv_backend minv_context_backend(const minv_context *ctx);
 minv_status minv_set_option(minv_context *ctx, minv_option option, double value);
 minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value);
+/* The CUDA devices the context's multi-GPU methods use, the first being the one of its
+ * single-GPU methods: *count of them into devices[0 .. MINV_MAX_DEVICES); 0 on the CPU. */
+minv_status minv_context_devices(const minv_context *ctx, int32_t *count, int32_t *devices);
+/* Joules the context's GPUs have used since a fixed moment (NVML's counters, summed), to
+ * bracket other code as the report brackets minv's calls. MINV_ERR_NOT_IMPLEMENTED where
+ * there is no meter (the CPU backend, or NVML absent). */
+minv_status minv_energy_counter(minv_context *ctx, double *joules);
 
 /* ---- errors and names ----------------------------------------------------------------- */
 const char *minv_status_string(minv_status status);
