@@ -10,11 +10,17 @@
 #include "bench_common.h"
 
 minv_context *bench_context(minv_backend backend, int64_t budget, int threads) {
+    return bench_context_gpus(backend, budget, threads, 1);
+}
+
+minv_context *bench_context_gpus(minv_backend backend, int64_t budget, int threads, int gpus) {
     minv_options o;
     minv_options_default(&o);
     o.backend = backend;
     o.device_memory = budget;
     o.cpu_threads = threads;
+    o.ndevices = gpus;
+    for (int k = 0; k < gpus && k < MINV_MAX_DEVICES; k++) o.devices[k] = k;
     minv_context *ctx = NULL;
     if (minv_create(&ctx, &o) != MINV_SUCCESS) {
         fprintf(stderr, "bench: cannot create a %s context\n", minv_backend_name(backend));

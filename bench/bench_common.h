@@ -10,8 +10,10 @@
 #include "minv.h"
 
 double bench_now(void);
-/* A context (budget 0: all free device memory; threads 0: all), or exit(2). */
+/* A context on one GPU, as its peers run (budget 0: all free device memory; threads 0: all),
+ * or exit(2); bench_context_gpus: on GPUs 0 .. gpus-1 (-1: all visible). */
 minv_context *bench_context(minv_backend backend, int64_t budget, int threads);
+minv_context *bench_context_gpus(minv_backend backend, int64_t budget, int threads, int gpus);
 /* exit(3) with the library's message unless st is MINV_SUCCESS. */
 void bench_check(minv_context *ctx, minv_status st, const char *what);
 void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed); /* uniform [-1, 1) */

@@ -7,7 +7,9 @@
 //   swap     the row interchanges' share, column-major storage (before) against row-major
 //            (after), the paper's argument for row-major
 //   parts    one step's panel GETRF against its GEMM, for the look-ahead
-// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|all] [--max-n N]
+// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|all] [--max-n N] [--gpus G]
+// (--gpus: minv's Gauss-Jordan over GPUs 0 .. G-1, cuSOLVER still on one; bench_multi_gpu
+// compares several GPUs with cuSOLVER's multi-GPU solver)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -21,10 +23,11 @@
 namespace {
 
 int64_t max_n = 32768;
+int gpus = 1;
 
 /* minv on the GPU, with the default (sampled) residual in every report. */
 minv_context *gj_context() {
-    minv_context *ctx = bench_context(MINV_BACKEND_GPU, 0, 0);
+    minv_context *ctx = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, gpus);
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
     return ctx;
 }
@@ -307,6 +310,7 @@ int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--max-n") && k + 1 < argc) max_n = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--gpus") && k + 1 < argc) gpus = atoi(argv[k + 1]);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         printf("bench_gauss_jordan: no GPU, nothing to measure\n");

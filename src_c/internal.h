@@ -352,6 +352,25 @@ minv_status minv_tridiagonal_invert_dense(minv_context *ctx, const minv_mat *a, 
 minv_status minv_tridiagonal_invert_dense_device(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                                  const minv_analysis *an, minv_report *report);
 
+/* ---- block-cyclic distribution over GPUs (cyclic.c) ----
+ * D = [A | B'] with A n x n and B' n x rhs: A's columns in blocks of nb, then B''s; block j of
+ * the `blocks` lives on device j % ndev, whose local storage holds its blocks in order
+ * (rows[d] columns of D in all). */
+typedef struct {
+    int64_t n, rhs, nb, a_blocks, blocks;
+    int ndev;
+    int64_t rows[MINV_MAX_DEVICES];
+} minv_cyclic;
+void minv_cyclic_init(minv_cyclic *c, int64_t n, int64_t rhs, int64_t nb, int ndev);
+int minv_cyclic_owner(const minv_cyclic *c, int64_t block);
+/* First column of the block within A (block < a_blocks) or within B', and its width. */
+int64_t minv_cyclic_start(const minv_cyclic *c, int64_t block);
+int64_t minv_cyclic_width(const minv_cyclic *c, int64_t block);
+/* Where the device's first block numbered >= block begins in its local storage (rows[device]
+ * when it has none); minv_cyclic_local: where the block begins on its owner. */
+int64_t minv_cyclic_local_from(const minv_cyclic *c, int device, int64_t block);
+int64_t minv_cyclic_local(const minv_cyclic *c, int64_t block);
+
 /* ---- GPU state (src_cuda/gpu_context.cu); stubs when built without CUDA ---- */
 minv_status minv_gpu_create(minv_context *ctx);
 void minv_gpu_destroy(minv_context *ctx);

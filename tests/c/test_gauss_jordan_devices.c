@@ -1,0 +1,139 @@
+/* Gauss-Jordan over the context's device list (issue 10): the list of length 1 and the list
+ * of every visible GPU give results of the same quality, close to each other and to the CPU,
+ * for inversions and solves (block sizes that leave ragged blocks, one right-hand side and
+ * more than unknowns, float and double), and a singular column owned by the second device is
+ * reported as such. With one GPU visible the second list is the first, and the test says so;
+ * the two-GPU run needs a machine with two (nvidia-h200-x2). Skips without a GPU. */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static minv_context *with_devices(int ndevices) {
+    minv_options o;
+    minv_context *ctx = NULL;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_GPU;
+    o.ndevices = ndevices;
+    if (ndevices > 0)
+        for (int k = 0; k < ndevices; k++) o.devices[k] = k;
+    return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
+}
+
+/* Leading diagonal zero or tiny: every block needs interchanges. */
+static void needs_pivoting(tu_rng *rng, int64_t n, double *a, int64_t lda) {
+    tu_general(rng, n, a, lda);
+    for (int64_t i = 0; i < n; i++) a[i * lda + i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? 1e-13 : a[i * lda + i]);
+}
+
+/* Block sizes that give each of two devices at least 8 block columns of A. */
+static const int64_t sizes[] = {1000, 1531};
+static const int64_t blocks[] = {48, 64};
+
+static void inversions(minv_context *one, minv_context *all, minv_context *cpu, int many) {
+    tu_rng rng;
+    tu_seed(&rng, 1001);
+    for (size_t s = 0; s < 2; s++) {
+        const int64_t n = sizes[s], lda = n + 3;
+        double *a = tu_alloc(n, n, lda), *x1 = tu_alloc(n, n, n), *xa = tu_alloc(n, n, n), *xc = tu_alloc(n, n, n);
+        minv_report rep;
+        minv_set_option(one, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
+        minv_set_option(all, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
+        needs_pivoting(&rng, n, a, lda);
+        CHECK_STATUS(minv_invert_d(one, MINV_METHOD_GAUSS_JORDAN, n, a, lda, x1, n, &rep), MINV_SUCCESS, one);
+        CHECK_STATUS(minv_invert_d(all, MINV_METHOD_GAUSS_JORDAN, n, a, lda, xa, n, &rep), MINV_SUCCESS, all);
+        CHECK(!many || strstr(rep.reason, "over 2 GPUs") != NULL, "reason: %s", rep.reason);
+        CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_GAUSS_JORDAN, n, a, lda, xc, n, &rep), MINV_SUCCESS, cpu);
+        const double r1 = tu_inverse_ratio(n, a, lda, x1, n, DBL_EPSILON), ra = tu_inverse_ratio(n, a, lda, xa, n, DBL_EPSILON);
+        CHECK(r1 < 30 && ra < 30, "n=%lld: ratio %.3g on one device, %.3g on all", (long long)n, r1, ra);
+        CHECK(tu_rel_diff(n, n, xa, n, x1, n) < 1e-11 && tu_rel_diff(n, n, xa, n, xc, n) < 1e-11,
+              "n=%lld: all vs one %.3g, all vs CPU %.3g", (long long)n, tu_rel_diff(n, n, xa, n, x1, n),
+              tu_rel_diff(n, n, xa, n, xc, n));
+        /* single precision */
+        tu_general(&rng, n, a, lda);
+        float *af = tu_to_float(n, n, a, lda, n), *xf = (float *)malloc(sizeof(float) * n * n);
+        CHECK_STATUS(minv_invert_s(all, MINV_METHOD_GAUSS_JORDAN, n, af, n, xf, n, &rep), MINV_SUCCESS, all);
+        double *a2 = tu_to_double(n, n, af, n), *x2 = tu_to_double(n, n, xf, n);
+        CHECK(tu_inverse_ratio(n, a2, n, x2, n, FLT_EPSILON) < 30, "float n=%lld: ratio %.3g", (long long)n,
+              tu_inverse_ratio(n, a2, n, x2, n, FLT_EPSILON));
+        free(a); free(x1); free(xa); free(xc); free(af); free(xf); free(a2); free(x2);
+    }
+}
+
+static void solves(minv_context *one, minv_context *all, int many) {
+    static const int64_t rhs[] = {1, 37, 1700};
+    tu_rng rng;
+    tu_seed(&rng, 1002);
+    for (size_t s = 0; s < 2; s++)
+        for (size_t r = 0; r < 3; r++) {
+            const int64_t n = sizes[s], k = rhs[r], ld = n + 1;
+            double *a = tu_alloc(n, n, ld), *b = tu_alloc(n, k, ld), *x1 = tu_alloc(n, k, ld), *xa = tu_alloc(n, k, ld);
+            minv_report rep;
+            minv_set_option(one, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
+            minv_set_option(all, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
+            needs_pivoting(&rng, n, a, ld);
+            tu_rect(&rng, n, k, b, ld);
+            CHECK_STATUS(minv_solve_d(one, MINV_METHOD_GAUSS_JORDAN, n, k, a, ld, b, ld, x1, ld, &rep), MINV_SUCCESS, one);
+            const double rcond1 = rep.rcond;
+            CHECK_STATUS(minv_solve_d(all, MINV_METHOD_GAUSS_JORDAN, n, k, a, ld, b, ld, xa, ld, &rep), MINV_SUCCESS, all);
+            CHECK(!many || strstr(rep.reason, "over 2 GPUs") != NULL, "reason: %s", rep.reason);
+            const double ra = tu_solve_ratio(n, k, a, ld, b, ld, xa, ld, DBL_EPSILON);
+            CHECK(ra < 30, "solve n=%lld k=%lld: ratio %.3g", (long long)n, (long long)k, ra);
+            CHECK(tu_rel_diff(n, k, xa, ld, x1, ld) < 1e-11, "solve n=%lld k=%lld: all vs one %.3g", (long long)n,
+                  (long long)k, tu_rel_diff(n, k, xa, ld, x1, ld));
+            CHECK(rep.rcond > 0 && rep.rcond <= 1 && rep.rcond < 1.01 * rcond1 && rep.rcond > 0.99 * rcond1,
+                  "solve rcond %.3g on all, %.3g on one", rep.rcond, rcond1);
+            float *af = tu_to_float(n, n, a, ld, n), *bf = tu_to_float(n, k, b, ld, n), *xf = tu_to_float(n, k, b, ld, n);
+            tu_general(&rng, n, a, ld);
+            free(af);
+            af = tu_to_float(n, n, a, ld, n);
+            CHECK_STATUS(minv_solve_s(all, MINV_METHOD_GAUSS_JORDAN, n, k, af, n, bf, n, xf, n, &rep), MINV_SUCCESS, all);
+            double *a2 = tu_to_double(n, n, af, n), *b2 = tu_to_double(n, k, bf, n), *x2 = tu_to_double(n, k, xf, n);
+            CHECK(tu_solve_ratio(n, k, a2, n, b2, n, x2, n, FLT_EPSILON) < 30, "float solve n=%lld k=%lld",
+                  (long long)n, (long long)k);
+            free(a); free(b); free(x1); free(xa); free(af); free(bf); free(xf); free(a2); free(b2); free(x2);
+        }
+}
+
+/* A zero column in block 1 (the second device's first block) and in the last block. */
+static void singular(minv_context *all) {
+    const int64_t n = 1000, cols[] = {70, 990};
+    tu_rng rng;
+    tu_seed(&rng, 1003);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *b = tu_alloc(n, 3, n);
+    minv_report rep;
+    minv_set_option(all, MINV_OPT_BLOCK_SIZE, 48);
+    for (int pass = 0; pass < 2; pass++) {
+        tu_general(&rng, n, a, n);
+        for (int64_t i = 0; i < n; i++) a[cols[pass] * n + i] = 0;
+        CHECK_STATUS(minv_invert_d(all, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, &rep), MINV_ERR_SINGULAR, all);
+        CHECK(rep.info == cols[pass], "singular column %lld, reported %lld", (long long)cols[pass], (long long)rep.info);
+        tu_rect(&rng, n, 3, b, n);
+        CHECK_STATUS(minv_solve_d(all, MINV_METHOD_GAUSS_JORDAN, n, 3, a, n, b, n, x, n, &rep), MINV_ERR_SINGULAR, all);
+        CHECK(rep.info == cols[pass], "solve: singular column %lld, reported %lld", (long long)cols[pass],
+              (long long)rep.info);
+    }
+    free(a); free(x); free(b);
+}
+
+int main(void) {
+    minv_context *one = with_devices(1), *all = with_devices(-1), *cpu = tu_context(MINV_BACKEND_CPU, 0);
+    int32_t count = 0, list[MINV_MAX_DEVICES];
+    if (!one || !all) {
+        printf("test_gauss_jordan_devices: no usable GPU, skipped\n");
+        return 77;
+    }
+    CHECK_STATUS(minv_context_devices(all, &count, list), MINV_SUCCESS, all);
+    if (count < 2)
+        printf("test_gauss_jordan_devices: one GPU visible, so the list of all devices is the list of one; "
+               "the two-device run needs two GPUs\n");
+    inversions(one, all, cpu, count >= 2);
+    solves(one, all, count >= 2);
+    singular(all);
+    minv_destroy(one);
+    minv_destroy(all);
+    minv_destroy(cpu);
+    return tu_finish("test_gauss_jordan_devices");
+}
