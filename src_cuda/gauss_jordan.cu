@@ -598,9 +598,10 @@ minv_status solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_
         CUDA_TRY(cudaMemcpyAsync(local, dv->norms, (size_t)(dv->rows - b0) * sizeof(double), cudaMemcpyDeviceToHost,
                                  dv->g->stream));
         CUDA_TRY(cudaStreamSynchronize(dv->g->stream));
-        for (int64_t j = s.lay.a_blocks + d; j < s.lay.blocks; j += s.lay.ndev)
-            memcpy(xnorm + minv_cyclic_start(&s.lay, j), local + minv_cyclic_local(&s.lay, j) - b0,
-                   (size_t)minv_cyclic_width(&s.lay, j) * sizeof(double));
+        for (int64_t j = s.lay.a_blocks; j < s.lay.blocks; j++)
+            if (minv_cyclic_owner(&s.lay, j) == d)
+                memcpy(xnorm + minv_cyclic_start(&s.lay, j), local + minv_cyclic_local(&s.lay, j) - b0,
+                       (size_t)minv_cyclic_width(&s.lay, j) * sizeof(double));
     }
     CUDA_TRY(cudaSetDevice(g->device));
     bnorm[m] = 1;
