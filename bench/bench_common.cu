@@ -9,18 +9,32 @@
 
 #include "bench_common.h"
 
+static minv_context *create_or_exit(const minv_options *o) {
+    minv_context *ctx = NULL;
+    if (minv_create(&ctx, o) != MINV_SUCCESS) {
+        fprintf(stderr, "bench: cannot create a %s context with %d device(s)\n", minv_backend_name(o->backend),
+                o->ndevices);
+        exit(2);
+    }
+    return ctx;
+}
+
 minv_context *bench_context(minv_backend backend, int64_t budget, int threads) {
     minv_options o;
     minv_options_default(&o);
     o.backend = backend;
     o.device_memory = budget;
     o.cpu_threads = threads;
-    minv_context *ctx = NULL;
-    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
-        fprintf(stderr, "bench: cannot create a %s context\n", minv_backend_name(backend));
-        exit(2);
-    }
-    return ctx;
+    return create_or_exit(&o);
+}
+
+minv_context *bench_gpu_context(int ndevices) {
+    minv_options o;
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_GPU;
+    o.ndevices = ndevices;
+    for (int k = 0; k < ndevices && k < MINV_MAX_DEVICES; k++) o.devices[k] = k;
+    return create_or_exit(&o);
 }
 
 void bench_check(minv_context *ctx, minv_status st, const char *what) {
@@ -69,11 +83,26 @@ double bench_median(double *v, int count) {
 
 void bench_header(FILE *out, int argc, char **argv) {
     cudaDeviceProp prop;
-    char date[64];
+    char date[64], name[1024] = "no GPU";
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    int have = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
-    fprintf(out, "# device: %s, date: %s, command:", have ? prop.name : "no GPU", date);
+    int count = 0, same = 1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    for (int d = 0; d < count; d++) { /* "NVIDIA H200", "2 x NVIDIA H200", or "A + B" when they differ */
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+        if (d == 0) snprintf(name, sizeof name, "%s", prop.name);
+        else same = same && !strcmp(name, prop.name);
+    }
+    if (count > 1 && same) {
+        char one[sizeof name];
+        snprintf(one, sizeof one, "%s", name);
+        snprintf(name, sizeof name, "%d x %s", count, one);
+    } else if (count > 1) {
+        for (int d = 1; d < count; d++)
+            if (cudaGetDeviceProperties(&prop, d) == cudaSuccess)
+                snprintf(name + strlen(name), sizeof name - strlen(name), " + %s", prop.name);
+    }
+    fprintf(out, "# device: %s, date: %s, command:", name, date);
     for (int k = 0; k < argc; k++) fprintf(out, " %s", argv[k]);
     fprintf(out, "\n");
 }

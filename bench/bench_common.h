@@ -12,12 +12,14 @@
 double bench_now(void);
 /* A context (budget 0: all free device memory; threads 0: all), or exit(2). */
 minv_context *bench_context(minv_backend backend, int64_t budget, int threads);
+/* A GPU context whose multi-GPU methods use CUDA devices 0 .. ndevices - 1, or exit(2). */
+minv_context *bench_gpu_context(int ndevices);
 /* exit(3) with the library's message unless st is MINV_SUCCESS. */
 void bench_check(minv_context *ctx, minv_status st, const char *what);
 void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed); /* uniform [-1, 1) */
 void bench_spd(double *a, int64_t n, uint64_t seed);                      /* SOAR covariance, cond ~ 40 */
 double bench_median(double *v, int count);
-/* "# device: ..., date: ..., command: ..." */
+/* "# device: ..., date: ..., command: ..."; several GPUs are named all ("2 x NVIDIA H200"). */
 void bench_header(FILE *out, int argc, char **argv);
 /* cuBLAS DGEMM on n x n device operands (no zeros in them): the peer rate, TFLOP/s, median of
  * three after a warm-up. */
