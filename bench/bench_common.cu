@@ -83,25 +83,21 @@ double bench_median(double *v, int count) {
 
 void bench_header(FILE *out, int argc, char **argv) {
     cudaDeviceProp prop;
-    char date[64], name[1024] = "no GPU";
+    char date[64], first[sizeof prop.name] = "no GPU", name[4 * sizeof prop.name];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     int count = 0, same = 1;
     if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
     for (int d = 0; d < count; d++) { /* "NVIDIA H200", "2 x NVIDIA H200", or "A + B" when they differ */
         if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
-        if (d == 0) snprintf(name, sizeof name, "%s", prop.name);
-        else same = same && !strcmp(name, prop.name);
+        if (d == 0) snprintf(first, sizeof first, "%s", prop.name);
+        else same = same && !strcmp(first, prop.name);
     }
-    if (count > 1 && same) {
-        char one[sizeof name];
-        snprintf(one, sizeof one, "%s", name);
-        snprintf(name, sizeof name, "%d x %s", count, one);
-    } else if (count > 1) {
-        for (int d = 1; d < count; d++)
-            if (cudaGetDeviceProperties(&prop, d) == cudaSuccess)
-                snprintf(name + strlen(name), sizeof name - strlen(name), " + %s", prop.name);
-    }
+    if (count > 1 && same) snprintf(name, sizeof name, "%d x %s", count, first);
+    else snprintf(name, sizeof name, "%s", first);
+    for (int d = 1; d < count && !same; d++)
+        if (cudaGetDeviceProperties(&prop, d) == cudaSuccess && strlen(name) + strlen(prop.name) + 4 < sizeof name)
+            snprintf(name + strlen(name), sizeof name - strlen(name), " + %s", prop.name);
     fprintf(out, "# device: %s, date: %s, command:", name, date);
     for (int k = 0; k < argc; k++) fprintf(out, " %s", argv[k]);
     fprintf(out, "\n");
