@@ -528,7 +528,8 @@ void compare() {
     for (int64_t n : sizes) {
         problem p;
         if (!make_problem(p, n)) {
-            note("n = %lld: skipped, A and B (%.1f GB) do not fit on device 0", (long long)n, 16e-9 * (double)n * n);
+            note("n = %lld: skipped, A and B (%.1f GB) do not fit on device 0 (or in host memory)", (long long)n,
+                 16e-9 * (double)n * n);
             continue;
         }
         for (int g : gpu_counts) {
@@ -548,9 +549,8 @@ void compare() {
                 if (!(r.residual <= BAD_RESIDUAL)) failures++;
                 results.push_back(r);
                 print_compare_row(r);
-                if (op == 0 || g > 1)
-                    note("n = %lld, minv %s on a context of %d device(s) (first %d): %s", (long long)n,
-                         op == 0 ? "solve" : "inverse", count, devs[0], rep.reason);
+                note("n = %lld, %d GPU(s), minv %s, context devices %d (first %d): %s", (long long)n, g,
+                     op == 0 ? "solve" : "inverse", count, devs[0], rep.reason);
             }
             minv_destroy(ctx); /* its workspaces go, for the peer */
             minv_context *meter = bench_gpu_context(g);
@@ -563,9 +563,8 @@ void compare() {
                     results.push_back(r);
                     print_compare_row(r);
                 }
-                if (g == gpu_counts.front())
-                    note("cusolverMg workspace: %.2f GiB a device at n = %lld on %d GPU(s)", 8.0 * mg.lwork / 1073741824.0,
-                         (long long)n, g);
+                note("n = %lld, %d GPU(s), cusolverMg: tile %lld, workspace %.2f GiB a device", (long long)n, g,
+                     (long long)tile, 8.0 * mg.lwork / 1073741824.0);
             } else {
                 note("n = %lld, %d GPU(s), cusolverMg: skipped, %s", (long long)n, g, why.c_str());
             }
@@ -579,7 +578,7 @@ void compare() {
 
     printf("\n## Ratios: minv against cusolverMg on the same GPUs (above 1: minv better), and g GPUs against 1\n\n");
     printf("| n | GPUs | operation | speed-up t_peer / t_minv | energy E_peer / E_minv | EDP(1) ratio | EDP(2) ratio | "
-           "EDP(3) ratio | minv speed-up over 1 GPU | cusolverMg speed-up over 1 GPU | minv E(1 GPU) / E(g GPUs) |\n");
+           "EDP(3) ratio | minv speed-up over 1 GPU | cusolverMg speed-up over 1 GPU | minv J all, 1 GPU / g GPUs |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const result &m : results) {
         if (!m.minv) continue;
@@ -591,7 +590,7 @@ void compare() {
         printf("| %lld | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", (long long)m.n, m.g, m.solve ? "solve" : "inverse",
                q ? ratio(q->t, m.t).c_str() : "-", q ? ratio(q->e, m.e).c_str() : "-", r[0].c_str(), r[1].c_str(),
                r[2].c_str(), m1 ? ratio(m1->t, m.t).c_str() : "-", q && q1 ? ratio(q1->t, q->t).c_str() : "-",
-               m1 ? ratio(m1->e, m.e).c_str() : "-");
+               m1 ? ratio(m1->e_all, m.e_all).c_str() : "-");
     }
     fflush(stdout);
 }
@@ -625,7 +624,7 @@ void sweep() {
     for (int64_t n : sizes) {
         problem p;
         if (!make_problem(p, n)) {
-            note("n = %lld: skipped, A and B do not fit on device 0", (long long)n);
+            note("n = %lld: skipped, A and B do not fit on device 0 (or in host memory)", (long long)n);
             continue;
         }
         best b{n, 0, 0, 1e300, -1, -1, 1e300};
@@ -763,6 +762,7 @@ void broadcast() {
         const double tp = per_op(
             reps,
             [&] {
+                BENCH_CK(cudaSetDevice(0)); /* the copy streams' device */
                 for (int d = 1; d < g; d++) BENCH_CK(cudaMemcpyPeerAsync(buf[d], d, buf[0], 0, bytes, copy[d]));
             },
             [&] {
