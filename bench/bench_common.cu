@@ -9,6 +9,16 @@
 
 #include "bench_common.h"
 
+static minv_context *create_or_exit(const minv_options *o) {
+    minv_context *ctx = NULL;
+    if (minv_create(&ctx, o) != MINV_SUCCESS) {
+        fprintf(stderr, "bench: cannot create a %s context with %d device(s)\n", minv_backend_name(o->backend),
+                o->ndevices);
+        exit(2);
+    }
+    return ctx;
+}
+
 minv_context *bench_context(minv_backend backend, int64_t budget, int threads) {
     return bench_context_gpus(backend, budget, threads, 1);
 }
@@ -21,12 +31,7 @@ minv_context *bench_context_gpus(minv_backend backend, int64_t budget, int threa
     o.cpu_threads = threads;
     o.ndevices = gpus;
     for (int k = 0; k < gpus && k < MINV_MAX_DEVICES; k++) o.devices[k] = k;
-    minv_context *ctx = NULL;
-    if (minv_create(&ctx, &o) != MINV_SUCCESS) {
-        fprintf(stderr, "bench: cannot create a %s context\n", minv_backend_name(backend));
-        exit(2);
-    }
-    return ctx;
+    return create_or_exit(&o);
 }
 
 void bench_check(minv_context *ctx, minv_status st, const char *what) {
@@ -75,11 +80,22 @@ double bench_median(double *v, int count) {
 
 void bench_header(FILE *out, int argc, char **argv) {
     cudaDeviceProp prop;
-    char date[64];
+    char date[64], first[sizeof prop.name] = "no GPU", name[4 * sizeof prop.name];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    int have = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
-    fprintf(out, "# device: %s, date: %s, command:", have ? prop.name : "no GPU", date);
+    int count = 0, same = 1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    for (int d = 0; d < count; d++) { /* "NVIDIA H200", "2 x NVIDIA H200", or "A + B" when they differ */
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+        if (d == 0) snprintf(first, sizeof first, "%s", prop.name);
+        else same = same && !strcmp(first, prop.name);
+    }
+    if (count > 1 && same) snprintf(name, sizeof name, "%d x %s", count, first);
+    else snprintf(name, sizeof name, "%s", first);
+    for (int d = 1; d < count && !same; d++)
+        if (cudaGetDeviceProperties(&prop, d) == cudaSuccess && strlen(name) + strlen(prop.name) + 4 < sizeof name)
+            snprintf(name + strlen(name), sizeof name - strlen(name), " + %s", prop.name);
+    fprintf(out, "# device: %s, date: %s, command:", name, date);
     for (int k = 0; k < argc; k++) fprintf(out, " %s", argv[k]);
     fprintf(out, "\n");
 }

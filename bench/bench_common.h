@@ -19,7 +19,7 @@ void bench_check(minv_context *ctx, minv_status st, const char *what);
 void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed); /* uniform [-1, 1) */
 void bench_spd(double *a, int64_t n, uint64_t seed);                      /* SOAR covariance, cond ~ 40 */
 double bench_median(double *v, int count);
-/* "# device: ..., date: ..., command: ..." */
+/* "# device: ..., date: ..., command: ..."; several GPUs are named all ("2 x NVIDIA H200"). */
 void bench_header(FILE *out, int argc, char **argv);
 /* cuBLAS DGEMM on n x n device operands (no zeros in them): the peer rate, TFLOP/s, median of
  * three after a warm-up. */

@@ -2,10 +2,14 @@
 """Plot a table of a benchmark result file (bench/results/*.md) against its first column.
 
     python3 bench/plot.py RESULT.md --columns "cuSOLVER (s)" "minv GJ (s)" --out table4.png [--logy]
-        [--table N] [--title TEXT]
+        [--table N] [--title TEXT] [--x COLUMN] [--where COLUMN=VALUE ...] [--by COLUMN]
 
 The result files hold the header line the benchmarks print (device, date, command) and one or
 more markdown tables; --table picks one (0-based, default 0). The header goes under the title.
+Tables with several rows per x (bench_multi_gpu's: a row per n, GPU count and method) take
+--x for the abscissa (default the first column), --where to keep the rows whose cell equals a
+value, and --by to draw one line per value of a column, e.g.
+    python3 bench/plot.py mg.md --columns s --where operation=solve --by method --by GPUs --out t.png
 Needs matplotlib."""
 import argparse
 import re
@@ -37,6 +41,9 @@ def main():
     ap.add_argument("--table", type=int, default=0)
     ap.add_argument("--logy", action="store_true")
     ap.add_argument("--title", default=None)
+    ap.add_argument("--x", default=None, help="the abscissa's column (default: the first)")
+    ap.add_argument("--where", nargs="+", default=[], metavar="COLUMN=VALUE", help="keep rows whose cell is VALUE")
+    ap.add_argument("--by", action="append", default=[], help="one line per value of this column (repeatable)")
     a = ap.parse_args()
     import matplotlib
 
@@ -45,17 +52,32 @@ def main():
 
     text = open(a.result).read()
     head, rows = tables(text)[a.table]
-    x = [number(r[0]) for r in rows]
+
+    def column(name):
+        if name not in head:
+            sys.exit(f"plot.py: no column '{name}' in {head}")
+        return head.index(name)
+
+    for cond in a.where:
+        name, _, value = cond.partition("=")
+        k = column(name)
+        rows = [r for r in rows if r[k] == value]
+    kx = column(a.x) if a.x else 0
+    keys = [column(b) for b in a.by]
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for col in a.columns:
-        if col not in head:
-            sys.exit(f"plot.py: no column '{col}' in {head}")
-        k = head.index(col)
-        ax.plot(x, [number(r[k]) for r in rows], marker="o", label=col)
+        k = column(col)
+        for key, group in groups.items():
+            group = sorted(group, key=lambda r: number(r[kx]))
+            label = ", ".join([col] + [f"{b} {v}" for b, v in zip(a.by, key)])
+            ax.plot([number(r[kx]) for r in group], [number(r[k]) for r in group], marker="o", label=label)
     ax.set_xscale("log", base=2)
     if a.logy:
         ax.set_yscale("log")
-    ax.set_xlabel(head[0])
+    ax.set_xlabel(head[kx])
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     first = text.splitlines()[0].lstrip("# ").replace(", command:", "\ncommand:") if text.startswith("#") else ""
