@@ -29,6 +29,7 @@ static minv_status gpu_open(minv_context *ctx, int device, minv_gpu **out) {
     minv_status status = MINV_SUCCESS;
     cudaDeviceProp prop;
     size_t free_bytes = 0, total = 0;
+    int least = 0, greatest = 0;
     minv_gpu *g = (minv_gpu *)calloc(1, sizeof *g);
     *out = g;
     if (!g)
@@ -38,9 +39,13 @@ static minv_status gpu_open(minv_context *ctx, int device, minv_gpu **out) {
     CUDA_TRY(cudaGetDeviceProperties(&prop, g->device));
     strncpy(g->name, prop.name, sizeof g->name - 1);
     g->sm_count = prop.multiProcessorCount;
+    CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    /* The last is the side stream of look-ahead panels, which are on the critical path: its
+     * kernels take SMs ahead of the bulk update's as these free up. */
     for (int k = 0; k < MINV_GPU_STREAMS; k++)
-        CUDA_TRY(cudaStreamCreateWithFlags(&g->copy[k], cudaStreamNonBlocking));
+        CUDA_TRY(cudaStreamCreateWithPriority(&g->copy[k], cudaStreamNonBlocking,
+                                              k == MINV_GPU_STREAMS - 1 ? greatest : least));
     CUBLAS_TRY(cublasCreate(&g->blas));
     CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
     CUBLAS_TRY(cublasCreate(&g->blas_side));
