@@ -237,10 +237,10 @@ cleanup:
 }
 
 /* The elimination of block column K from one device's view: H1 = L11^-1 D[K, :] from the pivot
- * rows (storage columns K), every column loses P[I, :] H1 in one GEMM (P's pivot block is
- * zero, so the pivot rows are left as they are), and the pivot rows become U11^-1 H1. Storage
- * rows [first, first + firstn) go first, and `updated` is recorded after them for the
- * look-ahead. */
+ * rows (storage columns K), which then become U11^-1 H1; every column loses P[I, :] H1 in one
+ * GEMM (P's pivot block is zero, so that leaves the pivot rows as they are). Storage rows
+ * [first, first + firstn) go first, and `updated` is recorded after them: from there on the
+ * look-ahead panel may read them whole (its multipliers read the pivot rows too). */
 template <typename T>
 minv_status eliminate(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, const package<T> &pk, rm_view<T> v,
                       int64_t first, int64_t firstn, cudaEvent_t updated) {
@@ -248,9 +248,12 @@ minv_status eliminate(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, const pack
     minv_gpu *g = dv->g;
     minv_status status = MINV_SUCCESS;
     const int64_t n = s->n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
-    if (v.rows > 0)
+    if (v.rows > 0) {
         CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, pk.linv, w,
                              0.0, dv->h, v.rows));
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, dv->h, v.rows, pk.uinv, w, 0.0,
+                             v.v + k0 * v.ld, v.ld));
+    }
     for (int part = 0; part < 3; part++) {
         const int64_t r0 = parts[part][0], r1 = parts[part][1];
         if (r1 > r0)
@@ -258,9 +261,6 @@ minv_status eliminate(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, const pack
                                  1.0, v.v + r0, v.ld));
         if (part == 0 && updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
     }
-    if (v.rows > 0)
-        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, dv->h, v.rows, pk.uinv, w, 0.0,
-                             v.v + k0 * v.ld, v.ld));
 cleanup:
     return status;
 }
