@@ -22,9 +22,15 @@
 // in-core code does. A solve streams only the columns right of S and B (those left of S are
 // unit columns by then), and X is what B's columns hold at the end.
 //
-// PCIe: an inversion's pass moves the n (n - W) elements outside S up and down, n / W passes
-// in all, 2 n^3 / W elements against 2 n^3 flops: each direction carries W / (4 es) flops a
-// byte, so in double the H100's 55 GB/s keeps a 50 TFLOP/s GEMM fed from W = 3600 or so.
+// An inversion's checks come from what passes through the device anyway: pass 0 sees A (the
+// probes' products A v for the sampled residual), the last pass sees every column of R (their
+// 1-norms for rcond, R u and the row sums of |R|, u being A v in R's column order), so no
+// host loop runs over the n^2 entries. A solve's come from host data.
+//
+// PCIe: an inversion's pass moves the n (n - W) elements outside S up and down (and S itself
+// once each way), n / W passes in all, about 2 n^3 / W elements against 2 n^3 flops: the GEMM
+// does 2 W / es flops for each byte that crosses in either direction, so in double the H100's
+// 55 GB/s each way keeps a 50 TFLOP/s GEMM fed from W = 3600 or so.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,13 +96,20 @@ template <typename T> struct ooc_gj {
     int *info;
     void *work, *hwork;
     size_t work_bytes, hwork_bytes;
-    int64_t *piv;          /* host, n: the row each pivot came from, 0-based; then the column order */
-    int64_t *order;        /* host, n */
+    int64_t *piv;          /* host, n: the row each pivot came from, 0-based */
+    int64_t *order;        /* host, n: column j of A^-1 is column order[j] of R */
     cudaEvent_t factored;  /* C is ready and the LU copy free */
     cudaEvent_t uploaded[CHUNK_BUFFERS], updated[CHUNK_BUFFERS], home[CHUNK_BUFFERS];
+    /* An inversion's checks, on the device: the probes v, A v, u (A v in R's column order), R u,
+     * the row sums of |R| (for the sampled residual, when probes is set), the gemv's scratch
+     * (2 n), and the 1-norms of R's columns, the maximum over each chunk of the last pass. */
+    int inversion, probes;
+    double *v, *av, *u, *ru, *rowabs, *tmp, *colmax;
+    int64_t colmax_count;
+    double *host_vec;      /* host: v, R u and the row sums, 5 n */
 };
 
-template <typename T> minv_status setup(minv_context *ctx, const minv_mat *d, ooc_gj<T> *s) {
+template <typename T> minv_status setup(minv_context *ctx, const minv_mat *d, int inversion, ooc_gj<T> *s) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = sizeof(T);
@@ -105,17 +118,20 @@ template <typename T> minv_status setup(minv_context *ctx, const minv_mat *d, oo
     s->ctx = ctx;
     s->d = *d;
     s->n = n;
+    s->inversion = inversion;
+    s->probes = inversion && ctx->residual_mode == 1;
     MINV_TRY(plan_widths(ctx, n, d->cols, es, &s->w, &s->c));
     CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, s->w, type, NULL, n, type, &s->work_bytes,
                                              &s->hwork_bytes));
     {
         const int64_t w = s->w, c = s->c;
         const double chunks = (double)CHUNK_BUFFERS * (double)n * (double)c + 2.0 * (double)w * (double)c;
-        const int slots[4] = {WS_B, WS_C, WS_SOLVER, WS_SMALL};
-        const size_t bytes[4] = {(size_t)n * (size_t)w * es, (size_t)fmax(chunks, (double)w * (double)w) * es,
-                                 s->work_bytes + 16, (size_t)(n + 5 * w) * sizeof(int64_t) + 64};
-        void *p[4];
-        MINV_TRY(minv_gpu_reserve(ctx, 4, slots, bytes, p));
+        const int slots[5] = {WS_B, WS_C, WS_SOLVER, WS_SMALL, WS_VEC};
+        const size_t bytes[5] = {(size_t)n * (size_t)w * es, (size_t)fmax(chunks, (double)w * (double)w) * es,
+                                 s->work_bytes + 16, (size_t)(n + 5 * w) * sizeof(int64_t) + 64,
+                                 (size_t)(11 * n + n / c + 2) * sizeof(double)};
+        void *p[5];
+        MINV_TRY(minv_gpu_reserve(ctx, inversion ? 5 : 4, slots, bytes, p)); /* a solve's checks are on the host */
         s->y = (T *)p[0];
         for (int b = 0; b < CHUNK_BUFFERS; b++) s->buf[b] = (T *)p[1] + (size_t)b * (size_t)n * (size_t)c;
         s->scratch = s->buf[CHUNK_BUFFERS - 1] + (size_t)n * (size_t)c;
@@ -124,12 +140,25 @@ template <typename T> minv_status setup(minv_context *ctx, const minv_mat *d, oo
         s->cur = s->ipiv + w;
         s->pairs = s->cur + n;
         s->info = (int *)(s->pairs + 4 * w);
+        if (inversion) {
+            s->v = (double *)p[4];
+            s->av = s->v + 2 * n;
+            s->u = s->av + 2 * n;
+            s->ru = s->u + 2 * n;
+            s->rowabs = s->ru + 2 * n;
+            s->tmp = s->rowabs + n;
+            s->colmax = s->tmp + 2 * n;
+        }
     }
     if (!(s->piv = (int64_t *)malloc(2 * (size_t)n * sizeof(int64_t)))) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
         goto cleanup;
     }
     s->order = s->piv + n;
+    if (s->probes && !(s->host_vec = (double *)malloc(5 * (size_t)n * sizeof(double)))) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual probes");
+        goto cleanup;
+    }
     if (s->hwork_bytes && !(s->hwork = malloc(s->hwork_bytes))) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", s->hwork_bytes);
         goto cleanup;
@@ -144,6 +173,12 @@ template <typename T> minv_status setup(minv_context *ctx, const minv_mat *d, oo
      * before the call returns, so piv may change afterwards */
     for (int64_t i = 0; i < n; i++) s->piv[i] = i;
     CUDA_TRY(cudaMemcpyAsync(s->cur, s->piv, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
+    if (s->probes) { /* A v and R u accumulate chunk by chunk */
+        minv_probe_vectors(s->host_vec, n, MINV_PROBES);
+        CUDA_TRY(cudaMemcpyAsync(s->v, s->host_vec, 2 * (size_t)n * sizeof(double), cudaMemcpyHostToDevice, g->stream));
+        CUDA_TRY(cudaMemsetAsync(s->av, 0, 2 * (size_t)n * sizeof(double), g->stream));
+        CUDA_TRY(cudaMemsetAsync(s->ru, 0, 3 * (size_t)n * sizeof(double), g->stream)); /* R u, rowabs */
+    }
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream)); /* every step below is on the compute stream */
 cleanup:
     return status;
@@ -164,6 +199,71 @@ template <typename T> void teardown(ooc_gj<T> *s) {
     if (s->factored) cudaEventDestroy(s->factored);
     free(s->piv);
     free(s->hwork);
+    free(s->host_vec);
+}
+
+/* y += M x for both probes (x and y: n-vectors n apart; x from M's first column on) and, when
+ * rowabs is not NULL, rowabs += the row sums of |M|; M is n x cols, ld n; in double. */
+template <typename T>
+minv_status accumulate(ooc_gj<T> *s, const T *m, int64_t cols, const double *x, double *y, double *rowabs) {
+    minv_context *ctx = s->ctx;
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = s->n;
+    const double one = 1;
+    for (int k = 0; k < MINV_PROBES; k++) {
+        double *sums = k == 0 && rowabs ? s->tmp + n : NULL;
+        minv_k_gemv_double<T>(m, n, cols, n, x + k * n, s->tmp, sums, g->stream);
+        LAUNCH_TRY();
+        CUBLAS_TRY(cublasDaxpy_64(g->blas, n, &one, s->tmp, 1, y + k * n, 1));
+        if (sums) CUBLAS_TRY(cublasDaxpy_64(g->blas, n, &one, sums, 1, rowabs, 1));
+    }
+cleanup:
+    return status;
+}
+
+/* Final columns of R (n x cols from column j0 on) seen in the last pass: their largest 1-norm,
+ * and R u with the row sums of |R| for the probes. */
+template <typename T> minv_status check_final(ooc_gj<T> *s, const T *r, int64_t j0, int64_t cols) {
+    minv_context *ctx = s->ctx;
+    minv_status status = MINV_SUCCESS;
+    minv_k_norm1<T>(r, s->n, cols, s->n, s->colmax + s->colmax_count++, ctx->gpu->stream);
+    LAUNCH_TRY();
+    if (s->probes) MINV_TRY(accumulate<T>(s, r, cols, s->u + j0, s->ru, s->rowabs));
+cleanup:
+    return status;
+}
+
+/* A^-1 = R P: column j of A^-1 is column order[j] of R, the interchanges undone on the
+ * columns, last first, as in the in-core code. */
+void column_order(const int64_t *piv, int64_t n, int64_t *order) {
+    for (int64_t j = 0; j < n; j++) order[j] = j;
+    for (int64_t t = n - 1; t >= 0; t--) {
+        const int64_t swap = order[t];
+        order[t] = order[piv[t]];
+        order[piv[t]] = swap;
+    }
+}
+
+/* Before the last pass of an inversion, every pivot known: u, A v in R's column order
+ * (R u = A^-1 A v), and C's own checks. */
+template <typename T> minv_status begin_final(ooc_gj<T> *s, int64_t s0, int64_t ws) {
+    minv_context *ctx = s->ctx;
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = s->n;
+    double *av = s->host_vec + 2 * n, *u = s->host_vec; /* v's host copy is not needed again */
+    column_order(s->piv, n, s->order);
+    if (s->probes) {
+        CUDA_TRY(cudaMemcpyAsync(av, s->av, 2 * (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, g->stream));
+        CUDA_TRY(cudaStreamSynchronize(g->stream));
+        for (int k = 0; k < MINV_PROBES; k++)
+            for (int64_t j = 0; j < n; j++) u[k * n + s->order[j]] = av[k * n + j];
+        CUDA_TRY(cudaMemcpyAsync(s->u, u, 2 * (size_t)n * sizeof(double), cudaMemcpyHostToDevice, g->stream));
+    }
+    MINV_TRY(check_final<T>(s, s->y, s0, ws));
+cleanup:
+    return status;
 }
 
 /* Super-panel S = [s0, s0 + ws) up, GETRF of its rows from s0 (SINGULAR with the column where a
@@ -180,6 +280,7 @@ template <typename T> minv_status factor(ooc_gj<T> *s, int64_t s0, int64_t ws, m
     T *y = s->y, *lu = s->buf[0];
     int info = 0;
     CUDA_TRY(cudaMemcpyAsync(y, minv_at(&s->d, 0, s0), (size_t)n * (size_t)ws * es, cudaMemcpyHostToDevice, st));
+    if (s->probes && s0 == 0) MINV_TRY(accumulate<T>(s, y, ws, s->v, s->av, NULL)); /* A itself */
     CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, n - s0, ws, type, y + s0, n, s->ipiv, type, s->work,
                                   s->work_bytes, s->hwork, s->hwork_bytes, s->info));
     CUDA_TRY(cudaMemcpyAsync(&info, s->info, sizeof info, cudaMemcpyDeviceToHost, st));
@@ -218,9 +319,10 @@ cleanup:
 }
 
 /* Columns [j0, j1) of D through the device, chunk by chunk: X := P X, H := X[S], X[S] := 0,
- * X += C H. Chunk k uses buffer k mod 3: its upload waits for that buffer's last download,
- * its GEMM for its upload, its download for its GEMM; H and the interchange scratch serve
- * one chunk at a time, in the compute stream's order. */
+ * X += C H (and an inversion's checks, on A in pass 0 and on R in the last). Chunk k uses
+ * buffer k mod 3: its upload waits for that buffer's last download, its GEMM for its upload,
+ * its download for its GEMM and checks; H and the interchange scratch serve one chunk at a
+ * time, in the compute stream's order. */
 template <typename T> minv_status stream_columns(ooc_gj<T> *s, int64_t s0, int64_t ws, int64_t j0, int64_t j1, int64_t *count) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
@@ -228,6 +330,7 @@ template <typename T> minv_status stream_columns(ooc_gj<T> *s, int64_t s0, int64
     const size_t es = sizeof(T);
     const int64_t n = s->n, npairs = 2 * ws;
     const cudaStream_t up = g->copy[0], down = g->copy[1], comp = g->stream;
+    const int sees_a = s->probes && s0 == 0, sees_r = s->inversion && s0 + ws == n;
     for (int64_t j = j0; j < j1; j += s->c, (*count)++) {
         const int b = (int)(*count % CHUNK_BUFFERS);
         const int64_t cols = j1 - j < s->c ? j1 - j : s->c;
@@ -237,6 +340,7 @@ template <typename T> minv_status stream_columns(ooc_gj<T> *s, int64_t s0, int64
         CUDA_TRY(cudaMemcpyAsync(x, minv_at(&s->d, 0, j), bytes, cudaMemcpyHostToDevice, up));
         CUDA_TRY(cudaEventRecord(s->uploaded[b], up));
         CUDA_TRY(cudaStreamWaitEvent(comp, s->uploaded[b], 0));
+        if (sees_a) MINV_TRY(accumulate<T>(s, x, cols, s->v + j, s->av, NULL));
         {
             const dim3 grid((unsigned)((npairs + 127) / 128), (unsigned)(cols < 65535 ? cols : 65535));
             gather_rows<T><<<grid, 128, 0, comp>>>(x, cols, n, s->pairs, npairs, s->scratch);
@@ -247,6 +351,7 @@ template <typename T> minv_status stream_columns(ooc_gj<T> *s, int64_t s0, int64
                                    cudaMemcpyDeviceToDevice, comp));
         CUDA_TRY(cudaMemset2DAsync(x + s0, (size_t)n * es, 0, (size_t)ws * es, (size_t)cols, comp));
         CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, cols, ws, 1.0, s->y, n, h, ws, 1.0, x, n));
+        if (sees_r) MINV_TRY(check_final<T>(s, x, j, cols));
         CUDA_TRY(cudaEventRecord(s->updated[b], comp));
         CUDA_TRY(cudaStreamWaitEvent(down, s->updated[b], 0));
         CUDA_TRY(cudaMemcpyAsync(minv_at(&s->d, 0, j), x, bytes, cudaMemcpyDeviceToHost, down));
@@ -258,7 +363,7 @@ cleanup:
 
 /* Every pass: factor a super-panel, stream the columns it changes, wait for all of it. An
  * inversion writes C back as block column S of the result (a solve needs it no more). */
-template <typename T> minv_status run(ooc_gj<T> *s, int inversion, minv_report *report) {
+template <typename T> minv_status run(ooc_gj<T> *s, minv_report *report) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
@@ -267,10 +372,11 @@ template <typename T> minv_status run(ooc_gj<T> *s, int inversion, minv_report *
     for (int64_t s0 = 0; s0 < n; s0 += s->w) {
         const int64_t ws = n - s0 < s->w ? n - s0 : s->w;
         MINV_TRY(factor<T>(s, s0, ws, report));
+        if (s->inversion && s0 + ws == n) MINV_TRY(begin_final<T>(s, s0, ws));
         /* the chunk buffers held the LU copy; C must be whole before it goes home */
         CUDA_TRY(cudaStreamWaitEvent(g->copy[0], s->factored, 0));
         CUDA_TRY(cudaStreamWaitEvent(g->copy[1], s->factored, 0));
-        if (inversion) {
+        if (s->inversion) {
             CUDA_TRY(cudaMemcpyAsync(minv_at(&s->d, 0, s0), s->y, (size_t)n * (size_t)ws * sizeof(T),
                                      cudaMemcpyDeviceToHost, g->copy[1]));
             MINV_TRY(stream_columns<T>(s, s0, ws, 0, s0, &count));
@@ -303,49 +409,62 @@ void note_plan(minv_report *report, const minv_mat *d, int64_t w, int64_t c) {
                      (long long)w, (double)d->rows * (double)d->cols * (double)d->dtype / 1e9, (long long)c);
 }
 
-/* x[:, j] = R[:, order[j]]: A^-1 = R P, the interchanges undone on the columns, last first. */
-void put_columns_back(const minv_mat *r, const int64_t *piv, int64_t *order, minv_mat *x) {
-    const int64_t n = r->rows;
-    const size_t bytes = (size_t)n * (size_t)r->dtype;
-    for (int64_t j = 0; j < n; j++) order[j] = j;
-    for (int64_t t = n - 1; t >= 0; t--) {
-        const int64_t swap = order[t];
-        order[t] = order[piv[t]];
-        order[piv[t]] = swap;
-    }
+/* x[:, j] = R[:, order[j]], on the host's threads. */
+void put_columns_back(const minv_mat *r, const int64_t *order, minv_mat *x) {
+    const size_t bytes = (size_t)r->rows * (size_t)r->dtype;
 #pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j < n; j++) memcpy(minv_at(x, 0, j), minv_at(r, 0, order[j]), bytes);
+    for (int64_t j = 0; j < r->cols; j++) memcpy(minv_at(x, 0, j), minv_at(r, 0, order[j]), bytes);
+}
+
+/* rcond and the sampled residual from the last pass's checks, as the in-core path reports
+ * them. */
+template <typename T> minv_status finish_checks(ooc_gj<T> *s, const minv_analysis *an, minv_report *report) {
+    minv_context *ctx = s->ctx;
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = s->n;
+    double xnorm = 0, *colmax = (double *)malloc((size_t)s->colmax_count * sizeof(double));
+    if (!colmax) return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld norms", (long long)s->colmax_count);
+    CUDA_TRY(cudaMemcpyAsync(colmax, s->colmax, (size_t)s->colmax_count * sizeof(double), cudaMemcpyDeviceToHost,
+                             g->stream));
+    if (s->probes) /* R u and the row sums after v; v again in front (begin_final wrote u there) */
+        CUDA_TRY(cudaMemcpyAsync(s->host_vec + 2 * n, s->ru, 3 * (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
+                                 g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    for (int64_t k = 0; k < s->colmax_count; k++)
+        if (colmax[k] > xnorm || isnan(colmax[k])) xnorm = colmax[k];
+    report->rcond = xnorm > 0 && isfinite(xnorm) ? 1.0 / (an->norm_1 * xnorm) : 0;
+    if (s->probes) {
+        const double *v = s->host_vec, *ru = v + 2 * n, *rowabs = ru + 2 * n;
+        double rnorm = 0;
+        minv_probe_vectors(s->host_vec, n, MINV_PROBES);
+        for (int64_t i = 0; i < n; i++)
+            if (rowabs[i] > rnorm || isnan(rowabs[i])) rnorm = rowabs[i];
+        report->residual = minv_probe_ratio(n, MINV_PROBES, v, ru, rnorm, an->norm_inf);
+        report->residual_kind = 1;
+    }
+cleanup:
+    free(colmax);
+    return status;
 }
 
 template <typename T>
 minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
-    minv_probes probes = {0};
     minv_mat d;
     ooc_gj<T> s;
     memset(&s, 0, sizeof s);
-    if (ctx->residual_mode == 1) /* before x, which may be a, is written */
-        MINV_TRY(minv_probes_make(ctx, a, an, &probes));
     MINV_TRY(pinned_d(ctx, a->dtype, n, n, &d));
     minv_host_copy(a, &d);
-    MINV_TRY(setup<T>(ctx, &d, &s));
+    MINV_TRY(setup<T>(ctx, &d, 1, &s));
     note_plan(report, &d, s.w, s.c);
-    MINV_TRY(run<T>(&s, 1, report));
-    put_columns_back(&d, s.piv, s.order, x);
-    {
-        const double xnorm = minv_norm1(x);
-        report->rcond = xnorm > 0 && isfinite(xnorm) ? 1.0 / (an->norm_1 * xnorm) : 0;
-    }
-    if (ctx->residual_mode == 1) {
-        report->residual = minv_residual_inverse_sampled(x, &probes);
-        report->residual_kind = report->residual >= 0;
-    } else if (ctx->residual_mode == 2) {
-        minv_report_note(report, "no full residual out of core");
-    }
+    MINV_TRY(run<T>(&s, report));
+    MINV_TRY(finish_checks<T>(&s, an, report));
+    put_columns_back(&d, s.order, x);
+    if (ctx->residual_mode == 2) minv_report_note(report, "no full residual out of core");
 cleanup:
     teardown<T>(&s);
-    minv_probes_free(&probes);
     return status;
 }
 
@@ -363,9 +482,9 @@ minv_status solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_
     minv_host_copy(a, &d);
     minv_host_copy(b, &bd);
     for (int64_t i = 0; i < n; i++) *(T *)minv_at(&d, i, n + m) = T(1) / T(n);
-    MINV_TRY(setup<T>(ctx, &d, &s));
+    MINV_TRY(setup<T>(ctx, &d, 0, &s));
     note_plan(report, &d, s.w, s.c);
-    MINV_TRY(run<T>(&s, 0, report));
+    MINV_TRY(run<T>(&s, report));
     report->rcond = minv_rcond_from_solution(b, &xh, an->norm_1);
     if (ctx->residual_mode > 0) { /* b is intact until x, which may be b, is written */
         const minv_status rs = minv_residual_solve(ctx, ctx->residual_mode, a, b, &bd, &report->residual);
