@@ -404,8 +404,8 @@ minv_status pinned_d(minv_context *ctx, minv_dtype t, int64_t n, int64_t cols, m
 
 void note_plan(minv_report *report, const minv_mat *d, int64_t w, int64_t c) {
     minv_report_note(report,
-                     "out of core: super-panels of W = %lld columns factored on the device, the rest of D (%.3g GB in "
-                     "pinned host memory) streamed through once per super-panel in chunks of %lld columns",
+                     "out of core: super-panels of W = %lld columns, the rest of D (%.3g GB in pinned host memory) "
+                     "streamed through once per super-panel in chunks of %lld columns",
                      (long long)w, (double)d->rows * (double)d->cols * (double)d->dtype / 1e9, (long long)c);
 }
 
