@@ -252,9 +252,9 @@ template <typename T> minv_status begin_final(ooc_gj<T> *s, int64_t s0, int64_t 
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = s->n;
-    double *av = s->host_vec + 2 * n, *u = s->host_vec; /* v's host copy is not needed again */
     column_order(s->piv, n, s->order);
     if (s->probes) {
+        double *u = s->host_vec, *av = u + 2 * n; /* over v's host copy, made again at the end */
         CUDA_TRY(cudaMemcpyAsync(av, s->av, 2 * (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, g->stream));
         CUDA_TRY(cudaStreamSynchronize(g->stream));
         for (int k = 0; k < MINV_PROBES; k++)
