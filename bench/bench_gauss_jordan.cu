@@ -322,9 +322,9 @@ void out_of_core() {
         long long w = 0, c = 0;
         minv_set_option(ooc, MINV_OPT_RESIDUAL, 1);
         const double tin = host_time(in, a, n, x, &rin), tout = host_time(ooc, a, n, x, &rout);
-        const char *plan = strstr(rout.reason, "W = ");
-        if (rout.backend != MINV_BACKEND_GPU || !plan || sscanf(plan, "W = %lld columns", &w) != 1 ||
-            sscanf(strstr(plan, "chunks of "), "chunks of %lld", &c) != 1) {
+        const char *plan = strstr(rout.reason, "W = "), *chunk = strstr(rout.reason, "chunks of ");
+        if (rout.backend != MINV_BACKEND_GPU || !plan || !chunk || sscanf(plan, "W = %lld", &w) != 1 ||
+            sscanf(chunk, "chunks of %lld", &c) != 1) {
             printf("| %lld | not out of core on the GPU: %s |\n", (long long)n, rout.reason);
         } else {
             const double flops = 2.0 * n * n * n;
