@@ -70,7 +70,7 @@ static void inversion(minv_context *gpu, minv_context *cpu) {
                 for (int64_t j = 0; j < n; j++) memcpy(ref + j * n, a + j * lda, sizeof(double) * n);
                 CHECK_STATUS(minv_invert_inplace_d(ooc, MINV_METHOD_GAUSS_JORDAN, n, ref, n, &rep), MINV_SUCCESS, ooc);
                 check_out_of_core(&rep, n);
-                CHECK(tu_rel_diff(n, n, ref, n, x, n) < 1e-13, "in place vs out of place %.3g", tu_rel_diff(n, n, ref, n, x, n));
+                CHECK(tu_rel_diff(n, n, ref, n, x, n) < 1e-10, "in place vs out of place %.3g", tu_rel_diff(n, n, ref, n, x, n));
             }
             minv_destroy(ooc);
             free(a); free(x); free(ref);
@@ -149,7 +149,7 @@ static void solves(minv_context *cpu) {
             if (c == 1 && !pivoting) { /* in place, X over B; and in float */
                 for (int64_t j = 0; j < k; j++) memcpy(y + j * ld, b + j * ld, sizeof(double) * n);
                 CHECK_STATUS(minv_solve_d(ooc, MINV_METHOD_GAUSS_JORDAN, n, k, a, ld, y, ld, y, ld, &rep), MINV_SUCCESS, ooc);
-                CHECK(tu_rel_diff(n, k, y, ld, x, ld) < 1e-13 && rep.residual_kind == 1 && rep.residual < 1e-10,
+                CHECK(tu_rel_diff(n, k, y, ld, x, ld) < 1e-10 && rep.residual_kind == 1 && rep.residual < 1e-10,
                       "in-place solve: %.3g, residual %.3g", tu_rel_diff(n, k, y, ld, x, ld), rep.residual);
                 minv_context *f = ooc_context(n, k, sizeof(float));
                 float *af = tu_to_float(n, n, a, ld, n), *bf = tu_to_float(n, k, b, ld, n), *xf = tu_to_float(n, k, b, ld, n);
