@@ -7,7 +7,9 @@
 //   swap     the row interchanges' share, column-major storage (before) against row-major
 //            (after), the paper's argument for row-major
 //   parts    one step's panel GETRF against its GEMM, for the look-ahead
-// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|all] [--max-n N] [--gpus G]
+//   ooc      host data: in core against out of core with the device budget at a quarter of
+//            the matrix, n = 16384 and 32768, and the ratio of their rates
+// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|ooc|all] [--max-n N] [--gpus G]
 // (--gpus: minv's Gauss-Jordan over GPUs 0 .. G-1, cuSOLVER still on one; bench_multi_gpu
 // compares several GPUs with cuSOLVER's multi-GPU solver)
 #include <cublas_v2.h>
@@ -32,11 +34,20 @@ minv_context *gj_context() {
     return ctx;
 }
 
-double *device_random(int64_t rows, int64_t cols, uint64_t seed, int dominant) {
-    double *h = (double *)malloc(sizeof(double) * rows * cols), *d;
+double *host_random(int64_t rows, int64_t cols, uint64_t seed, int dominant) {
+    double *h = (double *)malloc(sizeof(double) * rows * cols);
+    if (!h) {
+        fprintf(stderr, "bench: cannot allocate a %lld x %lld matrix\n", (long long)rows, (long long)cols);
+        exit(2);
+    }
     bench_random(h, rows, cols, seed);
     if (dominant) /* well conditioned, but still pivoting: no diagonal dominance by rows */
         for (int64_t i = 0; i < rows && i < cols; i++) h[i * rows + i] += 0.5 * sqrt((double)rows);
+    return h;
+}
+
+double *device_random(int64_t rows, int64_t cols, uint64_t seed, int dominant) {
+    double *h = host_random(rows, cols, seed, dominant), *d;
     BENCH_CK(cudaMalloc((void **)&d, sizeof(double) * rows * cols));
     BENCH_CK(cudaMemcpy(d, h, sizeof(double) * rows * cols, cudaMemcpyHostToDevice));
     free(h);
@@ -289,6 +300,49 @@ void parts() {
     cudaFree(a); cudaFree(c); cudaFree(ipiv); cudaFree(info);
 }
 
+/* Whole calls on host data (transfers and host copies included): median of three after a
+ * warm-up, which also allocates what the context keeps (pinned host memory among it). */
+double host_time(minv_context *ctx, const double *a, int64_t n, double *x, minv_report *rep) {
+    double times[3];
+    for (int k = -1; k < 3; k++) {
+        const double t0 = bench_now();
+        bench_check(ctx, minv_invert_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, rep), "gauss-jordan");
+        if (k >= 0) times[k] = bench_now() - t0;
+    }
+    return bench_median(times, 3);
+}
+
+void out_of_core() {
+    printf("\n## Out of core: host data, in core (budget: the free memory) vs a device budget of a quarter of the matrix\n\n");
+    printf("| n | budget (GB) | in core (s) | TFLOP/s | out of core (s) | TFLOP/s | rate out / in | residual in / out | W | chunk |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    minv_context *in = gj_context();
+    for (int64_t n = 16384; n <= max_n && n <= 32768; n *= 2) {
+        const int64_t budget = n * n * (int64_t)sizeof(double) / 4;
+        minv_context *ooc = bench_context(MINV_BACKEND_GPU, budget, 0);
+        double *a = host_random(n, n, 18, 1), *x = (double *)malloc(sizeof(double) * n * n);
+        minv_report rin, rout;
+        long long w = 0, c = 0;
+        minv_set_option(ooc, MINV_OPT_RESIDUAL, 1);
+        const double tin = host_time(in, a, n, x, &rin), tout = host_time(ooc, a, n, x, &rout);
+        const char *plan = strstr(rout.reason, "W = "), *chunk = strstr(rout.reason, "chunks of ");
+        if (rout.backend != MINV_BACKEND_GPU || !plan || !chunk || sscanf(plan, "W = %lld", &w) != 1 ||
+            sscanf(chunk, "chunks of %lld", &c) != 1) {
+            printf("| %lld | not out of core on the GPU: %s |\n", (long long)n, rout.reason);
+        } else {
+            const double flops = 2.0 * n * n * n;
+            printf("| %lld | %.2f | %.3f | %.1f | %.3f | %.1f | %.2f | %.2g / %.2g | %lld | %lld |\n", (long long)n,
+                   budget / 1e9, tin, flops / tin / 1e12, tout, flops / tout / 1e12, tin / tout, rin.residual,
+                   rout.residual, w, c);
+        }
+        fflush(stdout);
+        minv_destroy(ooc);
+        free(a);
+        free(x);
+    }
+    minv_destroy(in);
+}
+
 /* One warm-up and one measured inversion at --max-n, nothing else: for a profiler
  * (ncu --metrics gpu__time_duration.sum). */
 void profile_one() {
@@ -326,5 +380,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "nb") || !strcmp(what, "all")) nb_sweep();
     if (!strcmp(what, "swap") || !strcmp(what, "all")) swap_share();
     if (!strcmp(what, "parts") || !strcmp(what, "all")) parts();
+    if (!strcmp(what, "ooc") || !strcmp(what, "all")) out_of_core();
     return 0;
 }

@@ -247,6 +247,9 @@ int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs);
  * whose solution is the estimator's first step: rcond = 1 / (||A||_1 that bound), 0 when
  * no column gives one. Like any estimate it may overstate rcond. */
 double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double *bnorm_1, double anorm_1);
+/* The same from host matrices: x holds the solutions of b's columns and, last, of Hager's
+ * vector (1/n, ...), whose 1-norm is 1; -1 without memory. */
+double minv_rcond_from_solution(const minv_mat *b, const minv_mat *x, double anorm_1);
 /* ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf) */
 double minv_solve_column_ratio(int64_t n, const double *ax_minus_b, const double *x,
                                const double *b, double anorm_inf);

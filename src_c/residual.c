@@ -178,3 +178,21 @@ double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double
         if (bnorm_1[j] > 0 && isfinite(xnorm_1[j])) est = fmax(est, xnorm_1[j] / bnorm_1[j]);
     return est > 0 && anorm_1 > 0 ? fmin(1, 1.0 / (anorm_1 * est)) : 0; /* rounding may pass 1 */
 }
+
+double minv_rcond_from_solution(const minv_mat *b, const minv_mat *x, double anorm_1) {
+    const int64_t m = b->cols;
+    double *norms = malloc(2 * (size_t)(m + 1) * sizeof(double));
+    if (!norms) return -1;
+    for (int64_t j = 0; j <= m; j++) {
+        minv_mat xj = {x->dtype, x->rows, 1, x->ld, minv_at(x, 0, j)};
+        norms[j] = minv_norm1(&xj);
+        norms[m + 1 + j] = 1;
+        if (j < m) {
+            minv_mat bj = {b->dtype, b->rows, 1, b->ld, minv_at(b, 0, j)};
+            norms[m + 1 + j] = minv_norm1(&bj);
+        }
+    }
+    double r = minv_rcond_lower_bound(m + 1, norms, norms + m + 1, anorm_1);
+    free(norms);
+    return r;
+}

@@ -274,6 +274,12 @@ minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, m
                                          minv_report *r);
 minv_status minv_gpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                                         const minv_analysis *an, minv_report *r);
+/* Their host forms: in core where the budget allows, else D stays in pinned host memory and
+ * streams through the device once per super-panel (gauss_jordan_ooc.cu). */
+minv_status minv_gpu_gauss_jordan_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                              const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_gauss_jordan_solve_host(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                             const minv_analysis *an, minv_report *r);
 /* The row interchanges of one GETRF panel (cuSOLVER's 1-based ipiv for rows k0 .. k0+w-1)
  * on a row-major matrix held as its transpose, rows x n column-major: the rows of A are its
  * columns. The plan turns them into one permutation, 2 w (destination, source) pairs (4 w

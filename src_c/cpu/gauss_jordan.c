@@ -134,23 +134,6 @@ cleanup:
     return status;
 }
 
-/* rcond from the column 1-norms of the solution and of B (the last column being Hager's
- * vector, of norm 1). */
-static double rcond_bound(const minv_mat *b, const minv_mat *x, double anorm_1) {
-    const int64_t m = b->cols;
-    double *norms = malloc(2 * (size_t)(m + 1) * sizeof(double));
-    if (!norms) return -1;
-    for (int64_t j = 0; j <= m; j++) {
-        minv_mat xj = view(x, 0, j, x->rows, 1), bj;
-        norms[j] = minv_norm1(&xj);
-        if (j < m) bj = view(b, 0, j, b->rows, 1);
-        norms[m + 1 + j] = j < m ? minv_norm1(&bj) : 1;
-    }
-    double r = minv_rcond_lower_bound(m + 1, norms, norms + m + 1, anorm_1);
-    free(norms);
-    return r;
-}
-
 minv_status minv_cpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                                         const minv_analysis *an, minv_report *report) {
     const int64_t n = a->rows, m = b->cols, nb = block_size(ctx, n);
@@ -184,7 +167,7 @@ minv_status minv_cpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, co
     {
         minv_mat xpart = view(&rhs, 0, 0, n, m);
         minv_mat_copy(&xpart, x);
-        report->rcond = rcond_bound(b, &rhs, an->norm_1);
+        report->rcond = minv_rcond_from_solution(b, &rhs, an->norm_1);
     }
 cleanup:
     free(ipiv);
