@@ -13,6 +13,7 @@ const cli_option cli_compute_options[] = {
     {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal", "method (default auto: chosen from the matrix)"},
     {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)"},
     {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)"},
+    {"devices", "all|D[,D...]", "CUDA devices of multi-GPU methods (gauss-jordan), the first for the rest (default all)"},
     {"precision", "double|single", "compute precision, whatever the type on disk (default double)"},
     {"tol", "X", "iterative method: stop when the residual norm <= X"},
     {"max-iter", "N", "iterative method: iteration cap (default 100)"},
@@ -193,6 +194,23 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         else if (strcmp(v, "cpu") == 0) s->opts.backend = MINV_BACKEND_CPU;
         else if (strcmp(v, "gpu") == 0) s->opts.backend = MINV_BACKEND_GPU;
         else return cli_error(CLI_USAGE, "--backend %s: expected auto, cpu or gpu", v);
+    }
+    if ((v = cli_value(a, "devices")) && strcmp(v, "all") != 0) {
+        const char *p = v;
+        s->opts.ndevices = 0;
+        while (*p) {
+            char *end;
+            errno = 0;
+            const long d = strtol(p, &end, 10);
+            if (end == p || errno || d < 0 || d > INT32_MAX || (*end && *end != ',') ||
+                s->opts.ndevices == MINV_MAX_DEVICES)
+                return cli_error(CLI_USAGE, "--devices %s: expected all or up to %d device numbers such as 0,1", v,
+                                 MINV_MAX_DEVICES);
+            s->opts.devices[s->opts.ndevices++] = (int32_t)d;
+            p = *end ? end + 1 : end;
+        }
+        if (s->opts.ndevices == 0)
+            return cli_error(CLI_USAGE, "--devices %s: expected all or device numbers such as 0,1", v);
     }
     if ((v = cli_value(a, "device-memory")) && !cli_parse_size(v, &s->opts.device_memory))
         return cli_error(CLI_USAGE, "--device-memory %s: expected a size such as 2G, 512M or 1073741824", v);

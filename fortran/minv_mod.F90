@@ -268,7 +268,8 @@ contains
   ! device number (as nvidia-smi shows it, not a 1-based index). device_memory: bytes of
   ! device memory minv may use per device, 0 = all free. cpu_threads: threads for minv's own
   ! loops, 0 = all. ndevices and devices(:) select GPUs for multi-GPU methods (ndevices
-  ! defaults to size(devices); -1 = every visible device).
+  ! defaults to size(devices) when devices is given, else -1 = every visible device, device
+  ! first; 0 = device alone).
   subroutine minv_init(ctx, backend, device, device_memory, cpu_threads, ndevices, devices, &
                        stat, errmsg)
     type(minv_context), intent(inout) :: ctx
