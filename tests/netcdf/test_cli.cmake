@@ -136,6 +136,7 @@ ok(ARGS generate spd 20 --batch 3 --format cdf5 --type int64 --scale 1e-9 batch.
 ok(ARGS invert batch.nc:cov batch_inv.nc EXPECT "batch +3 matrices")
 ok(ARGS invert batch.nc:cov batch_inv2.nc --batch-chunk 2 EXPECT "batch +3 matrices in chunks of up to 2")
 ok(ARGS invert batch.nc:cov slice_inv.nc --slice 2 --max-iter 50 --tol 1e-10 --device-memory 512M)
+ok(ARGS invert soar.nc:B devices_inv.nc --method gauss-jordan --devices all)
 ok(ARGS info batch.nc:cov --slice 1 --no-rcond EXPECT "rcond +not estimated \\(--no-rcond\\)")
 ok(ARGS generate soar 12 --grid-shape 4x3 --length 1.5 rect.nc)
 
@@ -147,6 +148,8 @@ fails(CODE 2 ARGS invert soar.nc o.nc MESSAGE "expected FILE.nc:VARIABLE" OUTPUT
 fails(CODE 2 ARGS invert soar.nc:B o.nc --bogus MESSAGE "unknown option --bogus" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --method qr MESSAGE "--method qr: expected auto" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --device-memory 2X MESSAGE "--device-memory 2X" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc:B o.nc --devices 0,x MESSAGE "--devices 0,x" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc:B o.nc --devices , MESSAGE "--devices ," OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --slice a MESSAGE "--slice a" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --tile MESSAGE "--tile needs a value" OUTPUT o.nc)
 fails(CODE 2 ARGS generate soar 10 sq.nc MESSAGE "N = 10 is not a perfect square" OUTPUT sq.nc)
