@@ -18,6 +18,9 @@
 // below its diagonal block goes to the rows above the diagonal and the diagonal block is
 // mirrored, so X is symmetric to the bit.
 // Solve: the same sweeps over all of L for panels of right-hand sides, L up twice a panel.
+// The host's copies between the caller's matrices and the pinned ones overlap the GPU's work:
+// A's next panel goes in while a panel is factored, and a panel of X goes out while the next
+// is computed.
 #include <cub/block/block_reduce.cuh>
 #include <math.h>
 #include <stdlib.h>
@@ -48,6 +51,19 @@ template <typename T> struct ooc {
     cudaStream_t up, down, comp;
     cudaEvent_t ev[EVENTS];
 };
+
+minv_status create_events(minv_context *ctx, cudaEvent_t *ev, int64_t count) {
+    minv_status status = MINV_SUCCESS;
+    for (int64_t k = 0; k < count; k++) ev[k] = NULL;
+    for (int64_t k = 0; k < count; k++) CUDA_TRY(cudaEventCreateWithFlags(&ev[k], cudaEventDisableTiming));
+cleanup:
+    return status;
+}
+
+void destroy_events(cudaEvent_t *ev, int64_t count) {
+    for (int64_t k = 0; k < count; k++)
+        if (ev[k]) cudaEventDestroy(ev[k]);
+}
 
 /* Panel width at row j0, w columns of n - j0 rows in `panel` elements: all that is left when it
  * fits, else a multiple of 128 when wide, so that the panels after it start aligned. */
@@ -118,7 +134,7 @@ template <typename T> minv_status begin(minv_context *ctx, minv_dtype t, int64_t
     o->colsum = (double *)p[2];
     o->work = p[3];
     o->info = (int *)p[4];
-    for (int k = 0; k < EVENTS; k++) CUDA_TRY(cudaEventCreateWithFlags(&o->ev[k], cudaEventDisableTiming));
+    MINV_TRY(create_events(ctx, o->ev, EVENTS));
 cleanup:
     return status;
 }
@@ -129,18 +145,25 @@ template <typename T> void end(ooc<T> *o) {
     cudaStreamSynchronize(o->up);
     cudaStreamSynchronize(o->down);
     cudaStreamSynchronize(o->comp);
-    for (int k = 0; k < EVENTS; k++)
-        if (o->ev[k]) cudaEventDestroy(o->ev[k]);
+    destroy_events(o->ev, EVENTS);
 }
 
-/* What the report says: the panels (widths and count) and slabs. */
-template <typename T> void note(const ooc<T> *o, const char *what, minv_report *report) {
-    int64_t count = 0, narrow = o->n, wide = 0;
+/* How many panels, and their least and greatest widths. */
+template <typename T> int64_t panel_count(const ooc<T> *o, int64_t *narrow = NULL, int64_t *wide = NULL) {
+    int64_t count = 0;
+    if (narrow) *narrow = o->n;
+    if (wide) *wide = 0;
     for (int64_t j0 = 0, w = 0; j0 < o->n; j0 += w, count++) {
         w = panel_width(o->n, o->panel, j0);
-        if (w < narrow) narrow = w;
-        if (w > wide) wide = w;
+        if (narrow && w < *narrow) *narrow = w;
+        if (wide && w > *wide) *wide = w;
     }
+    return count;
+}
+
+/* What the report says: the panels and the slabs. */
+template <typename T> void note(const ooc<T> *o, const char *what, minv_report *report) {
+    int64_t narrow, wide, count = panel_count(o, &narrow, &wide);
     minv_report_note(report,
                      "out of core: %s in pinned host memory, %lld panels of %lld to %lld columns and slabs of %lld "
                      "through a %.3g GB device budget",
@@ -189,12 +212,31 @@ cleanup:
     return status;
 }
 
-/* L = the Cholesky factor of the lower triangle of o->h, in place, panel by panel. */
-template <typename T> minv_status factor(ooc<T> *o, minv_report *report) {
+/* Columns [j0, j0+w) of the lower triangle of src, the diagonal included, into dst, on the
+ * host's threads (dynamic: the columns shrink). */
+void copy_lower(const minv_mat *src, const minv_mat *dst, int64_t j0, int64_t w) {
+    const size_t es = (size_t)src->dtype;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t j = j0; j < j0 + w; j++) memcpy(minv_at(dst, j, j), minv_at(src, j, j), (size_t)(src->rows - j) * es);
+}
+
+/* What panel J of the inverse wrote into w (its columns from row j0 down, its rows right of its
+ * diagonal block) into x, on the host's threads. */
+void copy_panel(const minv_mat *w, const minv_mat *x, int64_t j0, int64_t cols) {
+    const int64_t n = w->rows;
+    const size_t es = (size_t)w->dtype;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t j = j0; j < n; j++)
+        memcpy(minv_at(x, j0, j), minv_at(w, j0, j), (size_t)(j < j0 + cols ? n - j0 : cols) * es);
+}
+
+/* L = the Cholesky factor of the lower triangle of a, in o->h, panel by panel. */
+template <typename T> minv_status factor(ooc<T> *o, const minv_mat *a, minv_report *report) {
     minv_context *ctx = o->ctx;
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = o->n;
+    copy_lower(a, o->h, 0, panel_width(n, o->panel, 0));
     for (int64_t j0 = 0, w = 0; j0 < n; j0 += w) {
         const int64_t h = n - j0;
         T *const p = o->p;
@@ -211,6 +253,8 @@ template <typename T> minv_status factor(ooc<T> *o, minv_report *report) {
                 CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, h - w, w, kw, -1.0, s + w, h, s, h, 1.0, p + w, h));
             CUDA_TRY(cudaEventRecord(o->ev[S_FREE + b], o->comp));
         }
+        /* the next panel's columns of A, while the GPU updates this one */
+        if (j0 + w < n) copy_lower(a, o->h, j0 + w, panel_width(n, o->panel, j0 + w));
         minv_mat d = {o->h->dtype, w, w, h, p};
         MINV_TRY(minv_gpu_potrf(ctx, &d, j0, o->work, o->work_bytes, o->info, report));
         if (h > w)
@@ -306,13 +350,20 @@ cleanup:
     return status;
 }
 
-/* X = A^-1 from L in o->h, in place, both triangles; o->colsum = the column sums of |X|. */
-template <typename T> minv_status inverse(ooc<T> *o) {
+/* X = A^-1 from L in o->h, in place, both triangles, and into x unless x is NULL (o->h is X);
+ * o->colsum = the column sums of |X|. Every panel is enqueued first; the host then sends each
+ * to x as it comes home, while the GPU works on the next. */
+template <typename T> minv_status inverse(ooc<T> *o, const minv_mat *x) {
     minv_context *ctx = o->ctx;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = o->n;
+    const int64_t n = o->n, count = panel_count(o);
+    int64_t j0, w, k;
+    cudaEvent_t *home = (cudaEvent_t *)calloc((size_t)count, sizeof *home); /* panel k is in o->h */
+    if (!home)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld events", (long long)count);
+    MINV_TRY(create_events(ctx, home, count));
     CUDA_TRY(cudaMemsetAsync(o->colsum, 0, (size_t)n * sizeof(double), o->comp));
-    for (int64_t j0 = 0, w = 0; j0 < n; j0 += w) {
+    for (j0 = 0, k = 0; j0 < n; j0 += w, k++) {
         const int64_t h = n - j0;
         T *const y = o->p;
         w = panel_width(n, o->panel, j0);
@@ -327,38 +378,59 @@ template <typename T> minv_status inverse(ooc<T> *o) {
         LAUNCH_TRY();
         MINV_TRY(panel_down(o, o->h, j0, j0, h, w));
         MINV_TRY(upper_down(o, j0, y, w));
+        CUDA_TRY(cudaEventRecord(home[k], o->down));
+    }
+    for (j0 = 0, k = 0; j0 < n; j0 += w, k++) {
+        w = panel_width(n, o->panel, j0);
+        CUDA_TRY(cudaEventSynchronize(home[k]));
+        if (x) copy_panel(o->h, x, j0, w);
         minv_progress(ctx, "inverse", (double)(j0 + w) / (double)n);
     }
-    CUDA_TRY(cudaStreamSynchronize(o->down));
     CUDA_TRY(cudaStreamSynchronize(o->comp));
 cleanup:
+    destroy_events(home, count);
+    free(home);
     return status;
 }
 
-/* r = A^-1 r from L in o->h, by panels of right-hand sides of balanced widths (the last is no
- * sliver that reads all of L twice for a few columns). */
-template <typename T> minv_status solve_panels(ooc<T> *o, const minv_mat *r) {
+/* Columns [c0, c0+cols) of src into dst, those below `limit` (R's last two columns, the
+ * estimator's, are no column of B or X), on the host's threads. */
+void copy_columns(const minv_mat *src, const minv_mat *dst, int64_t c0, int64_t cols, int64_t limit) {
+    const size_t bytes = (size_t)src->rows * (size_t)src->dtype;
+    const int64_t c1 = c0 + cols < limit ? c0 + cols : limit;
+#pragma omp parallel for schedule(static)
+    for (int64_t j = c0; j < c1; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), bytes);
+}
+
+/* X = A^-1 B from L in o->h through r (pinned: B's columns, then the estimator's two), by panels
+ * of right-hand sides of balanced widths (the last is no sliver that reads all of L twice for a
+ * few columns). While the GPU works on a panel, the host fills the next from B and sends the
+ * one before to X. */
+template <typename T> minv_status solve_panels(ooc<T> *o, const minv_mat *b, const minv_mat *r, const minv_mat *x) {
     minv_context *ctx = o->ctx;
     minv_status status = MINV_SUCCESS;
     const int64_t n = o->n, m = r->cols, most = o->panel / n, count = (m + most - 1) / most, w = (m + count - 1) / count;
-    for (int64_t c0 = 0; c0 < m; c0 += w) {
-        const int64_t cols = m - c0 < w ? m - c0 : w;
+    cudaEvent_t home[2]; /* home[k % 2]: panel k is in r */
+    MINV_TRY(create_events(ctx, home, 2));
+    copy_columns(b, r, 0, w, b->cols);
+    for (int64_t k = 0; k < count; k++) {
+        const int64_t c0 = k * w, cols = m - c0 < w ? m - c0 : w;
         MINV_TRY(panel_up(o, r, 0, c0, n, cols));
         MINV_TRY(sweeps(o, 0, o->p, cols, 0));
         MINV_TRY(panel_down(o, r, 0, c0, n, cols));
+        CUDA_TRY(cudaEventRecord(home[k % 2], o->down));
+        if (k + 1 < count) copy_columns(b, r, c0 + w, w, b->cols);
+        if (k > 0) {
+            CUDA_TRY(cudaEventSynchronize(home[(k - 1) % 2]));
+            copy_columns(r, x, c0 - w, w, x->cols);
+        }
         minv_progress(ctx, "solve", (double)(c0 + cols) / (double)m);
     }
-    CUDA_TRY(cudaStreamSynchronize(o->down));
+    CUDA_TRY(cudaEventSynchronize(home[(count - 1) % 2]));
+    copy_columns(r, x, (count - 1) * w, w, x->cols);
 cleanup:
+    destroy_events(home, 2);
     return status;
-}
-
-/* dst = the lower triangle of src, the diagonal included, column by column on the host's
- * threads (dynamic: the columns shrink). */
-void copy_lower(const minv_mat *src, minv_mat *dst) {
-    const size_t es = (size_t)src->dtype;
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t j = 0; j < src->cols; j++) memcpy(minv_at(dst, j, j), minv_at(src, j, j), (size_t)(src->rows - j) * es);
 }
 
 /* Columns m and m + 1 of r: Hager's start vector (1/n, ...) and Higham's alternating one, the
@@ -396,7 +468,7 @@ minv_status invert_out_of_core(minv_context *ctx, const minv_mat *a, minv_mat *x
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
     ooc<T> o;
-    minv_probes probes = {0};
+    minv_probes probes = {};
     minv_mat w = *x;
     double *colsum = (double *)malloc((size_t)n * sizeof(double)), xnorm = 0;
     MINV_TRY(begin(ctx, a->dtype, n, &o));
@@ -414,14 +486,12 @@ minv_status invert_out_of_core(minv_context *ctx, const minv_mat *a, minv_mat *x
     }
     o.h = &w;
     note(&o, "the factor and the inverse", report);
-    copy_lower(a, &w);
-    MINV_TRY(factor(&o, report));
-    MINV_TRY(inverse(&o));
+    MINV_TRY(factor(&o, a, report));
+    MINV_TRY(inverse(&o, w.data == x->data ? NULL : x));
     CUDA_TRY(cudaMemcpy(colsum, o.colsum, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
     for (int64_t j = 0; j < n; j++)
         if (colsum[j] > xnorm || isnan(colsum[j])) xnorm = colsum[j];
     report->rcond = xnorm > 0 && isfinite(xnorm) ? 1.0 / (an->norm_1 * xnorm) : 0.0;
-    if (w.data != x->data) minv_host_copy(&w, x);
     if (ctx->residual_mode > 0) {
         report->residual = minv_residual_inverse_sampled(x, &probes);
         report->residual_kind = report->residual >= 0;
@@ -441,23 +511,19 @@ minv_status solve_out_of_core(minv_context *ctx, const minv_mat *a, const minv_m
     const int64_t n = a->rows, m = b->cols;
     ooc<T> o;
     void *p[2];
-    minv_mat l, r, rb;
+    minv_mat l, r;
     double bnorm[2];
     MINV_TRY(begin(ctx, a->dtype, n, &o));
     MINV_TRY(minv_gpu_pinned(ctx, PIN_OOC, (size_t)n * (size_t)n * sizeof(T), &p[0]));
     MINV_TRY(minv_gpu_pinned(ctx, PIN_OOC + 1, (size_t)n * (size_t)(m + 2) * sizeof(T), &p[1]));
     l = (minv_mat){a->dtype, n, n, n, p[0]};
     r = (minv_mat){a->dtype, n, m + 2, n, p[1]}; /* B, then the estimator's two columns */
-    rb = (minv_mat){a->dtype, n, m, n, p[1]};
     o.h = &l;
     note(&o, "the factor and the right-hand sides", report);
-    copy_lower(a, &l);
-    minv_host_copy(b, &rb);
     estimator_columns<T>(&r, m, bnorm);
-    MINV_TRY(factor(&o, report));
-    MINV_TRY(solve_panels(&o, &r));
+    MINV_TRY(factor(&o, a, report));
+    MINV_TRY(solve_panels(&o, b, &r, x));
     report->rcond = solve_rcond<T>(&r, m, bnorm, &l, an->norm_1);
-    minv_host_copy(&rb, x);
     if (ctx->residual_mode > 0) {
         if (b->data == x->data) {
             minv_report_note(report, "no residual: B and X share memory");
