@@ -12,7 +12,7 @@ minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
     minv_status status = MINV_SUCCESS;
     size_t dev_bytes = 0;
     void *work[2];
-    MINV_TRY(minv_gpu_potrf_workspace(ctx, x->dtype, x->rows, x->ld, &dev_bytes));
+    MINV_TRY(minv_gpu_potrf_workspace(ctx, x->dtype, x->rows, x->ld, x->data, &dev_bytes));
     {
         const int slots[2] = {WS_SOLVER, WS_SCALAR};
         const size_t bytes[2] = {dev_bytes, 64};
@@ -75,13 +75,13 @@ cleanup:
 
 } // namespace
 
-minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, size_t *dev_bytes) {
+minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, const void *a,
+                                     size_t *dev_bytes) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const cudaDataType dt = minv_cuda_type(t);
     size_t host_bytes = 0;
-    /* A is not read: the size depends on the shape alone */
-    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, NULL, ld, dt,
+    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, a, ld, dt,
                                              dev_bytes, &host_bytes));
 cleanup:
     return status;

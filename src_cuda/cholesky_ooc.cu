@@ -73,9 +73,8 @@ int64_t panel_width(int64_t n, int64_t panel, int64_t j0) {
 }
 
 /* Slabs of kb columns (MINV_OPT_TILE_SIZE, else up to 512 with both slabs in an eighth of the
- * budget), the column sums, potrf's workspace for the widest diagonal block, and the panel in
- * what is left. The workspace is sized for the panels that fit without it, which are at least
- * as wide as the final ones. */
+ * budget), the column sums, potrf's workspace for the panels' diagonal blocks, and the panel in
+ * what is left: narrower panels need no more workspace, so the loop settles at once. */
 template <typename T> minv_status plan(ooc<T> *o, minv_dtype t) {
     minv_context *ctx = o->ctx;
     minv_status status = MINV_SUCCESS;
@@ -88,8 +87,9 @@ template <typename T> minv_status plan(ooc<T> *o, minv_dtype t) {
     }
     if (kb > n) kb = n;
     const double left = avail - 2.0 * (double)n * (double)kb * es;
-    for (int pass = 0; pass < 2; pass++) {
+    for (;;) {
         const double room = left - (double)o->work_bytes;
+        size_t need = 0;
         o->panel = room > 0 ? (int64_t)(room / es) : 0;
         if (o->panel / n < (n < 16 ? n : 16)) {
             status = minv_fail(ctx, MINV_ERR_DEVICE_MEMORY,
@@ -97,12 +97,14 @@ template <typename T> minv_status plan(ooc<T> *o, minv_dtype t) {
                                (double)ctx->gpu->budget / 1e6, (long long)n);
             goto cleanup;
         }
-        for (int64_t j0 = 0, w = 0; pass == 0 && j0 < n; j0 += w) {
+        for (int64_t j0 = 0, w = 0; j0 < n; j0 += w) {
             size_t bytes;
             w = panel_width(n, o->panel, j0);
-            MINV_TRY(minv_gpu_potrf_workspace(ctx, t, w, n - j0, &bytes));
-            if (bytes > o->work_bytes) o->work_bytes = bytes;
+            MINV_TRY(minv_gpu_potrf_workspace(ctx, t, w, n - j0, NULL, &bytes));
+            if (bytes > need) need = bytes;
         }
+        if (need <= o->work_bytes) break;
+        o->work_bytes = need;
     }
     o->kb = kb;
 cleanup:

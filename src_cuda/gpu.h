@@ -265,10 +265,12 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
 minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *r);
 /* cuSOLVER potrf on a device matrix (cholesky.cu): the device workspace for order n and leading
- * dimension ld; then x = L L^T in place (lower) with it and an int on the device for info,
- * synchronising the compute stream. On MINV_ERR_NOT_SPD report->info is the 0-based column in
- * the whole matrix, x's first column being col0. */
-minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, size_t *dev_bytes);
+ * dimension ld (a, the matrix, is not read and may be NULL: the size depends on the shape);
+ * then x = L L^T in place (lower) with it and an int on the device for info, synchronising the
+ * compute stream. On MINV_ERR_NOT_SPD report->info is the 0-based column in the whole matrix,
+ * x's first column being col0. */
+minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, const void *a,
+                                     size_t *dev_bytes);
 minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *work, size_t work_bytes, int *info_dev,
                            minv_report *report);
 /* Host forms of the Cholesky inversion and solve (cholesky_ooc.cu): in core when A fits the
