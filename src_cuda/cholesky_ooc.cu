@@ -404,14 +404,22 @@ void copy_columns(const minv_mat *src, const minv_mat *dst, int64_t c0, int64_t 
     for (int64_t j = c0; j < c1; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), bytes);
 }
 
-/* X = A^-1 B from L in o->h through r (pinned: B's columns, then the estimator's two), by panels
- * of right-hand sides of balanced widths (the last is no sliver that reads all of L twice for a
- * few columns). While the GPU works on a panel, the host fills the next from B and sends the
- * one before to X. */
+/* Panels of m right-hand sides: as few as the panel buffer allows, of balanced widths (the last
+ * is no sliver that reads all of L twice for a few columns); returns the width. */
+template <typename T> int64_t rhs_panels(const ooc<T> *o, int64_t m, int64_t *count) {
+    const int64_t most = o->panel / o->n;
+    *count = (m + most - 1) / most;
+    return (m + *count - 1) / *count;
+}
+
+/* X = A^-1 B from L in o->h through r (pinned: B's columns, then the estimator's two), by
+ * panels of right-hand sides. While the GPU works on a panel, the host fills the next from B
+ * and sends the one before to X. */
 template <typename T> minv_status solve_panels(ooc<T> *o, const minv_mat *b, const minv_mat *r, const minv_mat *x) {
     minv_context *ctx = o->ctx;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = o->n, m = r->cols, most = o->panel / n, count = (m + most - 1) / most, w = (m + count - 1) / count;
+    int64_t count;
+    const int64_t n = o->n, m = r->cols, w = rhs_panels(o, m, &count);
     cudaEvent_t home[2]; /* home[k % 2]: panel k is in r */
     MINV_TRY(create_events(ctx, home, 2));
     copy_columns(b, r, 0, w, b->cols);
@@ -522,6 +530,12 @@ minv_status solve_out_of_core(minv_context *ctx, const minv_mat *a, const minv_m
     r = (minv_mat){a->dtype, n, m + 2, n, p[1]}; /* B, then the estimator's two columns */
     o.h = &l;
     note(&o, "the factor and the right-hand sides", report);
+    {
+        int64_t count;
+        const int64_t w = rhs_panels(&o, m + 2, &count);
+        minv_report_note(report, "%lld right-hand sides and the condition estimator's 2 in %lld panels of %lld",
+                         (long long)m, (long long)count, (long long)w);
+    }
     estimator_columns<T>(&r, m, bnorm);
     MINV_TRY(factor(&o, a, report));
     MINV_TRY(solve_panels(&o, b, &r, x));
