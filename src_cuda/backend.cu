@@ -4,15 +4,8 @@
 
 namespace {
 
-minv_status cholesky_invert(minv_context *c, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r) {
-    return minv_gpu_invert_host(c, minv_gpu_cholesky_invert, a, x, an, r);
-}
 minv_status lu_invert(minv_context *c, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r) {
     return minv_gpu_invert_host(c, minv_gpu_lu_invert, a, x, an, r);
-}
-minv_status cholesky_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
-                           minv_report *r) {
-    return minv_gpu_solve_host(c, minv_gpu_cholesky_solve, a, b, x, an, r);
 }
 minv_status lu_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
                      minv_report *r) {
@@ -27,13 +20,13 @@ minv_backend_ops make_table() {
     t.invert_tridiagonal = minv_gpu_tridiagonal_invert;
     t.invert_tridiagonal_device = minv_gpu_tridiagonal_invert_device;
     t.download_vector = minv_gpu_download_vector;
-    t.invert[MINV_METHOD_CHOLESKY] = cholesky_invert;
+    t.invert[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert_host;
     t.invert[MINV_METHOD_LU] = lu_invert;
     t.invert[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_invert_host;
     t.invert[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert_host;
     t.invert[MINV_METHOD_TRIDIAGONAL] = minv_tridiagonal_invert_dense;
     t.invert[MINV_METHOD_GJ_BASELINE] = minv_gpu_gj_baseline_invert_host;
-    t.solve[MINV_METHOD_CHOLESKY] = cholesky_solve;
+    t.solve[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve_host;
     t.solve[MINV_METHOD_LU] = lu_solve;
     t.solve[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_solve_host;
     t.analyze_device = minv_gpu_analyze_device;

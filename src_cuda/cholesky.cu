@@ -9,37 +9,17 @@ namespace {
 
 /* Factor x = L L^T in place (lower); on failure report the column. */
 minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
-    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const cudaDataType dt = minv_cuda_type(x->dtype);
-    size_t dev_bytes = 0, host_bytes = 0;
-    void *work[2] = {NULL, NULL}, *host_work = NULL;
-    int64_t n = x->rows;
-    int info = 0;
-    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
-                                             dt, &dev_bytes, &host_bytes));
+    size_t dev_bytes = 0;
+    void *work[2];
+    MINV_TRY(minv_gpu_potrf_workspace(ctx, x->dtype, x->rows, x->ld, x->data, &dev_bytes));
     {
         const int slots[2] = {WS_SOLVER, WS_SCALAR};
         const size_t bytes[2] = {dev_bytes, 64};
         MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, work));
     }
-    if (host_bytes && !(host_work = malloc(host_bytes))) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
-        goto cleanup;
-    }
-    CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt,
-                                  work[0], dev_bytes, host_work, host_bytes, (int *)work[1]));
-    CUDA_TRY(cudaMemcpyAsync(&info, work[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
-    if (info > 0) {
-        report->info = info - 1;
-        status = minv_fail(ctx, MINV_ERR_NOT_SPD,
-                           "the leading minor of order %d is not positive definite (column %d, 1-based)", info, info);
-    } else if (info < 0) {
-        status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER potrf rejected argument %d", -info);
-    }
+    status = minv_gpu_potrf(ctx, x, 0, work[0], dev_bytes, (int *)work[1], report);
 cleanup:
-    free(host_work);
     return status;
 }
 
@@ -94,6 +74,55 @@ cleanup:
 }
 
 } // namespace
+
+minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, const void *a,
+                                     size_t *dev_bytes) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const cudaDataType dt = minv_cuda_type(t);
+    size_t host_bytes = 0;
+    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, a, ld, dt,
+                                             dev_bytes, &host_bytes));
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *work, size_t work_bytes, int *info_dev,
+                           minv_report *report) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const cudaDataType dt = minv_cuda_type(x->dtype);
+    size_t dev_bytes = 0, host_bytes = 0;
+    void *host_work = NULL;
+    int64_t n = x->rows;
+    int info = 0;
+    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
+                                             dt, &dev_bytes, &host_bytes));
+    if (dev_bytes > work_bytes) {
+        status = minv_fail(ctx, MINV_ERR_INTERNAL, "potrf of order %lld needs %zu bytes of workspace, %zu reserved",
+                           (long long)n, dev_bytes, work_bytes);
+        goto cleanup;
+    }
+    if (host_bytes && !(host_work = malloc(host_bytes))) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
+        goto cleanup;
+    }
+    CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt, work,
+                                  dev_bytes, host_work, host_bytes, info_dev));
+    CUDA_TRY(cudaMemcpyAsync(&info, info_dev, sizeof info, cudaMemcpyDeviceToHost, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    if (info > 0) {
+        report->info = col0 + info - 1;
+        status = minv_fail(ctx, MINV_ERR_NOT_SPD,
+                           "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
+                           (long long)report->info + 1, (long long)report->info + 1);
+    } else if (info < 0) {
+        status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER potrf rejected argument %d", -info);
+    }
+cleanup:
+    free(host_work);
+    return status;
+}
 
 minv_status minv_gpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                      minv_report *r) {

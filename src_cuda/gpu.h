@@ -131,6 +131,12 @@ void minv_gpu_end_call(minv_context *ctx);
 /* dst = src, host matrices of one shape, column by column on the host's threads (matrices
  * this large saturate one thread's memory bandwidth). */
 void minv_host_copy(const minv_mat *src, minv_mat *dst);
+/* Whether p is page-locked host memory (minv's or registered by the caller). */
+int minv_host_is_pinned(const void *p);
+/* Rows [i0, i0+rows) x columns [j0, j0+cols) of a host matrix to (up) or from a dense device
+ * block (ld = rows), enqueued on s. */
+cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, int64_t rows, int64_t cols, void *dev,
+                                int up, cudaStream_t s);
 /* Host column-major matrix to a dense device matrix (ld = rows) and back, on the compute
  * stream; synchronous with respect to the host on return. */
 minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev);
@@ -258,6 +264,21 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
                                minv_report *r);
 minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *r);
+/* cuSOLVER potrf on a device matrix (cholesky.cu): the device workspace for order n and leading
+ * dimension ld (a, the matrix, is not read and may be NULL: the size depends on the shape);
+ * then x = L L^T in place (lower) with it and an int on the device for info, synchronising the
+ * compute stream. On MINV_ERR_NOT_SPD report->info is the 0-based column in the whole matrix,
+ * x's first column being col0. */
+minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, const void *a,
+                                     size_t *dev_bytes);
+minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *work, size_t work_bytes, int *info_dev,
+                           minv_report *report);
+/* Host forms of the Cholesky inversion and solve (cholesky_ooc.cu): in core when A fits the
+ * budget, else out of core, A, its factor and the result in host memory and streamed. */
+minv_status minv_gpu_cholesky_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                          minv_report *r);
+minv_status minv_gpu_cholesky_solve_host(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                         const minv_analysis *an, minv_report *r);
 /* A^-1 from its Cholesky factor: l holds L (lower) on entry and the lower triangle of
  * L^-T L^-1 on return (triangular.cu). */
 minv_status minv_gpu_spd_inverse_from_factor(minv_context *ctx, minv_mat *l);

@@ -31,17 +31,6 @@ minv_status reserve_buffers(minv_context *ctx, minv_dtype t, const minv_ooc_plan
     return MINV_SUCCESS;
 }
 
-/* Rows [i0, i0+rows) x columns [j0, j0+cols) of a host matrix to or from a dense device block. */
-cudaError_t copy_block(const minv_mat *host, int64_t i0, int64_t j0, int64_t rows, int64_t cols, void *dev, int up,
-                       cudaStream_t s) {
-    const size_t es = (size_t)host->dtype;
-    void *h = minv_at(host, i0, j0);
-    return up ? cudaMemcpy2DAsync(dev, (size_t)rows * es, h, (size_t)host->ld * es, (size_t)rows * es, (size_t)cols,
-                                  cudaMemcpyHostToDevice, s)
-              : cudaMemcpy2DAsync(h, (size_t)host->ld * es, dev, (size_t)rows * es, (size_t)rows * es, (size_t)cols,
-                                  cudaMemcpyDeviceToHost, s);
-}
-
 cublasStatus_t gemm(cublasHandle_t h, minv_dtype t, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
                     int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc) {
     if (t == MINV_R64)
@@ -118,7 +107,7 @@ minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, cons
             CUDA_TRY(cudaStreamWaitEvent(up, ev.tile_out[cb], 0));
             CUDA_TRY(cudaStreamWaitEvent(comp, ev.tile_out[cb], 0));
             if (s) {
-                CUDA_TRY(copy_block(s, i0, j0, rows, cols, b.c[cb], 1, up));
+                CUDA_TRY(minv_gpu_copy_block(s, i0, j0, rows, cols, b.c[cb], 1, up));
                 CUDA_TRY(cudaEventRecord(ev.tile_ready[cb], up));
                 CUDA_TRY(cudaStreamWaitEvent(comp, ev.tile_ready[cb], 0));
             }
@@ -126,8 +115,8 @@ minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, cons
                 const int sb = (int)(slab_count % 2);
                 const int64_t kw = n - k0 < kb ? n - k0 : kb;
                 CUDA_TRY(cudaStreamWaitEvent(up, ev.slab_free[sb], 0));
-                CUDA_TRY(copy_block(x, i0, k0, rows, kw, b.x[sb], 1, up));
-                CUDA_TRY(copy_block(y, k0, j0, kw, cols, b.y[sb], 1, up));
+                CUDA_TRY(minv_gpu_copy_block(x, i0, k0, rows, kw, b.x[sb], 1, up));
+                CUDA_TRY(minv_gpu_copy_block(y, k0, j0, kw, cols, b.y[sb], 1, up));
                 CUDA_TRY(cudaEventRecord(ev.slab_ready[sb], up));
                 CUDA_TRY(cudaStreamWaitEvent(comp, ev.slab_ready[sb], 0));
                 double beta_k = k0 > 0 ? 1.0 : (s ? beta : 0.0);
@@ -147,7 +136,7 @@ minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, cons
             LAUNCH_TRY();
             CUDA_TRY(cudaEventRecord(ev.tile_done[cb], comp));
             CUDA_TRY(cudaStreamWaitEvent(down, ev.tile_done[cb], 0));
-            CUDA_TRY(copy_block(c, i0, j0, rows, cols, b.c[cb], 0, down));
+            CUDA_TRY(minv_gpu_copy_block(c, i0, j0, rows, cols, b.c[cb], 0, down));
             CUDA_TRY(cudaEventRecord(ev.tile_out[cb], down));
         }
     CUDA_TRY(cudaStreamSynchronize(down));

@@ -52,14 +52,23 @@ minv_status minv_gpu_stage_input(minv_context *ctx, const minv_mat *host, void *
     return status;
 }
 
-/* Is p page-locked host memory (ours or registered by the caller)? */
-static int is_pinned(const void *p) {
+int minv_host_is_pinned(const void *p) {
     cudaPointerAttributes attr;
     if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
     return attr.type == cudaMemoryTypeHost;
+}
+
+cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, int64_t rows, int64_t cols, void *dev, int up,
+                                cudaStream_t s) {
+    const size_t es = (size_t)host->dtype;
+    void *h = minv_at(host, i0, j0);
+    return up ? cudaMemcpy2DAsync(dev, (size_t)rows * es, h, (size_t)host->ld * es, (size_t)rows * es, (size_t)cols,
+                                  cudaMemcpyHostToDevice, s)
+              : cudaMemcpy2DAsync(h, (size_t)host->ld * es, dev, (size_t)rows * es, (size_t)rows * es, (size_t)cols,
+                                  cudaMemcpyDeviceToHost, s);
 }
 
 void minv_host_copy(const minv_mat *src, minv_mat *dst) {
@@ -74,7 +83,7 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)host->dtype, panel_bytes = (size_t)host->rows * (size_t)panel_cols * es;
     const int nbuf = MINV_GPU_STREAMS;
-    const int pinned_src = is_pinned(host->data);
+    const int pinned_src = minv_host_is_pinned(host->data);
     int slots[MINV_GPU_STREAMS];
     size_t bytes[MINV_GPU_STREAMS];
     void *dev[MINV_GPU_STREAMS], *stage[MINV_GPU_STREAMS] = {NULL};

@@ -113,12 +113,14 @@ static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
     tu_seed(&rng, 63);
     double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *copy = tu_alloc(n, n, n);
     minv_report rep;
-    tu_spd(&rng, n, a, n);
-    /* a 1 MB budget holds no 1.3 MB matrix: the CPU runs it, and says why */
+    tu_general(&rng, n, a, n);
+    /* a 1 MB budget holds no 1.3 MB matrix: the CPU runs LU, and says why (Cholesky streams
+     * it: test_spd_ooc) */
     CHECK_STATUS(minv_invert_d(small, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, small);
     CHECK(rep.backend == MINV_BACKEND_CPU && strstr(rep.reason, "so the CPU ran it"), "fallback: %s", rep.reason);
     CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "fallback result");
     /* NOT_SPD on the GPU, forced and under AUTO in place (the device copy is restored) */
+    tu_spd(&rng, n, a, n);
     a[9 * n + 9] = -1;
     CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, gpu);
     CHECK(rep.info == 9 && rep.backend == MINV_BACKEND_GPU, "not SPD at %lld", (long long)rep.info);

@@ -8,40 +8,6 @@
 
 #include "testutil.h"
 
-/* KMS: a_ij = rho^|i-j|. Its inverse is tridiagonal: (1 / (1 - rho^2)) times 1 at both ends
- * of the diagonal, 1 + rho^2 inside it, and -rho beside it. */
-static void kms(int64_t n, double rho, double *a, int64_t lda) {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) a[j * lda + i] = pow(rho, (double)labs((long)(i - j)));
-}
-
-static double kms_inverse_error(int64_t n, double rho, const double *x, int64_t ldx) {
-    const double s = 1 / (1 - rho * rho);
-    double err = 0;
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) {
-            double want = i == j ? (i == 0 || i == n - 1 ? s : s * (1 + rho * rho)) : (labs((long)(i - j)) == 1 ? -rho * s : 0);
-            err = fmax(err, fabs(x[j * ldx + i] - want));
-        }
-    return err / ((1 + rho) / (1 - rho) * s); /* relative to ||A^-1||_max, scaled by cond */
-}
-
-/* SOAR correlation, length L grid points, on a 1-D grid: (1 + r/L) exp(-r/L). */
-static void soar(int64_t n, double len, double *a, int64_t lda) {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) {
-            double r = fabs((double)(i - j)) / len;
-            a[j * lda + i] = (1 + r) * exp(-r) + (i == j ? 1e-3 : 0);
-        }
-}
-
-static int symmetric_to_the_bit(int64_t n, const double *x, int64_t ldx) {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = j + 1; i < n; i++)
-            if (x[j * ldx + i] != x[i * ldx + j]) return 0;
-    return 1;
-}
-
 static void sizes_against_lapack(minv_context *ctx) {
     static const int64_t sizes[] = {255, 256, 257, 300, 513, 1100};
     tu_rng rng;
@@ -56,7 +22,7 @@ static void sizes_against_lapack(minv_context *ctx) {
         CHECK(ratio < 30, "%s n=%lld: ratio %.3g", minv_backend_name(rep.backend), (long long)n, ratio);
         CHECK(tu_lapack_inverse(n, a, lda, 1, ref, n) == 0, "LAPACK reference");
         CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-11, "n=%lld: vs LAPACK %.3g", (long long)n, tu_rel_diff(n, n, x, n, ref, n));
-        CHECK(symmetric_to_the_bit(n, x, n), "n=%lld: both triangles, mirrored", (long long)n);
+        CHECK(tu_symmetric(n, x, n), "n=%lld: both triangles, mirrored", (long long)n);
         CHECK(rep.rcond > 0 && rep.rcond <= 1, "rcond %.3g", rep.rcond);
         /* single precision */
         float *af = tu_to_float(n, n, a, lda, n), *xf = (float *)malloc(sizeof(float) * n * n);
@@ -74,13 +40,13 @@ static void known_inverses(minv_context *ctx) {
     minv_report rep;
     for (int k = 0; k < 2; k++) {
         const double rho = k ? 0.9 : 0.5;
-        kms(n, rho, a, n);
+        tu_kms(n, rho, a, n);
         CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
         CHECK(rep.method == MINV_METHOD_CHOLESKY, "AUTO picks Cholesky for KMS");
-        double err = kms_inverse_error(n, rho, x, n);
+        double err = tu_kms_inverse_error(n, rho, x, n);
         CHECK(err < 50 * DBL_EPSILON, "KMS rho=%.1f: error %.3g eps", rho, err / DBL_EPSILON);
     }
-    soar(n, 4, a, n);
+    tu_soar(n, 4, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
     CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "SOAR: ratio %.3g", tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON));
     free(a);

@@ -65,6 +65,39 @@ void tu_rect(tu_rng *r, int64_t rows, int64_t cols, double *b, int64_t ldb) {
         for (int64_t i = 0; i < rows; i++) b[j * ldb + i] = tu_uniform(r);
 }
 
+void tu_kms(int64_t n, double rho, double *a, int64_t lda) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) a[j * lda + i] = pow(rho, (double)labs((long)(i - j)));
+}
+
+/* The inverse is (1 / (1 - rho^2)) times 1 at both ends of the diagonal, 1 + rho^2 inside it,
+ * and -rho beside it. */
+double tu_kms_inverse_error(int64_t n, double rho, const double *x, int64_t ldx) {
+    const double s = 1 / (1 - rho * rho);
+    double err = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double want = i == j ? (i == 0 || i == n - 1 ? s : s * (1 + rho * rho)) : (labs((long)(i - j)) == 1 ? -rho * s : 0);
+            err = fmax(err, fabs(x[j * ldx + i] - want));
+        }
+    return err / ((1 + rho) / (1 - rho) * s);
+}
+
+void tu_soar(int64_t n, double len, double *a, int64_t lda) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double r = fabs((double)(i - j)) / len;
+            a[j * lda + i] = (1 + r) * exp(-r) + (i == j ? 1e-3 : 0);
+        }
+}
+
+int tu_symmetric(int64_t n, const double *x, int64_t ldx) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = j + 1; i < n; i++)
+            if (x[j * ldx + i] != x[i * ldx + j]) return 0;
+    return 1;
+}
+
 void tu_general(tu_rng *r, int64_t n, double *a, int64_t lda) {
     tu_rect(r, n, n, a, lda);
     /* a modest diagonal shift keeps random matrices away from near-singularity without

@@ -47,6 +47,15 @@ void tu_spd(tu_rng *r, int64_t n, double *a, int64_t lda);      /* M M^T / n + I
 /* Q1 diag(s) Q2^T with s from 1 down to 1/cond geometrically (Q2 = Q1 when spd). */
 void tu_with_cond(tu_rng *r, int64_t n, double cond, int spd, double *a, int64_t lda);
 void tu_rect(tu_rng *r, int64_t rows, int64_t cols, double *b, int64_t ldb);
+/* KMS: a_ij = rho^|i-j|, whose inverse is tridiagonal and known in closed form. */
+void tu_kms(int64_t n, double rho, double *a, int64_t lda);
+/* max |X - KMS^-1| relative to ||KMS^-1||_max, scaled by the condition number. */
+double tu_kms_inverse_error(int64_t n, double rho, const double *x, int64_t ldx);
+/* SOAR correlation on a 1-D grid, length len grid points, (1 + r/len) exp(-r/len), plus 1e-3
+ * on the diagonal. */
+void tu_soar(int64_t n, double len, double *a, int64_t lda);
+/* 1 when the two triangles of x are equal to the bit. */
+int tu_symmetric(int64_t n, const double *x, int64_t ldx);
 float *tu_to_float(int64_t rows, int64_t cols, const double *a, int64_t lda, int64_t ldf);
 double *tu_to_double(int64_t rows, int64_t cols, const float *a, int64_t lda);
 
