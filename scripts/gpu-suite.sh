@@ -11,7 +11,7 @@ out=${OUT:-/tmp}
 # CTest files name the development machine's cmake and the tests' working folders
 [ -x /usr/bin/cmake ] || ln -s "$(command -v cmake)" /usr/bin/cmake
 grep -rho 'WORKING_DIRECTORY "[^"]*"' "$build" --include=CTestTestfile.cmake | cut -d'"' -f2 | xargs -r mkdir -p
-ctest --test-dir "$build" -j 8 --timeout 300 -E 'install|ncgen|test_cli' --output-on-failure \
+ctest --test-dir "$build" -j 8 --timeout 600 -E 'install|ncgen|test_cli' --output-on-failure \
     >"$out/ctest.log" 2>&1
 grep -E 'tests passed|Failed|\*\*\*|Skipped|Not Run' "$out/ctest.log" | tail -n 20
 IFS=';' read -ra benches <<<"${BENCH:-}"
