@@ -9,14 +9,6 @@
 
 #include "testutil.h"
 
-/* A general matrix whose leading diagonal entries are zero or tiny, so that every block
- * needs row interchanges. */
-static void needs_pivoting(tu_rng *rng, int64_t n, double *a, int64_t lda) {
-    tu_general(rng, n, a, lda);
-    if (n > 1) /* a 1 x 1 matrix with a zero diagonal is singular */
-        for (int64_t i = 0; i < n; i++) a[i * lda + i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? 1e-13 : a[i * lda + i]);
-}
-
 static void inversion(minv_context *ctx, minv_context *cpu) {
     static const int64_t sizes[] = {1, 2, 3, 5, 63, 64, 65, 127, 129, 300, 555};
     static const int64_t blocks[] = {0, 16, 64};
@@ -29,7 +21,7 @@ static void inversion(minv_context *ctx, minv_context *cpu) {
             minv_report rep;
             minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)blocks[b]);
             if (b == 2) tu_with_cond(&rng, n, 1e10, 0, a, lda);
-            else needs_pivoting(&rng, n, a, lda);
+            else tu_needs_pivoting(&rng, n, a, lda);
             CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, lda, x, n, &rep), MINV_SUCCESS, ctx);
             double ratio = tu_inverse_ratio(n, a, lda, x, n, DBL_EPSILON);
             CHECK(ratio < 30, "%s n=%lld nb=%lld: ratio %.3g", minv_backend_name(rep.backend), (long long)n,
@@ -98,7 +90,7 @@ static void solves(minv_context *ctx, minv_context *cpu) {
             minv_report rep;
             minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, r == 1 ? 32 : 0);
             if (r == 1) tu_with_cond(&rng, n, 1e10, 0, a, ld);
-            else needs_pivoting(&rng, n, a, ld);
+            else tu_needs_pivoting(&rng, n, a, ld);
             tu_rect(&rng, n, k, b, ld);
             CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, k, a, ld, b, ld, x, ld, &rep), MINV_SUCCESS, ctx);
             double ratio = tu_solve_ratio(n, k, a, ld, b, ld, x, ld, DBL_EPSILON);

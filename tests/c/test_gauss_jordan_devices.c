@@ -17,15 +17,8 @@ static minv_context *with_devices(int ndevices) {
     minv_options_default(&o);
     o.backend = MINV_BACKEND_GPU;
     o.ndevices = ndevices;
-    if (ndevices > 0)
-        for (int k = 0; k < ndevices; k++) o.devices[k] = k;
+    for (int k = 0; k < ndevices; k++) o.devices[k] = k;
     return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
-}
-
-/* Leading diagonal zero or tiny: every block needs interchanges. */
-static void needs_pivoting(tu_rng *rng, int64_t n, double *a, int64_t lda) {
-    tu_general(rng, n, a, lda);
-    for (int64_t i = 0; i < n; i++) a[i * lda + i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? 1e-13 : a[i * lda + i]);
 }
 
 /* Block sizes that give each of two devices at least 8 block columns of A. */
@@ -41,7 +34,7 @@ static void inversions(minv_context *one, minv_context *all, minv_context *cpu, 
         minv_report rep;
         minv_set_option(one, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
         minv_set_option(all, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
-        needs_pivoting(&rng, n, a, lda);
+        tu_needs_pivoting(&rng, n, a, lda);
         CHECK_STATUS(minv_invert_d(one, MINV_METHOD_GAUSS_JORDAN, n, a, lda, x1, n, &rep), MINV_SUCCESS, one);
         CHECK_STATUS(minv_invert_d(all, MINV_METHOD_GAUSS_JORDAN, n, a, lda, xa, n, &rep), MINV_SUCCESS, all);
         CHECK(!many || strstr(rep.reason, "over 2 GPUs") != NULL, "reason: %s", rep.reason);
@@ -73,7 +66,7 @@ static void solves(minv_context *one, minv_context *all, int many) {
             minv_report rep;
             minv_set_option(one, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
             minv_set_option(all, MINV_OPT_BLOCK_SIZE, (double)blocks[s]);
-            needs_pivoting(&rng, n, a, ld);
+            tu_needs_pivoting(&rng, n, a, ld);
             tu_rect(&rng, n, k, b, ld);
             CHECK_STATUS(minv_solve_d(one, MINV_METHOD_GAUSS_JORDAN, n, k, a, ld, b, ld, x1, ld, &rep), MINV_SUCCESS, one);
             const double rcond1 = rep.rcond;

@@ -141,6 +141,12 @@ static void random_orthogonal(tu_rng *r, int64_t n, double *q) {
     free(work);
 }
 
+void tu_needs_pivoting(tu_rng *r, int64_t n, double *a, int64_t lda) {
+    tu_general(r, n, a, lda);
+    if (n > 1)
+        for (int64_t i = 0; i < n; i++) a[i * lda + i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? 1e-13 : a[i * lda + i]);
+}
+
 void tu_with_cond(tu_rng *r, int64_t n, double cond, int spd, double *a, int64_t lda) {
     double *q1 = malloc(sizeof(double) * n * n), *q2 = spd ? q1 : malloc(sizeof(double) * n * n);
     double *qs = malloc(sizeof(double) * n * n);

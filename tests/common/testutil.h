@@ -44,6 +44,9 @@ double tu_normal(tu_rng *r);
 double *tu_alloc(int64_t rows, int64_t cols, int64_t ld); /* NaN-filled, padding included */
 void tu_general(tu_rng *r, int64_t n, double *a, int64_t lda);  /* uniform, well conditioned */
 void tu_spd(tu_rng *r, int64_t n, double *a, int64_t lda);      /* M M^T / n + I */
+/* tu_general with the leading diagonal entries zero or tiny (0, 1e-13, kept, in turn), so that
+ * every block needs row interchanges; a 1 x 1 matrix is left nonsingular. */
+void tu_needs_pivoting(tu_rng *r, int64_t n, double *a, int64_t lda);
 /* Q1 diag(s) Q2^T with s from 1 down to 1/cond geometrically (Q2 = Q1 when spd). */
 void tu_with_cond(tu_rng *r, int64_t n, double cond, int spd, double *a, int64_t lda);
 void tu_rect(tu_rng *r, int64_t rows, int64_t cols, double *b, int64_t ldb);
