@@ -57,11 +57,15 @@ void minv_batch_scatter(const minv_batch *m, int64_t b, minv_dtype t, const void
     copy_convert(src, t, lds, NULL, d.data, d.dtype, d.ld, d.rows, d.cols);
 }
 
+double minv_batch_flops_sums(int spd, double sum_n2, double sum_n3, int64_t nrhs) {
+    if (nrhs == 0)
+        return spd ? sum_n3 : 2 * sum_n3;
+    return (spd ? sum_n3 / 3 : 2 * sum_n3 / 3) + 2 * sum_n2 * (double)nrhs;
+}
+
 double minv_batch_flops(int spd, int64_t n, int64_t nrhs) {
     const double dn = (double)n;
-    if (nrhs == 0)
-        return spd ? dn * dn * dn : 2 * dn * dn * dn;
-    return (spd ? dn * dn * dn / 3 : 2 * dn * dn * dn / 3) + 2 * dn * dn * (double)nrhs;
+    return minv_batch_flops_sums(spd, dn * dn, dn * dn * dn, nrhs);
 }
 
 /* ---- argument checks ---- */
@@ -242,19 +246,32 @@ static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
     minv_fpguard_end(&c->guard);
 }
 
-static minv_status results_alloc(minv_context *ctx, minv_batch_results *res, int64_t count) {
-    const size_t n = (size_t)(count > 0 ? count : 1);
-    res->status = malloc(n * sizeof *res->status);
-    res->info = malloc(n * sizeof *res->info);
-    res->spd = malloc(n * sizeof *res->spd);
-    res->residual = malloc(n * sizeof *res->residual);
-    res->rcond = malloc(n * sizeof *res->rcond);
-    if (!res->status || !res->info || !res->spd || !res->residual || !res->rcond)
+/* The context's outcome arrays, for count members. */
+static minv_status results_alloc(minv_context *ctx, minv_batch_results **res, int64_t count) {
+    minv_batch_results *o = &ctx->batch_outcomes;
+    *res = o;
+    if (count <= ctx->batch_outcomes_count)
+        return MINV_SUCCESS;
+    minv_batch_outcomes_free(o);
+    ctx->batch_outcomes_count = 0;
+    const size_t n = (size_t)count;
+    o->status = malloc(n * sizeof *o->status);
+    o->info = malloc(n * sizeof *o->info);
+    o->spd = malloc(n * sizeof *o->spd);
+    o->residual = malloc(n * sizeof *o->residual);
+    o->rcond = malloc(n * sizeof *o->rcond);
+    if (!o->status || !o->info || !o->spd || !o->residual || !o->rcond) {
+        minv_batch_outcomes_free(o);
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the outcomes of %lld members", (long long)count);
+    }
+    ctx->batch_outcomes_count = count;
     return MINV_SUCCESS;
 }
 
 static void results_reset(minv_batch_results *res, int64_t count) {
+    res->tallied = 0;
+    if (!res->status)
+        return;
     for (int64_t b = 0; b < count; b++) {
         res->status[b] = MINV_SUCCESS;
         res->info[b] = -1;
@@ -264,12 +281,13 @@ static void results_reset(minv_batch_results *res, int64_t count) {
     }
 }
 
-static void results_free(minv_batch_results *res) {
+void minv_batch_outcomes_free(minv_batch_results *res) {
     free(res->status);
     free(res->info);
     free(res->spd);
     free(res->residual);
     free(res->rcond);
+    *res = (minv_batch_results){0};
 }
 
 void minv_batch_member_reason(char *buf, size_t len, minv_status st, int64_t info) {
@@ -305,31 +323,30 @@ static minv_status fail_member(minv_context *ctx, const char *fn, int64_t b, int
                      fn, (long long)b, (long long)count, why, (long long)failed, failed == 1 ? "" : "s");
 }
 
-/* The report from the members' outcomes, their statuses to the caller, and the call's status. */
+/* The report from the members' outcomes (or the backend's tally of them), their statuses to
+ * the caller, and the call's status. */
 static minv_status summarize(minv_context *ctx, const char *fn, const minv_batch *a, int64_t nrhs,
-                             const minv_batch_results *res, minv_status *status_out, minv_batch_report *r) {
-    int64_t ok = 0;
-    for (int64_t b = 0; b < a->count; b++) {
-        if (status_out) status_out[b] = res->status[b];
-        if (res->rcond[b] >= 0 && (r->rcond < 0 || res->rcond[b] < r->rcond))
-            r->rcond = res->rcond[b];
-        if (res->status[b] != MINV_SUCCESS) {
-            if (r->failed++ == 0) {
-                r->first_failed = b;
-                r->first_status = res->status[b];
-                r->first_info = res->info[b];
-            }
-            continue;
-        }
-        ok++;
-        const int64_t n = minv_batch_order(a, b);
-        r->cholesky_count += res->spd[b] && n > 0; /* an empty member takes no path */
-        r->flops += minv_batch_flops(res->spd[b], n, nrhs);
-        if (res->residual[b] >= 0 && (res->residual[b] > r->residual || isnan(res->residual[b]))) {
-            r->residual = res->residual[b];
-            r->worst = b;
-        }
+                             minv_batch_results *res, minv_status *status_out, minv_batch_report *r) {
+    minv_batch_tally *t = &res->tally;
+    if (!res->tallied) {
+        minv_tally_init(t);
+        for (int64_t b = 0; b < a->count; b++)
+            minv_tally_add(t, b, res->status[b], res->info[b], res->spd[b], minv_batch_order(a, b), res->rcond[b],
+                           res->residual[b]);
     }
+    if (status_out)
+        for (int64_t b = 0; b < a->count; b++) status_out[b] = res->status[b];
+    r->failed = t->failed;
+    r->first_failed = t->first_failed;
+    r->first_status = (minv_status)t->first_status;
+    r->first_info = t->first_info;
+    r->rcond = t->rcond;
+    r->residual = t->residual;
+    r->worst = t->worst;
+    r->cholesky_count = t->count[1];
+    r->flops = minv_batch_flops_sums(0, t->sum_n2[0], t->sum_n3[0], nrhs) +
+               minv_batch_flops_sums(1, t->sum_n2[1], t->sum_n3[1], nrhs);
+    const int64_t ok = t->count[0] + t->count[1];
     if (r->residual < 0)
         r->residual_kind = 0;
     if (ok > 0 && r->cholesky_count == ok)
@@ -338,7 +355,7 @@ static minv_status summarize(minv_context *ctx, const char *fn, const minv_batch
         r->method = MINV_METHOD_AUTO;
     if (r->method == MINV_METHOD_AUTO && ok > 0)
         minv_batch_note(r, "%lld of %lld members by the SPD path, the others by the general path",
-                         (long long)r->cholesky_count, (long long)ok);
+                        (long long)r->cholesky_count, (long long)ok);
     if (r->failed)
         return fail_member(ctx, fn, r->first_failed, a->count, r->first_status, r->first_info, r->failed);
     return MINV_SUCCESS;
@@ -378,19 +395,19 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
 static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method,
                                   minv_dtype compute, const minv_batch *a, const minv_batch *b, const minv_batch *x,
                                   minv_status *status_out, minv_batch_results *given, minv_batch_report *r) {
-    minv_batch_results own = {0}, *res = given ? given : &own;
+    minv_batch_results none = {0}, *res = given ? given : &none;
     minv_status status = MINV_SUCCESS;
     if (place == MINV_ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
         return minv_fail(ctx, MINV_ERR_NO_GPU, "%s takes device pointers and needs the GPU backend; this context runs on the %s (%s)",
                          fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
     if (a->count == 0)
         return MINV_SUCCESS;
-    if (!given)
-        MINV_TRY(results_alloc(ctx, &own, a->count));
+    /* device data whose members' outcomes nobody asked for: the backend tallies them there */
+    if (!given && (place == MINV_ON_HOST || status_out))
+        MINV_TRY(results_alloc(ctx, &res, a->count));
     MINV_TRY(run_batched(ctx, place, method, compute, a, b, x, res, r));
     status = summarize(ctx, fn, a, b ? b->cols : 0, res, status_out, r);
 cleanup:
-    results_free(&own);
     return status;
 }
 

@@ -90,6 +90,7 @@ minv_status minv_destroy(minv_context *ctx) {
     if (!ctx)
         return MINV_SUCCESS;
     minv_gpu_destroy(ctx);
+    minv_batch_outcomes_free(&ctx->batch_outcomes);
     free(ctx);
     return MINV_SUCCESS;
 }

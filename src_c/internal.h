@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "minv.h"
+#include "batch_tally.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,8 +44,12 @@ typedef struct {
     int64_t ldindex;
 } minv_batch;
 
-/* What each member of a batched call came to, filled by the backend (count entries each). */
+/* What each member of a batched call came to, filled by the backend (count entries each),
+ * and their tally for the report. A backend given device data and no arrays (status NULL:
+ * nobody asked for the members' outcomes) fills the tally instead and sets `tallied`. */
 typedef struct {
+    int tallied;
+    minv_batch_tally tally;
     minv_status *status;
     int64_t *info;     /* 0-based column of a zero pivot, non-positive minor or NaN; -1 */
     int8_t *spd;       /* 1 when the SPD path produced the result */
@@ -152,6 +157,10 @@ struct minv_context {
     minv_progress_fn progress;
     void *progress_user;
     const minv_mat *call_guess; /* this call's warm start for the iteration, else NULL */
+    /* a batched call's per-member outcomes, grown on demand and kept for the next call: fresh
+     * pages for 100000 members cost more than a small batch's whole GPU work */
+    minv_batch_results batch_outcomes;
+    int64_t batch_outcomes_count;
 };
 
 /* ---- errors (status.c) ---- */
@@ -290,7 +299,10 @@ minv_status minv_invert_batched_results(minv_context *ctx, minv_method method, m
                                         int64_t nbatch, void *a, minv_batch_results *res,
                                         minv_batch_report *report);
 /* Flops of one member's inversion or solve by an SPD (spd = 1) or a general method. */
+void minv_batch_outcomes_free(minv_batch_results *res);
 double minv_batch_flops(int spd, int64_t n, int64_t nrhs);
+/* The same over members of total sum_n2 = sum of n^2 and sum_n3 of n^3. */
+double minv_batch_flops_sums(int spd, double sum_n2, double sum_n3, int64_t nrhs);
 
 /* ---- the hyperpower iteration (iterative.c), on any backend's engine ----
  * The paper's algorithm lives in iterative.c once: guess, convergence control, the two

@@ -80,7 +80,10 @@ size_t work_bytes(const plan &pl) {
     if (pl.path == PATH_BLOCKED) b += minv_gpu_gj_blocked_bytes(pl.k, pl.nb, pl.tc);
     return b;
 }
-const size_t WORK_SLACK = 8 * ALIGN + MINV_GPU_BLOCKED_SLACK;
+/* A device batch's tally: partial tallies of thread blocks, in front of its workspace. */
+const int TALLY_THREADS = 256, TALLY_BLOCKS = 264;
+const size_t TALLY_BYTES = aligned(TALLY_BLOCKS * sizeof(minv_batch_tally));
+const size_t WORK_SLACK = 8 * ALIGN + MINV_GPU_BLOCKED_SLACK + TALLY_BYTES;
 
 struct chunk_ws {
     int32_t *res;
@@ -273,6 +276,46 @@ cleanup:
     return status;
 }
 
+/* The tally of a chunk's members on the device, one partial tally per thread block. */
+
+__global__ void __launch_bounds__(TALLY_THREADS) tally_kernel(const int32_t *res, const double *rcond,
+                                                               const double *residual, int k, int64_t m0,
+                                                               int64_t count, minv_batch_tally *partial) {
+    __shared__ minv_batch_tally t[TALLY_THREADS];
+    minv_batch_tally own;
+    minv_tally_init(&own);
+    for (int64_t m = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; m < count; m += (int64_t)gridDim.x * blockDim.x)
+        minv_tally_add(&own, m0 + m, res[m * RES_INTS + RES_STATUS], res[m * RES_INTS + RES_INFO],
+                       res[m * RES_INTS + RES_SPD], k, rcond[m], residual ? residual[m] : -1);
+    t[threadIdx.x] = own;
+    __syncthreads();
+    for (int half = TALLY_THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half) minv_tally_merge(&t[threadIdx.x], &t[threadIdx.x + half]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = t[0];
+}
+
+/* The chunk's tally (members m0...) merged into `into`; partial is device scratch and pinned
+ * host memory of TALLY_BLOCKS tallies each. */
+minv_status tally_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, int64_t m0, int64_t count,
+                           int residual_valid, minv_batch_tally *dev_partial, minv_batch_tally *host_partial,
+                           minv_batch_tally *into) {
+    minv_status status = MINV_SUCCESS;
+    cudaStream_t s = ctx->gpu->stream;
+    const int blocks = (int)((count + TALLY_THREADS - 1) / TALLY_THREADS < TALLY_BLOCKS
+                                 ? (count + TALLY_THREADS - 1) / TALLY_THREADS
+                                 : TALLY_BLOCKS);
+    tally_kernel<<<blocks, TALLY_THREADS, 0, s>>>(w.res, w.rcond, pl.residual && residual_valid ? w.residual : NULL,
+                                                  pl.k, m0, count, dev_partial);
+    LAUNCH_TRY();
+    CUDA_TRY(cudaMemcpyAsync(host_partial, dev_partial, (size_t)blocks * sizeof *host_partial, cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+    for (int b = 0; b < blocks; b++) minv_tally_merge(into, &host_partial[b]);
+cleanup:
+    return status;
+}
+
 /* How many members a chunk may hold: what is left of the budget over what each needs. */
 int64_t chunk_members(minv_context *ctx, int64_t count, size_t device_per, size_t pinned_per) {
     double room = minv_gpu_available(ctx) * 0.95 - (double)WORK_SLACK;
@@ -383,12 +426,17 @@ minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc,
                                pl.k, (double)(work_bytes(pl) + WORK_SLACK) / 1e6, minv_gpu_available(ctx) / 1e6);
             goto cleanup;
         }
+        const int tally = !res->status; /* nobody asked for the members' outcomes */
         {
             const int slot = WS_D;
             const size_t bytes = chunk * work_bytes(pl) + WORK_SLACK;
             MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &work));
         }
-        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * OUTCOME_BYTES, &pin));
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, tally ? TALLY_BYTES : chunk * OUTCOME_BYTES, &pin));
+        if (tally) {
+            minv_tally_init(&res->tally);
+            res->tallied = 1;
+        }
         if (in_place_solve && pl.residual)
             minv_batch_note(r, "no residual: B and X share memory");
         for (int64_t m0 = 0; m0 < count; m0 += chunk) {
@@ -398,9 +446,13 @@ minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc,
                                  b ? b->ld : 0, b ? b->stride : 0,
                                  (char *)x->base + (size_t)m0 * (size_t)x->stride * es, x->ld, x->stride,
                                  NULL, cnt, !in_place_solve};
-            const chunk_ws w = carve(work, pl, cnt);
+            const chunk_ws w = carve((char *)work + TALLY_BYTES, pl, cnt);
             MINV_TRY(run_chunk(ctx, pl, io, w));
-            MINV_TRY(take_outcomes(ctx, pl, w, outcomes_at(pin, chunk), m0, cnt, !in_place_solve, res));
+            if (tally)
+                MINV_TRY(tally_outcomes(ctx, pl, w, m0, cnt, !in_place_solve, (minv_batch_tally *)work,
+                                        (minv_batch_tally *)pin, &res->tally));
+            else
+                MINV_TRY(take_outcomes(ctx, pl, w, outcomes_at(pin, chunk), m0, cnt, !in_place_solve, res));
         }
         if (chunk < count)
             minv_batch_note(r, "%lld chunks of up to %lld members", (long long)((count + chunk - 1) / chunk), (long long)chunk);

@@ -163,21 +163,26 @@ static void chunks(minv_context *small) {
 
 /* k = 5: eight matrices a warp. SPD, general, symmetric indefinite (the SPD attempt fails
  * and is redone pivoted), singular and NaN members side by side. */
+static double *mixed_batch(tu_rng *rng, int64_t k, int64_t nbatch) {
+    double *a = tu_alloc(1, nbatch, k * k);
+    for (int64_t m = 0; m < nbatch; m++) {
+        double *am = a + m * k * k;
+        switch (m % 5) {
+        case 0: tu_spd(rng, k, am, k); break;
+        case 1: tu_general(rng, k, am, k); break;
+        case 2: tu_spd(rng, k, am, k); am[k * 2 + 3] = am[k * 3 + 2] = 10 * sqrt(am[2 * k + 2] * am[3 * k + 3]); break;
+        case 3: tu_general(rng, k, am, k); for (int64_t i = 0; i < k; i++) am[4 * k + i] = 2 * am[1 * k + i]; break;
+        default: tu_spd(rng, k, am, k); am[7] = NAN; break;
+        }
+    }
+    return a;
+}
+
 static void mixed_warp(minv_context *gpu) {
     tu_rng rng;
     tu_seed(&rng, 914);
     const int64_t k = 5, nbatch = 40;
-    double *a = tu_alloc(1, nbatch, k * k), *x = tu_alloc(1, nbatch, k * k);
-    for (int64_t m = 0; m < nbatch; m++) {
-        double *am = a + m * k * k;
-        switch (m % 5) {
-        case 0: tu_spd(&rng, k, am, k); break;
-        case 1: tu_general(&rng, k, am, k); break;
-        case 2: tu_spd(&rng, k, am, k); am[k * 2 + 3] = am[k * 3 + 2] = 10 * sqrt(am[2 * k + 2] * am[3 * k + 3]); break;
-        case 3: tu_general(&rng, k, am, k); for (int64_t i = 0; i < k; i++) am[4 * k + i] = 2 * am[1 * k + i]; break;
-        default: tu_spd(&rng, k, am, k); am[7] = NAN; break;
-        }
-    }
+    double *a = mixed_batch(&rng, k, nbatch), *x = tu_alloc(1, nbatch, k * k);
     minv_status st[40];
     minv_batch_report rep;
     CHECK_STATUS(minv_invert_batched_d(gpu, MINV_METHOD_AUTO, k, nbatch, a, k, k * k, x, k, k * k, st, &rep),
@@ -195,6 +200,52 @@ static void mixed_warp(minv_context *gpu) {
     free(x);
 }
 
+/* Device data without a status array: the GPU tallies the members where they are, and the
+ * report must say what the per-member outcomes say, over several chunks too. */
+static void device_tally(minv_context *ctx, int64_t k, int64_t nbatch, unsigned seed) {
+    tu_rng rng;
+    tu_seed(&rng, seed);
+    double *a = mixed_batch(&rng, k, nbatch);
+    const size_t bytes = sizeof(double) * (size_t)(k * k * nbatch);
+    double *da = to_device(a, bytes), *dx = NULL;
+    cudaMalloc((void **)&dx, bytes);
+    minv_status *st = malloc(sizeof *st * (size_t)nbatch);
+    for (int solve = 0; solve <= 1; solve++) {
+        minv_batch_report per, tallied;
+        minv_status s1, s2;
+        if (solve) {
+            s1 = minv_solve_batched_device_d(ctx, MINV_METHOD_AUTO, k, k, nbatch, da, k, k * k, da, k, k * k, dx, k, k * k,
+                                             st, &per);
+            s2 = minv_solve_batched_device_d(ctx, MINV_METHOD_AUTO, k, k, nbatch, da, k, k * k, da, k, k * k, dx, k, k * k,
+                                             NULL, &tallied);
+        } else {
+            s1 = minv_invert_batched_device_d(ctx, MINV_METHOD_AUTO, k, nbatch, da, k, k * k, dx, k, k * k, st, &per);
+            s2 = minv_invert_batched_device_d(ctx, MINV_METHOD_AUTO, k, nbatch, da, k, k * k, dx, k, k * k, NULL, &tallied);
+        }
+        CHECK(s1 == MINV_ERR_SINGULAR && s2 == s1, "tally k %lld solve %d: %s and %s", (long long)k, solve,
+              minv_status_string(s1), minv_status_string(s2));
+        CHECK(per.failed == tallied.failed && per.first_failed == tallied.first_failed &&
+                  per.first_status == tallied.first_status && per.first_info == tallied.first_info &&
+                  per.cholesky_count == tallied.cholesky_count && per.rcond == tallied.rcond &&
+                  per.residual == tallied.residual && per.worst == tallied.worst && per.flops == tallied.flops &&
+                  per.method == tallied.method,
+              "tally k %lld solve %d: failed %lld/%lld first %lld/%lld info %lld/%lld spd %lld/%lld rcond %g/%g "
+              "residual %g/%g worst %lld/%lld flops %g/%g",
+              (long long)k, solve, (long long)per.failed, (long long)tallied.failed, (long long)per.first_failed,
+              (long long)tallied.first_failed, (long long)per.first_info, (long long)tallied.first_info,
+              (long long)per.cholesky_count, (long long)tallied.cholesky_count, per.rcond, tallied.rcond, per.residual,
+              tallied.residual, (long long)per.worst, (long long)tallied.worst, per.flops, tallied.flops);
+        CHECK(tallied.failed == 2 * (nbatch / 5) && tallied.first_failed == 3 && tallied.residual >= 0 && tallied.rcond > 0 &&
+                  tallied.worst >= 0 && tallied.flops > 0,
+              "tally k %lld solve %d: failed %lld first %lld residual %g", (long long)k, solve, (long long)tallied.failed,
+              (long long)tallied.first_failed, tallied.residual);
+    }
+    cudaFree(da);
+    cudaFree(dx);
+    free(st);
+    free(a);
+}
+
 int main(void) {
     minv_context *gpu = gpu_context(0), *small = gpu_context(4 << 20);
     if (!gpu || !small) {
@@ -207,6 +258,10 @@ int main(void) {
     lu_on_cpu(gpu);
     chunks(small);
     mixed_warp(gpu);
+    device_tally(gpu, 5, 40, 915);
+    device_tally(gpu, 24, 1000, 916);
+    device_tally(gpu, 60, 300, 917);
+    device_tally(small, 32, 3000, 918);
     minv_destroy(gpu);
     minv_destroy(small);
     return tu_finish("test_batched_gpu");
