@@ -147,9 +147,11 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
     const int64_t chunk = whole ? chunk_matrices(fopts, per, count) : 1;
     void *a = malloc((size_t)(chunk * per) * (size_t)t);
     double *disk = whole ? malloc((size_t)(chunk * per) * sizeof(double)) : NULL;
-    minv_batch_results res = {malloc((size_t)chunk * sizeof(minv_status)), malloc((size_t)chunk * sizeof(int64_t)),
-                              malloc((size_t)chunk), malloc((size_t)chunk * sizeof(double)),
-                              malloc((size_t)chunk * sizeof(double))};
+    minv_batch_results res = {.status = malloc((size_t)chunk * sizeof(minv_status)),
+                              .info = malloc((size_t)chunk * sizeof(int64_t)),
+                              .spd = malloc((size_t)chunk),
+                              .residual = malloc((size_t)chunk * sizeof(double)),
+                              .rcond = malloc((size_t)chunk * sizeof(double))};
     minv_batch_report br;
     minv_report last;
     double seconds = 0, flops = 0;
