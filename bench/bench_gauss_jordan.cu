@@ -1,8 +1,9 @@
 // Benchmark for blocked Gauss-Jordan (issue 6), cuSOLVER measured in the same run, device
 // data on both sides:
 //   invert   the paper's Table 4: inversion time and speed-up against cuSOLVER getrf +
-//            getrs(I), n = 1024 ... max-n, and the rate against DGEMM
-//   solve    A X = B with nrhs = n against cuSOLVER getrf + getrs
+//            getrs(I), n = 1024 ... max-n, and the rate against DGEMM; minv's LU beside it
+//   solve    A X = B with nrhs = n against cuSOLVER getrf + getrs, minv's Gauss-Jordan and
+//            minv's LU (getrf, then triangular solves by GEMM)
 //   nb       block-size sweep
 //   swap     the row interchanges' share, column-major storage (before) against row-major
 //            (after), the paper's argument for row-major
@@ -95,14 +96,14 @@ double peer(cusolverDnHandle_t h, const double *d_a, int64_t n, const double *d_
     return bench_median(times, 3);
 }
 
-double minv_time(minv_context *ctx, int solve, const double *d_a, int64_t n, const double *d_b, int64_t nrhs,
-                 double *d_x, minv_report *rep) {
+double minv_time(minv_context *ctx, minv_method method, int solve, const double *d_a, int64_t n, const double *d_b,
+                 int64_t nrhs, double *d_x, minv_report *rep) {
     double times[3];
     for (int k = -1; k < 3; k++) {
         cudaDeviceSynchronize();
         double t0 = bench_now();
-        if (solve) BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, nrhs, d_a, n, d_b, n, d_x, n, rep));
-        else BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, d_a, n, d_x, n, rep));
+        if (solve) BENCH_CK(minv_solve_device_d(ctx, method, n, nrhs, d_a, n, d_b, n, d_x, n, rep));
+        else BENCH_CK(minv_invert_device_d(ctx, method, n, d_a, n, d_x, n, rep));
         double s = bench_now() - t0;
         if (k >= 0) times[k] = s;
     }
@@ -110,20 +111,22 @@ double minv_time(minv_context *ctx, int solve, const double *d_a, int64_t n, con
 }
 
 void invert() {
-    printf("\n## Table 4: inversion, minv Gauss-Jordan vs cuSOLVER getrf + getrs(I), device data\n\n");
-    printf("| n | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (2n^3) | DGEMM TFLOP/s | of DGEMM | residual |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
+    printf("\n## Table 4: inversion, minv Gauss-Jordan vs cuSOLVER getrf + getrs(I), device data; minv LU beside\n\n");
+    printf("| n | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (2n^3) | DGEMM TFLOP/s | of DGEMM | residual |"
+           " minv LU (s) | LU speed-up | LU residual |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     minv_context *ctx = gj_context();
     cusolverDnHandle_t h;
     BENCH_CK(cusolverDnCreate(&h));
     for (int64_t n = 1024; n <= max_n; n *= 2) {
         double *a = device_random(n, n, 11, 1), *x;
         BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
-        minv_report rep;
-        double p = peer(h, a, n, NULL, n), m = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
+        minv_report rep, rlu;
+        double p = peer(h, a, n, NULL, n), m = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 0, a, n, NULL, 0, x, &rep);
+        double lu = minv_time(ctx, MINV_METHOD_LU, 0, a, n, NULL, 0, x, &rlu);
         double tf = 2.0 * n * n * n / m / 1e12, gemm = bench_dgemm_tflops(n);
-        printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | %.2g |\n", (long long)n, p, m, p / m, tf, gemm, tf / gemm,
-               rep.residual);
+        printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | %.2g | %.4f | %.2f | %.2g |\n", (long long)n, p, m, p / m,
+               tf, gemm, tf / gemm, rep.residual, lu, p / lu, rlu.residual);
         fflush(stdout);
         cudaFree(a);
         cudaFree(x);
@@ -133,18 +136,20 @@ void invert() {
 }
 
 void solve() {
-    printf("\n## A X = B with nrhs = n: minv Gauss-Jordan vs cuSOLVER getrf + getrs, device data\n\n");
-    printf("| n = nrhs | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (3n^3) | residual |\n|---|---|---|---|---|---|\n");
+    printf("\n## A X = B with nrhs = n: minv Gauss-Jordan and minv LU vs cuSOLVER getrf + getrs, device data\n\n");
+    printf("| n = nrhs | cuSOLVER (s) | minv GJ (s) | speed-up | minv TFLOP/s (3n^3) | residual |"
+           " minv LU (s) | LU speed-up | LU TFLOP/s (8n^3/3) | LU residual |\n|---|---|---|---|---|---|---|---|---|---|\n");
     minv_context *ctx = gj_context();
     cusolverDnHandle_t h;
     BENCH_CK(cusolverDnCreate(&h));
     for (int64_t n = 2048; n <= max_n && n <= 16384; n *= 2) {
         double *a = device_random(n, n, 12, 1), *b = device_random(n, n, 13, 0), *x;
         BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
-        minv_report rep;
-        double p = peer(h, a, n, b, n), m = minv_time(ctx, 1, a, n, b, n, x, &rep);
-        printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.2g |\n", (long long)n, p, m, p / m, 3.0 * n * n * n / m / 1e12,
-               rep.residual);
+        minv_report rep, rlu;
+        double p = peer(h, a, n, b, n), m = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 1, a, n, b, n, x, &rep);
+        double lu = minv_time(ctx, MINV_METHOD_LU, 1, a, n, b, n, x, &rlu);
+        printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.2g | %.4f | %.2f | %.1f | %.2g |\n", (long long)n, p, m, p / m,
+               3.0 * n * n * n / m / 1e12, rep.residual, lu, p / lu, 8.0 * n * n * n / 3 / lu / 1e12, rlu.residual);
         fflush(stdout);
         cudaFree(a);
         cudaFree(b);
@@ -168,7 +173,7 @@ void nb_sweep() {
         for (int b = 0; b < 6; b++) {
             minv_report rep;
             minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nbs[b]);
-            double t = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
+            double t = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 0, a, n, NULL, 0, x, &rep);
             if (t < best) { best = t; best_nb = nbs[b]; }
             printf("%.4f | ", t);
             fflush(stdout);
@@ -235,7 +240,7 @@ void swap_share() {
         const double tr = bench_now() - t0;
         minv_report rep;
         minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nb);
-        double total = minv_time(ctx, 0, a, n, NULL, 0, x, &rep);
+        double total = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 0, a, n, NULL, 0, x, &rep);
         printf("| %lld | %lld | %.4f | %.4f | %.4f | %.1f%% | %.1f%% |\n", (long long)n, (long long)nb, tc, tr, total,
                100 * tc / (total - tr + tc), 100 * tr / total);
         fflush(stdout);

@@ -284,6 +284,9 @@ minv_status minv_gpu_cholesky_solve_host(minv_context *ctx, const minv_mat *a, c
 minv_status minv_gpu_spd_inverse_from_factor(minv_context *ctx, minv_mat *l);
 /* x = A^-1 x from the Cholesky factor L (lower) of A. */
 minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l, minv_mat *x);
+/* x = U^-1 L^-1 x from getrf's factors (L unit lower and U upper in lu), x already permuted by
+ * getrf's interchanges (x = P B): the triangular solves of A^-1 B. */
+minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu, minv_mat *x);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
 /* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */

@@ -1,17 +1,45 @@
-// General inversion and solve on the GPU through cuSOLVER: getrf with partial pivoting, then
-// getrs with the identity (inverse) or with B (solve). The Gauss-Jordan issue replaces the
-// inversion; this is the reference the benchmark measures it against.
+// General inversion and solve on the GPU: cuSOLVER's getrf with partial pivoting, then the
+// rows of B (solve) or of the identity (inverse) permuted as getrf's interchanges say, and
+// U^-1 L^-1 applied by triangular.cu's recursive solve, whose flops go to GEMM; cuSOLVER's
+// getrs, whose TRSMs run well below the GEMM rate, serves only the condition estimate's
+// vectors.
 #include <stdlib.h>
 
 #include "gpu.h"
 
 namespace {
 
-/* The LU factors of A in WS_B, the pivots in WS_SMALL. */
+/* The LU factors of A in WS_B; in WS_SMALL the pivots and, on the device too, the
+ * permutation they make: perm[i] is the row of A that ends at row i of P A. */
 struct lu_factors {
     minv_mat lu;
-    int64_t *ipiv;
+    int64_t *ipiv, *perm;
 };
+
+/* LAPACK's interchanges (row i with row ipiv[i] - 1, in turn) applied to 0 .. n-1, on the
+ * host: n steps, each depending on the last, are no work for a GPU. */
+minv_status permutation(minv_context *ctx, lu_factors *f) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = f->lu.rows;
+    int64_t *piv = (int64_t *)malloc(2 * (size_t)n * sizeof(int64_t)), *perm;
+    if (!piv)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
+    perm = piv + n;
+    CUDA_TRY(cudaMemcpyAsync(piv, f->ipiv, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t p = piv[i] - 1, r = perm[i];
+        perm[i] = perm[p];
+        perm[p] = r;
+    }
+    CUDA_TRY(cudaMemcpyAsync(f->perm, perm, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+cleanup:
+    free(piv);
+    return status;
+}
 
 minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_report *report) {
     minv_gpu *g = ctx->gpu;
@@ -23,11 +51,12 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     int info = 0;
     {
         const int slots[2] = {WS_B, WS_SMALL};
-        const size_t bytes[2] = {(size_t)n * (size_t)n * (size_t)a->dtype, (size_t)n * sizeof(int64_t) + 64};
+        const size_t bytes[2] = {(size_t)n * (size_t)n * (size_t)a->dtype, 2 * (size_t)n * sizeof(int64_t) + 64};
         MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
     }
     f->lu = (minv_mat){a->dtype, n, n, n, p[0]};
     f->ipiv = (int64_t *)((char *)p[1] + 64);
+    f->perm = f->ipiv + n;
     MINV_TRY(minv_gpu_copy(ctx, a, &f->lu));
     CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
                                              &host_bytes));
@@ -49,9 +78,68 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
                            info, info);
     } else if (info < 0) {
         status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER getrf rejected argument %d", -info);
+    } else {
+        status = permutation(ctx, f);
     }
 cleanup:
     free(host_work);
+    return status;
+}
+
+/* dst(i, j) = src(perm[i], j), the rows of P B; without src, P itself: the rows of P I. */
+template <typename T>
+__global__ void permute_rows(const int64_t *perm, int64_t n, int64_t cols, const T *src, int64_t lds, T *dst,
+                             int64_t ldd) {
+    for (int64_t j = blockIdx.y; j < cols; j += gridDim.y)
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+            const int64_t p = perm[i];
+            dst[i + j * ldd] = src ? src[p + j * lds] : T(p == j ? 1 : 0);
+        }
+}
+
+template <typename T>
+minv_status launch_permute(minv_context *ctx, const int64_t *perm, int64_t n, int64_t cols, const T *src, int64_t lds,
+                           T *dst, int64_t ldd) {
+    minv_status status = MINV_SUCCESS;
+    const dim3 grid((unsigned)((n + 255) / 256 < 64 ? (n + 255) / 256 : 64), (unsigned)(cols < 65535 ? cols : 65535));
+    permute_rows<T><<<grid, 256, 0, ctx->gpu->stream>>>(perm, n, cols, src, lds, dst, ldd);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+/* In place, columns go through scratch this many at a time: n x 256 is no more than the
+ * inverted diagonal blocks the solve then keeps in the same slot. */
+const int64_t PERMUTE_COLS = 256;
+
+/* x = P b (P when b is NULL), b and x of one shape; x may be b. */
+template <typename T> minv_status permute(minv_context *ctx, const lu_factors *f, const minv_mat *b, minv_mat *x) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = x->rows, cols = x->cols, ldx = x->ld, w = cols < PERMUTE_COLS ? cols : PERMUTE_COLS;
+    const int slot = WS_SOLVER; /* getrf's workspace, free now */
+    const size_t bytes = (size_t)n * (size_t)w * sizeof(T);
+    T *const xd = (T *)x->data, *tmp;
+    if (n == 0 || cols == 0) return MINV_SUCCESS;
+    if (!b || b->data != x->data)
+        return launch_permute<T>(ctx, f->perm, n, cols, b ? (const T *)b->data : NULL, b ? b->ld : 0, xd, ldx);
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)&tmp));
+    for (int64_t j0 = 0; j0 < cols; j0 += w) {
+        const int64_t c = cols - j0 < w ? cols - j0 : w;
+        MINV_TRY(launch_permute<T>(ctx, f->perm, n, c, xd + j0 * ldx, ldx, tmp, n));
+        CUDA_TRY(cudaMemcpy2DAsync(xd + j0 * ldx, (size_t)ldx * sizeof(T), tmp, (size_t)n * sizeof(T),
+                                   (size_t)n * sizeof(T), (size_t)c, cudaMemcpyDeviceToDevice, ctx->gpu->stream));
+    }
+cleanup:
+    return status;
+}
+
+/* x = A^-1 b from the factors (A^-1 when b is NULL); x may be b. */
+minv_status lu_solve(minv_context *ctx, const lu_factors *f, const minv_mat *b, minv_mat *x) {
+    minv_status status = MINV_SUCCESS;
+    if (x->dtype == MINV_R64) MINV_TRY(permute<double>(ctx, f, b, x));
+    else MINV_TRY(permute<float>(ctx, f, b, x));
+    MINV_TRY(minv_gpu_lu_solve_with_factors(ctx, &f->lu, x));
+cleanup:
     return status;
 }
 
@@ -82,12 +170,7 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     lu_factors f;
     MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
     MINV_TRY(factor(ctx, a, &f, report));
-    if (x->dtype == MINV_R64)
-        minv_k_set_identity<double>((double *)x->data, x->rows, x->ld, 1.0, ctx->gpu->stream);
-    else
-        minv_k_set_identity<float>((float *)x->data, x->rows, x->ld, 1.0f, ctx->gpu->stream);
-    LAUNCH_TRY();
-    MINV_TRY(getrs(ctx, &f, 0, x));
+    MINV_TRY(lu_solve(ctx, &f, NULL, x));
     MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, an, report));
     MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
 cleanup:
@@ -100,10 +183,9 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_gpu_residual res;
     lu_factors f;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
-    MINV_TRY(minv_gpu_copy(ctx, b, x));
     MINV_TRY(factor(ctx, a, &f, report));
     MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, getrs_vector, &f, &report->rcond));
-    MINV_TRY(getrs(ctx, &f, 0, x));
+    MINV_TRY(lu_solve(ctx, &f, b, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

@@ -145,6 +145,87 @@ static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
     free(a); free(x); free(copy);
 }
 
+/* The GPU's LU solve and inverse (getrf, then P B or P I and triangular.cu's recursive
+ * solves) against the CPU's LAPACK: orders off its 256-row diagonal blocks and past two
+ * levels of its halving, one right-hand side and more than n, matrices that need row
+ * interchanges, double and float; host data (permuted in place on the device, through
+ * scratch in 256 columns at a time), device data (out of place) and the inverse. */
+static void lu_against_cpu(minv_context *gpu, minv_context *cpu) {
+    const struct {
+        int64_t n, k;
+        int pivoting;
+    } cases[] = {{700, 1, 1}, {1000, 1003, 0}, {1300, 300, 1}, {2100, 2, 1}};
+    tu_rng rng;
+    tu_seed(&rng, 66);
+    for (int c = 0; c < 4; c++) {
+        const int64_t n = cases[c].n, k = cases[c].k, lda = n + 1;
+        double *a = tu_alloc(n, n, lda), *b = tu_alloc(n, k, n), *xg = tu_alloc(n, k, n), *xc = tu_alloc(n, k, n);
+        double *ig = tu_alloc(n, n, n), *ic = tu_alloc(n, n, n), *da, *db, *dx;
+        minv_report rg, rc;
+        double rcond = 0; /* the CPU's estimate, double */
+        if (cases[c].pivoting) tu_needs_pivoting(&rng, n, a, lda);
+        else tu_general(&rng, n, a, lda);
+        tu_rect(&rng, n, k, b, n);
+        for (int single = 0; single <= 1; single++) {
+            const double eps = single ? FLT_EPSILON : DBL_EPSILON;
+            double sr, ir, sd, id;
+            if (!single) {
+                CHECK_STATUS(minv_solve_d(gpu, MINV_METHOD_LU, n, k, a, lda, b, n, xg, n, &rg), MINV_SUCCESS, gpu);
+                CHECK_STATUS(minv_solve_d(cpu, MINV_METHOD_LU, n, k, a, lda, b, n, xc, n, &rc), MINV_SUCCESS, cpu);
+                rcond = rc.rcond;
+                sr = tu_solve_ratio(n, k, a, lda, b, n, xg, n, eps);
+                sd = tu_rel_diff(n, k, xg, n, xc, n);
+                CHECK(rg.backend == MINV_BACKEND_GPU && rg.method == MINV_METHOD_LU, "n=%lld: ran %s on %s", (long long)n,
+                      minv_method_name(rg.method), minv_backend_name(rg.backend));
+                CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_LU, n, a, lda, ig, n, &rg), MINV_SUCCESS, gpu);
+                CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_LU, n, a, lda, ic, n, &rc), MINV_SUCCESS, cpu);
+                ir = tu_inverse_ratio(n, a, lda, ig, n, eps);
+                id = tu_rel_diff(n, n, ig, n, ic, n);
+            } else {
+                float *af = tu_to_float(n, n, a, lda, n), *bf = tu_to_float(n, k, b, n, n);
+                float *xf = tu_to_float(n, k, b, n, n), *xfc = tu_to_float(n, k, b, n, n);
+                float *yf = tu_to_float(n, n, a, lda, n), *yfc = tu_to_float(n, n, a, lda, n);
+                CHECK_STATUS(minv_solve_s(gpu, MINV_METHOD_LU, n, k, af, n, bf, n, xf, n, &rg), MINV_SUCCESS, gpu);
+                CHECK_STATUS(minv_solve_s(cpu, MINV_METHOD_LU, n, k, af, n, bf, n, xfc, n, &rc), MINV_SUCCESS, cpu);
+                CHECK_STATUS(minv_invert_s(gpu, MINV_METHOD_LU, n, af, n, yf, n, &rg), MINV_SUCCESS, gpu);
+                CHECK_STATUS(minv_invert_s(cpu, MINV_METHOD_LU, n, af, n, yfc, n, &rc), MINV_SUCCESS, cpu);
+                double *a2 = tu_to_double(n, n, af, n), *b2 = tu_to_double(n, k, bf, n);
+                double *x2 = tu_to_double(n, k, xf, n), *x2c = tu_to_double(n, k, xfc, n);
+                double *y2 = tu_to_double(n, n, yf, n), *y2c = tu_to_double(n, n, yfc, n);
+                sr = tu_solve_ratio(n, k, a2, n, b2, n, x2, n, eps);
+                sd = tu_rel_diff(n, k, x2, n, x2c, n);
+                ir = tu_inverse_ratio(n, a2, n, y2, n, eps);
+                id = tu_rel_diff(n, n, y2, n, y2c, n);
+                free(af); free(bf); free(xf); free(xfc); free(yf); free(yfc);
+                free(a2); free(b2); free(x2); free(x2c); free(y2); free(y2c);
+            }
+            /* the two backends' forward errors: each about cond(A) eps (vacuous in float for the
+             * matrices that need pivoting, cond ~ 1e6) */
+            const double agree = 1e3 * eps / rcond;
+            printf("test_gpu: LU n=%lld nrhs=%lld %s: solve ratio %.3g, inverse ratio %.3g, GPU-CPU %.3g and %.3g "
+                   "(bound %.3g)\n", (long long)n, (long long)k, single ? "float" : "double", sr, ir, sd, id, agree);
+            CHECK(sr < 30 && ir < 30, "LU n=%lld nrhs=%lld single=%d: ratios %.3g %.3g", (long long)n, (long long)k,
+                  single, sr, ir);
+            CHECK(sd < agree && id < agree, "LU n=%lld single=%d: GPU and CPU differ by %.3g and %.3g", (long long)n,
+                  single, sd, id);
+            CHECK(rg.residual >= 0 && rg.residual < 100 * n * eps, "LU n=%lld: report residual %.3g", (long long)n,
+                  rg.residual);
+        }
+        /* device data, B and X apart */
+        cudaMalloc((void **)&da, sizeof(double) * n * lda);
+        cudaMalloc((void **)&db, sizeof(double) * n * k);
+        cudaMalloc((void **)&dx, sizeof(double) * n * k);
+        cudaMemcpy(da, a, sizeof(double) * n * lda, cudaMemcpyHostToDevice);
+        cudaMemcpy(db, b, sizeof(double) * n * k, cudaMemcpyHostToDevice);
+        CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_LU, n, k, da, lda, db, n, dx, n, &rg), MINV_SUCCESS, gpu);
+        cudaMemcpy(xg, dx, sizeof(double) * n * k, cudaMemcpyDeviceToHost);
+        CHECK(tu_solve_ratio(n, k, a, lda, b, n, xg, n, DBL_EPSILON) < 30 && tu_rel_diff(n, k, xg, n, xc, n) < 1e3 * DBL_EPSILON / rcond,
+              "LU device solve n=%lld", (long long)n);
+        cudaFree(da); cudaFree(db); cudaFree(dx);
+        free(a); free(b); free(xg); free(xc); free(ig); free(ic);
+    }
+}
+
 /* Matrices beyond the device budget: the iteration and the baseline stream tiles and slabs
  * from host memory, and agree with the in-core results. */
 static void out_of_core(minv_context *gpu) {
@@ -230,6 +311,7 @@ int main(void) {
     if (!ooc || !small || minv_create(&cpu, &o) != MINV_SUCCESS) return 1;
     analysis_matches_cpu(gpu, ooc, cpu);
     device_api(gpu);
+    lu_against_cpu(gpu, cpu);
     memory_fallback_and_errors(small, gpu);
     out_of_core(gpu);
     energy(gpu);

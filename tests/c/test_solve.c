@@ -1,6 +1,7 @@
 /* Many-right-hand-side solves against LAPACK's dget02 ratio ||B - A X||_1 / (n ||A||_1 ||X||_1
  * eps) < 30: SPD and general, nrhs = 1, a few, n and 2n, padded leading dimensions, double
- * and float, and B left untouched. */
+ * and float, and B left untouched; LU at orders that are no multiple of the GPU solve's
+ * 256-row diagonal blocks and that its halving splits twice. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -67,6 +68,11 @@ static void run(minv_context *ctx) {
             check(ctx, n, ks[j], 0, MINV_METHOD_LU, 0);
             check(ctx, n, ks[j], 0, MINV_METHOD_AUTO, 1);
         }
+    }
+    const int64_t lu[][2] = {{700, 1}, {1000, 1003}, {2100, 5}};
+    for (int i = 0; i < 3; i++) {
+        check(ctx, lu[i][0], lu[i][1], 0, MINV_METHOD_LU, 0);
+        check(ctx, lu[i][0], lu[i][1], 0, MINV_METHOD_LU, 1);
     }
     CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 2) == MINV_SUCCESS, "set residual");
     check(ctx, 60, 70, 0, MINV_METHOD_AUTO, 0);
