@@ -36,45 +36,85 @@ __device__ __forceinline__ void load_row(Tc (&a)[K], const Tio *am, int64_t lda,
         a[c] = live && lane < n && c < n ? (Tc)am[lane + (int64_t)c * lda] : (lane == c ? Tc(1) : Tc(0));
 }
 
+/* The group's row buffer: loaded and stored two entries at a time. */
+template <typename T> struct pair_of;
+template <> struct pair_of<double> { using type = double2; };
+template <> struct pair_of<float> { using type = float2; };
+
+template <int K, typename Tc> __device__ __forceinline__ void store_row(Tc *row, const Tc (&a)[K]) {
+    using P = typename pair_of<Tc>::type;
+    if (K == 1) row[0] = a[0];
+#pragma unroll
+    for (int c = 0; c + 1 < K; c += 2) reinterpret_cast<P *>(row)[c / 2] = P{a[c], a[c + 1]};
+}
+
 /* In-place Gauss-Jordan on the group's matrix, pivoted (the largest unused row) or not (row j
  * at step j, which must be positive). Updates registers only when `on`; pcol[j] (the group's,
  * in shared memory: registers are scarce) receives the pivot row of step j and `step` the step
- * at which this lane's row was the pivot. Returns the first failing column, or -1. */
+ * at which this lane's row was the pivot. The pivot row goes through the group's stretch of a
+ * shared buffer (rows[j % 2]), read two entries at a time, and each entry of the update is one
+ * fused multiply-add: a(c) = x row(c) + z(c), with x = 1/pivot and z = 0 on the pivot row,
+ * x = -a(j)/pivot and z = a(c) elsewhere, and x = 0 in groups that are not updating. Returns
+ * the first failing column, or -1. */
 template <int K, typename Tc>
-__device__ __forceinline__ int gj_steps(Tc (&a)[K], int8_t *pcol, int &step, int lane, bool pivoting, bool on) {
+__device__ __forceinline__ int gj_steps(Tc (&a)[K], int8_t *pcol, Tc *const (&rows)[2], int &step, int lane,
+                                        bool pivoting, bool on) {
+    using P = typename pair_of<Tc>::type;
+    /* Steps run in stretches of U, unrolled, after each of which the row rotates left by U:
+     * column j is then a[j % U], and the code of K steps (of 32 unrolled: 300 KB, far beyond
+     * the instruction caches) is that of U. K rotations of one bring the row back. */
+    constexpr int U = K < 8 ? K : 8;
     int fail = -1;
     if (on) step = -1;
+#pragma unroll 1
+    for (int j0 = 0; j0 < K; j0 += U) {
 #pragma unroll
-    for (int j = 0; j < K; j++) {
-        double cand = pivoting ? (step < 0 ? fabs((double)a[j]) : -1.0) : (lane == j ? 1.0 : -1.0);
-        int pl = lane;
-        group_argmax<K>(cand, pl);
-        const Tc piv = __shfl_sync(FULL_MASK, a[j], pl, K);
-        if (on && fail < 0 && (pivoting ? !(cand > 0) : !(piv > Tc(0)))) fail = j;
-        const bool go = on && fail < 0;
-        if (on && lane == 0) pcol[j] = (int8_t)pl;
-        if (go && lane == pl) step = j;
-        const Tc inv = go ? Tc(1) / piv : Tc(0);
-        const Tc f = a[j];
-        const bool is_pivot = lane == pl;
+        for (int u = 0; u < U; u++) {
+            const int j = j0 + u;
+            double cand = pivoting ? (step < 0 ? fabs((double)a[u]) : -1.0) : (lane == j ? 1.0 : -1.0);
+            int pl = lane;
+            group_argmax<K>(cand, pl);
+            const Tc piv = __shfl_sync(FULL_MASK, a[u], pl, K);
+            if (on && fail < 0 && (pivoting ? !(cand > 0) : !(piv > Tc(0)))) fail = j;
+            const bool go = on && fail < 0, is_pivot = go && lane == pl;
+            if (on && lane == 0) pcol[j] = (int8_t)pl;
+            if (is_pivot) step = j;
+            Tc *const row = rows[u % 2]; /* U is even or 1: alternates with j */
+            if (lane == pl) store_row<K>(row, a);
+            __syncwarp();
+            const Tc inv = go ? Tc(1) / piv : Tc(0);
+            const Tc x = is_pivot ? inv : go ? -(a[u] * inv) : Tc(0);
 #pragma unroll
-        for (int c = 0; c < K; c++) {
-            const Tc t = c == j ? inv : __shfl_sync(FULL_MASK, a[c], pl, K) * inv; /* the new pivot row */
-            const Tc v = is_pivot ? t : (c == j ? Tc(0) : a[c]) - f * t;
-            if (go) a[c] = v;
+            for (int c = 0; c + 1 < K; c += 2) {
+                const P r = reinterpret_cast<const P *>(row)[c / 2];
+                a[c] = x * r.x + (is_pivot ? Tc(0) : a[c]);
+                a[c + 1] = x * r.y + (is_pivot ? Tc(0) : a[c + 1]);
+            }
+            if (go) a[u] = x; /* column j: 1/pivot on the pivot row, -a(j)/pivot elsewhere */
+        }
+        if (U < K) {
+            Tc head[U];
+#pragma unroll
+            for (int c = 0; c < U; c++) head[c] = a[c];
+#pragma unroll
+            for (int c = 0; c < K - U; c++) a[c] = a[c + U];
+#pragma unroll
+            for (int c = 0; c < U; c++) a[K - U + c] = head[c];
         }
     }
     return fail;
 }
 
-template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(THREADS) gj_small_kernel(batch_args p) {
+template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(THREADS, K == 32 ? 3 : 4) gj_small_kernel(batch_args p) {
     const int lane = threadIdx.x % K;
     const int64_t m = (int64_t)blockIdx.x * (THREADS / K) + threadIdx.x / K;
     const bool live = m < p.count;
     const int n = live ? (p.sizes ? p.sizes[m] : p.k) : 0;
     const Tio *am = (const Tio *)p.a + (live ? m * p.sa : 0);
     __shared__ int8_t pivots[THREADS];
+    __shared__ __align__(16) Tc pivot_rows[2][THREADS];
     int8_t *pcol = pivots + threadIdx.x / K * K;
+    Tc *const rows[2] = {pivot_rows[0] + threadIdx.x / K * K, pivot_rows[1] + threadIdx.x / K * K};
     Tc a[K];
     load_row<K>(a, am, p.lda, n, lane, live);
 
@@ -113,24 +153,25 @@ template <int K, typename Tio, typename Tc> __global__ void __launch_bounds__(TH
     if (status == MINV_SUCCESS && p.mode == GJ_SPD && !symmetric)
         status = MINV_ERR_NOT_SPD;
 
+    /* AUTO: a member the SPD path could not take starts again, pivoted (one call site, so
+     * that the steps' code is there once) */
     int step = -1;
-    const int fail = gj_steps<K>(a, pcol, step, lane, !spd, live && status == MINV_SUCCESS);
-    const bool retry = fail >= 0 && p.mode == GJ_AUTO && spd;
-    if (fail >= 0 && !retry) {
-        status = spd ? MINV_ERR_NOT_SPD : MINV_ERR_SINGULAR;
-        info = fail;
-    }
-    /* AUTO: a member the SPD path could not take starts again, pivoted */
-    if (__any_sync(FULL_MASK, retry)) {
-        if (retry) load_row<K>(a, am, p.lda, n, lane, live);
-        const int fail2 = gj_steps<K>(a, pcol, step, lane, true, retry);
-        if (retry) {
-            spd = false;
-            if (fail2 >= 0) {
-                status = MINV_ERR_SINGULAR;
-                info = fail2;
-            }
+    bool pivoting = !spd, on = live && status == MINV_SUCCESS;
+    for (;;) {
+        const int fail = gj_steps<K>(a, pcol, rows, step, lane, pivoting, on);
+        const bool retry = fail >= 0 && p.mode == GJ_AUTO && spd;
+        if (fail >= 0 && !retry) {
+            status = spd ? MINV_ERR_NOT_SPD : MINV_ERR_SINGULAR;
+            info = fail;
         }
+        if (!__any_sync(FULL_MASK, retry))
+            break;
+        if (retry) {
+            load_row<K>(a, am, p.lda, n, lane, live);
+            spd = false;
+        }
+        pivoting = true;
+        on = retry;
     }
 
     __syncwarp(); /* pcol, written by the group's first lane, is read by all */

@@ -49,21 +49,24 @@ __device__ double norm_inf(const Tc (&a)[KP / G][KP / G], tile_shared<KP, Tc> &s
 }
 
 /* Gauss-Jordan on the block's matrix (see batched.cuh); returns the failing column or -1,
- * the same in every thread. */
+ * the same in every thread. Each entry's update is one fused multiply-add: column j is
+ * zeroed first by the threads that hold it (their t is then 1/pivot), and the pivot row,
+ * whose update is a waste, is overwritten with t by the two threads a warp that hold it. */
 template <int KP, typename Tc>
 __device__ int tile_steps(Tc (&a)[KP / G][KP / G], tile_shared<KP, Tc> &s, bool pivoting, int ty, int tx) {
-    constexpr int TN = KP / G, TM = KP / G;
+    constexpr int T = KP / G;
     const int lane = threadIdx.x % 32;
     __syncthreads(); /* a previous attempt may still be reading shared memory */
     for (int r = threadIdx.x; r < KP; r += THREADS) s.row_step[r] = -1;
     __syncthreads();
 #pragma unroll
-    for (int cn = 0; cn < TN; cn++) {
+    for (int cn = 0; cn < T; cn++) {
         for (int jx = 0; jx < G; jx++) {
             const int j = cn * G + jx, buf = j & 1;
-            if (tx == jx) {
+            const bool holds_column = tx == jx;
+            if (holds_column) {
 #pragma unroll
-                for (int m = 0; m < TM; m++) s.colbuf[buf][ty + G * m] = a[m][cn];
+                for (int m = 0; m < T; m++) s.colbuf[buf][ty + G * m] = a[m][cn];
             }
             __syncthreads();
             double cand = -1.0;
@@ -79,16 +82,15 @@ __device__ int tile_steps(Tc (&a)[KP / G][KP / G], tile_shared<KP, Tc> &s, bool 
             const Tc piv = s.colbuf[buf][p];
             if (pivoting ? !(cand > 0) : !(piv > Tc(0)))
                 return j;
-            if (ty == p % G) {
-                const int mp = p / G;
+            const bool holds_pivot_row = ty == p % G;
+            const int mp = p / G;
+            if (holds_pivot_row) {
 #pragma unroll
-                for (int c = 0; c < TN; c++) {
-                    Tc v = a[0][c];
+                for (int m = 0; m < T; m++)
+                    if (m == mp) {
 #pragma unroll
-                    for (int m = 1; m < TM; m++)
-                        if (m == mp) v = a[m][c];
-                    s.rowbuf[buf][tx + G * c] = v;
-                }
+                        for (int c = 0; c < T; c++) s.rowbuf[buf][tx + G * c] = a[m][c];
+                    }
             }
             __syncthreads();
             if (threadIdx.x == 0) {
@@ -96,16 +98,27 @@ __device__ int tile_steps(Tc (&a)[KP / G][KP / G], tile_shared<KP, Tc> &s, bool 
                 s.piv_row[j] = p;
             }
             const Tc inv = Tc(1) / piv;
-            Tc t[TN];
+            Tc t[T];
 #pragma unroll
-            for (int c = 0; c < TN; c++) t[c] = tx + G * c == j ? inv : s.rowbuf[buf][tx + G * c] * inv;
+            for (int c = 0; c < T; c++) t[c] = s.rowbuf[buf][tx + G * c] * inv;
+            if (holds_column) {
+                t[cn] = inv;
 #pragma unroll
-            for (int m = 0; m < TM; m++) {
-                const int r = ty + G * m;
-                const Tc f = s.colbuf[buf][r];
+                for (int m = 0; m < T; m++) a[m][cn] = Tc(0);
+            }
 #pragma unroll
-                for (int c = 0; c < TN; c++)
-                    a[m][c] = r == p ? t[c] : (tx + G * c == j ? Tc(0) : a[m][c]) - f * t[c];
+            for (int m = 0; m < T; m++) {
+                const Tc f = s.colbuf[buf][ty + G * m];
+#pragma unroll
+                for (int c = 0; c < T; c++) a[m][c] -= f * t[c];
+            }
+            if (holds_pivot_row) {
+#pragma unroll
+                for (int m = 0; m < T; m++)
+                    if (m == mp) {
+#pragma unroll
+                        for (int c = 0; c < T; c++) a[m][c] = t[c];
+                    }
             }
         }
     }
@@ -114,7 +127,7 @@ __device__ int tile_steps(Tc (&a)[KP / G][KP / G], tile_shared<KP, Tc> &s, bool 
 }
 
 template <int KP, typename Tio, typename Tc, typename Tout>
-__global__ void __launch_bounds__(THREADS) gj_tile_kernel(batch_args p) {
+__global__ void __launch_bounds__(THREADS, KP <= 64 ? 3 : 1) gj_tile_kernel(batch_args p) {
     constexpr int T = KP / G;
     __shared__ tile_shared<KP, Tc> s;
     const int64_t m = blockIdx.x;
@@ -174,11 +187,14 @@ __global__ void __launch_bounds__(THREADS) gj_tile_kernel(batch_args p) {
         spd = p.mode == GJ_SPD || (symmetric && diag_ok);
     }
 
-    int fail = tile_steps<KP>(a, s, !spd, ty, tx);
-    if (fail >= 0 && spd && p.mode == GJ_AUTO) { /* AUTO: again, pivoted */
+    /* AUTO: again, pivoted (one call site, so that the steps' code is there once) */
+    int fail;
+    for (;;) {
+        fail = tile_steps<KP>(a, s, !spd, ty, tx);
+        if (fail < 0 || !spd || p.mode != GJ_AUTO)
+            break;
         load_tile<KP>(a, am, p.lda, n, ty, tx);
         spd = false;
-        fail = tile_steps<KP>(a, s, true, ty, tx);
     }
     if (fail >= 0) {
         if (threadIdx.x == 0) {
