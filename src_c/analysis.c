@@ -4,15 +4,17 @@
 
 #include "internal.h"
 
-minv_method minv_choose_dense_method(const minv_analysis *an) {
+/* A general matrix goes to the method the backend measured fastest at its order (LU where
+ * the backend has no preference). */
+minv_method minv_choose_dense_method(const minv_context *ctx, const minv_analysis *an, int64_t nrhs) {
     if (an->symmetric && an->diag_positive)
         return MINV_METHOD_CHOLESKY;
-    return MINV_METHOD_LU;
+    return ctx->ops->general_method ? ctx->ops->general_method(ctx, an->n, nrhs) : MINV_METHOD_LU;
 }
 
 /* A tridiagonal inverse is written in O(n^2), and stably whatever the matrix. */
-minv_method minv_choose_method(const minv_analysis *an) {
-    return an->tridiagonal ? MINV_METHOD_TRIDIAGONAL : minv_choose_dense_method(an);
+static minv_method choose_inverse_method(const minv_context *ctx, const minv_analysis *an) {
+    return an->tridiagonal ? MINV_METHOD_TRIDIAGONAL : minv_choose_dense_method(ctx, an, 0);
 }
 
 void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
@@ -42,5 +44,5 @@ void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_
     out->tridiagonal = t->lower_bw <= 1 && t->upper_bw <= 1;
     out->asymmetry = !out->finite ? NAN : t->max_abs > 0 ? max_asymmetry / t->max_abs : 0;
     out->symmetric = out->finite && out->asymmetry <= ctx->symmetry_tol;
-    out->auto_method = minv_choose_method(out);
+    out->auto_method = choose_inverse_method(ctx, out);
 }

@@ -12,6 +12,10 @@ static const char *auto_reason(const minv_analysis *an, minv_method m) {
     switch (m) {
     case MINV_METHOD_CHOLESKY: return "AUTO: symmetric with a positive diagonal, so Cholesky";
     case MINV_METHOD_TRIDIAGONAL: return "AUTO: tridiagonal, so the O(n^2) tridiagonal inversion";
+    case MINV_METHOD_GAUSS_JORDAN:
+        return an->symmetric ? "AUTO: symmetric but a diagonal entry is <= 0, so Gauss-Jordan (faster than LU on "
+                               "this backend at this order)"
+                             : "AUTO: not symmetric, so Gauss-Jordan (faster than LU on this backend at this order)";
     default:
         return an->symmetric ? "AUTO: symmetric but a diagonal entry is <= 0, so LU"
                              : "AUTO: not symmetric, so LU";
@@ -442,7 +446,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
             goto cleanup;
     }
     if (auto_chosen) {
-        method = minv_choose_dense_method(&an);
+        method = minv_choose_dense_method(ctx, &an, nrhs);
         minv_report_note(report, "%s", auto_reason(&an, method));
     }
     if (method == MINV_METHOD_CHOLESKY)

@@ -102,6 +102,9 @@ typedef struct minv_backend_ops {
                                    int64_t count, minv_dtype t, void *host);
     minv_invert_op invert[MINV_METHOD_COUNT];
     minv_solve_op solve[MINV_METHOD_COUNT];
+    /* What AUTO runs for a general (not SPD) dense matrix of order n, inverted (nrhs 0) or
+     * solved: the method measured fastest on this backend; NULL: LU. */
+    minv_method (*general_method)(const minv_context *ctx, int64_t n, int64_t nrhs);
     minv_analyze_op analyze_device;
     minv_invert_op invert_device[MINV_METHOD_COUNT];
     minv_solve_op solve_device[MINV_METHOD_COUNT];
@@ -229,9 +232,9 @@ typedef struct {
     int64_t first_bad; /* column-major linear index of the first NaN/Inf; INT64_MAX if none */
     int64_t lower_bw, upper_bw;
 } minv_scan_totals;
-minv_method minv_choose_method(const minv_analysis *an);
-/* AUTO for a solve, and for inversion when A is not tridiagonal: Cholesky or LU. */
-minv_method minv_choose_dense_method(const minv_analysis *an);
+/* AUTO for a solve (nrhs > 0), and for inversion (nrhs 0) when A is not tridiagonal:
+ * Cholesky, or the backend's general method. */
+minv_method minv_choose_dense_method(const minv_context *ctx, const minv_analysis *an, int64_t nrhs);
 void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
                             const double *rowsum, const double *diag, double max_asymmetry,
                             minv_analysis *out);

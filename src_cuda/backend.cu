@@ -12,9 +12,20 @@ minv_status lu_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv
     return minv_gpu_solve_host(c, minv_gpu_lu_solve, a, b, x, an, r);
 }
 
+/* Measured on one H100 (bench/results/gauss_jordan_table4_h100.md): Gauss-Jordan inverts
+ * faster than LU from n = 8192 (1.18x cuSOLVER's getrf + getrs(I) there, 1.30x at 16384, LU
+ * 1.07x); it solves slower on one GPU (0.77x getrf + getrs at n = nrhs = 16384), but over two
+ * it solves 1.72x faster than on one at 16384 (multi_gpu_compare_h200x2.md). */
+minv_method general_method(const minv_context *ctx, int64_t n, int64_t nrhs) {
+    if (nrhs == 0 && n >= 8192) return MINV_METHOD_GAUSS_JORDAN;
+    if (nrhs > 0 && ctx->device_count >= 2 && n >= 16384) return MINV_METHOD_GAUSS_JORDAN;
+    return MINV_METHOD_LU;
+}
+
 minv_backend_ops make_table() {
     minv_backend_ops t = {};
     t.name = "gpu";
+    t.general_method = general_method;
     t.computes_residual = 1;
     t.analyze = minv_gpu_analyze;
     t.invert_tridiagonal = minv_gpu_tridiagonal_invert;

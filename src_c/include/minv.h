@@ -174,8 +174,9 @@ typedef struct {
     double norm_fro;
     double diag_min;           /* smallest and largest diagonal entries (signed) */
     double diag_max;
-    minv_method auto_method;   /* what MINV_METHOD_AUTO would choose to invert A (a solve
-                                  with a tridiagonal A takes Cholesky or LU) */
+    minv_method auto_method;   /* what MINV_METHOD_AUTO would choose to invert A on this
+                                  context's backend (a solve with a tridiagonal A takes
+                                  Cholesky or the general method) */
 } minv_analysis;
 
 typedef struct minv_context minv_context;

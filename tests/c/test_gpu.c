@@ -228,6 +228,36 @@ static void lu_against_cpu(minv_context *gpu, minv_context *cpu) {
 
 /* Matrices beyond the device budget: the iteration and the baseline stream tiles and slabs
  * from host memory, and agree with the in-core results. */
+/* AUTO on a general matrix takes the method measured faster on the GPU: Gauss-Jordan to
+ * invert from n = 8192, LU below and to solve on one GPU; the report says so. */
+static void auto_general(minv_context *gpu) {
+    static const int64_t orders[] = {600, 8192};
+    tu_rng rng;
+    tu_seed(&rng, 67);
+    for (int c = 0; c < 2; c++) {
+        const int64_t n = orders[c], nrhs = 3;
+        double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *xs = tu_alloc(n, nrhs, n);
+        minv_report r;
+        tu_needs_pivoting(&rng, n, a, n);
+        tu_rect(&rng, n, nrhs, b, n);
+        CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_AUTO, n, a, n, x, n, &r), MINV_SUCCESS, gpu);
+        const minv_method want = n >= 8192 ? MINV_METHOD_GAUSS_JORDAN : MINV_METHOD_LU;
+        CHECK(r.method == want && strstr(r.reason, n >= 8192 ? "so Gauss-Jordan" : "so LU") != NULL,
+              "AUTO inverse n %lld: %s (%s)", (long long)n, minv_method_name(r.method), r.reason);
+        CHECK(r.residual >= 0 && r.residual < 30 && r.rcond > 0, "AUTO inverse n %lld: residual %g rcond %g", (long long)n,
+              r.residual, r.rcond);
+        if (n < 4096)
+            CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "AUTO inverse n %lld", (long long)n);
+        CHECK_STATUS(minv_solve_d(gpu, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, xs, n, &r), MINV_SUCCESS, gpu);
+        CHECK(r.method == MINV_METHOD_LU, "AUTO solve n %lld: %s (%s)", (long long)n, minv_method_name(r.method), r.reason);
+        CHECK(tu_solve_ratio(n, nrhs, a, n, b, n, xs, n, DBL_EPSILON) < 30, "AUTO solve n %lld", (long long)n);
+        free(a);
+        free(x);
+        free(b);
+        free(xs);
+    }
+}
+
 static void out_of_core(minv_context *gpu) {
     const int64_t n = 300;
     minv_context *ooc = tu_context(MINV_BACKEND_GPU, 1 << 20), *tiny = tu_context(MINV_BACKEND_GPU, 200 << 10);
@@ -312,6 +342,7 @@ int main(void) {
     analysis_matches_cpu(gpu, ooc, cpu);
     device_api(gpu);
     lu_against_cpu(gpu, cpu);
+    auto_general(gpu);
     memory_fallback_and_errors(small, gpu);
     out_of_core(gpu);
     energy(gpu);
