@@ -567,8 +567,8 @@ void in_core_failed(minv_context *ctx, minv_report *report) {
 minv_status minv_gpu_cholesky_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                           minv_report *report) {
     const double n = (double)a->rows;
-    /* in core holds A and its inverted diagonal blocks of 256 */
-    if (minv_gpu_fits(ctx, (n * n + 256 * n) * (double)a->dtype)) {
+    /* in core holds A and its inverted diagonal blocks */
+    if (minv_gpu_fits(ctx, (n * n + (double)MINV_TRI_INVERSE_NB * n) * (double)a->dtype)) {
         minv_status status = minv_gpu_invert_host(ctx, minv_gpu_cholesky_invert, a, x, an, report);
         if (status != MINV_ERR_DEVICE_MEMORY)
             return status;
@@ -582,7 +582,7 @@ minv_status minv_gpu_cholesky_solve_host(minv_context *ctx, const minv_mat *a, c
                                          const minv_analysis *an, minv_report *report) {
     const double n = (double)a->rows;
     /* in core holds A, its factor, B and the inverted diagonal blocks */
-    if (minv_gpu_fits(ctx, (2 * n * n + n * (double)b->cols + 256 * n) * (double)a->dtype)) {
+    if (minv_gpu_fits(ctx, (2 * n * n + n * (double)b->cols + (double)MINV_TRI_SOLVE_NB * n) * (double)a->dtype)) {
         minv_status status = minv_gpu_solve_host(ctx, minv_gpu_cholesky_solve, a, b, x, an, report);
         if (status != MINV_ERR_DEVICE_MEMORY)
             return status;

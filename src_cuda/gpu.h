@@ -252,6 +252,9 @@ minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, 
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
 
+/* The order of the diagonal blocks that triangular.cu inverts at the bottom of its
+ * recursions: n x nb scratch beside the factor. */
+constexpr int64_t MINV_TRI_INVERSE_NB = 1024, MINV_TRI_SOLVE_NB = 256;
 /* ---- the GPU algorithms (one file each) ---- */
 minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
 minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *d_a, minv_analysis *out);

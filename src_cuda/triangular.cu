@@ -13,12 +13,15 @@
 
 namespace {
 
-/* Diagonal blocks of this order are inverted together by one batched TRSM, and their
- * products W^T W formed by GEMM: cuSOLVER's trtri and lauum are launch-bound at this size. */
-const int64_t NB = 256;
+/* Diagonal blocks of order nb are inverted together by one batched TRSM (and, in the SPD
+ * inverse, their products W^T W formed by GEMM): cuSOLVER's trtri and lauum are launch-bound
+ * at these sizes. The best nb differs (H100, bench_spd parts and solve): the inverse took
+ * 27.4 ms at n = 8192 and 124 at 16384 with nb = 1024, 31.5 and 132 with 256; the solves'
+ * leaves, which apply the blocks by TRMM, ran best at 256 (0.228 s at 16384, 0.231 with 1024):
+ * MINV_TRI_INVERSE_NB and MINV_TRI_SOLVE_NB (gpu.h). */
 
-/* Splits at a block boundary, so that every diagonal block but the last has order NB. */
-int64_t split(int64_t n) { return (n + NB - 1) / NB / 2 * NB; }
+/* Splits at a block boundary, so that every diagonal block but the last has order nb. */
+int64_t split(int64_t n, int64_t nb) { return (n + nb - 1) / nb / 2 * nb; }
 
 /* The shape of a triangular operand: which triangle holds it, and whether its diagonal is
  * stored or taken as ones (getrf's L). */
@@ -51,9 +54,9 @@ cublasStatus_t trmm_blas(cublasHandle_t h, cublasSideMode_t side, tri_shape s, c
 
 /* B = alpha op(A) B (left) or alpha B op(A) (right), A triangular, in place. cuBLAS's TRMM runs
  * at 30 to 46 TFLOP/s at orders 4096 to 8192 on an H100, its GEMM at 60: halving A puts half
- * the flops of each level in one GEMM; only orders up to TRMM_BASE go to cuBLAS's TRMM (whose
- * kernels took a third of an SPD inversion's GPU time with a base of 512). */
-const int64_t TRMM_BASE = 256;
+ * the flops of each level in one GEMM; only orders up to TRMM_BASE go to cuBLAS's TRMM (with
+ * 1024-blocks, bases of 512 and 1024 measured alike; the solves' 256-blocks are below it). */
+const int64_t TRMM_BASE = 512;
 
 template <typename T>
 cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m, int64_t n,
@@ -106,19 +109,20 @@ __global__ void diagonal_blocks(T *x, int64_t n, int64_t ld, T *e, int64_t nb, i
 }
 enum { IDENTITY_E = 0, TO_E = 1, FROM_E = 2 };
 
-template <typename T> void launch_blocks(minv_context *ctx, T *x, int64_t n, int64_t ld, T *e, int64_t count, int mode) {
-    diagonal_blocks<T><<<dim3(64, (unsigned)count), 256, 0, ctx->gpu->stream>>>(x, n, ld, e, NB, mode);
+template <typename T>
+void launch_blocks(minv_context *ctx, T *x, int64_t n, int64_t ld, T *e, int64_t nb, int64_t count, int mode) {
+    diagonal_blocks<T><<<dim3(64, (unsigned)count), 256, 0, ctx->gpu->stream>>>(x, n, ld, e, nb, mode);
 }
 
 /* Below the diagonal blocks: W21 = -W22 L21 W11 at every level, children first. */
-template <typename T> minv_status trtri_levels(minv_context *ctx, T *a, int64_t n, int64_t ld) {
+template <typename T> minv_status trtri_levels(minv_context *ctx, T *a, int64_t n, int64_t ld, int64_t nb) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t n1 = split(n), n2 = n - n1;
+    const int64_t n1 = split(n, nb), n2 = n - n1;
     T *const a11 = a, *const a21 = a + n1, *const a22 = a + n1 + n1 * ld;
-    if (n <= NB) return MINV_SUCCESS;
-    MINV_TRY(trtri_levels<T>(ctx, a11, n1, ld));
-    MINV_TRY(trtri_levels<T>(ctx, a22, n2, ld));
+    if (n <= nb) return MINV_SUCCESS;
+    MINV_TRY(trtri_levels<T>(ctx, a11, n1, ld, nb));
+    MINV_TRY(trtri_levels<T>(ctx, a22, n2, ld, nb));
     CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_RIGHT, LOWER, CUBLAS_OP_N, n2, n1, 1.0, a11, ld, a21, ld));
     CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, LOWER, CUBLAS_OP_N, n2, n1, -1.0, a22, ld, a21, ld));
 cleanup:
@@ -127,22 +131,22 @@ cleanup:
 
 /* X = W^T W in place; e is nb x nb scratch. The diagonal blocks cannot go first here: X21 =
  * W22^T W21 still reads the W of the blocks below it. */
-template <typename T> minv_status product(minv_context *ctx, T *a, int64_t n, int64_t ld, T *e) {
+template <typename T> minv_status product(minv_context *ctx, T *a, int64_t n, int64_t ld, T *e, int64_t nb) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t n1 = split(n), n2 = n - n1;
+    const int64_t n1 = split(n, nb), n2 = n - n1;
     T *const a11 = a, *const a21 = a + n1, *const a22 = a + n1 + n1 * ld;
-    if (n <= NB) {
-        launch_blocks<T>(ctx, a, n, ld, e, 1, TO_E);
+    if (n <= nb) {
+        launch_blocks<T>(ctx, a, n, ld, e, nb, 1, TO_E);
         LAUNCH_TRY();
         CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, 1.0, e, n, e, n, 0.0, a, ld)); /* all of it: the strict upper triangle is scratch */
         return MINV_SUCCESS;
     }
     /* X11 = W11^T W11 + W21^T W21, X21 = W22^T W21, X22 = W22^T W22; X21 last reads W21 */
-    MINV_TRY(product<T>(ctx, a11, n1, ld, e));
+    MINV_TRY(product<T>(ctx, a11, n1, ld, e, nb));
     CUBLAS_TRY(minv_syrk(g->blas, CUBLAS_OP_T, n1, n2, 1.0, a21, ld, 1.0, a11, ld));
     CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, LOWER, CUBLAS_OP_T, n2, n1, 1.0, a22, ld, a21, ld));
-    MINV_TRY(product<T>(ctx, a22, n2, ld, e));
+    MINV_TRY(product<T>(ctx, a22, n2, ld, e, nb));
 cleanup:
     return status;
 }
@@ -153,10 +157,10 @@ cleanup:
  * of a matrix potrf accepted has a positive diagonal, and getrf's U a nonzero one (it reports
  * an exactly zero pivot), so this cannot fail numerically. */
 template <typename T>
-minv_status invert_diagonal_blocks(minv_context *ctx, const T *a, int64_t n, int64_t ld, tri_shape s, T *e) {
+minv_status invert_diagonal_blocks(minv_context *ctx, const T *a, int64_t n, int64_t ld, tri_shape s, int64_t nb, T *e) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t count = (n + NB - 1) / NB, full = n / NB, last = n - full * NB;
+    const int64_t count = (n + nb - 1) / nb, full = n / nb, last = n - full * nb;
     const int slot = WS_D;
     const size_t bytes = 2 * (size_t)count * sizeof(void *);
     void *dev, **host = (void **)malloc(bytes);
@@ -164,13 +168,13 @@ minv_status invert_diagonal_blocks(minv_context *ctx, const T *a, int64_t n, int
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld block pointers", (long long)count);
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &dev));
     for (int64_t b = 0; b < count; b++) {
-        host[b] = (void *)(a + b * NB * (ld + 1));
-        host[count + b] = e + b * NB * NB;
+        host[b] = (void *)(a + b * nb * (ld + 1));
+        host[count + b] = e + b * nb * nb;
     }
     CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
-    launch_blocks<T>(ctx, (T *)a, n, ld, e, count, IDENTITY_E);
+    launch_blocks<T>(ctx, (T *)a, n, ld, e, nb, count, IDENTITY_E);
     LAUNCH_TRY();
-    if (full) CUBLAS_TRY(trsm_batched(g->blas, s, NB, (const T **)dev, ld, (T **)dev + count, full));
+    if (full) CUBLAS_TRY(trsm_batched(g->blas, s, nb, (const T **)dev, ld, (T **)dev + count, full));
     if (last) CUBLAS_TRY(trsm_batched(g->blas, s, last, (const T **)dev + full, ld, (T **)dev + count + full, 1));
 cleanup:
     free(host);
@@ -178,9 +182,10 @@ cleanup:
 }
 
 /* The solver's workspace, free once potrf or getrf is done, holds the inverted diagonal blocks. */
-template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, T **e) {
+template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, int64_t nb, T **e) {
     const int slot = WS_SOLVER;
-    const size_t bytes = (size_t)((n + NB - 1) / NB) * NB * NB * sizeof(T);
+    const int64_t order = n < nb ? n : nb; /* one block: no bigger than the matrix */
+    const size_t bytes = (size_t)((n + nb - 1) / nb) * (size_t)order * (size_t)nb * sizeof(T);
     return minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)e);
 }
 
@@ -188,12 +193,13 @@ template <typename T> minv_status inverse_from_factor(minv_context *ctx, minv_ma
     minv_status status = MINV_SUCCESS;
     const int64_t n = l->rows, ld = l->ld;
     T *a = (T *)l->data, *e;
-    MINV_TRY(block_scratch<T>(ctx, n, &e));
-    MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, ld, LOWER, e));
-    launch_blocks<T>(ctx, a, n, ld, e, (n + NB - 1) / NB, FROM_E);
+    const int64_t nb = MINV_TRI_INVERSE_NB;
+    MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
+    MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, ld, LOWER, nb, e));
+    launch_blocks<T>(ctx, a, n, ld, e, nb, (n + nb - 1) / nb, FROM_E);
     LAUNCH_TRY();
-    MINV_TRY(trtri_levels<T>(ctx, a, n, ld));
-    MINV_TRY(product<T>(ctx, a, n, ld, e));
+    MINV_TRY(trtri_levels<T>(ctx, a, n, ld, nb));
+    MINV_TRY(product<T>(ctx, a, n, ld, e, nb));
     CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
 cleanup:
     return status;
@@ -204,25 +210,25 @@ cleanup:
  * (invert_diagonal_blocks), which the leaves apply by TRMM. */
 template <typename T>
 minv_status triangular_solve(minv_context *ctx, const T *a, int64_t n, int64_t ld, tri_shape s, cublasOperation_t op,
-                             const T *e, T *x, int64_t k, int64_t ldx) {
+                             const T *e, int64_t nb, T *x, int64_t k, int64_t ldx) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t n1 = split(n), n2 = n - n1;
-    const T *const off = off_diagonal(a, ld, n1, s), *const a22 = a + n1 + n1 * ld, *const e2 = e + n1 * NB;
+    const int64_t n1 = split(n, nb), n2 = n - n1;
+    const T *const off = off_diagonal(a, ld, n1, s), *const a22 = a + n1 + n1 * ld, *const e2 = e + n1 * nb;
     T *const x2 = x + n1;
-    if (n <= NB) { /* e's diagonal is stored, ones included */
+    if (n <= nb) { /* e's diagonal is stored, ones included */
         const tri_shape leaf = {s.uplo, CUBLAS_DIAG_NON_UNIT};
         CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, leaf, op, n, k, 1.0, e, n, x, ldx));
         return MINV_SUCCESS;
     }
     if (op_lower(s, op)) { /* X1 = op(A11)^-1 B1; B2 -= op(A21) X1; X2 = op(A22)^-1 B2 */
-        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, x, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, nb, x, k, ldx));
         CUBLAS_TRY(minv_gemm(g->blas, op, CUBLAS_OP_N, n2, k, n1, -1.0, off, ld, x, ldx, 1.0, x2, ldx));
-        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, x2, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, nb, x2, k, ldx));
     } else { /* X2 = op(A22)^-1 B2; B1 -= op(A12) X2; X1 = op(A11)^-1 B1 */
-        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, x2, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, nb, x2, k, ldx));
         CUBLAS_TRY(minv_gemm(g->blas, op, CUBLAS_OP_N, n1, k, n2, -1.0, off, ld, x2, ldx, 1.0, x, ldx));
-        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, x, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, nb, x, k, ldx));
     }
 cleanup:
     return status;
@@ -237,11 +243,12 @@ template <typename T> minv_status solve_with_factors(minv_context *ctx, const mi
     const T *a = (const T *)f->data;
     const tri_shape first = lu ? UNIT_LOWER : LOWER, second = lu ? UPPER : LOWER;
     T *e;
-    MINV_TRY(block_scratch<T>(ctx, n, &e));
-    MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, first, e));
-    MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, first, CUBLAS_OP_N, e, (T *)x->data, x->cols, x->ld));
-    if (lu) MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, second, e));
-    MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, second, lu ? CUBLAS_OP_N : CUBLAS_OP_T, e, (T *)x->data, x->cols,
+    const int64_t nb = MINV_TRI_SOLVE_NB;
+    MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
+    MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, first, nb, e));
+    MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, first, CUBLAS_OP_N, e, nb, (T *)x->data, x->cols, x->ld));
+    if (lu) MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, second, nb, e));
+    MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, second, lu ? CUBLAS_OP_N : CUBLAS_OP_T, e, nb, (T *)x->data, x->cols,
                                  x->ld));
     CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
 cleanup:
