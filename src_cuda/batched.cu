@@ -56,9 +56,11 @@ minv_status make_plan(minv_context *ctx, minv_method method, minv_dtype tio, min
                         k <= 1 ? "" : "s");
     else if (pl->path == PATH_TILE)
         minv_batch_note(r, "GPU: Gauss-Jordan in the registers of a thread block a matrix");
+    else if (pl->mode == GJ_SPD)
+        minv_batch_note(r, "GPU: Cholesky by cuSOLVER potrfBatched, L^-1 by cuBLAS trsmBatched, L^-T L^-1 by batched GEMM");
     else
         minv_batch_note(r, "GPU: blocked Gauss-Jordan, panels of %d columns, cuBLAS batched GEMM updates", pl->nb);
-    if (method == MINV_METHOD_CHOLESKY || pl->mode == GJ_AUTO)
+    if ((method == MINV_METHOD_CHOLESKY && pl->path != PATH_BLOCKED) || pl->mode == GJ_AUTO)
         minv_batch_note(r, "the SPD path is Gauss-Jordan without pivoting");
     if (method == MINV_METHOD_AUTO && pl->path == PATH_BLOCKED)
         minv_batch_note(r, "AUTO takes the pivoted path for every member of order > 128");
@@ -77,7 +79,7 @@ size_t work_bytes(const plan &pl) {
     size_t b = RES_INTS * sizeof(int32_t) + sizeof(double) + (pl.residual ? sizeof(double) : 0);
     if (pl.residual && !pl.nrhs) b += (MINV_PROBES * k + 1) * sizeof(double);
     if (pl.nrhs && pl.path != PATH_SMALL) b += k * k * tc + k * nrhs * tc * (pl.tio != pl.tc ? 2 : 1);
-    if (pl.path == PATH_BLOCKED) b += minv_gpu_gj_blocked_bytes(pl.k, pl.nb, pl.tc);
+    if (pl.path == PATH_BLOCKED) b += minv_gpu_gj_blocked_bytes(pl.k, pl.nb, pl.tc, pl.mode == GJ_SPD);
     return b;
 }
 /* A device batch's tally: partial tallies of thread blocks, in front of its workspace. */
@@ -190,7 +192,7 @@ minv_status solve_by_inverse(minv_context *ctx, const plan &pl, const batch_args
         ldb = k;
         sb = kn;
     }
-    CUBLAS_TRY(minv_gemm_strided(ctx->gpu->blas, k, nrhs, k, 1.0, (const Tc *)w.winv, k, kk, b, (int)ldb, sb, 0.0,
+    CUBLAS_TRY(minv_gemm_strided(ctx->gpu->blas, CUBLAS_OP_N, k, nrhs, k, 1.0, (const Tc *)w.winv, k, kk, b, (int)ldb, sb, 0.0,
                                  (Tc *)w.y, k, kn, (int)io.count));
     if (pl.tio == MINV_R64)
         MINV_TRY((copy_members<double, double>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));

@@ -118,21 +118,23 @@ minv_status minv_gpu_gj_small(minv_context *ctx, const batch_args &p, minv_dtype
 minv_status minv_gpu_gj_tile(minv_context *ctx, const batch_args &p, minv_dtype tio, minv_dtype tc, minv_dtype tout);
 /* k > 128: the panel width that fits shared memory, 0 when none does. */
 int minv_gpu_gj_blocked_panel(minv_context *ctx, int k, minv_dtype tc);
-/* Bytes of device workspace per member of the blocked path with panel width nb; a batch
- * needs count times that plus MINV_GPU_BLOCKED_SLACK for alignment. */
+/* Bytes of device workspace per member of the blocked path with panel width nb (spd: of the
+ * Cholesky path that SPD members take); a batch needs count times that plus
+ * MINV_GPU_BLOCKED_SLACK for alignment. */
 enum { MINV_GPU_BLOCKED_SLACK = 6 * 256 };
-size_t minv_gpu_gj_blocked_bytes(int k, int nb, minv_dtype tc);
-/* k > 128, with `work` of minv_gpu_gj_blocked_bytes per member; inverts into x of type tout. */
+size_t minv_gpu_gj_blocked_bytes(int k, int nb, minv_dtype tc, int spd);
+/* k > 128, with `work` of minv_gpu_gj_blocked_bytes per member; inverts into x of type tout:
+ * Gauss-Jordan, or Cholesky when p.mode is GJ_SPD. */
 minv_status minv_gpu_gj_blocked(minv_context *ctx, const batch_args &p, minv_dtype tio, minv_dtype tc,
                                 minv_dtype tout, int nb, void *work);
 
-/* C_b = alpha A_b B_b + beta C_b for `count` strided members (no transposes). */
-cublasStatus_t minv_gemm_strided(cublasHandle_t h, int m, int n, int k, double alpha, const double *a, int lda,
-                                 long long sa, const double *b, int ldb, long long sb, double beta, double *c, int ldc,
-                                 long long sc, int count);
-cublasStatus_t minv_gemm_strided(cublasHandle_t h, int m, int n, int k, double alpha, const float *a, int lda,
-                                 long long sa, const float *b, int ldb, long long sb, double beta, float *c, int ldc,
-                                 long long sc, int count);
+/* C_b = alpha op(A_b) B_b + beta C_b for `count` strided members. */
+cublasStatus_t minv_gemm_strided(cublasHandle_t h, cublasOperation_t ta, int m, int n, int k, double alpha,
+                                 const double *a, int lda, long long sa, const double *b, int ldb, long long sb,
+                                 double beta, double *c, int ldc, long long sc, int count);
+cublasStatus_t minv_gemm_strided(cublasHandle_t h, cublasOperation_t ta, int m, int n, int k, double alpha,
+                                 const float *a, int lda, long long sa, const float *b, int ldb, long long sb,
+                                 double beta, float *c, int ldc, long long sc, int count);
 
 /* Residuals: probes A v before an inversion (av: 2 k doubles and anorm per member), the
  * sampled ratio after it; solves: max over `cols` sampled columns. -1 for members not

@@ -294,7 +294,7 @@ static void solves(minv_context *ctx) {
     tu_rng rng;
     tu_seed(&rng, 903);
     minv_batch_report rep;
-    static const int64_t ks[] = {1, 3, 32, 33, 100};
+    static const int64_t ks[] = {1, 3, 32, 33, 100, 200};
     const int64_t nrhs = 5, nbatch = 7;
     const minv_method methods[] = {MINV_METHOD_AUTO, MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_GAUSS_JORDAN};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
@@ -447,7 +447,9 @@ static void bad_members(minv_context *ctx) {
             minv_status sc = invert(ctx, (kind)kd, MINV_METHOD_CHOLESKY, &a, &x, st, &rep);
             CHECK(sc == MINV_ERR_NOT_SPD && st[9] == MINV_ERR_NOT_SPD && st[5] == MINV_ERR_NOT_SPD,
                   "k %lld cholesky: %s, member 9 %s", (long long)k, minv_status_string(sc), minv_status_string(st[9]));
-            CHECK(rep.failed == 3, "k %lld cholesky: %lld failed", (long long)k, (long long)rep.failed);
+            CHECK(rep.failed == 3 && rep.first_failed == 5 && rep.first_info == 1 && st[13] == MINV_ERR_NOT_FINITE,
+                  "k %lld cholesky: %lld failed, first %lld at column %lld, member 13 %s", (long long)k, (long long)rep.failed,
+                  (long long)rep.first_failed, (long long)rep.first_info, minv_status_string(st[13]));
             /* general: the NaN is column k (1-based) */
             minv_status sg = invert(ctx, (kind)kd, MINV_METHOD_GAUSS_JORDAN, &a, &x, st, &rep);
             CHECK(sg == MINV_ERR_SINGULAR && st[13] == MINV_ERR_NOT_FINITE && st[9] == MINV_SUCCESS, "k %lld gj: %s",
