@@ -324,14 +324,17 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  *                 not positive definite is redone by the general path. The general path is
  *                 LU (LAPACK) on the CPU and Gauss-Jordan on the GPU.
  *   CHOLESKY      the SPD path for every member: LAPACK potrf/potri on the CPU; on the GPU
- *                 Gauss-Jordan without pivoting, which is stable for SPD matrices and meets a
- *                 non-positive pivot at the column where potrf finds a non-positive minor. A
- *                 member that is not symmetric or not positive definite is MINV_ERR_NOT_SPD.
+ *                 Gauss-Jordan without pivoting up to k = 128 (stable for SPD matrices, it
+ *                 meets a non-positive pivot at the column where potrf finds a non-positive
+ *                 minor), beyond that cuSOLVER's batched potrf, L^-1 by batched TRSM and
+ *                 L^-T L^-1 by batched GEMM. A member that is not symmetric or not positive
+ *                 definite is MINV_ERR_NOT_SPD.
  *   LU            LAPACK getrf/getri (getrs) on the CPU; GPU contexts run host data on the CPU.
  *   GAUSS_JORDAN  Gauss-Jordan with partial pivoting (the pivots LU would choose).
  * The GPU keeps each matrix in registers (k <= 32: a warp per matrix or less) or in the
  * registers of a thread block (k <= 128); larger k run a blocked Gauss-Jordan with cuBLAS
- * batched GEMM updates, where AUTO takes the general path for every member. GPU solves form
+ * batched GEMM updates (or the Cholesky path above), where AUTO takes the general path for
+ * every member. GPU solves form
  * the inverse and multiply. The CPU runs members in parallel on the context's cpu_threads,
  * LAPACK inside each, a threaded OpenBLAS kept to one thread a call meanwhile (its idle
  * threads may still spin: OPENBLAS_NUM_THREADS=1 avoids them); a batch of fewer members than
