@@ -56,21 +56,23 @@ cleanup:
     return status;
 }
 
-/* The factor for the condition estimate's vector solves. */
-minv_status potrs_vector(minv_context *ctx, void *vec, int transpose, void *user) {
-    (void)transpose; /* A = A^T */
-    const minv_mat *l = (const minv_mat *)user;
+/* The condition estimate's vector solves, L^-T L^-1 v, by cuBLAS TRSV: potrs's TRSM is
+ * slow on one right-hand side. */
+template <typename T> minv_status trsv_vector(minv_context *ctx, const minv_mat *l, T *v) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const cudaDataType dt = minv_cuda_type(l->dtype);
-    void *info;
-    const int slot = WS_SMALL;
-    const size_t bytes = 64;
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &info));
-    CUSOLVER_TRY(cusolverDnXpotrs(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, l->rows, 1, dt, l->data, l->ld,
-                                  dt, vec, l->rows, (int *)info));
+    CUBLAS_TRY(minv_trsv(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, l->rows, (const T *)l->data,
+                         l->ld, v));
+    CUBLAS_TRY(minv_trsv(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, l->rows, (const T *)l->data,
+                         l->ld, v));
 cleanup:
     return status;
+}
+
+minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
+    (void)transpose; /* A = A^T */
+    const minv_mat *l = (const minv_mat *)user;
+    return l->dtype == MINV_R64 ? trsv_vector<double>(ctx, l, (double *)vec) : trsv_vector<float>(ctx, l, (float *)vec);
 }
 
 } // namespace
@@ -144,7 +146,7 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     l = (minv_mat){a->dtype, n, n, n, p};
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     MINV_TRY(factor(ctx, &l, report));
-    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, potrs_vector, &l, &report->rcond));
+    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, factor_vector, &l, &report->rcond));
     MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:

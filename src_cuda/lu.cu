@@ -1,8 +1,8 @@
 // General inversion and solve on the GPU: cuSOLVER's getrf with partial pivoting, then the
 // rows of B (solve) or of the identity (inverse) permuted as getrf's interchanges say, and
-// U^-1 L^-1 applied by triangular.cu's recursive solve, whose flops go to GEMM; cuSOLVER's
-// getrs, whose TRSMs run well below the GEMM rate, serves only the condition estimate's
-// vectors.
+// U^-1 L^-1 applied by triangular.cu's recursive solve, whose flops go to GEMM (cuSOLVER's
+// getrs, whose TRSMs run well below the GEMM rate, was slower at every n on an H100); the
+// condition estimate's vectors go through cuBLAS TRSV.
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -86,23 +86,25 @@ cleanup:
     return status;
 }
 
-/* dst(i, j) = src(perm[i], j), the rows of P B; without src, P itself: the rows of P I. */
+/* dst(i, j) = src(perm[i], j), the rows of P B; without src, P itself: the rows of P I. With
+ * `back`, dst(perm[i], j) = src(i, j): P^T src. */
 template <typename T>
 __global__ void permute_rows(const int64_t *perm, int64_t n, int64_t cols, const T *src, int64_t lds, T *dst,
-                             int64_t ldd) {
+                             int64_t ldd, int back) {
     for (int64_t j = blockIdx.y; j < cols; j += gridDim.y)
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
             const int64_t p = perm[i];
-            dst[i + j * ldd] = src ? src[p + j * lds] : T(p == j ? 1 : 0);
+            if (back) dst[p + j * ldd] = src[i + j * lds];
+            else dst[i + j * ldd] = src ? src[p + j * lds] : T(p == j ? 1 : 0);
         }
 }
 
 template <typename T>
 minv_status launch_permute(minv_context *ctx, const int64_t *perm, int64_t n, int64_t cols, const T *src, int64_t lds,
-                           T *dst, int64_t ldd) {
+                           T *dst, int64_t ldd, int back) {
     minv_status status = MINV_SUCCESS;
     const dim3 grid((unsigned)((n + 255) / 256 < 64 ? (n + 255) / 256 : 64), (unsigned)(cols < 65535 ? cols : 65535));
-    permute_rows<T><<<grid, 256, 0, ctx->gpu->stream>>>(perm, n, cols, src, lds, dst, ldd);
+    permute_rows<T><<<grid, 256, 0, ctx->gpu->stream>>>(perm, n, cols, src, lds, dst, ldd, back);
     LAUNCH_TRY();
 cleanup:
     return status;
@@ -112,8 +114,9 @@ cleanup:
  * inverted diagonal blocks the solve then keeps in the same slot. */
 const int64_t PERMUTE_COLS = 256;
 
-/* x = P b (P when b is NULL), b and x of one shape; x may be b. */
-template <typename T> minv_status permute(minv_context *ctx, const lu_factors *f, const minv_mat *b, minv_mat *x) {
+/* x = P b (P when b is NULL; P^T b with `back`), b and x of one shape; x may be b. */
+template <typename T>
+minv_status permute(minv_context *ctx, const lu_factors *f, const minv_mat *b, minv_mat *x, int back) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = x->rows, cols = x->cols, ldx = x->ld, w = cols < PERMUTE_COLS ? cols : PERMUTE_COLS;
     const int slot = WS_SOLVER; /* getrf's workspace, free now */
@@ -121,11 +124,11 @@ template <typename T> minv_status permute(minv_context *ctx, const lu_factors *f
     T *const xd = (T *)x->data, *tmp;
     if (n == 0 || cols == 0) return MINV_SUCCESS;
     if (!b || b->data != x->data)
-        return launch_permute<T>(ctx, f->perm, n, cols, b ? (const T *)b->data : NULL, b ? b->ld : 0, xd, ldx);
+        return launch_permute<T>(ctx, f->perm, n, cols, b ? (const T *)b->data : NULL, b ? b->ld : 0, xd, ldx, back);
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)&tmp));
     for (int64_t j0 = 0; j0 < cols; j0 += w) {
         const int64_t c = cols - j0 < w ? cols - j0 : w;
-        MINV_TRY(launch_permute<T>(ctx, f->perm, n, c, xd + j0 * ldx, ldx, tmp, n));
+        MINV_TRY(launch_permute<T>(ctx, f->perm, n, c, xd + j0 * ldx, ldx, tmp, n, back));
         CUDA_TRY(cudaMemcpy2DAsync(xd + j0 * ldx, (size_t)ldx * sizeof(T), tmp, (size_t)n * sizeof(T),
                                    (size_t)n * sizeof(T), (size_t)c, cudaMemcpyDeviceToDevice, ctx->gpu->stream));
     }
@@ -136,29 +139,37 @@ cleanup:
 /* x = A^-1 b from the factors (A^-1 when b is NULL); x may be b. */
 minv_status lu_solve(minv_context *ctx, const lu_factors *f, const minv_mat *b, minv_mat *x) {
     minv_status status = MINV_SUCCESS;
-    if (x->dtype == MINV_R64) MINV_TRY(permute<double>(ctx, f, b, x));
-    else MINV_TRY(permute<float>(ctx, f, b, x));
+    if (x->dtype == MINV_R64) MINV_TRY(permute<double>(ctx, f, b, x, 0));
+    else MINV_TRY(permute<float>(ctx, f, b, x, 0));
     MINV_TRY(minv_gpu_lu_solve_with_factors(ctx, &f->lu, x));
 cleanup:
     return status;
 }
 
-minv_status getrs(minv_context *ctx, const lu_factors *f, int transpose, minv_mat *x) {
+/* The condition estimate's vectors by cuBLAS TRSV (getrs's TRSM is slow on one right-hand
+ * side): A^-1 v = U^-1 L^-1 P v, A^-T v = P^T L^-T U^-T v. */
+template <typename T> minv_status trsv_vector(minv_context *ctx, const lu_factors *f, int transpose, minv_mat *v) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const cudaDataType dt = minv_cuda_type(x->dtype);
-    /* the info word sits in front of the pivots */
-    CUSOLVER_TRY(cusolverDnXgetrs(g->solver, g->solver_params, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, f->lu.rows,
-                                  x->cols, dt, f->lu.data, f->lu.ld, f->ipiv, dt, x->data, x->ld,
-                                  (int *)((char *)f->ipiv - 64)));
+    const int64_t n = f->lu.rows, ld = f->lu.ld;
+    const T *lu = (const T *)f->lu.data;
+    T *x = (T *)v->data;
+    const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (!transpose) MINV_TRY(permute<T>(ctx, f, v, v, 0));
+    for (int k = 0; k < 2; k++) { /* L then U, or U^T then L^T */
+        const int lower = (k == 0) != (transpose != 0);
+        CUBLAS_TRY(minv_trsv(g->blas, lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, op,
+                             lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, lu, ld, x));
+    }
+    if (transpose) MINV_TRY(permute<T>(ctx, f, v, v, 1));
 cleanup:
     return status;
 }
 
-minv_status getrs_vector(minv_context *ctx, void *vec, int transpose, void *user) {
+minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
     const lu_factors *f = (const lu_factors *)user;
     minv_mat v = {f->lu.dtype, f->lu.rows, 1, f->lu.rows, vec};
-    return getrs(ctx, f, transpose, &v);
+    return v.dtype == MINV_R64 ? trsv_vector<double>(ctx, f, transpose, &v) : trsv_vector<float>(ctx, f, transpose, &v);
 }
 
 } // namespace
@@ -184,7 +195,7 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     lu_factors f;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
     MINV_TRY(factor(ctx, a, &f, report));
-    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, getrs_vector, &f, &report->rcond));
+    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, factor_vector, &f, &report->rcond));
     MINV_TRY(lu_solve(ctx, &f, b, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
