@@ -1,6 +1,6 @@
-// Batches of order k > 128. General members: Gauss-Jordan by panels of nb columns. A block per matrix runs the
-// panel's nb steps on the k x nb panel in shared memory (pivot rows chosen among all rows not
-// yet used); what a set of steps did to the other columns is one rank update,
+// Batches of order k > 128. General members: Gauss-Jordan by panels of nb columns. A block
+// per matrix runs the panel's nb steps on the k x nb panel in shared memory (pivot rows chosen
+// among all rows not yet used); what a set of steps did to the other columns is one rank update,
 //   A(:, out) <- A(:, out) with the pivot rows zeroed + P * A(pivot rows, out),
 // with P the finished columns of those steps, applied left and right of them by cuBLAS strided
 // batched GEMM. Two levels keep the GEMMs few and wide: a panel updates only the other
@@ -96,11 +96,10 @@ __global__ void __launch_bounds__(THREADS) prepare_kernel(batch_args p, blocked_
     }
 }
 
-/* The steps of panel [j0, j0 + nbe) in shared memory (room for nb columns), the panel written
- * back to w. */
+/* The steps of panel [j0, j0 + nbe) in shared memory (room for nb columns), pivoted, the panel
+ * written back to w. */
 template <typename Tc>
-__global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws ws, int nb, int j0, int nbe,
-                                                         int pivoting) {
+__global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws ws, int nb, int j0, int nbe) {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double red[32];
     __shared__ int ired[32];
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws
         double cand = -1.0;
         int piv = k;
         for (int i = threadIdx.x; i < k; i += THREADS) {
-            const double v = pivoting ? (row_step[i] < 0 ? fabs((double)panel[i + (size_t)jj * k]) : -1.0) : (i == j ? 1.0 : -1.0);
+            const double v = row_step[i] < 0 ? fabs((double)panel[i + (size_t)jj * k]) : -1.0;
             if (v > cand) {
                 cand = v;
                 piv = i;
@@ -144,9 +143,9 @@ __global__ void __launch_bounds__(THREADS) panel_kernel(batch_args p, blocked_ws
                 piv = ired[v];
             }
         const Tc pv = panel[piv + (size_t)jj * k];
-        if (pivoting ? !(cand > 0) : !(pv > Tc(0))) {
+        if (!(cand > 0)) {
             if (threadIdx.x == 0) {
-                p.res[m * RES_INTS + RES_STATUS] = pivoting ? MINV_ERR_SINGULAR : MINV_ERR_NOT_SPD;
+                p.res[m * RES_INTS + RES_STATUS] = MINV_ERR_SINGULAR;
                 p.res[m * RES_INTS + RES_INFO] = j;
             }
             return;
@@ -197,17 +196,13 @@ __global__ void __launch_bounds__(THREADS) gather_kernel(batch_args p, blocked_w
     }
 }
 
-/* x(j, p_c) = w(p_j, c) for the members written, with ||A^-1||_inf for the condition. */
-template <typename Tc, typename Tout>
-__global__ void __launch_bounds__(THREADS) finish_kernel(batch_args p, blocked_ws ws) {
+/* Member m's result w (leading dimension k) into x, entry (i, c) at row row(i) and column
+ * col(c), and its outcome: rcond = 1 / (||A||_inf ||A^-1||_inf), SINGULAR below eps (written
+ * all the same). */
+template <typename Tc, typename Tout, typename Row, typename Col>
+__device__ void write_member(const batch_args &p, int64_t m, const Tc *w, double anorm, int spd, Row row, Col col) {
     __shared__ double red[32];
-    const int64_t m = blockIdx.x;
-    int32_t *res = p.res + m * RES_INTS;
-    if (res[RES_STATUS] != MINV_SUCCESS)
-        return;
     const int k = p.k, n = p.sizes ? p.sizes[m] : k;
-    const Tc *w = (const Tc *)ws.w + m * (int64_t)k * k;
-    const int32_t *row_step = ws.row_step + m * k, *piv_row = ws.piv_row + m * k;
     Tout *xm = (Tout *)p.x + m * p.sx;
     double xmax = 0;
     for (int i = threadIdx.x; i < n; i += THREADS) {
@@ -215,17 +210,30 @@ __global__ void __launch_bounds__(THREADS) finish_kernel(batch_args p, blocked_w
         for (int c = 0; c < n; c++) {
             const Tc v = w[i + (int64_t)c * k];
             rs += fabs((double)v);
-            xm[row_step[i] + (int64_t)piv_row[c] * p.ldx] = (Tout)v;
+            xm[row(i) + (int64_t)col(c) * p.ldx] = (Tout)v;
         }
         xmax = fmax(xmax, rs);
     }
     xmax = block_reduce(xmax, red, op_max());
     if (threadIdx.x == 0) {
-        const double rcond = 1.0 / (ws.anorm[m] * xmax);
-        if (below_eps<Tc>(rcond)) res[RES_STATUS] = MINV_ERR_SINGULAR; /* written all the same */
-        res[RES_SPD] = p.mode == GJ_SPD;
+        int32_t *res = p.res + m * RES_INTS;
+        const double rcond = 1.0 / (anorm * xmax);
+        if (below_eps<Tc>(rcond)) res[RES_STATUS] = MINV_ERR_SINGULAR;
+        res[RES_SPD] = spd;
         p.rcond[m] = rcond;
     }
+}
+
+/* x(j, p_c) = w(p_j, c) for the members written. */
+template <typename Tc, typename Tout>
+__global__ void __launch_bounds__(THREADS) finish_kernel(batch_args p, blocked_ws ws) {
+    const int64_t m = blockIdx.x;
+    if (p.res[m * RES_INTS + RES_STATUS] != MINV_SUCCESS)
+        return;
+    const int k = p.k;
+    const int32_t *row_step = ws.row_step + m * k, *piv_row = ws.piv_row + m * k;
+    write_member<Tc, Tout>(p, m, (const Tc *)ws.w + m * (int64_t)k * k, ws.anorm[m], 0,
+                           [=](int i) { return row_step[i]; }, [=](int c) { return piv_row[c]; });
 }
 
 size_t panel_smem(int k, int nb, minv_dtype tc) {
@@ -268,7 +276,7 @@ minv_status run(minv_context *ctx, const batch_args &p, int nb, void *work) {
         const int b1 = b0 + outer < k ? b0 + outer : k;
         for (int j0 = b0; j0 < b1; j0 += nb) {
             const int nbe = nb < b1 - j0 ? nb : b1 - j0;
-            panel_kernel<Tc><<<count, THREADS, smem, g->stream>>>(p, ws, nb, j0, nbe, p.mode != GJ_SPD);
+            panel_kernel<Tc><<<count, THREADS, smem, g->stream>>>(p, ws, nb, j0, nbe);
             LAUNCH_TRY();
             MINV_TRY(update<Tc>(ctx, p, ws, uw, j0, nbe, b0, b1));
         }
@@ -327,11 +335,10 @@ template <typename Tc> __global__ void __launch_bounds__(THREADS) cholesky_setup
     for (int64_t e = threadIdx.x; e < kk; e += THREADS) w[e] = e % k == e / k ? Tc(1) : Tc(0);
 }
 
-/* x = W^T W (in w) for the members written, with ||A^-1||_inf for the condition; a member
- * potrf stopped at is NOT_SPD at that column. */
+/* x = W^T W (in w) for the members written; a member potrf stopped at is NOT_SPD at that
+ * column. */
 template <typename Tc, typename Tout>
 __global__ void __launch_bounds__(THREADS) cholesky_finish_kernel(batch_args p, cholesky_ws ws) {
-    __shared__ double red[32];
     const int64_t m = blockIdx.x;
     int32_t *res = p.res + m * RES_INTS;
     if (res[RES_STATUS] != MINV_SUCCESS)
@@ -343,26 +350,8 @@ __global__ void __launch_bounds__(THREADS) cholesky_finish_kernel(batch_args p, 
         }
         return;
     }
-    const int k = p.k, n = p.sizes ? p.sizes[m] : k;
-    const Tc *x = (const Tc *)ws.b.w + m * (int64_t)k * k;
-    Tout *xm = (Tout *)p.x + m * p.sx;
-    double xmax = 0;
-    for (int i = threadIdx.x; i < n; i += THREADS) {
-        double rs = 0;
-        for (int c = 0; c < n; c++) {
-            const Tc v = x[i + (int64_t)c * k];
-            rs += fabs((double)v);
-            xm[i + (int64_t)c * p.ldx] = (Tout)v;
-        }
-        xmax = fmax(xmax, rs);
-    }
-    xmax = block_reduce(xmax, red, op_max());
-    if (threadIdx.x == 0) {
-        const double rcond = 1.0 / (ws.b.anorm[m] * xmax);
-        if (below_eps<Tc>(rcond)) res[RES_STATUS] = MINV_ERR_SINGULAR; /* written all the same */
-        res[RES_SPD] = 1;
-        p.rcond[m] = rcond;
-    }
+    write_member<Tc, Tout>(p, m, (const Tc *)ws.b.w + m * (int64_t)p.k * p.k, ws.b.anorm[m], 1,
+                           [](int i) { return i; }, [](int c) { return c; });
 }
 
 cusolverStatus_t potrf_batched(cusolverDnHandle_t h, int k, double **a, int *info, int count) {
