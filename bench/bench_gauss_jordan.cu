@@ -10,7 +10,10 @@
 //   parts    one step's panel GETRF against its GEMM, for the look-ahead
 //   ooc      host data: in core against out of core with the device budget at a quarter of
 //            the matrix, n = 16384 and 32768, and the ratio of their rates
-// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|ooc|all] [--max-n N] [--gpus G]
+//   odd      odd orders (8191, 16383) beside their even neighbours, inversion and solve: the
+//            caller's ld = n is odd there, which puts cuBLAS on slower GEMM kernels (the
+//            library pads its own storage; cuSOLVER works on the caller's layout)
+// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|ooc|odd|all] [--max-n N] [--gpus G]
 // (--gpus: minv's Gauss-Jordan over GPUs 0 .. G-1, cuSOLVER still on one; bench_multi_gpu
 // compares several GPUs with cuSOLVER's multi-GPU solver)
 #include <cublas_v2.h>
@@ -348,6 +351,29 @@ void out_of_core() {
     minv_destroy(in);
 }
 
+void odd_orders() {
+    printf("\n## Odd orders: minv Gauss-Jordan vs cuSOLVER getrf + getrs (identity, or nrhs = n), device data, ld = n\n\n");
+    printf("| n | inversion: cuSOLVER (s) | minv (s) | speed-up | solve: cuSOLVER (s) | minv (s) | speed-up |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    minv_context *ctx = gj_context();
+    cusolverDnHandle_t h;
+    BENCH_CK(cusolverDnCreate(&h));
+    const int64_t sizes[] = {8191, 8192, 16383, 16384};
+    for (int k = 0; k < 4 && sizes[k] <= max_n; k++) {
+        const int64_t n = sizes[k];
+        double *a = device_random(n, n, 19, 1), *b = device_random(n, n, 20, 0), *x;
+        BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
+        minv_report rep;
+        double pi = peer(h, a, n, NULL, n), mi = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 0, a, n, NULL, 0, x, &rep);
+        double ps = peer(h, a, n, b, n), ms = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 1, a, n, b, n, x, &rep);
+        printf("| %lld | %.4f | %.4f | %.2f | %.4f | %.4f | %.2f |\n", (long long)n, pi, mi, pi / mi, ps, ms, ps / ms);
+        fflush(stdout);
+        cudaFree(a); cudaFree(b); cudaFree(x);
+    }
+    cusolverDnDestroy(h);
+    minv_destroy(ctx);
+}
+
 /* One warm-up and one measured inversion at --max-n, nothing else: for a profiler
  * (ncu --metrics gpu__time_duration.sum). */
 void profile_one() {
@@ -386,5 +412,6 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "swap") || !strcmp(what, "all")) swap_share();
     if (!strcmp(what, "parts") || !strcmp(what, "all")) parts();
     if (!strcmp(what, "ooc") || !strcmp(what, "all")) out_of_core();
+    if (!strcmp(what, "odd") || !strcmp(what, "all")) odd_orders();
     return 0;
 }

@@ -130,11 +130,13 @@ template <typename T> struct rm_view {
 /* One device's share. */
 template <typename T> struct gj_dev {
     minv_gpu *g;
-    T *v;                 /* its columns of D, transposed: rows x n, ld rows */
-    int64_t rows;
+    T *v;                 /* its columns of D, transposed: rows x n */
+    int64_t rows, ld;     /* ld of v and h: rows rounded up, so that every column of the GEMMs'
+                             operands starts aligned (an odd ld, as n + nrhs + 1 often is, puts
+                             cuBLAS on kernels that run at about half the rate) */
     T *panel;             /* n x nb: the owner's GETRF scratch; staging for peer copies */
     void *pkg[2];         /* the package of the panel of that parity (its own or received) */
-    T *h;                 /* rows x nb */
+    T *h;                 /* rows x nb, ld ld */
     T *tmp;               /* interchange scratch, 2 nb x rows */
     double *norms;        /* solve: column 1-norms of X over its columns of B' */
     int64_t *ipiv, *cur;  /* n each: cuSOLVER's pivots (1-based within each panel); identity */
@@ -148,8 +150,7 @@ template <typename T> struct gj_dev {
 
 template <typename T> struct gj {
     minv_context *ctx;
-    minv_cyclic lay;
-    int64_t n, nb, rhs; /* rhs: columns of B' (B and Hager's vector); 0 for an inversion */
+    minv_cyclic lay; /* lay.rhs: columns of B' (B and Hager's vector); 0 for an inversion */
     size_t pkg_bytes, work_bytes, hwork_bytes;
     gj_dev<T> dev[MINV_MAX_DEVICES];
 };
@@ -186,21 +187,20 @@ template <typename T> minv_status factor_panel(gj<T> *s, int64_t k) {
     gj_dev<T> *dv = &s->dev[o];
     minv_gpu *g = dv->g;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n, k0 = minv_cyclic_start(lay, k), w = minv_cyclic_width(lay, k), m = n - k0,
+    const int64_t n = lay->n, k0 = minv_cyclic_start(lay, k), w = minv_cyclic_width(lay, k), m = n - k0,
                   below = m - w, off = minv_cyclic_local(lay, k);
     const cudaStream_t side = g->copy[MINV_GPU_STREAMS - 1], send = g->copy[0];
-    const package<T> pk = package_at<T>(dv->pkg[kp], s->nb);
+    const package<T> pk = package_at<T>(dv->pkg[kp], lay->nb);
     const T *a01 = dv->v + off; /* rows K of the row-major A, columns 0 .. k0 */
     CUDA_TRY(cudaSetDevice(g->device));
     CUDA_TRY(cudaStreamWaitEvent(side, dv->updated[kp], 0));
     if (lay->ndev > 1) CUDA_TRY(cudaStreamWaitEvent(side, dv->sent[kp], 0)); /* the package two panels ago */
-    minv_k_transpose<T>(dv->v + off + k0 * dv->rows, w, m, dv->rows, dv->panel, n, T(1), side);
+    minv_k_transpose<T>(dv->v + off + k0 * dv->ld, w, m, dv->ld, dv->panel, n, T(1), side);
     LAUNCH_TRY();
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, side));
     CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, m, w, minv_cuda_type((minv_dtype)sizeof(T)), dv->panel,
                                   n, dv->ipiv + k0, minv_cuda_type((minv_dtype)sizeof(T)), dv->work, s->work_bytes,
                                   dv->hwork, s->hwork_bytes, dv->info + k));
-    CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
     panel_permutation<<<1, 1, 0, side>>>(dv->ipiv + k0, k0, w, dv->cur, pk.pairs);
     minv_k_set_identity<T>(pk.linv, w, w, T(1), side);
     minv_k_set_identity<T>(pk.uinv, w, w, T(1), side);
@@ -211,7 +211,7 @@ template <typename T> minv_status factor_panel(gj<T> *s, int64_t k) {
                          1.0, dv->panel, n, pk.uinv, w));
     /* P^T = [U11^-T A01^T, 0, L21^T]: A01 from rows K of the row-major A, L21 from the panel */
     if (k0 > 0)
-        CUBLAS_TRY(minv_gemm(g->blas_side, CUBLAS_OP_T, CUBLAS_OP_N, w, k0, w, 1.0, pk.uinv, w, a01, dv->rows, 0.0,
+        CUBLAS_TRY(minv_gemm(g->blas_side, CUBLAS_OP_T, CUBLAS_OP_N, w, k0, w, 1.0, pk.uinv, w, a01, dv->ld, 0.0,
                              pk.p, w));
     CUDA_TRY(cudaMemset2DAsync(pk.p + k0 * w, (size_t)w * sizeof(T), 0, (size_t)w * sizeof(T), (size_t)w, side));
     if (below > 0) {
@@ -247,17 +247,17 @@ minv_status eliminate(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, const pack
     minv_context *ctx = s->ctx;
     minv_gpu *g = dv->g;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
+    const int64_t n = s->lay.n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
     if (v.rows > 0) {
         CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, pk.linv, w,
-                             0.0, dv->h, v.rows));
-        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, dv->h, v.rows, pk.uinv, w, 0.0,
+                             0.0, dv->h, dv->ld));
+        CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, dv->h, dv->ld, pk.uinv, w, 0.0,
                              v.v + k0 * v.ld, v.ld));
     }
     for (int part = 0; part < 3; part++) {
         const int64_t r0 = parts[part][0], r1 = parts[part][1];
         if (r1 > r0)
-            CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, n, w, -1.0, dv->h + r0, v.rows, pk.p, w,
+            CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, n, w, -1.0, dv->h + r0, dv->ld, pk.p, w,
                                  1.0, v.v + r0, v.ld));
         if (part == 0 && updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
     }
@@ -271,7 +271,7 @@ template <typename T>
 minv_status inverse_columns(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, int64_t off, const package<T> &pk) {
     minv_context *ctx = s->ctx;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n, ld = dv->rows;
+    const int64_t n = s->lay.n, ld = dv->ld;
     CUBLAS_TRY(minv_gemm(dv->g->blas, CUBLAS_OP_T, CUBLAS_OP_N, w, n, w, -1.0, pk.linv, w, pk.p, w, 0.0, dv->v + off,
                          ld));
     CUBLAS_TRY(minv_gemm(dv->g->blas, CUBLAS_OP_T, CUBLAS_OP_T, w, w, w, 1.0, pk.linv, w, pk.uinv, w, 0.0,
@@ -285,7 +285,7 @@ template <typename T> minv_status run(gj<T> *s) {
     minv_context *ctx = s->ctx;
     const minv_cyclic *lay = &s->lay;
     minv_status status = MINV_SUCCESS;
-    const int solve = s->rhs > 0;
+    const int solve = lay->rhs > 0;
     CUDA_TRY(cudaSetDevice(s->dev[0].g->device));
     CUDA_TRY(cudaEventRecord(s->dev[0].updated[0], s->dev[0].g->stream)); /* block 0 is device 0's */
     MINV_TRY(factor_panel<T>(s, 0));
@@ -296,10 +296,10 @@ template <typename T> minv_status run(gj<T> *s) {
         for (int d = 0; d < lay->ndev; d++) {
             gj_dev<T> *dv = &s->dev[d];
             const cudaStream_t st = dv->g->stream;
-            const package<T> pk = package_at<T>(dv->pkg[kp], s->nb);
+            const package<T> pk = package_at<T>(dv->pkg[kp], lay->nb);
             /* a solve leaves alone the columns of A already eliminated and the panel's own */
             const int64_t a0 = solve ? minv_cyclic_local_from(lay, d, k + 1) : 0;
-            const rm_view<T> va = {dv->v + a0, dv->rows - a0, dv->rows};
+            const rm_view<T> va = {dv->v + a0, dv->rows - a0, dv->ld};
             const int64_t first = d == next_owner ? minv_cyclic_local(lay, next) - a0 : 0,
                           firstn = d == next_owner ? minv_cyclic_width(lay, next) : 0;
             CUDA_TRY(cudaSetDevice(dv->g->device));
@@ -307,12 +307,12 @@ template <typename T> minv_status run(gj<T> *s) {
             interchange_on<T>(va.v, va.rows, va.ld, w, pk.pairs, dv->tmp, st);
             LAUNCH_TRY();
             MINV_TRY(eliminate<T>(s, dv, k0, w, pk, va, first, firstn, d == next_owner ? dv->updated[next % 2] : NULL));
+            /* the next panel's GETRF goes to this device's side stream, beside the rest of the GEMM */
             if (d == next_owner) MINV_TRY(factor_panel<T>(s, next));
-            CUDA_TRY(cudaSetDevice(dv->g->device));
             if (!solve && d == o) MINV_TRY(inverse_columns<T>(s, dv, k0, w, minv_cyclic_local(lay, k), pk));
             CUDA_TRY(cudaEventRecord(dv->consumed[kp], st));
         }
-        minv_progress(ctx, "gauss-jordan", (double)(k0 + w) / (double)s->n);
+        minv_progress(ctx, "gauss-jordan", (double)(k0 + w) / (double)lay->n);
     }
     for (int d = 0; d < lay->ndev; d++) { /* the pivots, and every device's columns, are final */
         CUDA_TRY(cudaSetDevice(s->dev[d].g->device));
@@ -336,9 +336,6 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
     ndev = (n + nb - 1) / nb / MIN_BLOCKS_PER_DEVICE;
     ndev = ndev < 1 ? 1 : ndev > ctx->device_count ? ctx->device_count : ndev;
     if (ndev > 1) MINV_TRY(minv_gpu_team(ctx, team));
-    s->n = n;
-    s->nb = nb;
-    s->rhs = rhs;
     minv_cyclic_init(&s->lay, n, rhs, nb, (int)ndev);
     s->pkg_bytes = package_bytes<T>(n, nb);
     CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(ctx->gpu->solver, ctx->gpu->solver_params, n, nb,
@@ -346,16 +343,17 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
                                              &s->work_bytes, &s->hwork_bytes));
     for (int d = 0; d < ndev; d++) {
         gj_dev<T> *dv = &s->dev[d];
-        const int64_t rows = s->lay.rows[d];
+        const int64_t rows = s->lay.rows[d], ld = (rows + 31) / 32 * 32;
         const int slots[4] = {WS_B, WS_D, WS_SOLVER, WS_SMALL};
-        const size_t bytes[4] = {(size_t)rows * n * es,
+        const size_t bytes[4] = {(size_t)ld * n * es,
                                  2 * s->pkg_bytes + aligned(rows * sizeof(double)) +
-                                     ((size_t)n * nb + 3 * (size_t)rows * nb) * es,
+                                     ((size_t)n * nb + (size_t)ld * nb + 2 * (size_t)rows * nb) * es,
                                  s->work_bytes + 16,
                                  2 * (size_t)n * sizeof(int64_t) + (size_t)s->lay.a_blocks * sizeof(int) + 64};
         void *p[4];
         dv->g = team[d];
         dv->rows = rows;
+        dv->ld = ld;
         MINV_TRY(minv_gpu_reserve_on(ctx, dv->g, 4, slots, bytes, p));
         dv->v = (T *)p[0];
         dv->pkg[0] = p[1];
@@ -363,7 +361,7 @@ template <typename T> minv_status setup(minv_context *ctx, int64_t n, int64_t rh
         dv->norms = (double *)((char *)p[1] + 2 * s->pkg_bytes);
         dv->panel = (T *)((char *)dv->norms + aligned(rows * sizeof(double)));
         dv->h = dv->panel + n * nb;
-        dv->tmp = dv->h + rows * nb;
+        dv->tmp = dv->h + ld * nb;
         dv->work = p[2];
         dv->ipiv = (int64_t *)p[3];
         dv->cur = dv->ipiv + n;
@@ -412,7 +410,7 @@ template <typename T> minv_status distribute(gj<T> *s, const T *a, int64_t lda, 
     minv_context *ctx = s->ctx;
     const minv_cyclic *lay = &s->lay;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n, m = s->rhs - 1;
+    const int64_t n = lay->n, m = lay->rhs - 1;
     const size_t es = sizeof(T);
     for (int64_t j = 0; j < lay->blocks; j++) {
         gj_dev<T> *dv = &s->dev[minv_cyclic_owner(lay, j)];
@@ -423,15 +421,15 @@ template <typename T> minv_status distribute(gj<T> *s, const T *a, int64_t lda, 
         const T *src = (of_a ? a : b) + c0 * ld;
         CUDA_TRY(cudaSetDevice(dv->g->device));
         if (cols > 0 && dv == &s->dev[0]) {
-            minv_k_transpose<T>(src, n, cols, ld, dv->v + off, dv->rows, T(1), st);
+            minv_k_transpose<T>(src, n, cols, ld, dv->v + off, dv->ld, T(1), st);
         } else if (cols > 0) {
             CUDA_TRY(copy_2d(dv->panel, dv->g->device, (size_t)n * es, src, s->dev[0].g->device, (size_t)ld * es,
                              (size_t)n * es, (size_t)cols, st));
-            minv_k_transpose<T>(dv->panel, n, cols, n, dv->v + off, dv->rows, T(1), st);
+            minv_k_transpose<T>(dv->panel, n, cols, n, dv->v + off, dv->ld, T(1), st);
         }
         LAUNCH_TRY();
         if (!of_a && cols < w)
-            fill<T><<<(unsigned)((n + 255) / 256), 256, 0, st>>>(dv->v + off + cols, n, dv->rows, T(1) / T(n));
+            fill<T><<<(unsigned)((n + 255) / 256), 256, 0, st>>>(dv->v + off + cols, n, dv->ld, T(1) / T(n));
         LAUNCH_TRY();
     }
 cleanup:
@@ -447,14 +445,14 @@ template <typename T> minv_status gather(gj<T> *s, T *out, int64_t ldo, const in
     const minv_cyclic *lay = &s->lay;
     gj_dev<T> *first = &s->dev[0];
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n, m = s->rhs - 1;
+    const int64_t n = lay->n, m = lay->rhs - 1;
     const size_t es = sizeof(T);
     for (int64_t j = dest ? 0 : lay->a_blocks; j < (dest ? lay->a_blocks : lay->blocks); j++) {
         gj_dev<T> *dv = &s->dev[minv_cyclic_owner(lay, j)];
         const int64_t c0 = minv_cyclic_start(lay, j), w = minv_cyclic_width(lay, j), off = minv_cyclic_local(lay, j);
         const int64_t cols = dest ? w : (m - c0 < w ? m - c0 : w);
         const T *src = dv->v + off;
-        int64_t ld = dv->rows;
+        int64_t ld = dv->ld;
         if (cols <= 0) continue;
         if (dv != first) { /* the storage rows come over as they are; the transpose runs here */
             CUDA_TRY(copy_2d(first->panel, first->g->device, (size_t)cols * es, src, dv->g->device, (size_t)ld * es,
@@ -477,7 +475,7 @@ template <typename T> minv_status check_pivots(gj<T> *s, int64_t *ipiv_host, min
     minv_context *ctx = s->ctx;
     const minv_cyclic *lay = &s->lay;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->n;
+    const int64_t n = lay->n;
     int *info = (int *)malloc((size_t)lay->a_blocks * sizeof(int) * 2);
     int64_t *piv = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     if (!info || !piv) {
@@ -513,7 +511,7 @@ cleanup:
 template <typename T> void note_devices(const gj<T> *s, minv_report *report) {
     if (s->lay.ndev > 1)
         minv_report_note(report, "Gauss-Jordan over %d GPUs, columns dealt in blocks of %lld", s->lay.ndev,
-                         (long long)s->nb);
+                         (long long)s->lay.nb);
 }
 
 template <typename T>
@@ -538,7 +536,7 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
         int64_t *idx = dest; /* idx[j]: the column of R that column j of A^-1 is */
         for (int64_t j = 0; j < n; j++) idx[j] = j;
         for (int64_t t = n - 1; t >= 0; t--) {
-            const int64_t p = t / s.nb * s.nb + host[t] - 1, swap = idx[t];
+            const int64_t p = t / s.lay.nb * s.lay.nb + host[t] - 1, swap = idx[t];
             idx[t] = idx[p];
             idx[p] = swap;
         }
@@ -594,7 +592,7 @@ minv_status solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_
         gj_dev<T> *dv = &s.dev[d];
         const int64_t b0 = minv_cyclic_local_from(&s.lay, d, s.lay.a_blocks);
         CUDA_TRY(cudaSetDevice(dv->g->device));
-        MINV_TRY(column_norms<T>(ctx, dv->v + b0, dv->rows - b0, n, 1, dv->rows, dv->norms, dv->g->stream));
+        MINV_TRY(column_norms<T>(ctx, dv->v + b0, dv->rows - b0, n, 1, dv->ld, dv->norms, dv->g->stream));
         CUDA_TRY(cudaMemcpyAsync(local, dv->norms, (size_t)(dv->rows - b0) * sizeof(double), cudaMemcpyDeviceToHost,
                                  dv->g->stream));
         CUDA_TRY(cudaStreamSynchronize(dv->g->stream));
