@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (see the device notes in bench/README.md): make a build carried from the
+# On the GPU machine (scripts/device-pack.sh prepares the build and devlibs on this one): make a build carried from the
 # development machine usable there, then run what follows. CTest files and RPATHs hold the
 # development machine's absolute paths, so that path is linked to this checkout; the
 # NetCDF/HDF5/gfortran libraries the GPU machine lacks come in LIBDIR.
