@@ -103,7 +103,7 @@ void bench_header(FILE *out, int argc, char **argv) {
 double bench_dgemm_tflops(int64_t n) {
     const size_t bytes = sizeof(double) * (size_t)n * (size_t)n;
     const double one = 1, zero = 0;
-    double *a, *b, *c, times[3];
+    double *a, *b, *c;
     cublasHandle_t h;
     BENCH_CK(cublasCreate(&h));
     BENCH_CK(cudaMalloc((void **)&a, bytes));
@@ -111,16 +111,12 @@ double bench_dgemm_tflops(int64_t n) {
     BENCH_CK(cudaMalloc((void **)&c, bytes));
     BENCH_CK(cudaMemset(a, 0x3f, bytes)); /* about 0.5: no zeros or denormals */
     BENCH_CK(cudaMemset(b, 0x3f, bytes));
-    bench_timer t;
-    for (int k = -1; k < 3; k++) {
-        t.start();
+    const double s = bench_median_events([] {}, [&] {
         BENCH_CK(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n));
-        const double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
+    });
     cublasDestroy(h);
     cudaFree(a);
     cudaFree(b);
     cudaFree(c);
-    return 2.0 * (double)n * (double)n * (double)n / bench_median(times, 3) / 1e12;
+    return 2.0 * (double)n * (double)n * (double)n / s / 1e12;
 }

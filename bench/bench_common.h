@@ -50,6 +50,33 @@ struct bench_timer {
         return ms / 1e3;
     }
 };
+
+/* Median of three runs after a warm-up, seconds. bench_median_wall: the whole call() on the
+ * host clock, the device idle before it (minv's calls return when their work is done);
+ * bench_median_events: prepare() untimed, then call() between CUDA events on the default
+ * stream (library calls that return before their kernels end). */
+template <typename Call> double bench_median_wall(Call call) {
+    double times[3];
+    for (int k = -1; k < 3; k++) {
+        cudaDeviceSynchronize();
+        const double t0 = bench_now();
+        call();
+        if (k >= 0) times[k] = bench_now() - t0;
+    }
+    return bench_median(times, 3);
+}
+template <typename Prepare, typename Call> double bench_median_events(Prepare prepare, Call call) {
+    bench_timer t;
+    double times[3];
+    for (int k = -1; k < 3; k++) {
+        prepare();
+        t.start();
+        call();
+        const double s = t.stop();
+        if (k >= 0) times[k] = s;
+    }
+    return bench_median(times, 3);
+}
 #endif
 
 #endif

@@ -61,7 +61,7 @@ double *device_random(int64_t rows, int64_t cols, uint64_t seed, int dominant) {
 /* cuSOLVER getrf + getrs on a copy of A with B (nrhs columns; the identity when b is NULL):
  * median of three, seconds. */
 double peer(cusolverDnHandle_t h, const double *d_a, int64_t n, const double *d_b, int64_t nrhs) {
-    double *lu, *x, *work, times[3];
+    double *lu, *x, *work;
     int64_t *ipiv;
     int *info;
     size_t dws = 0, hws = 0;
@@ -83,34 +83,27 @@ double peer(cusolverDnHandle_t h, const double *d_a, int64_t n, const double *d_
         free(hi);
         d_b = ident;
     }
-    bench_timer t;
-    for (int k = -1; k < 3; k++) {
-        BENCH_CK(cudaMemcpy(lu, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice));
-        BENCH_CK(cudaMemcpy(x, d_b, sizeof(double) * n * nrhs, cudaMemcpyDeviceToDevice));
-        t.start();
-        BENCH_CK(cusolverDnXgetrf(h, params, n, n, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, work, dws, hwork, hws, info));
-        BENCH_CK(cusolverDnXgetrs(h, params, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, x, n, info));
-        double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
+    const double s = bench_median_events(
+        [&] {
+            BENCH_CK(cudaMemcpy(lu, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice));
+            BENCH_CK(cudaMemcpy(x, d_b, sizeof(double) * n * nrhs, cudaMemcpyDeviceToDevice));
+        },
+        [&] {
+            BENCH_CK(cusolverDnXgetrf(h, params, n, n, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, work, dws, hwork, hws, info));
+            BENCH_CK(cusolverDnXgetrs(h, params, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, lu, n, ipiv, CUDA_R_64F, x, n, info));
+        });
     cusolverDnDestroyParams(params);
     free(hwork);
     cudaFree(lu); cudaFree(x); cudaFree(ipiv); cudaFree(info); cudaFree(work); cudaFree(ident);
-    return bench_median(times, 3);
+    return s;
 }
 
 double minv_time(minv_context *ctx, minv_method method, int solve, const double *d_a, int64_t n, const double *d_b,
                  int64_t nrhs, double *d_x, minv_report *rep) {
-    double times[3];
-    for (int k = -1; k < 3; k++) {
-        cudaDeviceSynchronize();
-        double t0 = bench_now();
+    return bench_median_wall([&] {
         if (solve) BENCH_CK(minv_solve_device_d(ctx, method, n, nrhs, d_a, n, d_b, n, d_x, n, rep));
         else BENCH_CK(minv_invert_device_d(ctx, method, n, d_a, n, d_x, n, rep));
-        double s = bench_now() - t0;
-        if (k >= 0) times[k] = s;
-    }
-    return bench_median(times, 3);
+    });
 }
 
 void invert() {
@@ -279,24 +272,23 @@ void parts() {
         double ms[3];
         for (int part = 0; part < 3; part++) {
             const int64_t m = part == 1 ? n / 2 : n;
-            double times[3];
             size_t dws = 0, hws = 0;
             void *dw = NULL;
             if (part < 2) {
                 BENCH_CK(cusolverDnXgetrf_bufferSize(h, params, m, w, CUDA_R_64F, c, n, CUDA_R_64F, &dws, &hws));
                 BENCH_CK(cudaMalloc(&dw, dws + 8));
             }
-            bench_timer t;
-            for (int r = -1; r < 3; r++) {
-                BENCH_CK(cudaMemcpy(c, a, sizeof(double) * n * w, cudaMemcpyDeviceToDevice));
-                const double one = 1, minus = -1;
-                t.start();
-                if (part < 2) BENCH_CK(cusolverDnXgetrf(h, params, m, w, CUDA_R_64F, c, n, ipiv, CUDA_R_64F, dw, dws, NULL, 0, info));
-                else BENCH_CK(cublasDgemm_64(b, CUBLAS_OP_N, CUBLAS_OP_N, n, n, w, &minus, a, n, a, w, &one, c, n));
-                double sec = t.stop();
-                if (r >= 0) times[r] = sec;
-            }
-            ms[part] = 1e3 * bench_median(times, 3);
+            const double one = 1, minus = -1;
+            ms[part] = 1e3 * bench_median_events(
+                               [&] { BENCH_CK(cudaMemcpy(c, a, sizeof(double) * n * w, cudaMemcpyDeviceToDevice)); },
+                               [&] {
+                                   if (part < 2)
+                                       BENCH_CK(cusolverDnXgetrf(h, params, m, w, CUDA_R_64F, c, n, ipiv, CUDA_R_64F,
+                                                                 dw, dws, NULL, 0, info));
+                                   else
+                                       BENCH_CK(cublasDgemm_64(b, CUBLAS_OP_N, CUBLAS_OP_N, n, n, w, &minus, a, n, a, w,
+                                                               &one, c, n));
+                               });
             cudaFree(dw);
         }
         printf("| %lld | %.2f | %.2f | %.2f |\n", (long long)w, ms[0], ms[1], ms[2]);
@@ -311,13 +303,8 @@ void parts() {
 /* Whole calls on host data (transfers and host copies included): median of three after a
  * warm-up, which also allocates what the context keeps (pinned host memory among it). */
 double host_time(minv_context *ctx, const double *a, int64_t n, double *x, minv_report *rep) {
-    double times[3];
-    for (int k = -1; k < 3; k++) {
-        const double t0 = bench_now();
-        bench_check(ctx, minv_invert_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, rep), "gauss-jordan");
-        if (k >= 0) times[k] = bench_now() - t0;
-    }
-    return bench_median(times, 3);
+    return bench_median_wall(
+        [&] { bench_check(ctx, minv_invert_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, a, n, x, n, rep), "gauss-jordan"); });
 }
 
 void out_of_core() {

@@ -51,31 +51,26 @@ struct spd_case {
 /* cuSOLVER potrf + potri, the peer: median of three, seconds (the copy of A excluded). */
 double peer_potri(cusolverDnHandle_t h, spd_case &c) {
     int n = (int)c.n, lwork_f = 0, lwork_i = 0, *info;
-    double *work, times[3];
+    double *work;
     BENCH_CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork_f));
     BENCH_CK(cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, &lwork_i));
     int lwork = lwork_f > lwork_i ? lwork_f : lwork_i;
     BENCH_CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
     BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
-    bench_timer t;
-    for (int k = -1; k < 3; k++) {
-        c.reset();
-        t.start();
+    const double s = bench_median_events([&] { c.reset(); }, [&] {
         BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
         BENCH_CK(cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
-        double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
+    });
     cudaFree(work);
     cudaFree(info);
-    return bench_median(times, 3);
+    return s;
 }
 
 /* cuSOLVER potrf + potrs with nrhs right-hand sides, by its legacy 32-bit API (x64 = 0) or
  * its 64-bit one: median of three, seconds. */
 double peer_potrs(cusolverDnHandle_t h, spd_case &c, double *d_b, int64_t nrhs, int x64) {
     int n = (int)c.n, lwork = 0, *info;
-    double *work, *d_xb, times[3];
+    double *work, *d_xb;
     size_t dws = 0, hws = 0;
     void *hwork = NULL;
     cusolverDnParams_t params;
@@ -91,54 +86,39 @@ double peer_potrs(cusolverDnHandle_t h, spd_case &c, double *d_b, int64_t nrhs, 
     BENCH_CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
     BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
     BENCH_CK(cudaMalloc((void **)&d_xb, sizeof(double) * c.n * nrhs));
-    bench_timer t;
-    for (int k = -1; k < 3; k++) {
-        c.reset();
-        BENCH_CK(cudaMemcpy(d_xb, d_b, sizeof(double) * c.n * nrhs, cudaMemcpyDeviceToDevice));
-        t.start();
-        if (x64) {
-            BENCH_CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, c.n, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, work, dws,
-                                hwork, hws, info));
-            BENCH_CK(cusolverDnXpotrs(h, params, CUBLAS_FILL_MODE_LOWER, c.n, nrhs, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, d_xb,
-                                c.n, info));
-        } else {
-            BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
-            BENCH_CK(cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, (int)nrhs, c.d_x, n, d_xb, n, info));
-        }
-        double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
+    const double s = bench_median_events(
+        [&] {
+            c.reset();
+            BENCH_CK(cudaMemcpy(d_xb, d_b, sizeof(double) * c.n * nrhs, cudaMemcpyDeviceToDevice));
+        },
+        [&] {
+            if (x64) {
+                BENCH_CK(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, c.n, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, work, dws,
+                                    hwork, hws, info));
+                BENCH_CK(cusolverDnXpotrs(h, params, CUBLAS_FILL_MODE_LOWER, c.n, nrhs, CUDA_R_64F, c.d_x, c.n, CUDA_R_64F, d_xb,
+                                    c.n, info));
+            } else {
+                BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, c.d_x, n, work, lwork, info));
+                BENCH_CK(cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, (int)nrhs, c.d_x, n, d_xb, n, info));
+            }
+        });
     cusolverDnDestroyParams(params);
     free(hwork);
     cudaFree(work);
     cudaFree(info);
     cudaFree(d_xb);
-    return bench_median(times, 3);
+    return s;
 }
 
 /* minv through its device-pointer API: median of three, seconds, and the last report. */
 double minv_invert(minv_context *ctx, spd_case &c, minv_report *rep) {
-    double times[3];
-    for (int k = -1; k < 3; k++) {
-        cudaDeviceSynchronize();
-        double t0 = bench_now();
-        BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, rep));
-        double s = bench_now() - t0;
-        if (k >= 0) times[k] = s;
-    }
-    return bench_median(times, 3);
+    return bench_median_wall(
+        [&] { BENCH_CK(minv_invert_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, c.d_a, c.n, c.d_x, c.n, rep)); });
 }
 
 double minv_solve(minv_context *ctx, spd_case &c, const double *d_b, double *d_xb, int64_t nrhs, minv_report *rep) {
-    double times[3];
-    for (int k = -1; k < 3; k++) {
-        cudaDeviceSynchronize();
-        double t0 = bench_now();
-        BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, nrhs, c.d_a, c.n, d_b, c.n, d_xb, c.n, rep));
-        double s = bench_now() - t0;
-        if (k >= 0) times[k] = s;
-    }
-    return bench_median(times, 3);
+    return bench_median_wall(
+        [&] { BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_CHOLESKY, c.n, nrhs, c.d_a, c.n, d_b, c.n, d_xb, c.n, rep)); });
 }
 
 void invert() {
@@ -331,15 +311,11 @@ void parts() {
  * the solve with n right-hand sides: median of three after a warm-up, which also allocates
  * the out-of-core path's pinned host buffers. */
 double host_call(minv_context *ctx, int64_t n, const double *a, const double *b, double *x, minv_report *rep) {
-    double times[3];
-    for (int k = -1; k < 3; k++) {
-        double t0 = bench_now();
+    return bench_median_wall([&] {
         bench_check(ctx, b ? minv_solve_d(ctx, MINV_METHOD_CHOLESKY, n, n, a, n, b, n, x, n, rep)
                            : minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, rep),
                     b ? "solve" : "inversion");
-        if (k >= 0) times[k] = bench_now() - t0;
-    }
-    return bench_median(times, 3);
+    });
 }
 
 /* Issue 8's goal: with the matrix four times the device budget, out of core at least 0.6 of the

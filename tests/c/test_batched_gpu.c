@@ -251,10 +251,9 @@ static void device_tally(minv_context *ctx, int64_t k, int64_t nbatch, unsigned 
 int main(void) {
     minv_context *gpu = gpu_context(0), *small = gpu_context(4 << 20);
     if (!gpu || !small) {
-        printf("test_batched_gpu: no usable GPU, skipped\n");
         minv_destroy(gpu);
         minv_destroy(small);
-        return TU_SKIP;
+        return tu_skip_no_gpu("test_batched_gpu");
     }
     device_forms(gpu);
     lu_on_cpu(gpu);

@@ -114,10 +114,7 @@ static void singular(minv_context *all) {
 int main(void) {
     minv_context *one = with_devices(1), *all = with_devices(-1), *cpu = tu_context(MINV_BACKEND_CPU, 0);
     int32_t count = 0, list[MINV_MAX_DEVICES];
-    if (!one || !all) {
-        printf("test_gauss_jordan_devices: no usable GPU, skipped\n");
-        return 77;
-    }
+    if (!one || !all) return tu_skip_no_gpu("test_gauss_jordan_devices");
     CHECK_STATUS(minv_context_devices(all, &count, list), MINV_SUCCESS, all);
     if (count < 2)
         printf("test_gauss_jordan_devices: one GPU visible, so the list of all devices is the list of one; "

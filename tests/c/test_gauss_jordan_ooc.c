@@ -170,13 +170,9 @@ static void solves(minv_context *cpu) {
 }
 
 int main(void) {
-    minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0), *cpu = tu_context(MINV_BACKEND_CPU, 0);
-    if (!gpu) {
-        printf("test_gauss_jordan_ooc: no usable GPU, skipped\n");
-        minv_destroy(cpu);
-        return TU_SKIP;
-    }
-    if (!cpu) return 1;
+    minv_context *gpu, *cpu;
+    const int early = tu_gpu_and_cpu("test_gauss_jordan_ooc", &gpu, &cpu);
+    if (early) return early;
     inversion(gpu, cpu);
     inversion_float();
     singular();

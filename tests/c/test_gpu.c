@@ -330,15 +330,10 @@ static void energy(minv_context *gpu) {
 
 int main(void) {
     minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0);
-    if (!gpu) {
-        printf("test_gpu: no usable GPU, skipped\n");
-        return TU_SKIP;
-    }
-    minv_context *ooc = tu_context(MINV_BACKEND_GPU, 1 << 21), *small = tu_context(MINV_BACKEND_GPU, 1 << 20), *cpu;
-    minv_options o;
-    minv_options_default(&o);
-    o.backend = MINV_BACKEND_CPU;
-    if (!ooc || !small || minv_create(&cpu, &o) != MINV_SUCCESS) return 1;
+    if (!gpu) return tu_skip_no_gpu("test_gpu");
+    minv_context *ooc = tu_context(MINV_BACKEND_GPU, 1 << 21), *small = tu_context(MINV_BACKEND_GPU, 1 << 20),
+                 *cpu = tu_context(MINV_BACKEND_CPU, 0);
+    if (!ooc || !small || !cpu) return 1;
     analysis_matches_cpu(gpu, ooc, cpu);
     device_api(gpu);
     lu_against_cpu(gpu, cpu);

@@ -229,13 +229,9 @@ static void too_small(void) {
 }
 
 int main(void) {
-    minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0), *cpu = tu_context(MINV_BACKEND_CPU, 0);
-    if (!gpu) {
-        printf("test_spd_ooc: no usable GPU, skipped\n");
-        if (cpu) minv_destroy(cpu);
-        return TU_SKIP;
-    }
-    if (!cpu) return 1;
+    minv_context *gpu, *cpu;
+    const int early = tu_gpu_and_cpu("test_spd_ooc", &gpu, &cpu);
+    if (early) return early;
     inverse(gpu, cpu);
     known_inverses();
     not_spd();

@@ -141,12 +141,9 @@ static void fallback_and_errors(minv_context *gpu) {
 }
 
 int main(void) {
-    minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0), *cpu = tu_context(MINV_BACKEND_CPU, 0);
-    if (!gpu) {
-        printf("test_tridiagonal_gpu: no usable GPU, skipped\n");
-        minv_destroy(cpu);
-        return TU_SKIP;
-    }
+    minv_context *gpu, *cpu;
+    const int early = tu_gpu_and_cpu("test_tridiagonal_gpu", &gpu, &cpu);
+    if (early) return early;
     device_bands(gpu, cpu);
     device_dense(gpu);
     fallback_and_errors(gpu);

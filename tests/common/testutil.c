@@ -31,6 +31,20 @@ minv_context *tu_context(minv_backend backend, int64_t budget) {
     return minv_create(&ctx, &o) == MINV_SUCCESS ? ctx : NULL;
 }
 
+int tu_skip_no_gpu(const char *test) {
+    printf("%s: no usable GPU, skipped\n", test);
+    return TU_SKIP;
+}
+
+int tu_gpu_and_cpu(const char *test, minv_context **gpu, minv_context **cpu) {
+    *gpu = tu_context(MINV_BACKEND_GPU, 0);
+    *cpu = tu_context(MINV_BACKEND_CPU, 0);
+    if (*gpu && *cpu) return 0;
+    minv_destroy(*gpu);
+    minv_destroy(*cpu);
+    return *gpu ? 1 : tu_skip_no_gpu(test);
+}
+
 void tu_seed(tu_rng *r, uint64_t seed) { r->state = seed * 2862933555777941757ull + 3037000493ull; }
 
 static uint32_t pcg32(tu_rng *r) {

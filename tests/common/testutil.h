@@ -33,6 +33,11 @@ int tu_contexts(minv_context *ctx[2]);
 /* A context on `backend` with a device-memory budget in bytes (0: all free), or NULL. */
 minv_context *tu_context(minv_backend backend, int64_t budget);
 #define TU_SKIP 77 /* CTest's SKIP_RETURN_CODE */
+/* "<test>: no usable GPU, skipped" on stdout; returns TU_SKIP. */
+int tu_skip_no_gpu(const char *test);
+/* The GPU and CPU contexts of a GPU test: 0 when both exist, else what main returns (TU_SKIP
+ * without a GPU, 1 without the CPU), with the one that exists destroyed. */
+int tu_gpu_and_cpu(const char *test, minv_context **gpu, minv_context **cpu);
 
 /* ---- random numbers (PCG32): reproducible on every platform ---- */
 typedef struct { uint64_t state; } tu_rng;
