@@ -245,7 +245,9 @@ void print_compare_row(const result &r) {
 /* ---- minv ---------------------------------------------------------------------------------- */
 
 /* minv's Gauss-Jordan solve (nrhs = n) or inverse on ctx, data on device 0: the whole call,
- * medians of a warm-up and `runs` calls; false (with a note) when the devices cannot hold it. */
+ * medians of a warm-up and `runs` calls; false (with a note) when the devices cannot hold it.
+ * Energy is read around the call, as for the peer, not by the call's own MINV_OPT_ENERGY:
+ * NVML's reads take milliseconds a GPU in some virtual machines, which would be timed. */
 bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t blas, const problem &p, bool solve,
                   result *out, minv_report *rep) {
     const int64_t n = p.n;
@@ -260,10 +262,10 @@ bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t bl
     std::vector<double> ts, es, eas;
     for (int k = -1; k < runs; k++) {
         sync_all(g);
-        const double a0 = joules(all), t0 = bench_now();
+        const double e0 = joules(ctx), a0 = joules(all), t0 = bench_now();
         const minv_status st = solve ? minv_solve_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, n, p.a, n, p.b, n, x, n, rep)
                                      : minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, p.a, n, x, n, rep);
-        const double s = bench_now() - t0, a1 = joules(all);
+        const double s = bench_now() - t0, e1 = joules(ctx), a1 = joules(all);
         if (st == MINV_ERR_DEVICE_MEMORY) {
             note("n = %lld, %d GPU(s), minv %s: skipped, device memory: %s", (long long)n, g, solve ? "solve" : "inverse",
                  minv_last_error(ctx));
@@ -274,7 +276,7 @@ bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t bl
         bench_check(ctx, st, solve ? "minv_solve_device_d" : "minv_invert_device_d");
         if (k < 0) continue;
         ts.push_back(s);
-        es.push_back(rep->energy);
+        es.push_back(e0 >= 0 && e1 > e0 ? e1 - e0 : -1);
         eas.push_back(a0 >= 0 && a1 > a0 ? a1 - a0 : -1);
     }
     *out = result{n, g, solve, true, runs, bench_median(ts.data(), runs), median_or_none(es), median_or_none(eas), 0, -1};
@@ -539,8 +541,7 @@ void compare() {
             }
             minv_context *ctx = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, g);
             bench_check(ctx, minv_set_option(ctx, MINV_OPT_RESIDUAL, 1), "residual option");
-            bench_check(ctx, minv_set_option(ctx, MINV_OPT_ENERGY, 1), "energy option");
-            int32_t count = 0, devs[MINV_MAX_DEVICES];
+                    int32_t count = 0, devs[MINV_MAX_DEVICES];
             bench_check(ctx, minv_context_devices(ctx, &count, devs), "minv_context_devices");
             for (int op = 0; op < 2; op++) {
                 result r;
@@ -612,7 +613,6 @@ void sweep() {
     fflush(stdout);
     minv_context *ctx = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, g), *all = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, visible);
     bench_check(ctx, minv_set_option(ctx, MINV_OPT_RESIDUAL, 1), "residual option");
-    bench_check(ctx, minv_set_option(ctx, MINV_OPT_ENERGY, 1), "energy option");
     cublasHandle_t blas;
     BENCH_CK(cudaSetDevice(0));
     BENCH_CK(cublasCreate(&blas));

@@ -5,7 +5,8 @@
 // logical row operation on D is a column operation there. Columns of D are dealt to the
 // devices in blocks of NB, cyclically (src_c/cyclic.c). Per block column K of A, of width w:
 //   its owner factors the panel A[k0:n, K] (GETRF, on a side stream, one step ahead of the
-//   update: the look-ahead), turns the interchanges into one permutation, inverts L11 and U11,
+//   update: the look-ahead; beside the rest of its update, or before it where the other GPUs
+//   would otherwise wait for the panel), turns the interchanges into one permutation, inverts L11 and U11,
 //   forms the multipliers P = [A01 U11^-1; 0; L21], and sends these to the other devices
 //   (peer-to-peer copies, overlapped with their update);
 //   every device then applies the interchanges to its columns and eliminates: the pivot rows
@@ -236,33 +237,45 @@ cleanup:
     return status;
 }
 
-/* The elimination of block column K from one device's view: H1 = L11^-1 D[K, :] from the pivot
- * rows (storage columns K), which then become U11^-1 H1; every column loses P[I, :] H1 in one
- * GEMM (P's pivot block is zero, so that leaves the pivot rows as they are). Storage rows
- * [first, first + firstn) go first, and `updated` is recorded after them: from there on the
- * look-ahead panel may read them whole (its multipliers read the pivot rows too). */
+/* The elimination of block column K from one device's view, first the pivot rows (storage
+ * columns K): H1 = L11^-1 D[K, :], which then become U11^-1 H1. */
 template <typename T>
-minv_status eliminate(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, const package<T> &pk, rm_view<T> v,
-                      int64_t first, int64_t firstn, cudaEvent_t updated) {
+minv_status eliminate_pivot_rows(gj<T> *s, gj_dev<T> *dv, int64_t k0, int64_t w, const package<T> &pk, rm_view<T> v) {
     minv_context *ctx = s->ctx;
     minv_gpu *g = dv->g;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = s->lay.n, parts[3][2] = {{first, first + firstn}, {0, first}, {first + firstn, v.rows}};
     if (v.rows > 0) {
         CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, v.v + k0 * v.ld, v.ld, pk.linv, w,
                              0.0, dv->h, dv->ld));
         CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, v.rows, w, w, 1.0, dv->h, dv->ld, pk.uinv, w, 0.0,
                              v.v + k0 * v.ld, v.ld));
     }
-    for (int part = 0; part < 3; part++) {
-        const int64_t r0 = parts[part][0], r1 = parts[part][1];
-        if (r1 > r0)
-            CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, n, w, -1.0, dv->h + r0, dv->ld, pk.p, w,
-                                 1.0, v.v + r0, v.ld));
-        if (part == 0 && updated) CUDA_TRY(cudaEventRecord(updated, g->stream));
-    }
 cleanup:
     return status;
+}
+
+/* Then storage rows [r0, r1) lose P[I, :] H1 in one GEMM (P's pivot block is zero, so that
+ * leaves the pivot rows as they are). */
+template <typename T>
+minv_status eliminate_rows(gj<T> *s, gj_dev<T> *dv, int64_t w, const package<T> &pk, rm_view<T> v, int64_t r0,
+                           int64_t r1) {
+    minv_context *ctx = s->ctx;
+    minv_status status = MINV_SUCCESS;
+    if (r1 > r0)
+        CUBLAS_TRY(minv_gemm(dv->g->blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, s->lay.n, w, -1.0, dv->h + r0, dv->ld, pk.p,
+                             w, 1.0, v.v + r0, v.ld));
+cleanup:
+    return status;
+}
+
+/* Whether the next panel's owner should factor it alone rather than beside the rest of its
+ * update. Beside a GEMM, cuSOLVER's GETRF gets few SMs and takes 2-3x its time alone (7 ms
+ * against 2.5 for 16384 x 512 on an H100). One GPU loses nothing by it, but where the other
+ * GPUs' step is short they would wait that long for the panel: below 1.5e11 flops a step per
+ * GPU (3 ms of DGEMM), factoring it alone measured faster on two H200s (n = 16384 inversion
+ * 0.149 s against 0.176, n = 8192 solve 0.051 against 0.061; no change at n = 32768). */
+template <typename T> bool panel_alone(const gj<T> *s, int64_t rows, int64_t w) {
+    return s->lay.ndev > 1 && 2.0 * (double)s->lay.n * (double)rows * (double)w < 1.5e11;
 }
 
 /* Block column K of the inverse, over its owner's rows K: -P L11^-1 for the other rows
@@ -306,9 +319,17 @@ template <typename T> minv_status run(gj<T> *s) {
             CUDA_TRY(cudaStreamWaitEvent(st, d == o ? dv->factored[kp] : s->dev[o].sent[kp], 0));
             interchange_on<T>(va.v, va.rows, va.ld, w, pk.pairs, dv->tmp, st);
             LAUNCH_TRY();
-            MINV_TRY(eliminate<T>(s, dv, k0, w, pk, va, first, firstn, d == next_owner ? dv->updated[next % 2] : NULL));
-            /* the next panel's GETRF goes to this device's side stream, beside the rest of the GEMM */
-            if (d == next_owner) MINV_TRY(factor_panel<T>(s, next));
+            MINV_TRY(eliminate_pivot_rows<T>(s, dv, k0, w, pk, va));
+            /* the next panel's columns first: from there on its GETRF may read them whole (its
+             * multipliers read the pivot rows too), on this device's side stream */
+            MINV_TRY(eliminate_rows<T>(s, dv, w, pk, va, first, first + firstn));
+            if (d == next_owner) {
+                CUDA_TRY(cudaEventRecord(dv->updated[next % 2], st));
+                MINV_TRY(factor_panel<T>(s, next));
+                if (panel_alone<T>(s, va.rows, w)) CUDA_TRY(cudaStreamWaitEvent(st, dv->factored[next % 2], 0));
+            }
+            MINV_TRY(eliminate_rows<T>(s, dv, w, pk, va, 0, first));
+            MINV_TRY(eliminate_rows<T>(s, dv, w, pk, va, first + firstn, va.rows));
             if (!solve && d == o) MINV_TRY(inverse_columns<T>(s, dv, k0, w, minv_cyclic_local(lay, k), pk));
             CUDA_TRY(cudaEventRecord(dv->consumed[kp], st));
         }
