@@ -69,7 +69,7 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
         printf("%-10s %s\n", "time", compute);
     else
         printf("%-10s %.3f s\n", "time", r->seconds);
-    printf("%-10s %.1f GFLOP/s\n", "rate", r->gflops);
+    printf("%-10s %.*f GFLOP/s\n", "rate", r->gflops >= 10 ? 1 : 3, r->gflops);
     if (r->iterations > 0)
         printf("%-10s %lld\n", "iterations", (long long)r->iterations);
     const double eps = precision == MINV_PRECISION_SINGLE ? FLT_EPSILON : DBL_EPSILON;

@@ -132,6 +132,15 @@ static minv_status fail_not_finite(minv_context *ctx, minv_place place, const ch
                      name, (long long)i + 1, (long long)j + 1, value, (long long)i + 1, (long long)j + 1);
 }
 
+/* An all-zero A (a variable never filled, the wrong file) is named as such rather than left to
+ * a factorisation to report a singular first column. */
+static minv_status check_not_zero(minv_context *ctx, const minv_analysis *an, minv_report *report) {
+    if (an->norm_1 > 0)
+        return MINV_SUCCESS;
+    report->info = 0;
+    return minv_fail(ctx, MINV_ERR_SINGULAR, "A is zero: every entry is 0");
+}
+
 /* Cholesky reads one triangle: forced on a non-symmetric matrix it would invert another one. */
 static minv_status check_cholesky_input(minv_context *ctx, const minv_analysis *an) {
     if (an->symmetric)
@@ -233,6 +242,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     MINV_TRY(analyze(ctx, place, &in, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
+    MINV_TRY(check_not_zero(ctx, &an, report));
     if (ctx->recondition != MINV_RECONDITION_NONE) {
         int done = 0;
         MINV_TRY(recondition(ctx, fn, place, &in, NULL, &out, &shifted, &an, &done, report));
@@ -428,6 +438,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     MINV_TRY(analyze(ctx, place, &am, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
+    MINV_TRY(check_not_zero(ctx, &an, report));
     {
         int64_t bi = 0, bj = 0;
         double bv;

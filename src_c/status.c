@@ -10,7 +10,7 @@ const char *minv_status_string(minv_status status) {
     case MINV_SUCCESS: return "success";
     case MINV_ERR_INVALID_ARG: return "invalid argument";
     case MINV_ERR_ALLOC: return "host memory allocation failed";
-    case MINV_ERR_NOT_FINITE: return "input contains NaN or Inf";
+    case MINV_ERR_NOT_FINITE: return "input contains NaN, Inf or a missing value";
     case MINV_ERR_SINGULAR: return "matrix is singular";
     case MINV_ERR_NOT_SPD: return "matrix is not symmetric positive definite";
     case MINV_ERR_NO_CONVERGENCE: return "iteration did not converge";

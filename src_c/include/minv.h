@@ -27,7 +27,8 @@ typedef enum {
     MINV_SUCCESS = 0,
     MINV_ERR_INVALID_ARG = 1,     /* a bad argument; the message names it */
     MINV_ERR_ALLOC = 2,           /* host memory could not be allocated */
-    MINV_ERR_NOT_FINITE = 3,      /* NaN or Inf in the input; the message gives (i, j) */
+    MINV_ERR_NOT_FINITE = 3,      /* NaN or Inf in the input (in files also a fill or out-of-
+                                     range value); the message gives (i, j) */
     MINV_ERR_SINGULAR = 4,        /* exactly or numerically singular; report.info = column */
     MINV_ERR_NOT_SPD = 5,         /* not positive definite; report.info = column */
     MINV_ERR_NO_CONVERGENCE = 6,  /* an iterative method diverged, stagnated or hit its cap */

@@ -140,6 +140,13 @@ static void singular(minv_context *ctx) {
     CHECK(memcmp(a, copy, sizeof(double) * n * n) == 0, "input modified on failure");
     double b[20] = {1};
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, n, 1, a, n, b, n, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+    /* all zero: said so, whatever method AUTO would pick for its bandwidth of 0 */
+    memset(a, 0, sizeof(double) * n * n);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+    HAS(minv_last_error(ctx), "A is zero");
+    CHECK(rep.info == 0, "zero matrix info %lld", (long long)rep.info);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, 1, a, n, b, n, x, n, &rep), MINV_ERR_SINGULAR, ctx);
+    HAS(minv_last_error(ctx), "A is zero");
     free(a); free(x); free(copy);
 }
 
