@@ -24,6 +24,8 @@ static const cli_command command = {
     "are equal, without --slice, is a batch: every matrix is inverted. OUT.nc is written under a\n"
     "temporary name and renamed when complete; if it exists and holds other variables, VAR is\n"
     "added to it. IN.nc is never modified. A tridiagonal VAR is inverted as such (method auto).\n"
+    "A VAR inside netCDF-4 groups is named by its path, as analysis/M or /a/b/M; outputs go to\n"
+    "the root group of OUT.nc (default name M_inv).\n"
     "With --tridiagonal DL,D,DU, IN.nc holds the matrix as its bands, A(i,i) = D(i),\n"
     "A(i+1,i) = DL(i), A(i,i+1) = DU(i), and the dense n x n inverse is written (default name\n"
     "<D>_inv, over D's dimension).",
@@ -105,7 +107,7 @@ int cli_invert(int argc, char **argv) {
     if (by_bands)
         snprintf(what, sizeof what, "bands %s,%s,%s", bands[0], bands[1], bands[2]);
     snprintf(title, sizeof title, "minv invert: '%s':%s -> '%s':%s%s", in.path, by_bands ? what : in.var, out.path,
-             out.var ? out.var : by_bands ? bands[1] : in.var, out.var ? "" : "_inv");
+             out.var ? out.var : minv_nc_base_name(by_bands ? bands[1] : in.var), out.var ? "" : "_inv");
     cli_print_report(title, &report, s.fopts.precision);
 cleanup:
     minv_destroy(ctx);

@@ -1,5 +1,5 @@
-/* minv solve A.nc:VAR B.nc:VAR X.nc[:VAR]: A X = B with many right-hand sides, X written with
- * B's dimensions, and the report. */
+/* minv solve A.nc:VAR B.nc:VAR X.nc[:VAR]: A X = B with one right-hand side (a 1-D B) or many,
+ * X written with B's dimensions, and the report. */
 #include <stdio.h>
 
 #include "cli.h"
@@ -12,9 +12,10 @@ static const cli_command command = {
     "Solves A X = B and writes X to X.nc as VAR (default: X).",
     "A(row, column) is read in the order ncdump shows (--fortran-order: reversed). B has one\n"
     "dimension of length n, its rows, and one of length k, the right-hand sides, in either\n"
-    "order (when both have length n, --fortran-order decides); X is written with B's dimensions\n"
-    "and layout. --slice picks a matrix of a higher-rank A (and of B, when B's rank exceeds 2).\n"
-    "The inputs are never modified.",
+    "order (when both have length n, --fortran-order decides); a 1-D B(n) is one right-hand\n"
+    "side. X is written with B's dimensions and layout (1-D for a 1-D B), in the root group.\n"
+    "--slice picks a matrix of a higher-rank A (and of B, when B's rank exceeds 2). Variables\n"
+    "inside netCDF-4 groups are named by their path, as analysis/A. The inputs are never modified.",
     groups};
 
 int cli_solve(int argc, char **argv) {

@@ -31,7 +31,8 @@
 !   - Files: the file routines see a NetCDF variable as nf90 does: the matrix is the array
 !     nf90_get_var would give a Fortran program (fortran_order defaults to .true., unlike
 !     the C API), its two matrix dimensions come first, and `slice` indexes the dimensions
-!     after them in Fortran order (for cov(n, n, time), slice = [t]).
+!     after them in Fortran order (for cov(n, n, time), slice = [t]). A variable inside
+!     netCDF-4 groups is named by its path ('analysis/M'); outputs go to the root group.
 !   - The library leaves floating-point trap settings and flags as it found them.
 !   - A context is used by one thread at a time; do not copy a minv_context (copies share
 !     one C context and the first minv_finalize invalidates the others).

@@ -228,7 +228,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     minv_status status = MINV_SUCCESS;
 
     if (!out_var || !out_var[0]) {
-        snprintf(name, sizeof name, "%.*s_inv", NC_MAX_NAME - 4, in_var);
+        snprintf(name, sizeof name, "%.*s_inv", NC_MAX_NAME - 4, minv_nc_base_name(in_var));
         out_var = name;
     }
     MINV_TRY(minv_nc_source_open(ctx, &src, in_path, in_var, fopts, MINV_NC_ALLOW_BATCH));

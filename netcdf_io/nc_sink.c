@@ -5,9 +5,9 @@
  * Where the output goes:
  *   - no file at `path`, a file that is not netCDF, or a netCDF file whose only variable is
  *     `var` (an earlier run's output): a new file, in spec->format;
- *   - a netCDF file with other variables: a copy of it gets `var` (reusing dimensions of the
- *     same name and length, or overwriting a `var` of the same shape), keeps its format, and
- *     gains a line in its history;
+ *   - a netCDF file with other variables or groups: a copy of it gets `var` in its root group
+ *     (reusing dimensions of the same name and length, or overwriting a `var` of the same
+ *     shape), keeps its format, and gains a line in its history;
  *   - one of the call's input files: refused, the input is never touched. */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,11 +35,12 @@ char *minv_nc_tmp_name(const char *path) {
 
 /* 1 when `path` is a netCDF file holding something besides `var`; *format is its format. */
 static int holds_other_things(const char *path, const char *var, int *format) {
-    int ncid, nvars = 0, varid, other = 0;
+    int ncid, nvars = 0, ngroups = 0, varid, other = 0;
     if (nc_open(path, NC_NOWRITE, &ncid) != NC_NOERR)
         return 0;
     if (nc_inq_nvars(ncid, &nvars) == NC_NOERR && nc_inq_format(ncid, format) == NC_NOERR)
-        other = !(nvars == 1 && nc_inq_varid(ncid, var, &varid) == NC_NOERR);
+        other = !(nvars == 1 && nc_inq_varid(ncid, var, &varid) == NC_NOERR) ||
+                (nc_inq_grps(ncid, &ngroups, NULL) == NC_NOERR && ngroups > 0);
     nc_close(ncid);
     return other;
 }
@@ -137,15 +138,16 @@ static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const 
 /* Tiles of whole chunks (netCDF-4) or bands of whole rows (classic), as the reader's. */
 static minv_status plan_tiles(minv_context *ctx, minv_nc_sink *w) {
     const minv_nc_sink_spec *sp = &w->spec;
-    const size_t d0 = sp->dims[sp->rank - 2].len, d1 = sp->dims[sp->rank - 1].len;
+    const int r0 = minv_nc_row_dim(sp->rank);
+    const size_t d0 = sp->dims[r0].len, d1 = sp->dims[r0 + 1].len;
     int storage = NC_CONTIGUOUS;
-    size_t chunks[3];
+    size_t chunks[3] = {1, 1, 1}; /* a column's virtual dimension keeps its 1 */
     if (is_netcdf4(w->format)) {
         int st = nc_inq_var_chunking(w->ncid, w->varid, &storage, chunks);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its storage", w->path, w->var);
     }
-    minv_nc_plan_tiles(d0, d1, storage == NC_CHUNKED ? chunks + sp->rank - 2 : NULL, 0, w->tile);
+    minv_nc_plan_tiles(d0, d1, storage == NC_CHUNKED ? chunks + r0 : NULL, 0, w->tile);
     return MINV_SUCCESS;
 }
 
@@ -176,9 +178,11 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
         return minv_nc_fail(ctx, st, "'%s': cannot define variable '%s' as %s in %s", w->path, w->var,
                             minv_nc_type_name(sp->xtype), minv_nc_format_name(w->format));
     if (is_netcdf4(w->format)) {
+        /* a column's chunks hold as many values as a matrix's */
+        const size_t edge = sp->rank > 1 ? CHUNK_EDGE : CHUNK_EDGE * CHUNK_EDGE;
         size_t chunks[3] = {1, 1, 1};
-        for (int d = sp->rank - 2; d < sp->rank; d++)
-            chunks[d] = sp->dims[d].len < CHUNK_EDGE ? sp->dims[d].len : CHUNK_EDGE;
+        for (int d = minv_nc_row_dim(sp->rank); d < sp->rank; d++)
+            chunks[d] = sp->dims[d].len < edge ? sp->dims[d].len : edge;
         st = nc_def_var_chunking(w->ncid, w->varid, NC_CHUNKED, chunks);
         if (st == NC_NOERR && sp->deflate_level > 0)
             st = nc_def_var_deflate(w->ncid, w->varid, 1, 1, sp->deflate_level);
@@ -215,8 +219,13 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
     w->var = var;
     w->spec = *spec;
     w->expected = count;
+    if (spec->rank == 1)
+        w->spec.dims[1] = (minv_nc_dim){"", 1, 0};
     minv_status status = MINV_SUCCESS;
     int st, add = 0;
+    if (strchr(var, '/'))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "output variable '%s' of '%s' names a group: minv writes its outputs to the root group of the output file, so give a plain name",
+                         var, path);
     for (int i = 0; i < spec->ninputs; i++)
         if (minv_nc_same_file(path, spec->inputs[i]))
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "the output '%s' is the input file '%s'; minv never modifies its input: choose another output file",
@@ -300,7 +309,7 @@ static minv_status pack_tile(minv_context *ctx, const minv_nc_sink *w, double *t
 
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m) {
     const minv_nc_sink_spec *sp = &w->spec;
-    const int r0 = sp->rank - 2;
+    const int r0 = minv_nc_row_dim(sp->rank);
     const size_t d0 = sp->dims[r0].len, d1 = sp->dims[r0 + 1].len;
     const size_t bands = (d0 + w->tile[0] - 1) / w->tile[0], across = (d1 + w->tile[1] - 1) / w->tile[1];
     const double per_matrix = (double)(bands * across), all = per_matrix * (double)w->expected;

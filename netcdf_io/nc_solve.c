@@ -1,16 +1,20 @@
-/* A X = B from files: A (sliced to one matrix when of higher rank) and B(n, k) read whole, X
- * solved by minv_solve_d/_s and written with B's dimensions and layout.
+/* A X = B from files: A (sliced to one matrix when of higher rank) and B(n, k) or B(n) read
+ * whole, X solved by minv_solve_d/_s and written with B's dimensions and layout.
  *
  * B's rows are its dimension of length n, whichever of its two that is; when both have
- * length n, fortran_order decides as it does for A. A slice applies to B only when B's rank
- * exceeds 2 (a sliced covariance with plain observations is the common case). The report is
- * minv_solve's, with notes on the reading and writing; its seconds count the solve only. */
+ * length n, fortran_order decides as it does for A. A 1-D B is one right-hand side (the
+ * single innovation vector of an analysis), and X is 1-D too. A slice applies to B only when
+ * B's rank exceeds 2 (a sliced covariance with plain observations is the common case). The
+ * report is minv_solve's, with notes on the reading and writing; its seconds count the solve
+ * only. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ncio.h"
 
-static const char *residual_kind_text(int kind) {
+static const char *residual_kind_text(int kind, int64_t nrhs) {
+    if (kind != 0 && nrhs == 1) /* sampled or full, the one column is checked */
+        return "||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)";
     switch (kind) {
     case 1: return "sampled: max over 4 columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf)";
     case 2: return "full: max over all columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf)";
@@ -21,7 +25,12 @@ static const char *residual_kind_text(int kind) {
 /* B's view: its rows are the dimension of length n. */
 static minv_status orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts) {
     const size_t un = (size_t)n;
-    if (b->d1 == un && (b->d0 != un || fopts->fortran_order))
+    if (b->rank == 1) {
+        if (b->d0 != un)
+            return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has %zu entries (along %s), but A is %lld x %lld: a right-hand side vector needs %lld",
+                             b->path, b->var, b->d0, b->dims[0].name, (long long)n, (long long)n, (long long)n);
+        minv_nc_source_set_view(b, MINV_NC_C_VIEW);
+    } else if (b->d1 == un && (b->d0 != un || fopts->fortran_order))
         minv_nc_source_set_view(b, MINV_NC_FORTRAN_VIEW);
     else if (b->d0 == un)
         minv_nc_source_set_view(b, MINV_NC_C_VIEW);
@@ -50,10 +59,10 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     MINV_TRY(minv_nc_source_open(ctx, &as, a_path, a_var, fopts, 0));
     MINV_TRY(minv_nc_check_square(ctx, &as));
     const int64_t n = as.rows;
-    MINV_TRY(minv_nc_source_open(ctx, &bs, b_path, b_var, fopts, MINV_NC_SLICE_IF_RANKED));
+    MINV_TRY(minv_nc_source_open(ctx, &bs, b_path, b_var, fopts, MINV_NC_SLICE_IF_RANKED | MINV_NC_ALLOW_VECTOR));
     MINV_TRY(orient_rhs(ctx, &bs, n, fopts));
     const int64_t nrhs = bs.cols;
-    minv_nc_sink_spec spec = {.rank = 2,
+    minv_nc_sink_spec spec = {.rank = bs.rank > 1 ? 2 : 1,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .format = NC_FORMAT_NETCDF4,
                               .deflate_level = fopts->deflate_level,
@@ -61,8 +70,9 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
                               .view = bs.view,
                               .inputs = inputs,
                               .ninputs = 2};
-    spec.dims[0] = bs.dims[bs.rank - 2];
-    spec.dims[1] = bs.dims[bs.rank - 1];
+    const int r0 = minv_nc_row_dim(bs.rank);
+    spec.dims[0] = bs.dims[r0];
+    spec.dims[1] = bs.dims[r0 + 1];
     spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
     MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
     MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
@@ -94,7 +104,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
         {"minv_method", minv_method_name(report->method), NULL, 0},
         {"minv_backend", minv_backend_name(report->backend), NULL, 0},
         {"minv_residual", NULL, &report->residual, 1},
-        {"minv_residual_kind", residual_kind_text(report->residual_kind), NULL, 0},
+        {"minv_residual_kind", residual_kind_text(report->residual_kind, nrhs), NULL, 0},
         {"minv_rcond", NULL, &report->rcond, 1},
         {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
     };

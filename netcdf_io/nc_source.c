@@ -1,6 +1,7 @@
-/* A matrix variable read tile by tile: which matrix of a higher-rank variable (slice or
- * batch), what counts as missing, and the conversion of any numeric type on disk to the
- * compute precision. Peak memory is the caller's matrix plus one tile of doubles. */
+/* A matrix variable read tile by tile: where it is (root or netCDF-4 groups), which matrix of a
+ * higher-rank variable (slice or batch) or a 1-D one as a column, what counts as missing, and
+ * the conversion of any numeric type on disk to the compute precision. Peak memory is the
+ * caller's matrix plus one tile of doubles. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,27 +15,88 @@
 
 static int is_numeric(nc_type t) { return minv_nc_type_is_integer(t) || t == NC_FLOAT || t == NC_DOUBLE; }
 
-/* "A, B, cov" (as many as fit): what the file does hold, for a NOT_FOUND message. */
-static void list_variables(int ncid, char *buf, size_t len) {
-    int nvars = 0;
-    buf[0] = '\0';
-    if (nc_inq_nvars(ncid, &nvars) != NC_NOERR || nvars == 0) {
-        snprintf(buf, len, "none");
-        return;
+/* "A, B, cov" (as many as fit): the variables, or the groups, of group ncid that do exist,
+ * for a NOT_FOUND message; "none" when there are none. */
+static void list_names(int ncid, int groups, char *buf, size_t len) {
+    int count = 0, *ids = NULL;
+    int st = groups ? nc_inq_grps(ncid, &count, NULL) : nc_inq_nvars(ncid, &count);
+    if (st == NC_NOERR && groups && count > 0) {
+        ids = malloc((size_t)count * sizeof *ids);
+        st = ids ? nc_inq_grps(ncid, NULL, ids) : NC_ENOMEM;
     }
-    for (int v = 0; v < nvars; v++) {
+    snprintf(buf, len, "%s", st != NC_NOERR || count == 0 ? "none" : "");
+    for (int k = 0; st == NC_NOERR && k < count; k++) {
         char name[NC_MAX_NAME + 1];
         size_t used = strlen(buf);
-        if (nc_inq_varname(ncid, v, name) != NC_NOERR || used + strlen(name) + 8 >= len) {
-            snprintf(buf + used, len - used, "%s...", v > 0 ? ", " : "");
-            return;
+        if ((groups ? nc_inq_grpname(ids[k], name) : nc_inq_varname(ncid, k, name)) != NC_NOERR ||
+            used + strlen(name) + 8 >= len) {
+            snprintf(buf + used, len - used, "%s...", k > 0 ? ", " : "");
+            break;
         }
-        snprintf(buf + used, len - used, "%s%s", v > 0 ? ", " : "", name);
+        snprintf(buf + used, len - used, "%s%s", k > 0 ? ", " : "", name);
+    }
+    free(ids);
+}
+
+/* s->var in the open file: a name in the root group, or a path of netCDF-4 groups ("analysis/M",
+ * "/analysis/M", "a/b/M") resolved one group at a time, so that a miss names the group that is
+ * not there and lists what is. Sets s->grpid and s->varid. */
+static minv_status find_variable(minv_context *ctx, minv_nc_source *s) {
+    const char *name = s->var[0] == '/' ? s->var + 1 : s->var, *slash;
+    char names[256], groups[256];
+    s->grpid = s->ncid;
+    for (; (slash = strchr(name, '/')); name = slash + 1) {
+        char group[NC_MAX_NAME + 1];
+        int child;
+        snprintf(group, sizeof group, "%.*s", (int)(slash - name), name);
+        /* netCDF-3 answers any group name with the root itself */
+        if (s->format == NC_FORMAT_NETCDF4 && nc_inq_grp_ncid(s->grpid, group, &child) == NC_NOERR) {
+            s->grpid = child;
+            continue;
+        }
+        list_names(s->grpid, 1, groups, sizeof groups);
+        if (s->grpid == s->ncid)
+            return minv_fail(ctx, MINV_ERR_NOT_FOUND, "no group '%s' in '%s'; its groups: %s%s", group, s->path, groups,
+                             s->format == NC_FORMAT_NETCDF4 ? "" : " (only netCDF-4 files have groups)");
+        return minv_fail(ctx, MINV_ERR_NOT_FOUND, "no group '%.*s' in '%s'; the groups of '%.*s': %s", (int)(slash - s->var),
+                         s->var, s->path, (int)(name - 1 - s->var), s->var, groups);
+    }
+    int st = nc_inq_varid(s->grpid, name, &s->varid);
+    if (st == NC_ENOTVAR) {
+        char scope[NC_MAX_NAME + 64] = "its variables";
+        if (s->grpid != s->ncid)
+            snprintf(scope, sizeof scope, "the variables of group '%.*s'", (int)(name - 1 - s->var), s->var);
+        list_names(s->grpid, 0, names, sizeof names);
+        list_names(s->grpid, 1, groups, sizeof groups);
+        /* a root that looks empty most often holds the variable in a group */
+        const int has_groups = strcmp(groups, "none") != 0;
+        return minv_fail(ctx, MINV_ERR_NOT_FOUND, "'%s' has no variable '%s' (%s: %s%s%s%s)", s->path, s->var, scope, names,
+                         has_groups ? "; its groups: " : "", has_groups ? groups : "",
+                         has_groups ? ": name a variable in a group by its path, as GROUP/VAR" : "");
+    }
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s', variable '%s'", s->path, s->var);
+    return MINV_SUCCESS;
+}
+
+/* The unlimited dimensions a variable of group grpid may use: its group's and its parents'. */
+static int mark_unlimited(int grpid, const int *dimids, int rank, minv_nc_dim *dims) {
+    int unlim[NC_MAX_DIMS], nunlim = 0, parent, st;
+    for (;;) {
+        if ((st = nc_inq_unlimdims(grpid, &nunlim, unlim)) != NC_NOERR)
+            return st;
+        for (int d = 0; d < rank; d++)
+            for (int u = 0; u < nunlim; u++)
+                dims[d].unlimited |= unlim[u] == dimids[d];
+        if (nc_inq_grp_parent(grpid, &parent) != NC_NOERR)
+            return NC_NOERR; /* the root */
+        grpid = parent;
     }
 }
 
-/* vector: the variable must have rank 1 (a band), else rank 2 or more (a matrix). */
-static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int vector) {
+/* band: the variable must have rank 1 (a band); else rank 2 or more (a matrix), or rank 1 with
+ * MINV_NC_ALLOW_VECTOR (one column). */
+static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band, int flags) {
     int st = nc_open(s->path, NC_NOWRITE, &s->ncid);
     if (st != NC_NOERR) {
         s->ncid = -1;
@@ -46,41 +108,37 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int vecto
     st = nc_inq_format(s->ncid, &s->format);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s': cannot read the format", s->path);
-    st = nc_inq_varid(s->ncid, s->var, &s->varid);
-    if (st == NC_ENOTVAR) {
-        char names[256];
-        list_variables(s->ncid, names, sizeof names);
-        return minv_fail(ctx, MINV_ERR_NOT_FOUND, "'%s' has no variable '%s' (its variables: %s)",
-                         s->path, s->var, names);
-    }
-    if (st != NC_NOERR)
-        return minv_nc_fail(ctx, st, "'%s', variable '%s'", s->path, s->var);
+    minv_status status = find_variable(ctx, s);
+    if (status != MINV_SUCCESS)
+        return status;
     int rank = 0;
-    st = nc_inq_var(s->ncid, s->varid, NULL, &s->xtype, &rank, NULL, NULL);
+    st = nc_inq_var(s->grpid, s->varid, NULL, &s->xtype, &rank, NULL, NULL);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s', variable '%s'", s->path, s->var);
     if (!is_numeric(s->xtype))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s' is %s, not a numeric type",
                          s->path, s->var, minv_nc_type_name(s->xtype));
-    if (vector && rank != 1)
+    const int least = flags & MINV_NC_ALLOW_VECTOR ? 1 : 2;
+    const char *needs = rank > 2 ? "a matrix needs 2 dimensions, and minv slices at most 8 leading ones"
+                        : least == 1 ? "a vector needs 1 dimension, a matrix 2"
+                                     : "a matrix needs 2 dimensions";
+    if (band && rank != 1)
         return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has rank %d: a band of a tridiagonal matrix needs 1 dimension",
                          s->path, s->var, rank);
-    if (!vector && (rank < 2 || rank > MINV_NC_MAX_RANK))
-        return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has rank %d: a matrix needs 2 dimensions%s",
-                         s->path, s->var, rank, rank > 2 ? ", and minv slices at most 8 leading ones" : "");
+    if (!band && (rank < least || rank > MINV_NC_MAX_RANK))
+        return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' has rank %d: %s", s->path, s->var, rank, needs);
     s->rank = rank;
 
-    int dimids[MINV_NC_MAX_RANK], nunlim = 0, unlim[NC_MAX_DIMS];
-    st = nc_inq_vardimid(s->ncid, s->varid, dimids);
+    int dimids[MINV_NC_MAX_RANK];
+    st = nc_inq_vardimid(s->grpid, s->varid, dimids);
+    for (int d = 0; d < rank && st == NC_NOERR; d++)
+        st = nc_inq_dim(s->grpid, dimids[d], s->dims[d].name, &s->dims[d].len);
     if (st == NC_NOERR)
-        st = nc_inq_unlimdims(s->ncid, &nunlim, unlim);
-    for (int d = 0; d < rank && st == NC_NOERR; d++) {
-        st = nc_inq_dim(s->ncid, dimids[d], s->dims[d].name, &s->dims[d].len);
-        for (int u = 0; u < nunlim; u++)
-            s->dims[d].unlimited |= unlim[u] == dimids[d];
-    }
+        st = mark_unlimited(s->grpid, dimids, rank, s->dims);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its dimensions", s->path, s->var);
+    if (rank == 1)
+        s->dims[1] = (minv_nc_dim){"", 1, 0};
     return MINV_SUCCESS;
 }
 
@@ -96,12 +154,12 @@ static void shape_text(const minv_nc_source *s, char *buf, size_t len) {
 /* The leading dimensions are fixed by the slice; one left over makes a batch. */
 static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const minv_file_options *fopts,
                                    int flags) {
-    int nlead = s->rank - 2;
+    const int nlead = minv_nc_row_dim(s->rank);
     int nslice = (flags & MINV_NC_SLICE_IF_RANKED) && nlead == 0 ? 0 : fopts->nslice;
     char shape[512];
     shape_text(s, shape, sizeof shape);
-    s->d0 = s->dims[s->rank - 2].len;
-    s->d1 = s->dims[s->rank - 1].len;
+    s->d0 = s->dims[nlead].len;
+    s->d1 = s->dims[nlead + 1].len;
     if (nslice > nlead)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: %d slice indices given but it has %d leading dimension%s%s",
                          s->path, shape, nslice, nlead, nlead == 1 ? "" : "s",
@@ -168,14 +226,14 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     v->valid_max = HUGE_VAL;
     v->scale = 1;
     v->offset = 0;
-    if (get_att(s->ncid, s->varid, "_FillValue", &v->fill, 1, NULL)) {
+    if (get_att(s->grpid, s->varid, "_FillValue", &v->fill, 1, NULL)) {
         v->has_fill = 1;
     } else {
         /* Unwritten entries hold the type's default fill while fill mode is on; the NUG asks
          * not to treat the byte types' default as missing. */
         int no_fill = 1;
         unsigned char value[8];
-        if (nc_inq_var_fill(s->ncid, s->varid, &no_fill, value) == NC_NOERR && !no_fill &&
+        if (nc_inq_var_fill(s->grpid, s->varid, &no_fill, value) == NC_NOERR && !no_fill &&
             s->xtype != NC_BYTE && s->xtype != NC_UBYTE) {
             v->has_fill = v->fill_is_default = 1;
             v->fill = default_fill(s->xtype);
@@ -183,19 +241,19 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     }
     nc_type t;
     size_t len;
-    if (nc_inq_att(s->ncid, s->varid, "missing_value", &t, &len) == NC_NOERR && len > MINV_NC_MAX_MISSING)
+    if (nc_inq_att(s->grpid, s->varid, "missing_value", &t, &len) == NC_NOERR && len > MINV_NC_MAX_MISSING)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': missing_value has %zu values; minv honours up to %d",
                          s->path, s->var, len, MINV_NC_MAX_MISSING);
-    if (get_att(s->ncid, s->varid, "missing_value", v->missing, MINV_NC_MAX_MISSING, &n))
+    if (get_att(s->grpid, s->varid, "missing_value", v->missing, MINV_NC_MAX_MISSING, &n))
         v->nmissing = (int)n;
-    if (get_att(s->ncid, s->varid, "valid_range", pair, 2, &n) && n == 2) {
+    if (get_att(s->grpid, s->varid, "valid_range", pair, 2, &n) && n == 2) {
         v->valid_min = pair[0];
         v->valid_max = pair[1];
     }
-    get_att(s->ncid, s->varid, "valid_min", &v->valid_min, 1, NULL);
-    get_att(s->ncid, s->varid, "valid_max", &v->valid_max, 1, NULL);
-    get_att(s->ncid, s->varid, "scale_factor", &v->scale, 1, NULL);
-    get_att(s->ncid, s->varid, "add_offset", &v->offset, 1, NULL);
+    get_att(s->grpid, s->varid, "valid_min", &v->valid_min, 1, NULL);
+    get_att(s->grpid, s->varid, "valid_max", &v->valid_max, 1, NULL);
+    get_att(s->grpid, s->varid, "scale_factor", &v->scale, 1, NULL);
+    get_att(s->grpid, s->varid, "add_offset", &v->offset, 1, NULL);
     return MINV_SUCCESS;
 }
 
@@ -203,20 +261,21 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
 
 static minv_status plan_storage(minv_context *ctx, minv_nc_source *s, int64_t tile_edge) {
     int storage = NC_CONTIGUOUS, shuffle = 0, deflate = 0, level = 0;
-    size_t chunks[MINV_NC_MAX_RANK];
+    size_t chunks[MINV_NC_MAX_RANK] = {1, 1}; /* a column's virtual dimension keeps its 1 */
     /* classic files answer NC_CONTIGUOUS; only netCDF-4 ones have chunks and filters */
     if (s->format == NC_FORMAT_NETCDF4 || s->format == NC_FORMAT_NETCDF4_CLASSIC) {
-        int st = nc_inq_var_chunking(s->ncid, s->varid, &storage, chunks);
+        int st = nc_inq_var_chunking(s->grpid, s->varid, &storage, chunks);
         if (st == NC_NOERR)
-            st = nc_inq_var_deflate(s->ncid, s->varid, &shuffle, &deflate, &level);
+            st = nc_inq_var_deflate(s->grpid, s->varid, &shuffle, &deflate, &level);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its storage", s->path, s->var);
     }
     s->chunked = storage == NC_CHUNKED;
     s->deflate_level = deflate ? level : 0;
     if (s->chunked) {
-        s->chunk[0] = chunks[s->rank - 2];
-        s->chunk[1] = chunks[s->rank - 1];
+        const int r0 = minv_nc_row_dim(s->rank);
+        s->chunk[0] = chunks[r0];
+        s->chunk[1] = chunks[r0 + 1];
     }
     s->tile_rule = minv_nc_plan_tiles(s->d0, s->d1, s->chunked ? s->chunk : NULL, tile_edge, s->tile);
     s->buffer = malloc(s->tile[0] * s->tile[1] * sizeof(double));
@@ -248,7 +307,7 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
     s->path = path;
     s->var = var;
     minv_status status = MINV_SUCCESS;
-    MINV_TRY(open_variable(ctx, s, 0));
+    MINV_TRY(open_variable(ctx, s, 0, flags));
     MINV_TRY(choose_matrices(ctx, s, fopts, flags));
     MINV_TRY(read_value_rules(ctx, s));
     MINV_TRY(check_whole(ctx, s));
@@ -269,7 +328,7 @@ void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view) {
 void minv_nc_source_close(minv_nc_source *s) {
     if (s->ncid >= 0)
         nc_close(s->ncid);
-    s->ncid = -1;
+    s->ncid = s->grpid = -1;
     free(s->buffer);
     s->buffer = NULL;
 }
@@ -371,7 +430,7 @@ static void scan_tile(const minv_nc_source *s, double *tile, const size_t start[
 minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m) {
     size_t start[MINV_NC_MAX_RANK] = {0}, count[MINV_NC_MAX_RANK];
-    const int r0 = s->rank - 2;
+    const int r0 = minv_nc_row_dim(s->rank);
     for (int d = 0; d < r0; d++) {
         start[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k;
         count[d] = 1;
@@ -380,7 +439,7 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
     const size_t across = (s->d1 + s->tile[1] - 1) / s->tile[1];
     const double per_matrix = (double)(bands * across), all = per_matrix * (double)s->count;
     size_t esize = 0;
-    nc_inq_type(s->ncid, s->xtype, NULL, &esize);
+    nc_inq_type(s->grpid, s->xtype, NULL, &esize);
     double t0 = minv_now();
     for (size_t b = 0; b < bands; b++) {
         bad_entry bad = {OK, 0, 0, 0};
@@ -389,7 +448,7 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
             start[r0 + 1] = a * s->tile[1];
             count[r0] = s->d0 - start[r0] < s->tile[0] ? s->d0 - start[r0] : s->tile[0];
             count[r0 + 1] = s->d1 - start[r0 + 1] < s->tile[1] ? s->d1 - start[r0 + 1] : s->tile[1];
-            int st = nc_get_vara_double(s->ncid, s->varid, start, count, s->buffer);
+            int st = nc_get_vara_double(s->grpid, s->varid, start, count, s->buffer);
             if (st != NC_NOERR) {
                 char where[768];
                 minv_nc_source_where(s, k, where, sizeof where);
@@ -421,7 +480,7 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst) {
     size_t start[MINV_NC_MAX_RANK] = {0}, cnt[MINV_NC_MAX_RANK];
-    const int r0 = s->rank - 2;
+    const int r0 = minv_nc_row_dim(s->rank);
     for (int d = 0; d < r0; d++) {
         start[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k0;
         cnt[d] = d < s->nlead_fixed ? 1 : (size_t)count;
@@ -429,10 +488,10 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
     cnt[r0] = s->d0;
     cnt[r0 + 1] = s->d1;
     size_t esize = 0;
-    nc_inq_type(s->ncid, s->xtype, NULL, &esize);
+    nc_inq_type(s->grpid, s->xtype, NULL, &esize);
     const size_t whole[2] = {s->d0, s->d1}, origin[2] = {0, 0}, elems = s->d0 * s->d1;
     const double t0 = minv_now();
-    int st = nc_get_vara_double(s->ncid, s->varid, start, cnt, disk);
+    int st = nc_get_vara_double(s->grpid, s->varid, start, cnt, disk);
     if (st != NC_NOERR) {
         char where[768];
         minv_nc_source_where(s, k0, where, sizeof where);
@@ -526,7 +585,7 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
     s->path = path;
     s->var = var;
     v->data = NULL;
-    MINV_TRY(open_variable(ctx, s, 1));
+    MINV_TRY(open_variable(ctx, s, 1, 0));
     MINV_TRY(read_value_rules(ctx, s));
     MINV_TRY(check_whole(ctx, s));
     s->d0 = s->tile[0] = s->dims[0].len;
@@ -545,12 +604,12 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
     }
     MINV_TRY(minv_mat_alloc(ctx, v, t, (int64_t)s->d0, 1));
     double t0 = minv_now();
-    int st = nc_get_var_double(s->ncid, s->varid, s->buffer);
+    int st = nc_get_var_double(s->grpid, s->varid, s->buffer);
     if (st != NC_NOERR) {
         status = minv_nc_fail(ctx, st, "'%s', variable '%s': reading failed (truncated or corrupt file?)", path, var);
         goto cleanup;
     }
-    nc_inq_type(s->ncid, s->xtype, NULL, &esize);
+    nc_inq_type(s->grpid, s->xtype, NULL, &esize);
     s->seconds = minv_now() - t0;
     s->bytes = (double)(s->d0 * esize);
     s->tiles = 1;

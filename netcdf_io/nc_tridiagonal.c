@@ -38,7 +38,7 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
             goto cleanup;
         }
     if (!out_var || !out_var[0]) {
-        snprintf(name, sizeof name, "%.*s_inv", NC_MAX_NAME - 4, bands[1]);
+        snprintf(name, sizeof name, "%.*s_inv", NC_MAX_NAME - 4, minv_nc_base_name(bands[1]));
         out_var = name;
     }
     minv_nc_sink_spec spec = {.rank = 2,

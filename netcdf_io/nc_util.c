@@ -1,5 +1,5 @@
-/* Small helpers of the NetCDF layer: NetCDF errors as minv errors, type and format names,
- * file identity, and the lock that serialises NetCDF-C. */
+/* Small helpers of the NetCDF layer: NetCDF errors as minv errors, variable, type and format
+ * names, file identity, and the lock that serialises NetCDF-C. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -28,6 +28,11 @@ minv_status minv_nc_fail_at(minv_context *ctx, minv_status status, const char *w
         msg += plen + 2;
     snprintf(detail, sizeof detail, "%s", msg);
     return minv_fail(ctx, status, "%s: %s", where, detail);
+}
+
+const char *minv_nc_base_name(const char *var) {
+    const char *slash = strrchr(var, '/');
+    return slash ? slash + 1 : var;
 }
 
 const char *minv_nc_type_name(nc_type t) {

@@ -42,12 +42,18 @@ typedef struct {
     int unlimited;
 } minv_nc_dim;
 
+/* A 1-D variable is a matrix of one column: its rows run along dims[0], and dims[1] is a
+ * virtual dimension of length 1 that the file lacks (nc_get_vara and nc_put_vara read start
+ * and count only up to the variable's rank). The index of the rows' dimension: */
+static inline int minv_nc_row_dim(int rank) { return rank > 1 ? rank - 2 : 0; }
+
 /* ---- reading (nc_source.c) ---- */
 
 /* Flags of minv_nc_source_open. */
 enum {
     MINV_NC_ALLOW_BATCH = 1,  /* a rank-3 variable of square matrices without a slice is a batch */
-    MINV_NC_SLICE_IF_RANKED = 2 /* the slice applies only when the rank exceeds 2 (B of a solve) */
+    MINV_NC_SLICE_IF_RANKED = 2, /* the slice applies only when the rank exceeds 2 (B of a solve) */
+    MINV_NC_ALLOW_VECTOR = 4     /* a 1-D variable is one column (B of a solve: one right-hand side) */
 };
 
 /* What makes a stored value missing or invalid, and how it unpacks (NetCDF Users Guide
@@ -63,11 +69,12 @@ typedef struct {
 } minv_nc_values;
 
 typedef struct {
-    const char *path, *var;
-    int ncid, varid, format;
+    const char *path, *var;        /* var: a name, or a path of groups "analysis/M" */
+    int ncid;                      /* the file */
+    int grpid, varid, format;      /* the group that holds the variable, and its id there */
     nc_type xtype;
     int rank;
-    minv_nc_dim dims[MINV_NC_MAX_RANK];
+    minv_nc_dim dims[MINV_NC_MAX_RANK]; /* of rank 1: dims[1] is virtual (minv_nc_row_dim) */
     size_t lead[MINV_NC_MAX_RANK]; /* indices into the leading dimensions (the slice) */
     int nlead_fixed;               /* leading dimensions fixed by lead[]; a batch varies the next */
     int batch;                     /* 1: matrix k is var[k, :, :] */
@@ -88,7 +95,9 @@ typedef struct {
 
 /* Opens `var` of `path` read-only and checks everything that can be checked before reading:
  * the file is netCDF and whole, the variable exists and is numeric, its rank can be sliced to
- * a matrix. Errors name the file and variable: NOT_FOUND, IO, SHAPE, INVALID_ARG (the slice). */
+ * a matrix. `var` names a variable of the root group, or one inside netCDF-4 groups by its
+ * path: "analysis/M", "/analysis/M", "a/b/M". Errors name the file and variable: NOT_FOUND
+ * (saying which group or variable is missing and what is there), IO, SHAPE, INVALID_ARG. */
 minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts, int flags);
 /* Matrix k (0 <= k < count) into m (rows x cols of the source's view, R32 or R64), tile by
@@ -131,7 +140,7 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
 /* ---- writing (nc_sink.c) ---- */
 
 typedef struct {
-    int rank;                       /* 2, or 3 for a batch */
+    int rank;                       /* 2, 3 for a batch, or 1 for one column (dims[0] only) */
     minv_nc_dim dims[3];            /* names may repeat: R(channel, channel) */
     nc_type xtype;                  /* the type on disk */
     int format;                     /* of a new file: NC_FORMAT_NETCDF4, _CLASSIC, _64BIT_OFFSET */
@@ -164,9 +173,9 @@ typedef struct {
 } minv_nc_attr;
 
 /* Prepares `var` of `path` under a temporary name: a new file, or a copy of an existing
- * netCDF file that holds other variables (the variable is added, or overwritten when it has
- * the same shape). `count` matrices will be written. Refuses a path that is one of the
- * inputs. */
+ * netCDF file that holds other variables or groups (the variable is added, or overwritten
+ * when it has the same shape). `count` matrices will be written. Outputs go to the root
+ * group: refuses a `var` that names a group, and a path that is one of the inputs. */
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
                               const char *var, const minv_nc_sink_spec *spec, int64_t count);
 /* Matrix k of the variable from m (rows x cols in the spec's view). */
@@ -239,6 +248,8 @@ minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
     ;
 /* Puts `where` in front of the context's last error, keeping the status. */
 minv_status minv_nc_fail_at(minv_context *ctx, minv_status status, const char *where);
+/* The name of a variable without its groups: "M" of "analysis/M" (output names derive from it). */
+const char *minv_nc_base_name(const char *var);
 const char *minv_nc_type_name(nc_type t);
 const char *minv_nc_format_name(int format);
 int minv_nc_type_is_integer(nc_type t);

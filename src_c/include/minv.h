@@ -516,8 +516,10 @@ minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user
  * Available when minv_config.h says MINV_HAVE_NETCDF; otherwise these return
  * MINV_ERR_NOT_IMPLEMENTED. A variable of rank > 2 is sliced to its last two dimensions by
  * `slice` (indices into the leading dimensions); without a slice a rank-3 variable whose last
- * two dimensions are equal is a batch, and every matrix of it is processed. Output is written
- * to a temporary name and renamed when complete; the input file is never modified. */
+ * two dimensions are equal is a batch, and every matrix of it is processed. An input variable
+ * inside netCDF-4 groups is named by its path ("analysis/M", "/analysis/M", "a/b/M"); output
+ * variables are written to the root group, so their names hold no '/'. Output is written to a
+ * temporary name and renamed when complete; the input file is never modified. */
 typedef enum { MINV_PRECISION_DOUBLE = 0, MINV_PRECISION_SINGLE = 1 } minv_precision;
 
 enum { MINV_MAX_SLICE = 8 };
@@ -539,14 +541,15 @@ typedef struct {
 } minv_file_options;
 
 void minv_file_options_default(minv_file_options *fopts);
-/* out_var NULL or "" means "<in_var>_inv". If out_path exists it is replaced, or, when it is
- * a different file that already holds other variables, out_var is added to it. */
+/* out_var NULL or "" means "<in_var>_inv" (of in_var's name without its groups). If out_path
+ * exists it is replaced, or, when it is a different file that already holds other variables
+ * or groups, out_var is added to it. */
 minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *in_path,
                              const char *in_var, const char *out_path, const char *out_var,
                              const minv_file_options *fopts, minv_report *report);
 /* x_var NULL or "" means "X". B has one dimension of length n (its rows) and one of length
- * nrhs, in either order; when both have length n, the order of fortran_order applies. X is
- * written with B's dimensions and layout. */
+ * nrhs, in either order; when both have length n, the order of fortran_order applies. A 1-D
+ * B(n) is one right-hand side. X is written with B's dimensions and layout (1-D for a 1-D B). */
 minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a_path,
                             const char *a_var, const char *b_path, const char *b_var,
                             const char *x_path, const char *x_var,

@@ -1,7 +1,7 @@
 ! minv_mod's NetCDF file routines against the in-memory ones, on files written with nf90 as
 ! Fortran models write them: every optional argument (out_var, method, precision, slice,
-! deflate, fortran_order, tile, report), a batch, the analysis, and the error paths with
-! stat (test_stop covers them without).
+! deflate, fortran_order, tile, report), a batch, a 1-D b, a variable inside a group, the
+! analysis, and the error paths with stat (test_stop covers them without).
 program test_files
   use, intrinsic :: iso_fortran_env, only: real64
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
@@ -15,8 +15,8 @@ program test_files
   type(minv_analysis) :: an
   type(rng_t) :: rng
   real(real64) :: a(n, n), s(n, n), b(n, k), cov(n, n, nt), x(n, n), ref(n, n), xb(n, k)
-  real(real64) :: refb(n, k), got3(n, n, nt)
-  integer :: stat, t, ncid, varid, deflate_level
+  real(real64) :: refb(n, k), got3(n, n, nt), xv(n), refv(n)
+  integer :: stat, t, ncid, varid, deflate_level, grpid, dimid
   logical :: shuffle
   character(200) :: msg
 
@@ -88,6 +88,38 @@ program test_files
   call check(close_to(xb, refb, 1e-12_real64) .and. rep%method == MINV_METHOD_CHOLESKY, &
              'solve_file: every option')
 
+  ! ---- one right-hand side as nf90 writes b(n): x(n) comes back 1-D ----
+  call nc(nf90_open('in.nc', nf90_write, ncid))
+  call nc(nf90_redef(ncid))
+  call nc(nf90_def_dim(ncid, 'obs', n, dimid))
+  call nc(nf90_def_var(ncid, 'v', nf90_double, [dimid], varid))
+  call nc(nf90_enddef(ncid))
+  call nc(nf90_put_var(ncid, varid, b(:, 1)))
+  call nc(nf90_close(ncid))
+  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'v', 'x_v.nc', 'xv', report=rep, stat=stat, &
+                       errmsg=msg)
+  call check(stat == MINV_SUCCESS .and. rep%nrhs == 1, 'solve_file, 1-D b: ' // trim(msg))
+  call minv_solve(ctx, a, b(:, 1), refv)
+  call nc(nf90_open('x_v.nc', nf90_nowrite, ncid))
+  call nc(nf90_inq_varid(ncid, 'xv', varid))
+  call nc(nf90_get_var(ncid, varid, xv))
+  call nc(nf90_close(ncid))
+  call check(maxval(abs(xv - refv)) <= 1e-12_real64 * maxval(abs(refv)), 'solve_file: x(n) of a 1-D b')
+
+  ! ---- a variable inside a netCDF-4 group, named by its path; the output in the root ----
+  call nc(nf90_create('grp.nc', nf90_netcdf4, ncid))
+  call nc(nf90_def_grp(ncid, 'analysis', grpid))
+  call nc(nf90_def_dim(grpid, 'n', n, dimid))
+  call nc(nf90_def_var(grpid, 'S', nf90_double, [dimid, dimid], varid))
+  call nc(nf90_enddef(ncid))
+  call nc(nf90_put_var(grpid, varid, s))
+  call nc(nf90_close(ncid))
+  call minv_invert_file(ctx, 'grp.nc', 'analysis/S', 'out_grp.nc', stat=stat, errmsg=msg)
+  call check(stat == MINV_SUCCESS, 'invert_file, analysis/S: ' // trim(msg))
+  call minv_invert(ctx, s, ref)
+  call get('out_grp.nc', 'S_inv', x)
+  call check(close_to(x, ref, 1e-12_real64), 'invert_file: analysis/S inverted as S_inv')
+
   ! ---- minv_analyze_file: 1-based first bad entry ----
   call minv_analyze_file(ctx, 'in.nc', 'S', an, stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS .and. an%n == n .and. an%symmetric == 1 .and. &
@@ -124,6 +156,9 @@ program test_files
              'slice beyond the variable: ' // trim(msg))
   call minv_analyze_file(ctx, 'in.nc', 'cov', an, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_SHAPE, msg, 'minv_analyze_file: ', 'analyze a batch')
+  call minv_invert_file(ctx, 'grp.nc', 'model/S', 'o.nc', stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_NOT_FOUND, msg, "no group 'model' in 'grp.nc'; its groups: analysis", &
+                  'missing group')
   call minv_finalize(ctx)
   call test_finish('test_files')
 

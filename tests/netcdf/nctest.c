@@ -3,62 +3,87 @@
 
 #include <dirent.h>
 
+/* The group of `ncid` that holds `var` ("M", or a path of groups "a/b/M", "/a/b/M"), its groups
+ * made where `create` and missing; *name receives the variable's own name. */
+static int group_of(int ncid, const char *var, int create, const char **name) {
+    int grp = ncid;
+    const char *slash;
+    for (*name = var[0] == '/' ? var + 1 : var; (slash = strchr(*name, '/')); *name = slash + 1) {
+        char group[NC_MAX_NAME + 1];
+        int child;
+        snprintf(group, sizeof group, "%.*s", (int)(slash - *name), *name);
+        int st = nc_inq_grp_ncid(grp, group, &child);
+        if (st != NC_NOERR && create)
+            NCT(nc_def_grp(grp, group, &child));
+        else
+            NCT(st);
+        grp = child;
+    }
+    return grp;
+}
+
 void nct_write(const char *path, int append, const nct_storage *st, const char *var, nc_type type,
                int rank, const char *const *names, const size_t *lens, int unlimited_first,
                const double *data) {
-    int ncid, dimids[NC_MAX_VAR_DIMS], varid;
+    int ncid, grp, dimids[NC_MAX_VAR_DIMS], varid;
+    const char *name;
     if (append) {
         NCT(nc_open(path, NC_WRITE, &ncid));
         NCT(nc_redef(ncid));
     } else {
         NCT(nc_create(path, st->cmode, &ncid));
     }
-    for (int d = 0; d < rank; d++) {
-        if (nc_inq_dimid(ncid, names[d], &dimids[d]) != NC_NOERR)
-            NCT(nc_def_dim(ncid, names[d], d == 0 && unlimited_first ? NC_UNLIMITED : lens[d], &dimids[d]));
+    grp = group_of(ncid, var, 1, &name);
+    for (int d = 0; d < rank; d++) { /* a dimension of an enclosing group is used as it is */
+        if (nc_inq_dimid(grp, names[d], &dimids[d]) != NC_NOERR)
+            NCT(nc_def_dim(grp, names[d], d == 0 && unlimited_first ? NC_UNLIMITED : lens[d], &dimids[d]));
     }
-    NCT(nc_def_var(ncid, var, type, rank, dimids, &varid));
+    NCT(nc_def_var(grp, name, type, rank, dimids, &varid));
     if (st->cmode & NC_NETCDF4) {
         if (st->chunks)
-            NCT(nc_def_var_chunking(ncid, varid, NC_CHUNKED, st->chunks));
+            NCT(nc_def_var_chunking(grp, varid, NC_CHUNKED, st->chunks));
         else if (!unlimited_first) /* unlimited dimensions are always chunked */
-            NCT(nc_def_var_chunking(ncid, varid, NC_CONTIGUOUS, NULL));
+            NCT(nc_def_var_chunking(grp, varid, NC_CONTIGUOUS, NULL));
         if (st->deflate)
-            NCT(nc_def_var_deflate(ncid, varid, 1, 1, st->deflate));
+            NCT(nc_def_var_deflate(grp, varid, 1, 1, st->deflate));
     }
     if (st->fill)
-        NCT(nc_put_att_double(ncid, varid, "_FillValue", type, 1, st->fill));
+        NCT(nc_put_att_double(grp, varid, "_FillValue", type, 1, st->fill));
     NCT(nc_enddef(ncid));
     if (data) {
         size_t start[NC_MAX_VAR_DIMS] = {0};
-        NCT(nc_put_vara_double(ncid, varid, start, lens, data));
+        NCT(nc_put_vara_double(grp, varid, start, lens, data));
     }
     NCT(nc_close(ncid));
 }
 
 void nct_put_att(const char *path, const char *var, const char *name, nc_type type, size_t n,
                  const double *values) {
-    int ncid, varid;
+    int ncid, grp, varid;
+    const char *own;
     NCT(nc_open(path, NC_WRITE, &ncid));
     NCT(nc_redef(ncid));
-    NCT(nc_inq_varid(ncid, var, &varid));
-    NCT(nc_put_att_double(ncid, varid, name, type, n, values));
+    grp = group_of(ncid, var, 0, &own);
+    NCT(nc_inq_varid(grp, own, &varid));
+    NCT(nc_put_att_double(grp, varid, name, type, n, values));
     NCT(nc_close(ncid));
 }
 
 double *nct_read(const char *path, const char *var, size_t *count) {
-    int ncid, varid, rank, dimids[NC_MAX_VAR_DIMS];
+    int ncid, grp, varid, rank, dimids[NC_MAX_VAR_DIMS];
+    const char *name;
     size_t n = 1;
     NCT(nc_open(path, NC_NOWRITE, &ncid));
-    NCT(nc_inq_varid(ncid, var, &varid));
-    NCT(nc_inq_var(ncid, varid, NULL, NULL, &rank, dimids, NULL));
+    grp = group_of(ncid, var, 0, &name);
+    NCT(nc_inq_varid(grp, name, &varid));
+    NCT(nc_inq_var(grp, varid, NULL, NULL, &rank, dimids, NULL));
     for (int d = 0; d < rank; d++) {
         size_t len;
-        NCT(nc_inq_dimlen(ncid, dimids[d], &len));
+        NCT(nc_inq_dimlen(grp, dimids[d], &len));
         n *= len;
     }
     double *data = malloc((n ? n : 1) * sizeof *data);
-    NCT(nc_get_var_double(ncid, varid, data));
+    NCT(nc_get_var_double(grp, varid, data));
     NCT(nc_close(ncid));
     if (count)
         *count = n;

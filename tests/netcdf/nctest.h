@@ -33,7 +33,9 @@ typedef struct {
 
 /* Writes `var` of type `type` with dimensions names[0..rank) of lengths lens (a name used twice
  * is one dimension; unlimited_first makes the first dimension unlimited) and the row-major
- * values `data` (NULL: leave unwritten), to a new file or (append) an existing one. */
+ * values `data` (NULL: leave unwritten), to a new file or (append) an existing one. Here and
+ * in nct_put_att and nct_read, `var` may be a path of netCDF-4 groups, "a/b/M": nct_write
+ * makes the groups it lacks, and uses dimensions of the same name that an enclosing group has. */
 void nct_write(const char *path, int append, const nct_storage *st, const char *var, nc_type type,
                int rank, const char *const *names, const size_t *lens, int unlimited_first,
                const double *data);

@@ -1,6 +1,6 @@
 # End-to-end tests of the minv command, run by `cmake -P` with
-#   -DMINV=<the minv executable> -DWORK=<an empty folder> [-DNCGEN=<ncgen>] [-DNCDUMP=<ncdump>]
-#   [-DTRUNCATE=<truncate>]
+#   -DMINV=<the minv executable> -DWORK=<an empty folder> -DFIXTURES=<nct_fixtures>
+#   [-DNCGEN=<ncgen>] [-DNCDUMP=<ncdump>] [-DTRUNCATE=<truncate>]
 # Every success must exit 0 with nothing on stderr (no progress bar when stderr is not a
 # terminal); every failure must exit non-zero with exactly one line "minv: error: ..." naming
 # what is wrong, and leave no output, no temporary file and the input as it was.
@@ -116,6 +116,55 @@ if(NCDUMP)
     message(SEND_ERROR "x.nc: X and Z with B's dimensions expected:\n${header}")
   endif()
 endif()
+
+# ---- one right-hand side as a 1-D variable, and variables inside netCDF-4 groups ----
+execute_process(COMMAND "${FIXTURES}" WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE fixtures_rc)
+if(NOT fixtures_rc EQUAL 0)
+  message(FATAL_ERROR "nct_fixtures failed: ${fixtures_rc}")
+endif()
+ok(ARGS solve cli_vec.nc:A cli_vec.nc:v xv.nc EXPECT "minv solve: A = 'cli_vec.nc':A, B = 'cli_vec.nc':v -> 'xv.nc':X"
+        "n +40\n" "nrhs +1\n" "method +lu")
+residual_ok()
+ok(ARGS solve cli_vec.nc:A cli_vec.nc:v xv.nc:XF --fortran-order --precision single EXPECT "nrhs +1\n")
+residual_ok()
+ok(ARGS invert cli_grp.nc:analysis/M grp_inv.nc EXPECT "-> 'grp_inv.nc':M_inv" "method +cholesky")
+residual_ok()
+ok(ARGS invert cli_grp.nc:/analysis/inner/M grp_inv.nc:inner_inv EXPECT "method +cholesky")
+residual_ok()
+ok(ARGS solve cli_grp.nc:analysis/M cli_grp.nc:/analysis/v grp_x.nc EXPECT "nrhs +1\n" "method +cholesky")
+residual_ok()
+ok(ARGS info cli_grp.nc:analysis/inner/M EXPECT "NC_DOUBLE analysis/inner/M\\(n=40, n=40\\)" "symmetric +yes")
+ok(ARGS invert cli_grp.nc grp_bands.nc --tridiagonal analysis/DL,analysis/D,analysis/DU
+   EXPECT "-> 'grp_bands.nc':D_inv" "method +tridiagonal")
+residual_ok()
+if(NCDUMP)
+  execute_process(COMMAND "${NCDUMP}" -h xv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+  foreach(re "double X\\(n\\)" "float XF\\(n\\)" "X:minv_rhs_variable = \"v\"" "X:minv_residual_kind = \"\\|\\|b - A x\\|\\|_inf")
+    if(NOT header MATCHES "${re}")
+      message(SEND_ERROR "xv.nc lacks /${re}/:\n${header}")
+    endif()
+  endforeach()
+  execute_process(COMMAND "${NCDUMP}" -h grp_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+  foreach(re "double M_inv\\(n, n\\)" "double inner_inv\\(n, n\\)" "M_inv:minv_source_variable = \"analysis/M\"")
+    if(NOT header MATCHES "${re}")
+      message(SEND_ERROR "grp_inv.nc lacks /${re}/:\n${header}")
+    endif()
+  endforeach()
+endif()
+fails(CODE 1 ARGS solve cli_vec.nc:v cli_vec.nc:v o.nc MESSAGE "'cli_vec.nc', variable 'v' has rank 1: a matrix needs 2 dimensions"
+      OUTPUT o.nc INPUT cli_vec.nc)
+fails(CODE 1 ARGS solve cli_vec.nc:A cli_vec.nc:w o.nc OUTPUT o.nc INPUT cli_vec.nc
+      MESSAGE "variable 'w' has 39 entries \\(along m\\), but A is 40 x 40: a right-hand side vector needs 40")
+fails(CODE 1 ARGS invert cli_grp.nc:M o.nc OUTPUT o.nc INPUT cli_grp.nc
+      MESSAGE "'cli_grp.nc' has no variable 'M' \\(its variables: none; its groups: analysis: name a variable in a group by its path")
+fails(CODE 1 ARGS invert cli_grp.nc:background/M o.nc MESSAGE "no group 'background' in 'cli_grp.nc'; its groups: analysis"
+      OUTPUT o.nc)
+fails(CODE 1 ARGS invert cli_grp.nc:analysis/outer/M o.nc OUTPUT o.nc
+      MESSAGE "no group 'analysis/outer' in 'cli_grp.nc'; the groups of 'analysis': inner")
+fails(CODE 1 ARGS invert cli_grp.nc:analysis/B o.nc OUTPUT o.nc
+      MESSAGE "has no variable 'analysis/B' \\(the variables of group 'analysis': M, v, DL, D, DU; its groups: inner")
+fails(CODE 1 ARGS invert cli_grp.nc:analysis/M o.nc:analysis/M_inv OUTPUT o.nc INPUT cli_grp.nc
+      MESSAGE "output variable 'analysis/M_inv' of 'o.nc' names a group: minv writes its outputs to the root group")
 
 # other kinds, types, formats, options
 ok(ARGS generate kms 60 --rho 0.7 --type short --scale 0.001 --format classic kms.nc)

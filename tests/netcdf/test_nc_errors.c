@@ -30,6 +30,17 @@ static const char *invert_fails(minv_context *ctx, const char *path, const char 
     return minv_last_error(ctx);
 }
 
+/* The same for a solve of A X = B into err_out.nc. */
+static const char *solve_fails(minv_context *ctx, const char *a_path, const char *a_var, const char *b_path,
+                               const char *b_var, minv_status expected) {
+    minv_report rep;
+    minv_status st = minv_solve_file(ctx, MINV_METHOD_AUTO, a_path, a_var, b_path, b_var, "err_out.nc", NULL, NULL, &rep);
+    CHECK(st == expected, "solve with %s:%s, %s:%s: %s, expected %s (%s)", a_path, a_var, b_path, b_var,
+          minv_status_string(st), minv_status_string(expected), minv_last_error(ctx));
+    CHECK(!nct_exists("err_out.nc") && !nct_tmp_left("err_out.nc"), "solve with %s:%s: output left behind", b_path, b_var);
+    return minv_last_error(ctx);
+}
+
 static void bad_entries(minv_context *ctx) {
     const size_t lens[2] = {N, N};
     double a[N * N], fill = -999, missing[2] = {-1e30, 1e30}, range[2] = {-100, 100};
@@ -256,6 +267,23 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
                  MINV_ERR_SHAPE, ctx);
     HAS(minv_last_error(ctx), "one of B's dimensions must have length 6");
     CHECK(!nct_exists("err_out.nc") && !nct_tmp_left("err_out.nc"), "output left after a solve failed");
+
+    /* a 1-D B: one right-hand side of the wrong length, with a NaN, of rank 0; a 1-D A */
+    const size_t vl[1] = {N + 1};
+    const char *const vd[1] = {"obs"};
+    double v[N + 1] = {1, 2, 3, 4, 5, 6, 7};
+    nct_write("err_v.nc", 0, &nc4, "v7", NC_DOUBLE, 1, vd, vl, 0, v);
+    HAS(solve_fails(ctx, "err_A.nc", "A", "err_v.nc", "v7", MINV_ERR_SHAPE),
+        "'err_v.nc', variable 'v7' has 7 entries (along obs), but A is 6 x 6: a right-hand side vector needs 6");
+    v[2] = NAN;
+    nct_write("err_v.nc", 1, &nc4, "vnan", NC_DOUBLE, 1, ij, (const size_t[1]){N}, 0, v);
+    HAS(solve_fails(ctx, "err_A.nc", "A", "err_v.nc", "vnan", MINV_ERR_NOT_FINITE),
+        "'err_v.nc', variable 'vnan': entry 3 (1-based; the first bad one) is NaN");
+    nct_write("err_v.nc", 1, &nc4, "scalar", NC_DOUBLE, 0, NULL, NULL, 0, v);
+    HAS(solve_fails(ctx, "err_A.nc", "A", "err_v.nc", "scalar", MINV_ERR_SHAPE),
+        "variable 'scalar' has rank 0: a vector needs 1 dimension, a matrix 2");
+    HAS(solve_fails(ctx, "err_v.nc", "vnan", "err_A.nc", "A", MINV_ERR_SHAPE),
+        "'err_v.nc', variable 'vnan' has rank 1: a matrix needs 2 dimensions");
 
     /* arguments */
     minv_file_options fo;

@@ -1,7 +1,8 @@
 /* Layouts and outputs: a variable that uses one dimension twice, WRF-style cov(Time, n, n)
  * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables), a
- * rank-4 variable, B(n, k) and B(k, n) for solves in either order, output into an existing
- * file (added, overwritten, refused), the output's storage and attributes, and the analysis. */
+ * rank-4 variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one
+ * right-hand side, X 1-D too), output into an existing file (added, overwritten, refused),
+ * the output's storage and attributes, and the analysis. */
 #include <float.h>
 #include <math.h>
 
@@ -248,6 +249,72 @@ static void solve_sliced(minv_context *ctx) {
     free(b);
 }
 
+/* A 1-D B(n), the single innovation vector of an analysis: one right-hand side, X(n) written
+ * 1-D over B's dimension, in every storage and order; a sliced A with it (the slice is A's). */
+static void solve_vector(minv_context *ctx) {
+    const size_t n = 300, nn[2] = {n, n}, ln[1] = {n}, chunk[1] = {64}, lsa[3] = {2, n, n};
+    const char *const adims[2] = {"row", "col"}, *const vdims[1] = {"obs"}, *const sdims[3] = {"Time", "row", "col"};
+    const nct_storage chunked = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = chunk, .deflate = 2};
+    double *a_disk = general(n, n, 71, 8), *v = general(n, 1, 72, 0), *other = general(n, n, 73, 8);
+    double *sa = malloc(2 * n * n * sizeof *sa);
+    memcpy(sa, other, n * n * sizeof *sa);
+    memcpy(sa + n * n, a_disk, n * n * sizeof *sa);
+    for (size_t k = 0; k < n; k++)
+        v[k] = (float)v[k]; /* as stored in NC_FLOAT */
+    nct_write("lay_vA.nc", 0, &nc4, "A", NC_DOUBLE, 2, adims, nn, 0, a_disk);
+    nct_write("lay_vA.nc", 1, &nc4, "cov", NC_DOUBLE, 3, sdims, lsa, 1, sa);
+    nct_write("lay_v4.nc", 0, &chunked, "v", NC_FLOAT, 1, vdims, ln, 0, v);
+    nct_write("lay_v3.nc", 0, &classic, "v", NC_DOUBLE, 1, vdims, ln, 0, v);
+    double *a_c = nct_c_view(a_disk, n, n);
+    const struct {
+        const char *a_var, *b_path;
+        int fortran, precision, nslice;
+        int64_t tile;
+    } cases[] = {
+        {"A", "lay_v3.nc", 0, MINV_PRECISION_DOUBLE, 0, 0}, {"A", "lay_v3.nc", 1, MINV_PRECISION_DOUBLE, 0, 0},
+        {"A", "lay_v4.nc", 0, MINV_PRECISION_SINGLE, 0, 0}, {"A", "lay_v4.nc", 0, MINV_PRECISION_DOUBLE, 0, 50},
+        {"cov", "lay_v3.nc", 0, MINV_PRECISION_DOUBLE, 1, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        minv_file_options fo;
+        minv_report rep;
+        minv_file_options_default(&fo);
+        fo.fortran_order = cases[c].fortran;
+        fo.precision = cases[c].precision;
+        fo.tile = cases[c].tile;
+        fo.nslice = cases[c].nslice;
+        fo.slice[0] = 1; /* cov[1] is A */
+        CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "lay_vA.nc", cases[c].a_var, cases[c].b_path, "v", "lay_vX.nc",
+                                     NULL, &fo, &rep),
+                     MINV_SUCCESS, ctx);
+        size_t count;
+        int ids[2];
+        char names[2][NC_MAX_NAME + 1];
+        double *x = nct_read("lay_vX.nc", "X", &count);
+        const int rank = var_dims("lay_vX.nc", "X", ids, names);
+        CHECK(rank == 1 && strcmp(names[0], "obs") == 0 && count == n && rep.nrhs == 1 && rep.n == (int64_t)n,
+              "case %zu: X has rank %d over '%s', %zu values, nrhs %lld", c, rank, names[0], count, (long long)rep.nrhs);
+        const double eps = cases[c].precision == MINV_PRECISION_SINGLE ? FLT_EPSILON : DBL_EPSILON;
+        const double ratio = tu_solve_ratio((int64_t)n, 1, cases[c].fortran ? a_disk : a_c, (int64_t)n, v, (int64_t)n, x,
+                                            (int64_t)n, eps);
+        CHECK(ratio < 30, "case %zu (%s from %s, fortran_order %d): ratio %.3g", c, cases[c].a_var, cases[c].b_path,
+              cases[c].fortran, ratio);
+        char *b_var = nct_read_text_att("lay_vX.nc", "X", "minv_rhs_variable");
+        char *kind = nct_read_text_att("lay_vX.nc", "X", "minv_residual_kind");
+        CHECK(b_var && strcmp(b_var, "v") == 0, "case %zu: minv_rhs_variable %s", c, b_var ? b_var : "");
+        CHECK(kind && strcmp(kind, "||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)") == 0, "case %zu: residual kind %s", c,
+              kind ? kind : "");
+        free(b_var);
+        free(kind);
+        free(x);
+    }
+    free(a_c);
+    free(a_disk);
+    free(v);
+    free(other);
+    free(sa);
+}
+
 /* Output into an existing file: added next to other variables, overwritten when of the same
  * shape, refused when of another shape (the file left as it was), classic files kept classic. */
 static void into_existing_file(minv_context *ctx) {
@@ -395,6 +462,7 @@ int main(void) {
     rank4(ctx);
     solve_layouts(ctx);
     solve_sliced(ctx);
+    solve_vector(ctx);
     into_existing_file(ctx);
     output_storage_and_attributes(ctx);
     analysis(ctx);
