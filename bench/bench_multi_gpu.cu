@@ -113,6 +113,10 @@ double joules(minv_context *meter) {
     return minv_energy_counter(meter, &j) == MINV_SUCCESS ? j : -1;
 }
 
+/* Joules between two readings of joules(); -1 when a reading is missing or the counter did
+ * not move. */
+double joules_between(double before, double after) { return before >= 0 && after > before ? after - before : -1; }
+
 /* The median, or -1 when any value is missing (negative). */
 double median_or_none(std::vector<double> v) {
     for (double x : v)
@@ -276,8 +280,8 @@ bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t bl
         bench_check(ctx, st, solve ? "minv_solve_device_d" : "minv_invert_device_d");
         if (k < 0) continue;
         ts.push_back(s);
-        es.push_back(e0 >= 0 && e1 > e0 ? e1 - e0 : -1);
-        eas.push_back(a0 >= 0 && a1 > a0 ? a1 - a0 : -1);
+        es.push_back(joules_between(e0, e1));
+        eas.push_back(joules_between(a0, a1));
     }
     *out = result{n, g, solve, true, runs, bench_median(ts.data(), runs), median_or_none(es), median_or_none(eas), 0, -1};
     out->residual = sampled_residual(blas, p, !solve, [&](int64_t j) { return std::make_pair((const double *)x + j * n, 0); });
@@ -478,8 +482,8 @@ struct mg_case {
             }
             if (k < 0) continue;
             ts.push_back(s);
-            es.push_back(e0 >= 0 && e1 > e0 ? e1 - e0 : -1);
-            eas.push_back(a0 >= 0 && a1 > a0 ? a1 - a0 : -1);
+            es.push_back(joules_between(e0, e1));
+            eas.push_back(joules_between(a0, a1));
             xs.push_back(excluded);
         }
         result r{n, g, solve, false, runs, bench_median(ts.data(), runs), median_or_none(es), median_or_none(eas), 0,
@@ -541,7 +545,7 @@ void compare() {
             }
             minv_context *ctx = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, g);
             bench_check(ctx, minv_set_option(ctx, MINV_OPT_RESIDUAL, 1), "residual option");
-                    int32_t count = 0, devs[MINV_MAX_DEVICES];
+            int32_t count = 0, devs[MINV_MAX_DEVICES];
             bench_check(ctx, minv_context_devices(ctx, &count, devs), "minv_context_devices");
             for (int op = 0; op < 2; op++) {
                 result r;

@@ -220,7 +220,7 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
     w->spec = *spec;
     w->expected = count;
     if (spec->rank == 1)
-        w->spec.dims[1] = (minv_nc_dim){"", 1, 0};
+        w->spec.dims[1] = minv_nc_column_dim();
     minv_status status = MINV_SUCCESS;
     int st, add = 0;
     if (strchr(var, '/'))

@@ -138,7 +138,7 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band,
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its dimensions", s->path, s->var);
     if (rank == 1)
-        s->dims[1] = (minv_nc_dim){"", 1, 0};
+        s->dims[1] = minv_nc_column_dim();
     return MINV_SUCCESS;
 }
 

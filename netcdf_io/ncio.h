@@ -46,6 +46,8 @@ typedef struct {
  * virtual dimension of length 1 that the file lacks (nc_get_vara and nc_put_vara read start
  * and count only up to the variable's rank). The index of the rows' dimension: */
 static inline int minv_nc_row_dim(int rank) { return rank > 1 ? rank - 2 : 0; }
+/* The virtual column dimension of a 1-D variable. */
+static inline minv_nc_dim minv_nc_column_dim(void) { return (minv_nc_dim){"", 1, 0}; }
 
 /* ---- reading (nc_source.c) ---- */
 

@@ -6,9 +6,9 @@
 // devices in blocks of NB, cyclically (src_c/cyclic.c). Per block column K of A, of width w:
 //   its owner factors the panel A[k0:n, K] (GETRF, on a side stream, one step ahead of the
 //   update: the look-ahead; beside the rest of its update, or before it where the other GPUs
-//   would otherwise wait for the panel), turns the interchanges into one permutation, inverts L11 and U11,
-//   forms the multipliers P = [A01 U11^-1; 0; L21], and sends these to the other devices
-//   (peer-to-peer copies, overlapped with their update);
+//   would otherwise wait for the panel), turns the interchanges into one permutation, inverts
+//   L11 and U11, forms the multipliers P = [A01 U11^-1; 0; L21], and sends these to the other
+//   devices (peer-to-peer copies, overlapped with their update);
 //   every device then applies the interchanges to its columns and eliminates: the pivot rows
 //   through L11^-1 (H), one GEMM D -= P H over its columns, the pivot rows through U11^-1.
 //   Inverting the w x w pivot block once turns the TRSMs of the textbook step into GEMMs,
