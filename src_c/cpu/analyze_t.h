@@ -74,6 +74,9 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
                          threads + 1, (long long)n);
     }
     double *diag = rowsums + (size_t)threads * (size_t)n;
+    /* OpenMP may run fewer threads than asked (inside a parallel region, under a thread
+     * limit): only the parts of the team that ran are merged. */
+    int team = 1;
 #pragma omp parallel num_threads(threads)
     {
         minv_fpguard guard;
@@ -83,13 +86,15 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
         t = omp_get_thread_num();
         nt = omp_get_num_threads();
 #endif
+        if (t == 0)
+            team = nt;
         minv_scan_totals *p = &parts[t];
         p->first_bad = INT64_MAX;
         FN(scan_columns)(m, n * t / nt, n * (t + 1) / nt, rowsums + (size_t)t * (size_t)n, p);
         minv_fpguard_end(&guard);
     }
     minv_scan_totals all = parts[0];
-    for (int t = 1; t < threads; t++) {
+    for (int t = 1; t < team; t++) {
         minv_scan_totals *p = &parts[t];
         if (p->max_colsum > all.max_colsum || isnan(p->max_colsum)) all.max_colsum = p->max_colsum;
         if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
@@ -98,7 +103,7 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
         if (p->lower_bw > all.lower_bw) all.lower_bw = p->lower_bw;
         if (p->upper_bw > all.upper_bw) all.upper_bw = p->upper_bw;
     }
-    for (int t = 1; t < threads; t++)
+    for (int t = 1; t < team; t++)
         for (int64_t i = 0; i < n; i++) rowsums[i] += rowsums[(size_t)t * (size_t)n + i];
     for (int64_t i = 0; i < n; i++) diag[i] = (double)a[(size_t)i * ld + i];
     int finite = all.first_bad == INT64_MAX;

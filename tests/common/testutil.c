@@ -131,6 +131,8 @@ void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
 void dgetri_(const int *, double *, const int *, const int *, double *, const int *, int *);
 void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
 void dpotri_(const char *, const int *, double *, const int *, int *, size_t);
+void dgesv_(const int *, const int *, double *, const int *, int *, double *, const int *, int *);
+void dposv_(const char *, const int *, const int *, double *, const int *, double *, const int *, int *, size_t);
 
 void tu_spd(tu_rng *r, int64_t n, double *a, int64_t lda) {
     int ni = (int)n, ldai = (int)lda;
@@ -213,6 +215,22 @@ int tu_lapack_inverse(int64_t n, const double *a, int64_t lda, int spd, double *
     if (info == 0) dgetri_(&ni, x, &ldxi, ipiv, work, &lwork, &info);
     free(ipiv);
     free(work);
+    return info;
+}
+
+int tu_lapack_solve(int64_t n, int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb, int spd,
+                    double *x) {
+    int ni = (int)n, ki = (int)k, info = 0;
+    double *f = malloc(sizeof(double) * n * n);
+    int *ipiv = malloc(sizeof(int) * n);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) f[j * n + i] = a[j * lda + i];
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t i = 0; i < n; i++) x[j * n + i] = b[j * ldb + i];
+    if (spd) dposv_("L", &ni, &ki, f, &ni, x, &ni, &info, 1);
+    else dgesv_(&ni, &ki, f, &ni, ipiv, x, &ni, &info);
+    free(f);
+    free(ipiv);
     return info;
 }
 
