@@ -47,9 +47,10 @@ static int grid_from(const cli_args *a, gen_params *p) {
     if (grid && strcmp(grid, "1d") != 0 && strcmp(grid, "2d") != 0)
         return cli_error(CLI_USAGE, "generate: --grid %s: expected 1d or 2d", grid);
     if (shape) {
-        long long nx, ny;
+        long long nx, ny, cells;
         char tail;
-        if (sscanf(shape, "%lldx%lld%c", &nx, &ny, &tail) != 2 || nx < 1 || ny < 1 || nx * ny != p->n)
+        if (sscanf(shape, "%lldx%lld%c", &nx, &ny, &tail) != 2 || nx < 1 || ny < 1 || __builtin_mul_overflow(nx, ny, &cells) ||
+            cells != p->n)
             return cli_error(CLI_USAGE, "generate: --grid-shape %s: expected NXxNY with NX * NY = N = %lld", shape, (long long)p->n);
         p->nx = nx;
         p->ny = ny;

@@ -24,11 +24,15 @@ typedef struct {
 } per_matrix;
 
 static minv_status alloc_per_matrix(minv_context *ctx, per_matrix *p, int64_t count) {
-    size_t n = (size_t)count;
-    p->residual = malloc(n * sizeof *p->residual);
-    p->rcond = malloc(n * sizeof *p->rcond);
-    p->method = malloc(n * sizeof *p->method);
-    p->backend = malloc(n * sizeof *p->backend);
+    size_t bytes;
+    minv_status status = minv_nc_product(ctx, (size_t)count, sizeof(double), 1, &bytes, "the records of %lld matrices",
+                                         (long long)count);
+    if (status != MINV_SUCCESS)
+        return status;
+    p->residual = malloc(bytes);
+    p->rcond = malloc(bytes);
+    p->method = malloc(bytes); /* ints: the same count fits */
+    p->backend = malloc(bytes);
     if (!p->residual || !p->rcond || !p->method || !p->backend)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the records of %lld matrices", (long long)count);
     return MINV_SUCCESS;
@@ -142,22 +146,27 @@ static int64_t chunk_matrices(const minv_file_options *fopts, int64_t per, int64
 static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
                                 minv_nc_source *src, minv_nc_sink *dst, per_matrix *p, minv_report *report,
                                 int64_t *chunk_out) {
+    /* the source checked that one matrix of doubles fits a size_t, so n * n does */
     const int64_t n = src->rows, count = src->count, per = n * n;
     const int whole = per <= MINV_NC_BATCH_ELEMS;
     const int64_t chunk = whole ? chunk_matrices(fopts, per, count) : 1;
-    void *a = malloc((size_t)(chunk * per) * (size_t)t);
-    double *disk = whole ? malloc((size_t)(chunk * per) * sizeof(double)) : NULL;
-    minv_batch_results res = {.status = malloc((size_t)chunk * sizeof(minv_status)),
-                              .info = malloc((size_t)chunk * sizeof(int64_t)),
-                              .spd = malloc((size_t)chunk),
-                              .residual = malloc((size_t)chunk * sizeof(double)),
-                              .rcond = malloc((size_t)chunk * sizeof(double))};
+    size_t disk_bytes = 0, records = 0;
+    void *a = NULL;
+    double *disk = NULL;
+    minv_batch_results res = {0};
     minv_batch_report br;
     minv_report last;
     double seconds = 0, flops = 0;
     char where[768], why[256];
     minv_status status = MINV_SUCCESS;
     *chunk_out = chunk;
+    MINV_TRY(minv_nc_product(ctx, (size_t)chunk, (size_t)per, sizeof(double), &disk_bytes, "a chunk of %lld matrices of order %lld",
+                             (long long)chunk, (long long)n));
+    records = (size_t)chunk * sizeof(double); /* within disk_bytes */
+    a = malloc(disk_bytes / sizeof(double) * (size_t)t);
+    disk = whole ? malloc(disk_bytes) : NULL;
+    res = (minv_batch_results){.status = malloc(records), .info = malloc(records), .spd = malloc((size_t)chunk),
+                               .residual = malloc(records), .rcond = malloc(records)};
     if (!a || (whole && !disk) || !res.status || !res.info || !res.spd || !res.residual || !res.rcond) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a chunk of %lld matrices of order %lld", (long long)chunk,
                            (long long)n);

@@ -111,7 +111,7 @@ static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const 
     snprintf(name, sizeof name, "%s", d->name);
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t len;
-        int nunlim = 0, unlim[NC_MAX_DIMS], is_unlimited = 0;
+        int is_unlimited = 0;
         int st = nc_inq_dimid(w->ncid, name, dimid);
         if (st == NC_EBADDIM) {
             st = nc_def_dim(w->ncid, name, d->unlimited ? NC_UNLIMITED : d->len, dimid);
@@ -122,11 +122,9 @@ static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const 
         if (st == NC_NOERR)
             st = nc_inq_dimlen(w->ncid, *dimid, &len);
         if (st == NC_NOERR)
-            st = nc_inq_unlimdims(w->ncid, &nunlim, unlim);
+            st = minv_nc_dim_is_unlimited(w->ncid, *dimid, &is_unlimited);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s': dimension '%s'", w->path, name);
-        for (int u = 0; u < nunlim; u++)
-            is_unlimited |= unlim[u] == *dimid;
         if (len == d->len || (is_unlimited && d->unlimited))
             return MINV_SUCCESS;
         snprintf(name, sizeof name, "%.200s_%zu", d->name, d->len);
@@ -161,11 +159,13 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
 
     st = nc_inq_varid(w->ncid, w->var, &w->varid);
     if (st == NC_NOERR) { /* an existing variable of the same shape is overwritten */
-        int rank = 0, old[NC_MAX_VAR_DIMS], same;
-        st = nc_inq_var(w->ncid, w->varid, NULL, NULL, &rank, old, NULL);
+        int rank = 0, old[3], same;
+        st = nc_inq_varndims(w->ncid, w->varid, &rank);
+        same = st == NC_NOERR && rank == sp->rank; /* the rank first: old[] holds 3 ids */
+        if (same)
+            st = nc_inq_vardimid(w->ncid, w->varid, old);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s', variable '%s'", w->path, w->var);
-        same = rank == sp->rank;
         for (int d = 0; same && d < rank; d++)
             same = old[d] == dimids[d];
         if (!same)

@@ -79,21 +79,6 @@ static minv_status find_variable(minv_context *ctx, minv_nc_source *s) {
     return MINV_SUCCESS;
 }
 
-/* The unlimited dimensions a variable of group grpid may use: its group's and its parents'. */
-static int mark_unlimited(int grpid, const int *dimids, int rank, minv_nc_dim *dims) {
-    int unlim[NC_MAX_DIMS], nunlim = 0, parent, st;
-    for (;;) {
-        if ((st = nc_inq_unlimdims(grpid, &nunlim, unlim)) != NC_NOERR)
-            return st;
-        for (int d = 0; d < rank; d++)
-            for (int u = 0; u < nunlim; u++)
-                dims[d].unlimited |= unlim[u] == dimids[d];
-        if (nc_inq_grp_parent(grpid, &parent) != NC_NOERR)
-            return NC_NOERR; /* the root */
-        grpid = parent;
-    }
-}
-
 /* band: the variable must have rank 1 (a band); else rank 2 or more (a matrix), or rank 1 with
  * MINV_NC_ALLOW_VECTOR (one column). */
 static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band, int flags) {
@@ -131,10 +116,11 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band,
 
     int dimids[MINV_NC_MAX_RANK];
     st = nc_inq_vardimid(s->grpid, s->varid, dimids);
-    for (int d = 0; d < rank && st == NC_NOERR; d++)
+    for (int d = 0; d < rank && st == NC_NOERR; d++) {
         st = nc_inq_dim(s->grpid, dimids[d], s->dims[d].name, &s->dims[d].len);
-    if (st == NC_NOERR)
-        st = mark_unlimited(s->grpid, dimids, rank, s->dims);
+        if (st == NC_NOERR)
+            st = minv_nc_dim_is_unlimited(s->grpid, dimids[d], &s->dims[d].unlimited);
+    }
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its dimensions", s->path, s->var);
     if (rank == 1)
@@ -160,6 +146,10 @@ static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const m
     shape_text(s, shape, sizeof shape);
     s->d0 = s->dims[nlead].len;
     s->d1 = s->dims[nlead + 1].len;
+    size_t bytes;
+    minv_status status = minv_nc_product(ctx, s->d0, s->d1, sizeof(double), &bytes, "'%s', variable %s", s->path, shape);
+    if (status != MINV_SUCCESS)
+        return status;
     if (nslice > nlead)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: %d slice indices given but it has %d leading dimension%s%s",
                          s->path, shape, nslice, nlead, nlead == 1 ? "" : "s",
@@ -174,6 +164,10 @@ static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const m
     s->count = 1;
     if (nlead - nslice == 1 && (flags & MINV_NC_ALLOW_BATCH) && s->d0 == s->d1) {
         s->batch = 1;
+        /* each matrix has a record of a few doubles, so the count must fit them too */
+        if ((status = minv_nc_product(ctx, s->dims[nslice].len, sizeof(double), 1, &bytes, "'%s', variable %s", s->path,
+                                      shape)) != MINV_SUCCESS)
+            return status;
         s->count = (int64_t)s->dims[nslice].len;
         if (s->count == 0)
             return minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable %s holds no matrices (%s has length 0)",
@@ -597,7 +591,9 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
         status = minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' is empty", path, var);
         goto cleanup;
     }
-    s->buffer = malloc(s->d0 * sizeof(double));
+    size_t bytes;
+    MINV_TRY(minv_nc_product(ctx, s->d0, sizeof(double), 1, &bytes, "'%s', variable '%s'", path, var));
+    s->buffer = malloc(bytes);
     if (!s->buffer) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu values for reading '%s'", s->d0, var);
         goto cleanup;

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -17,6 +18,44 @@ minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
     va_end(args);
     minv_status status = nc_status == ENOENT ? MINV_ERR_NOT_FOUND : MINV_ERR_IO;
     return minv_fail(ctx, status, "%s: %s", what, nc_strerror(nc_status));
+}
+
+minv_status minv_nc_product(minv_context *ctx, size_t a, size_t b, size_t c, size_t *product,
+                            const char *what_fmt, ...) {
+    size_t ab;
+    if (!__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, product))
+        return MINV_SUCCESS;
+    char what[MINV_ERROR_LEN];
+    va_list args;
+    va_start(args, what_fmt);
+    vsnprintf(what, sizeof what, what_fmt, args);
+    va_end(args);
+    *product = 0;
+    return minv_fail(ctx, MINV_ERR_ALLOC, "%s is too large: %zu x %zu x %zu exceeds the address space", what, a, b, c);
+}
+
+int minv_nc_dim_is_unlimited(int grpid, int dimid, int *unlimited) {
+    *unlimited = 0;
+    for (;;) {
+        /* as many as the group has: a file may declare any number (no NC_MAX_DIMS array) */
+        int n = 0, parent, st = nc_inq_unlimdims(grpid, &n, NULL);
+        if (st != NC_NOERR)
+            return st;
+        if (n > 0) {
+            int *ids = malloc((size_t)n * sizeof *ids);
+            if (!ids)
+                return NC_ENOMEM;
+            st = nc_inq_unlimdims(grpid, &n, ids);
+            for (int u = 0; st == NC_NOERR && u < n; u++)
+                *unlimited |= ids[u] == dimid;
+            free(ids);
+            if (st != NC_NOERR || *unlimited)
+                return st;
+        }
+        if (nc_inq_grp_parent(grpid, &parent) != NC_NOERR)
+            return NC_NOERR; /* the root */
+        grpid = parent;
+    }
 }
 
 minv_status minv_nc_fail_at(minv_context *ctx, minv_status status, const char *where) {

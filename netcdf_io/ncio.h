@@ -248,6 +248,18 @@ minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* *product = a * b * c, or MINV_ERR_ALLOC "<what> is too large: a x b x c exceeds the address
+ * space" when it does not fit a size_t. Every size computed from a file's dimensions goes
+ * through here before it is used: a crafted file may declare anything. */
+minv_status minv_nc_product(minv_context *ctx, size_t a, size_t b, size_t c, size_t *product,
+                            const char *what_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* *unlimited = 1 when dimension dimid, seen from group grpid, is unlimited in that group or
+ * one of its parents; returns a NetCDF status. */
+int minv_nc_dim_is_unlimited(int grpid, int dimid, int *unlimited);
 /* Puts `where` in front of the context's last error, keeping the status. */
 minv_status minv_nc_fail_at(minv_context *ctx, minv_status status, const char *where);
 /* The name of a variable without its groups: "M" of "analysis/M" (output names derive from it). */

@@ -203,6 +203,9 @@ fails(CODE 2 ARGS invert soar.nc:B o.nc --slice a MESSAGE "--slice a" OUTPUT o.n
 fails(CODE 2 ARGS invert soar.nc:B o.nc --tile MESSAGE "--tile needs a value" OUTPUT o.nc)
 fails(CODE 2 ARGS generate soar 10 sq.nc MESSAGE "N = 10 is not a perfect square" OUTPUT sq.nc)
 fails(CODE 2 ARGS generate blob 10 sq.nc MESSAGE "unknown kind 'blob'" OUTPUT sq.nc)
+# NX * NY overflows a 64-bit integer (undefined behaviour the sanitizer run catches)
+fails(CODE 2 ARGS generate soar 12 --grid-shape 4294967296x4294967297 sq.nc MESSAGE "expected NXxNY with NX \\* NY = N = 12"
+      OUTPUT sq.nc)
 fails(CODE 1 ARGS invert missing.nc:A o.nc MESSAGE "cannot open 'missing.nc' to read variable 'A': No such file" OUTPUT o.nc)
 fails(CODE 1 ARGS invert soar.nc:Z o.nc MESSAGE "'soar.nc' has no variable 'Z' \\(its variables: B\\)" OUTPUT o.nc INPUT soar.nc)
 fails(CODE 1 ARGS invert rhs.nc:Y o.nc MESSAGE "'rhs.nc', variable Y\\(n=400, rhs=5\\) is a 400 x 5 matrix, not square"
