@@ -216,6 +216,30 @@ int tu_lapack_inverse(int64_t n, const double *a, int64_t lda, int spd, double *
     return info;
 }
 
+void dgesv_(const int *, const int *, double *, const int *, int *, double *, const int *, int *);
+
+int tu_lapack_solve(int64_t n, int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb, double *x,
+                    int64_t ldx) {
+    int ni = (int)n, ki = (int)k, ldxi = (int)ldx, info = 0;
+    double *lu = malloc(sizeof(double) * n * n);
+    int *ipiv = malloc(sizeof(int) * n);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) lu[j * n + i] = a[j * lda + i];
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t i = 0; i < n; i++) x[j * ldx + i] = b[j * ldb + i];
+    dgesv_(&ni, &ki, lu, &ni, ipiv, x, &ldxi, &info);
+    free(lu);
+    free(ipiv);
+    return info;
+}
+
+double tu_cond1(int64_t n, const double *a, int64_t lda) {
+    double *x = malloc(sizeof(double) * n * n);
+    double cond = tu_lapack_inverse(n, a, lda, 0, x, n) == 0 ? tu_norm1(n, n, a, lda) * tu_norm1(n, n, x, n) : INFINITY;
+    free(x);
+    return cond;
+}
+
 double tu_norm1(int64_t rows, int64_t cols, const double *a, int64_t lda) {
     double worst = 0;
     for (int64_t j = 0; j < cols; j++) {
