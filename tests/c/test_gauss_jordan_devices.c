@@ -1,9 +1,11 @@
 /* Gauss-Jordan over the context's device list (issue 10): the list of length 1 and the list
- * of every visible GPU give results of the same quality, close to each other and to the CPU,
- * for inversions and solves (block sizes that leave ragged blocks, one right-hand side and
- * more than unknowns, float and double), and a singular column owned by the second device is
- * reported as such. With one GPU visible the second list is the first, and the test says so;
- * the two-GPU run needs a machine with two (nvidia-h200-x2). Skips without a GPU. */
+ * of every visible GPU each hold LAPACK's residual bound and agree with LAPACK's own inverse
+ * or solve of the same input (an independent reference), and with each other, for
+ * inversions and solves (block sizes that leave ragged blocks, one right-hand side and more
+ * than unknowns, float and double); a singular column owned by the second device is reported
+ * as such. With one GPU visible the second list is the first: the test says so in its output,
+ * and the distribution over devices goes untested; the two-GPU run needs a machine with two
+ * (nvidia-h200-x2). Skips without a GPU. */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +43,17 @@ static void inversions(minv_context *one, minv_context *all, minv_context *cpu, 
         CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_GAUSS_JORDAN, n, a, lda, xc, n, &rep), MINV_SUCCESS, cpu);
         const double r1 = tu_inverse_ratio(n, a, lda, x1, n, DBL_EPSILON), ra = tu_inverse_ratio(n, a, lda, xa, n, DBL_EPSILON);
         CHECK(r1 < 30 && ra < 30, "n=%lld: ratio %.3g on one device, %.3g on all", (long long)n, r1, ra);
-        CHECK(tu_rel_diff(n, n, xa, n, x1, n) < 1e-11 && tu_rel_diff(n, n, xa, n, xc, n) < 1e-11,
-              "n=%lld: all vs one %.3g, all vs CPU %.3g", (long long)n, tu_rel_diff(n, n, xa, n, x1, n),
-              tu_rel_diff(n, n, xa, n, xc, n));
+        /* LAPACK's inverse: the forward errors of backward stable inverses are about cond eps */
+        double *ref = tu_alloc(n, n, n);
+        CHECK(tu_lapack_inverse(n, a, lda, 0, ref, n) == 0, "LAPACK reference");
+        const double agree = 1e3 * tu_norm1(n, n, a, lda) * tu_norm1(n, n, ref, n) * DBL_EPSILON;
+        const double d1 = tu_rel_diff(n, n, x1, n, ref, n), da = tu_rel_diff(n, n, xa, n, ref, n);
+        printf("test_gauss_jordan_devices: invert n=%lld: ratios %.3g (one) %.3g (all), from LAPACK %.3g and %.3g "
+               "(bound %.3g)\n", (long long)n, r1, ra, d1, da, agree);
+        CHECK(d1 < agree && da < agree && tu_rel_diff(n, n, xc, n, ref, n) < agree,
+              "n=%lld: from LAPACK: one %.3g, all %.3g, CPU %.3g", (long long)n, d1, da, tu_rel_diff(n, n, xc, n, ref, n));
+        CHECK(tu_rel_diff(n, n, xa, n, x1, n) < agree, "n=%lld: all vs one %.3g", (long long)n, tu_rel_diff(n, n, xa, n, x1, n));
+        free(ref);
         /* single precision */
         tu_general(&rng, n, a, lda);
         float *af = tu_to_float(n, n, a, lda, n), *xf = (float *)malloc(sizeof(float) * n * n);
@@ -72,10 +82,20 @@ static void solves(minv_context *one, minv_context *all, int many) {
             const double rcond1 = rep.rcond;
             CHECK_STATUS(minv_solve_d(all, MINV_METHOD_GAUSS_JORDAN, n, k, a, ld, b, ld, xa, ld, &rep), MINV_SUCCESS, all);
             CHECK(!many || strstr(rep.reason, "over 2 GPUs") != NULL, "reason: %s", rep.reason);
-            const double ra = tu_solve_ratio(n, k, a, ld, b, ld, xa, ld, DBL_EPSILON);
-            CHECK(ra < 30, "solve n=%lld k=%lld: ratio %.3g", (long long)n, (long long)k, ra);
-            CHECK(tu_rel_diff(n, k, xa, ld, x1, ld) < 1e-11, "solve n=%lld k=%lld: all vs one %.3g", (long long)n,
+            const double ra = tu_solve_ratio(n, k, a, ld, b, ld, xa, ld, DBL_EPSILON),
+                         r1 = tu_solve_ratio(n, k, a, ld, b, ld, x1, ld, DBL_EPSILON);
+            CHECK(ra < 30 && r1 < 30, "solve n=%lld k=%lld: ratio %.3g on all, %.3g on one", (long long)n, (long long)k,
+                  ra, r1);
+            /* LAPACK's dgesv of the same system */
+            double *ref = tu_alloc(n, k, n);
+            CHECK(tu_lapack_solve(n, k, a, ld, b, ld, 0, ref, n) == 0, "LAPACK reference");
+            const double agree = 1e3 * DBL_EPSILON * tu_cond1(n, a, ld);
+            const double d1 = tu_rel_diff(n, k, x1, ld, ref, n), da = tu_rel_diff(n, k, xa, ld, ref, n);
+            CHECK(d1 < agree && da < agree, "solve n=%lld k=%lld: from LAPACK: one %.3g, all %.3g (bound %.3g)",
+                  (long long)n, (long long)k, d1, da, agree);
+            CHECK(tu_rel_diff(n, k, xa, ld, x1, ld) < agree, "solve n=%lld k=%lld: all vs one %.3g", (long long)n,
                   (long long)k, tu_rel_diff(n, k, xa, ld, x1, ld));
+            free(ref);
             CHECK(rep.rcond > 0 && rep.rcond <= 1 && rep.rcond < 1.01 * rcond1 && rep.rcond > 0.99 * rcond1,
                   "solve rcond %.3g on all, %.3g on one", rep.rcond, rcond1);
             float *af = tu_to_float(n, n, a, ld, n), *bf = tu_to_float(n, k, b, ld, n), *xf = tu_to_float(n, k, b, ld, n);
@@ -117,8 +137,10 @@ int main(void) {
     if (!one || !all) return tu_skip_no_gpu("test_gauss_jordan_devices");
     CHECK_STATUS(minv_context_devices(all, &count, list), MINV_SUCCESS, all);
     if (count < 2)
-        printf("test_gauss_jordan_devices: one GPU visible, so the list of all devices is the list of one; "
-               "the two-device run needs two GPUs\n");
+        printf("test_gauss_jordan_devices: ONE GPU visible: the list of all devices is the list of one, so each "
+               "result is checked against LAPACK but the distribution over devices is NOT tested (it needs two GPUs)\n");
+    else
+        printf("test_gauss_jordan_devices: %d GPUs visible: one device against all %d\n", count, count);
     inversions(one, all, cpu, count >= 2);
     solves(one, all, count >= 2);
     singular(all);

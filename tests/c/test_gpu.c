@@ -2,6 +2,7 @@
  * pointer API, the out-of-core analysis under a small memory budget, the fallback to the CPU
  * when device memory runs out, and errors found on the device. Skips without a GPU. */
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -244,10 +245,13 @@ static void auto_general(minv_context *gpu) {
         const minv_method want = n >= 8192 ? MINV_METHOD_GAUSS_JORDAN : MINV_METHOD_LU;
         CHECK(r.method == want && strstr(r.reason, n >= 8192 ? "so Gauss-Jordan" : "so LU") != NULL,
               "AUTO inverse n %lld: %s (%s)", (long long)n, minv_method_name(r.method), r.reason);
-        CHECK(r.residual >= 0 && r.residual < 30 && r.rcond > 0, "AUTO inverse n %lld: residual %g rcond %g", (long long)n,
-              r.residual, r.rcond);
-        if (n < 4096)
-            CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "AUTO inverse n %lld", (long long)n);
+        /* the report's residual is relative (a few eps); the ratio is the test's own */
+        CHECK(r.residual >= 0 && r.residual < 100 * n * DBL_EPSILON && r.rcond > 0,
+              "AUTO inverse n %lld: residual %g rcond %g", (long long)n, r.residual, r.rcond);
+        const double ratio = tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON);
+        printf("test_gpu: AUTO inverse n=%lld by %s: ratio %.3g, report residual %.3g\n", (long long)n,
+               minv_method_name(r.method), ratio, r.residual);
+        CHECK(ratio < 30, "AUTO inverse n %lld: ratio %.3g", (long long)n, ratio);
         CHECK_STATUS(minv_solve_d(gpu, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, xs, n, &r), MINV_SUCCESS, gpu);
         CHECK(r.method == MINV_METHOD_LU, "AUTO solve n %lld: %s (%s)", (long long)n, minv_method_name(r.method), r.reason);
         CHECK(tu_solve_ratio(n, nrhs, a, n, b, n, xs, n, DBL_EPSILON) < 30, "AUTO solve n %lld", (long long)n);
@@ -299,29 +303,71 @@ static void out_of_core(minv_context *gpu) {
     free(a); free(x); free(xin);
 }
 
-/* Energy to solution from NVML: a call too short for the counter is flagged, not zero; a
- * long one gets a figure between an idle card and one at full power. */
+/* The test's own reading of NVML, apart from the library's: whether CUDA device `dev` has an
+ * energy counter, and the board's enforced power limit in watts (0 where NVML cannot say). */
+static int nvml_meter(int dev, double *limit_w) {
+    typedef struct nvml_device_st *nvml_device;
+    *limit_w = 0;
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return 0;
+    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
+    int (*shutdown)(void) = (int (*)(void))dlsym(lib, "nvmlShutdown");
+    int (*by_bus)(const char *, nvml_device *) = (int (*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    int (*energy)(nvml_device, unsigned long long *) =
+        (int (*)(nvml_device, unsigned long long *))dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
+    int (*limit)(nvml_device, unsigned *) = (int (*)(nvml_device, unsigned *))dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit");
+    int meter = 0;
+    char bus[32];
+    nvml_device d;
+    unsigned long long mj;
+    unsigned mw;
+    if (init && shutdown && by_bus && energy && init() == 0) {
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, dev) == cudaSuccess && by_bus(bus, &d) == 0) {
+            meter = energy(d, &mj) == 0;
+            if (limit && limit(d, &mw) == 0) *limit_w = mw / 1e3;
+        }
+        shutdown();
+    }
+    dlclose(lib);
+    return meter;
+}
+
+/* Energy to solution from NVML: off by default; a call too short for the counter is flagged,
+ * not zero; a call of about a second gets a figure between an idle card (10 W) and the
+ * board's power limit. Where the test's own NVML reading finds no counter the library must
+ * report none either, and the output says that the figure went unchecked. */
 static void energy(minv_context *gpu) {
     const int64_t n = 4096;
     tu_rng rng;
     tu_seed(&rng, 65);
-    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n);
+    double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n), joules, limit_w;
     minv_report rep;
+    const int meter = nvml_meter(0, &limit_w);
+    const minv_status counter = minv_energy_counter(gpu, &joules);
+    CHECK((counter == MINV_SUCCESS) == meter, "NVML %s a counter, the library %s", meter ? "has" : "lacks",
+          counter == MINV_SUCCESS ? "reads one" : minv_last_error(gpu));
     tu_spd(&rng, 64, a, 64);
     CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, 64, a, 64, x, 64, &rep), MINV_SUCCESS, gpu);
     CHECK(rep.energy == -1 && !strstr(rep.reason, "energy"), "energy is off by default: %g J", rep.energy);
     minv_set_option(gpu, MINV_OPT_ENERGY, 1);
     CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_CHOLESKY, 64, a, 64, x, 64, &rep), MINV_SUCCESS, gpu);
     CHECK(rep.energy == -1, "a short call has no energy figure: %g J", rep.energy);
-    int metered = strstr(rep.reason, "too short for the GPU's energy counter") != NULL;
-    printf("test_gpu: NVML energy meter %s\n", metered ? "present" : "absent");
-    if (metered) { /* about a second of work: the iteration from the transposed guess */
-        tu_general(&rng, n, a, n);
-        minv_set_option(gpu, MINV_OPT_ITERATION, 0);
-        CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, gpu);
-        CHECK(rep.seconds < 0.05 || (rep.energy > 10 * rep.seconds && rep.energy < 1500 * rep.seconds),
-              "energy %.3g J over %.3g s", rep.energy, rep.seconds);
-        printf("test_gpu: %.3g J over %.3g s (%.0f W)\n", rep.energy, rep.seconds, rep.energy / rep.seconds);
+    CHECK(!meter || strstr(rep.reason, "too short for the GPU's energy counter"), "short call: %s", rep.reason);
+    /* about a second of work: the iteration from the transposed guess */
+    tu_general(&rng, n, a, n);
+    minv_set_option(gpu, MINV_OPT_ITERATION, 0);
+    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, gpu);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "iterative n=%lld", (long long)n);
+    if (!meter) {
+        printf("test_gpu: NVML has no energy counter for this GPU: the energy figure is NOT checked here\n");
+        CHECK(rep.energy == -1, "no meter, yet %g J", rep.energy);
+    } else {
+        const double ceiling = limit_w > 0 ? 1.05 * limit_w : 1500;
+        printf("test_gpu: %.3g J over %.3g s (%.0f W; board limit %.0f W)\n", rep.energy, rep.seconds,
+               rep.energy / rep.seconds, limit_w);
+        CHECK(rep.seconds >= 0.05, "the metered call took %.3g s, too short to test the meter", rep.seconds);
+        CHECK(rep.energy > 10 * rep.seconds && rep.energy < ceiling * rep.seconds, "energy %.3g J over %.3g s: %.0f W",
+              rep.energy, rep.seconds, rep.energy / rep.seconds);
     }
     minv_set_option(gpu, MINV_OPT_ENERGY, 0);
     free(a);

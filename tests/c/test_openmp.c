@@ -26,7 +26,7 @@ static int check_calls(minv_context *ctx, uint64_t seed, int64_t n, int64_t nrhs
     if (st != MINV_SUCCESS) {
         fprintf(stderr, "FAIL %s: solve n %lld: %s\n", where, (long long)n, minv_last_error(ctx));
         failures++;
-    } else if (tu_lapack_solve(n, nrhs, a, n, b, n, spd, ref) != 0 || !(tu_rel_diff(n, nrhs, x, n, ref, n) < 1e-12)) {
+    } else if (tu_lapack_solve(n, nrhs, a, n, b, n, spd, ref, n) != 0 || !(tu_rel_diff(n, nrhs, x, n, ref, n) < 1e-12)) {
         fprintf(stderr, "FAIL %s: solve n %lld differs from LAPACK by %.3g\n", where, (long long)n,
                 tu_rel_diff(n, nrhs, x, n, ref, n));
         failures++;
@@ -138,7 +138,7 @@ static void local_solves(int threads) {
             tu_rect(&rng, N, 1, b, N);
             minv_report rep;
             if (minv_solve_d(mine, MINV_METHOD_AUTO, N, 1, a, N, b, N, x, N, &rep) != MINV_SUCCESS ||
-                tu_lapack_solve(N, 1, a, N, b, N, spd, ref) != 0) {
+                tu_lapack_solve(N, 1, a, N, b, N, spd, ref, N) != 0) {
                 if (failures++ == 0)
                     fprintf(stderr, "FAIL local solve %d on %d threads: %s\n", p, threads, minv_last_error(mine));
                 continue;

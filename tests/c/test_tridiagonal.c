@@ -225,7 +225,10 @@ static void singular_and_errors(minv_context *ctx) {
         b.d[0] = b.d[n - 1] = 1;
         minv_status st = minv_invert_tridiagonal_d(ctx, n, b.dl, b.d, b.du, x, n, &rep);
         CHECK(st == MINV_ERR_SINGULAR, "%s: Neumann Laplacian gave %s", algorithm_names[alg], minv_status_string(st));
-        CHECK(st != MINV_ERR_SINGULAR || rep.info >= 0 || rep.rcond >= 0, "info %lld", (long long)rep.info);
+        /* singular to working precision: either a pivot column, or no zero pivot and an rcond
+         * below working precision */
+        CHECK((rep.info >= 0 && rep.info < n) || (rep.info == -1 && rep.rcond >= 0 && rep.rcond < n * DBL_EPSILON),
+              "%s: info %lld, rcond %.3g", algorithm_names[alg], (long long)rep.info, rep.rcond);
         /* a zero column: no pivot there */
         b.d[0] = b.d[n - 1] = 2;
         b.d[17] = 0;

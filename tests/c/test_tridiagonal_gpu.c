@@ -1,7 +1,8 @@
 /* Tridiagonal inversion on device pointers, where test_tridiagonal cannot reach: the device
  * forms of the band API and of minv_invert (in place too), every GPU algorithm against the
- * CPU's result at sizes across many tiles and write-once blocks, the fallback to the CPU when
- * the device budget cannot hold X, and a NaN found in device bands. Skips without a GPU. */
+ * CPU's result and by its own residual ratio at sizes across many tiles and write-once
+ * blocks, the fallback to the CPU (its result checked) when the device budget cannot hold
+ * X, and a NaN found in device bands. Skips without a GPU. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
@@ -34,6 +35,16 @@ static double *to_device(const void *host, size_t bytes) {
 /* ||X - Y||_1 / ||Y||_1 with X of leading dimension ld, Y dense */
 static double rel(int64_t n, const double *x, int64_t ld, const double *y) { return tu_rel_diff(n, n, x, ld, y, n); }
 
+/* The dense n x n matrix of the bands (dl below the diagonal, du above), leading dimension n. */
+static double *bands_dense(int64_t n, const double *dl, const double *d, const double *du) {
+    double *a = calloc((size_t)(n * n), sizeof *a);
+    for (int64_t i = 0; i < n; i++) {
+        a[i * n + i] = d[i];
+        if (i + 1 < n) a[i * n + i + 1] = dl[i], a[(i + 1) * n + i] = du[i];
+    }
+    return a;
+}
+
 static void device_bands(minv_context *gpu, minv_context *cpu) {
     static const int64_t sizes[] = {1, 2, 127, 128, 129, 513, 1100, 4097};
     tu_rng r;
@@ -54,6 +65,10 @@ static void device_bands(minv_context *gpu, minv_context *cpu) {
             cudaMemcpy(x, dx, (size_t)(ld * n) * sizeof *x, cudaMemcpyDeviceToHost);
             double diff = rel(n, x, ld, ref);
             CHECK(diff < 1e-12, "n=%lld algorithm %d: GPU vs CPU %.3g (%s)", (long long)n, alg, diff, rep.reason);
+            double *dense = bands_dense(n, dl, d, du);
+            CHECK(tu_inverse_ratio(n, dense, n, x, ld, DBL_EPSILON) < 30, "n=%lld algorithm %d: ratio %.3g", (long long)n, alg,
+                  tu_inverse_ratio(n, dense, n, x, ld, DBL_EPSILON));
+            free(dense);
             CHECK(rep.backend == MINV_BACKEND_GPU && rep.residual_kind == 1 && rep.residual >= 0 && rep.residual < 1e-13,
                   "n=%lld algorithm %d: backend %d residual %.3g", (long long)n, alg, rep.backend, rep.residual);
             CHECK(fabs(rep.rcond - rep_cpu.rcond) <= 1e-10 * rep_cpu.rcond, "rcond %.17g vs %.17g", rep.rcond, rep_cpu.rcond);
@@ -129,6 +144,9 @@ static void fallback_and_errors(minv_context *gpu) {
     if (small) {
         CHECK_STATUS(minv_invert_tridiagonal_d(small, n, dl, d, du, x, n, &rep), MINV_SUCCESS, small);
         CHECK(rep.backend == MINV_BACKEND_CPU && strstr(rep.reason, "so the CPU ran it"), "fallback: %s", rep.reason);
+        double *dense = bands_dense(n, dl, d, du);
+        CHECK(tu_inverse_ratio(n, dense, n, x, n, DBL_EPSILON) < 30, "fallback result");
+        free(dense);
         minv_destroy(small);
     }
     d[10] = NAN;

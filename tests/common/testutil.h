@@ -70,9 +70,11 @@ double *tu_to_double(int64_t rows, int64_t cols, const float *a, int64_t lda);
 /* ---- LAPACK references and residual ratios ---- */
 /* Inverse by dgetrf/dgetri (spd = 0) or dpotrf/dpotri (spd = 1); returns LAPACK info. */
 int tu_lapack_inverse(int64_t n, const double *a, int64_t lda, int spd, double *x, int64_t ldx);
-/* X = A^-1 B by dgesv (spd = 0) or dposv (spd = 1), X of leading dimension n; LAPACK info. */
+/* X = A^-1 B by dgesv (spd = 0) or dposv (spd = 1), A and B untouched; returns LAPACK info. */
 int tu_lapack_solve(int64_t n, int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb, int spd,
-                    double *x);
+                    double *x, int64_t ldx);
+/* ||A||_1 ||A^-1||_1 from LAPACK's inverse; infinity where A is singular. */
+double tu_cond1(int64_t n, const double *a, int64_t lda);
 double tu_norm1(int64_t rows, int64_t cols, const double *a, int64_t lda);
 /* ||I - A X||_1 / (n ||A||_1 ||X||_1 eps) */
 double tu_inverse_ratio(int64_t n, const double *a, int64_t lda, const double *x, int64_t ldx, double eps);

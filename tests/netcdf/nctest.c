@@ -69,24 +69,38 @@ void nct_put_att(const char *path, const char *var, const char *name, nc_type ty
     NCT(nc_close(ncid));
 }
 
-double *nct_read(const char *path, const char *var, size_t *count) {
-    int ncid, grp, varid, rank, dimids[NC_MAX_VAR_DIMS];
+double *nct_read_var(const char *path, const char *var, int unpack, nct_var_info *info) {
+    int ncid, grp, varid, dimids[NC_MAX_VAR_DIMS];
     const char *name;
-    size_t n = 1;
+    nct_var_info v = {0};
+    v.count = 1;
     NCT(nc_open(path, NC_NOWRITE, &ncid));
     grp = group_of(ncid, var, 0, &name);
     NCT(nc_inq_varid(grp, name, &varid));
-    NCT(nc_inq_var(grp, varid, NULL, NULL, &rank, dimids, NULL));
-    for (int d = 0; d < rank; d++) {
-        size_t len;
-        NCT(nc_inq_dimlen(grp, dimids[d], &len));
-        n *= len;
+    NCT(nc_inq_var(grp, varid, NULL, &v.type, &v.rank, dimids, NULL));
+    for (int d = 0; d < v.rank; d++) {
+        NCT(nc_inq_dimlen(grp, dimids[d], &v.lens[d]));
+        v.count *= v.lens[d];
     }
-    double *data = malloc((n ? n : 1) * sizeof *data);
+    double *data = malloc((v.count ? v.count : 1) * sizeof *data);
     NCT(nc_get_var_double(grp, varid, data));
+    double scale = 1, offset = 0;
+    if (unpack) { /* CF packing: value = stored * scale_factor + add_offset */
+        if (nc_get_att_double(grp, varid, "scale_factor", &scale) != NC_NOERR) scale = 1;
+        if (nc_get_att_double(grp, varid, "add_offset", &offset) != NC_NOERR) offset = 0;
+        for (size_t k = 0; k < v.count; k++) data[k] = data[k] * scale + offset;
+    }
     NCT(nc_close(ncid));
+    if (info)
+        *info = v;
+    return data;
+}
+
+double *nct_read(const char *path, const char *var, size_t *count) {
+    nct_var_info v;
+    double *data = nct_read_var(path, var, 0, &v);
     if (count)
-        *count = n;
+        *count = v.count;
     return data;
 }
 

@@ -43,6 +43,13 @@ void nct_put_att(const char *path, const char *var, const char *name, nc_type ty
                  const double *values);
 /* The whole variable as row-major doubles (malloc'ed); *count receives the number of values. */
 double *nct_read(const char *path, const char *var, size_t *count);
+/* The same with its shape and type, and (unpack) CF packing undone (scale_factor, add_offset). */
+typedef struct {
+    nc_type type;
+    int rank;
+    size_t lens[NC_MAX_VAR_DIMS], count;
+} nct_var_info;
+double *nct_read_var(const char *path, const char *var, int unpack, nct_var_info *info);
 char *nct_read_text_att(const char *path, const char *var, const char *name); /* malloc'ed, NULL if absent */
 
 /* Row-major r x c (as on disk) to column-major with M(i, j) = disk[i][j] (C view), and the
