@@ -1,4 +1,4 @@
-/* Option parsing shared by the subcommands: the option groups, argv splitting, --help, the
+/* Option parsing shared by the subcommands: the table of options, argv splitting, --help, the
  * shared settings, and the small value parsers. */
 #include <ctype.h>
 #include <errno.h>
@@ -9,41 +9,61 @@
 
 #include "cli.h"
 
-const cli_option cli_compute_options[] = {
-    {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal", "method (default auto: chosen from the matrix)"},
-    {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)"},
-    {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)"},
-    {"devices", "all|D[,D...]", "CUDA devices of multi-GPU methods (gauss-jordan), the first for the rest (default all)"},
-    {"precision", "double|single", "compute precision, whatever the type on disk (default double)"},
-    {"tol", "X", "iterative method: stop when the residual norm <= X"},
-    {"max-iter", "N", "iterative method: iteration cap (default 100)"},
-    {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))"},
-    {"recondition", "none|ridge|floor", "symmetric matrices: work on a nearby SPD matrix of condition --target-condition"},
-    {"target-condition", "T", "reconditioning: the condition number to reach (default 1000)"},
-    {"threads", "N", "threads for minv's own CPU loops (default: all)"},
-    {NULL, NULL, NULL}};
+enum { INV = CLI_INVERT, SOL = CLI_SOLVE, INF = CLI_INFO, GEN = CLI_GENERATE, COMPUTE = INV | SOL | INF };
 
-const cli_option cli_file_options[] = {
-    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order"},
-    {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)"},
-    {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)"},
-    {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)"},
-    {NULL, NULL, NULL}};
-
-const cli_option cli_output_options[] = {
-    {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)"},
-    {NULL, NULL, NULL}};
-
-const cli_option cli_general_options[] = {
-    {"quiet", NULL, "no progress bar"},
-    {"help", NULL, "this help"},
-    {NULL, NULL, NULL}};
+/* To add an option: a line here naming the subcommands that take it (its place sets its place
+ * in their --help), then read it with cli_value or cli_flag: in cli_settings_from when several
+ * subcommands share it, else in the subcommand. */
+const cli_option cli_options[] = {
+    /* what to compute, and where */
+    {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal", "method (default auto: chosen from the matrix)", INV},
+    {"method", "auto|cholesky|lu|gauss-jordan", "method (default auto: chosen from the matrix)", SOL},
+    {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal",
+     "the method invert would run, whose factorisation estimates the condition (default auto)", INF},
+    {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)", COMPUTE},
+    {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)", COMPUTE},
+    {"devices", "all|D[,D...]", "CUDA devices of multi-GPU methods (gauss-jordan), the first for the rest (default all)", INV | SOL},
+    {"precision", "double|single", "compute precision, whatever the type on disk (default double)", COMPUTE},
+    {"tol", "X", "iterative method: stop when the residual norm <= X", INV},
+    {"max-iter", "N", "iterative method: iteration cap (default 100)", INV},
+    {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))", INV | SOL},
+    {"recondition", "none|ridge|floor", "symmetric matrices: work on a nearby SPD matrix of condition --target-condition", INV | SOL},
+    {"target-condition", "T", "reconditioning: the condition number to reach (default 1000)", INV | SOL},
+    {"threads", "N", "threads for minv's own CPU loops (default: all)", COMPUTE},
+    /* reading the inputs */
+    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order", INV | INF},
+    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank A (and B), 0-based, in ncdump order", SOL},
+    {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)", COMPUTE},
+    {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)", COMPUTE},
+    {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)", INV},
+    {"tridiagonal", "DL,D,DU", "IN.nc holds a tridiagonal matrix as three 1-D variables: sub-diagonal (n-1), diagonal (n), super-diagonal (n-1)", INV},
+    {"tridiagonal-algorithm", "auto|write-once|sherman-morrison|pivoted", "tridiagonal inversion (either form): the algorithm (default auto)", INV},
+    /* info */
+    {"no-rcond", NULL, "skip the condition estimate (it costs one factorisation; a batch's, one inversion)", INF},
+    {"json", NULL, "print the analysis as one JSON object (schema in minv info --help)", INF},
+    /* generate */
+    {"length", "L", "soar, gaussian: correlation length in grid spacings (default 3 for soar, 1 for gaussian)", GEN},
+    {"grid", "1d|2d", "soar, gaussian: points on a line or a square grid (default 2d; N a perfect square)", GEN},
+    {"grid-shape", "NXxNY", "soar, gaussian: a rectangular 2-D grid, NX * NY = N", GEN},
+    {"rho", "R", "kms: a_ij = R^|i-j|, |R| < 1 (default 0.5)", GEN},
+    {"seed", "S", "spd, general, tridiagonal: random seed (default 1)", GEN},
+    {"cols", "K", "general: K columns (right-hand sides B(n, K)) instead of N", GEN},
+    {"batch", "T", "T matrices along an unlimited Time dimension, matrix t scaled by 1 + t/10", GEN},
+    {"type", "TYPE", "type on disk: double, float, int64, int, short, byte, uint64, uint, ushort, ubyte (default double)", GEN},
+    {"scale", "S", "integer types: store round(value / S) with scale_factor = S (default 1)", GEN},
+    {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)", GEN},
+    {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)", GEN},
+    /* writing the output */
+    {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", INV | SOL | GEN},
+    /* general */
+    {"quiet", NULL, "no progress on the terminal", INV | SOL | INF | GEN},
+    {"help", NULL, "this help", INV | SOL | INF | GEN},
+    {NULL, NULL, NULL, 0}};
 
 static const cli_option *find_option(const cli_command *cmd, const char *name, size_t len) {
-    for (const cli_option *const *g = cmd->groups; *g; g++)
-        for (const cli_option *o = *g; o->name; o++)
-            if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
-                return o;
+    for (const cli_option *o = cli_options; o->name; o++)
+        if ((o->commands & cmd->id) && strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+            return o;
     return NULL;
 }
 
@@ -105,15 +125,16 @@ void cli_help(const cli_command *cmd) {
     if (cmd->details)
         printf("\n%s\n", cmd->details);
     printf("\noptions:\n");
-    for (const cli_option *const *g = cmd->groups; *g; g++)
-        for (const cli_option *o = *g; o->name; o++) {
-            char left[96];
-            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-            if (strlen(left) > 26)
-                printf("  %s\n  %-26s  %s\n", left, "", o->help);
-            else
-                printf("  %-26s  %s\n", left, o->help);
-        }
+    for (const cli_option *o = cli_options; o->name; o++) {
+        if (!(o->commands & cmd->id))
+            continue;
+        char left[96];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (strlen(left) > 26)
+            printf("  %s\n  %-26s  %s\n", left, "", o->help);
+        else
+            printf("  %-26s  %s\n", left, o->help);
+    }
 }
 
 /* ---- values ---- */

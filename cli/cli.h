@@ -12,24 +12,25 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 /* ---- options (args.c) ---- */
 
+/* The subcommands, as bits: each option lists the ones that take it. */
+enum { CLI_INVERT = 1, CLI_SOLVE = 2, CLI_INFO = 4, CLI_GENERATE = 8 };
+
 typedef struct {
-    const char *name; /* without the leading "--" */
-    const char *arg;  /* the value's placeholder in --help, NULL for a flag */
+    const char *name;  /* without the leading "--" */
+    const char *arg;   /* the value's placeholder in --help, NULL for a flag */
     const char *help;
+    unsigned commands; /* CLI_INVERT | CLI_SOLVE | ...: the subcommands that take it */
 } cli_option;
 
-/* Option groups that subcommands combine. */
-extern const cli_option cli_compute_options[]; /* --method --backend --device-memory --precision
-                                                  --tol --max-iter --residual --threads */
-extern const cli_option cli_file_options[];    /* --slice --tile --fortran-order --batch-chunk */
-extern const cli_option cli_output_options[];  /* --deflate */
-extern const cli_option cli_general_options[]; /* --quiet --help */
+/* Every option of every subcommand, in the order --help lists them. A name may appear more
+ * than once, for disjoint sets of subcommands, where its values or meaning differ. */
+extern const cli_option cli_options[];
 
 enum { CLI_MAX_ARGS = 64 };
 
 typedef struct {
     const char *name, *usage, *summary, *details; /* for --help */
-    const cli_option *const *groups;              /* NULL-terminated */
+    unsigned id;                                  /* CLI_INVERT, ...: selects its options */
 } cli_command;
 
 typedef struct {
@@ -41,7 +42,7 @@ typedef struct {
     int help;
 } cli_args;
 
-/* Splits argv into options of the command's groups and positional arguments; prints the
+/* Splits argv into the command's options and positional arguments; prints the
  * error and returns CLI_USAGE on an unknown option or a missing value. */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out);
 /* The value of option `name`, or NULL when not given (the last one wins). */
@@ -90,7 +91,14 @@ int cli_error(int code, const char *fmt, ...)
 int cli_fail(minv_context *ctx, minv_status status);
 /* The report of an invert or solve, line by line on stdout. */
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision);
-/* Progress on stderr, only when it is a terminal and not --quiet. */
+/* A report's reason is "; "-separated notes: the NetCDF layer's start with "read ", "wrote ",
+ * "compute ", "batch: ", the core's GPU note with "GPU not used:"; the rest say why (the
+ * method, fallbacks). cli_notes splits a copy of it; cli_is_why tells the last kind. */
+enum { CLI_MAX_NOTES = 32 };
+int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MAX_NOTES]);
+int cli_is_why(const char *note);
+/* Progress on stderr, only when it is a terminal and not --quiet: one line redrawn in place
+ * with the stage, its percentage and the seconds since the command's first report. */
 void cli_progress(void *user, const char *stage, double fraction);
 void cli_progress_done(void);
 /* Removes `path`'s temporary output if the command is interrupted (SIGINT, SIGTERM, SIGHUP). */

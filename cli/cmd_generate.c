@@ -9,29 +9,13 @@
 #include "generators.h"
 #include "ncio.h"
 
-static const cli_option generate_options[] = {
-    {"length", "L", "soar, gaussian: correlation length in grid spacings (default 3 for soar, 1 for gaussian)"},
-    {"grid", "1d|2d", "soar, gaussian: points on a line or a square grid (default 2d; N a perfect square)"},
-    {"grid-shape", "NXxNY", "soar, gaussian: a rectangular 2-D grid, NX * NY = N"},
-    {"rho", "R", "kms: a_ij = R^|i-j|, |R| < 1 (default 0.5)"},
-    {"seed", "S", "spd, general, tridiagonal: random seed (default 1)"},
-    {"cols", "K", "general: K columns (right-hand sides B(n, K)) instead of N"},
-    {"batch", "T", "T matrices along an unlimited Time dimension, matrix t scaled by 1 + t/10"},
-    {"type", "TYPE", "type on disk: double, float, int64, int, short, byte, uint64, uint, ushort, ubyte (default double)"},
-    {"scale", "S", "integer types: store round(value / S) with scale_factor = S (default 1)"},
-    {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)"},
-    {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)"},
-    {NULL, NULL, NULL}};
-
-static const cli_option *const groups[] = {generate_options, cli_output_options, cli_general_options, NULL};
-
 static const cli_command command = {
     "generate", "KIND N OUT.nc[:VAR] [options]",
     "Writes an N x N test matrix of KIND to OUT.nc as VAR (default: A).",
     "KIND is soar or gaussian (correlations on a grid), kms, spd (random symmetric positive\n"
     "definite), general (random) or tridiagonal (random, diagonally dominant). The output is\n"
     "written under a temporary name and renamed when complete.",
-    groups};
+    CLI_GENERATE};
 
 static const struct { const char *name; nc_type type; } types[] = {
     {"double", NC_DOUBLE}, {"float", NC_FLOAT}, {"int64", NC_INT64}, {"int", NC_INT}, {"short", NC_SHORT},

@@ -7,13 +7,6 @@
 #include "cli.h"
 #include "ncio.h"
 
-static const cli_option info_options[] = {
-    {"no-rcond", NULL, "skip the condition estimate (it costs one factorisation)"},
-    {NULL, NULL, NULL}};
-
-static const cli_option *const groups[] = {cli_compute_options, cli_file_options, info_options,
-                                           cli_general_options, NULL};
-
 static const cli_command command = {
     "info", "IN.nc:VAR [options]",
     "Analyses the matrix VAR of IN.nc and estimates its condition.",
@@ -21,7 +14,7 @@ static const cli_command command = {
     "factorisation that --method (default auto) makes while solving with one right-hand side;\n"
     "it costs about a third (Cholesky) or two thirds (LU) of an inversion. NaN or Inf entries\n"
     "are reported by the analysis; missing values (_FillValue, missing_value) are an error.",
-    groups};
+    CLI_INFO};
 
 static void print_analysis(const minv_analysis *an) {
     printf("%-10s %lld\n", "n", (long long)an->n);

@@ -8,14 +8,6 @@
 #include "cli.h"
 #include "ncio.h"
 
-static const cli_option tridiagonal_options[] = {
-    {"tridiagonal", "DL,D,DU", "IN.nc holds a tridiagonal matrix as three 1-D variables: sub-diagonal (n-1), diagonal (n), super-diagonal (n-1)"},
-    {"tridiagonal-algorithm", "auto|write-once|sherman-morrison|pivoted", "tridiagonal inversion (either form): the algorithm (default auto)"},
-    {NULL, NULL, NULL}};
-
-static const cli_option *const groups[] = {cli_compute_options, cli_file_options, tridiagonal_options,
-                                           cli_output_options, cli_general_options, NULL};
-
 static const cli_command command = {
     "invert", "IN.nc:VAR OUT.nc[:VAR] [options]\n       minv invert IN.nc OUT.nc[:VAR] --tridiagonal DL,D,DU [options]",
     "Inverts the matrix VAR of IN.nc and writes the inverse to OUT.nc as VAR (default: <VAR>_inv).",
@@ -29,7 +21,7 @@ static const cli_command command = {
     "With --tridiagonal DL,D,DU, IN.nc holds the matrix as its bands, A(i,i) = D(i),\n"
     "A(i+1,i) = DL(i), A(i,i+1) = DU(i), and the dense n x n inverse is written (default name\n"
     "<D>_inv, over D's dimension).",
-    groups};
+    CLI_INVERT};
 
 static const char *const algorithms[] = {"auto", "write-once", "sherman-morrison", "pivoted"};
 

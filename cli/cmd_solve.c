@@ -4,9 +4,6 @@
 
 #include "cli.h"
 
-static const cli_option *const groups[] = {cli_compute_options, cli_file_options, cli_output_options,
-                                           cli_general_options, NULL};
-
 static const cli_command command = {
     "solve", "A.nc:VAR B.nc:VAR X.nc[:VAR] [options]",
     "Solves A X = B and writes X to X.nc as VAR (default: X).",
@@ -16,7 +13,7 @@ static const cli_command command = {
     "side. X is written with B's dimensions and layout (1-D for a 1-D B), in the root group.\n"
     "--slice picks a matrix of a higher-rank A (and of B, when B's rank exceeds 2). Variables\n"
     "inside netCDF-4 groups are named by their path, as analysis/A. The inputs are never modified.",
-    groups};
+    CLI_SOLVE};
 
 int cli_solve(int argc, char **argv) {
     cli_args args;

@@ -1,11 +1,13 @@
 /* What the minv command prints: one error line on stderr, the report on stdout, a progress
- * bar on stderr when it is a terminal, and the clean-up of temporary output on interruption. */
+ * line on stderr when it is a terminal, and the clean-up of temporary output on interruption. */
 #include <float.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -34,13 +36,10 @@ int cli_fail(minv_context *ctx, minv_status status) {
 
 static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-void cli_print_report(const char *title, const minv_report *r, minv_precision precision) {
-    /* The reason is "; "-separated notes; the NetCDF layer's start with "read ", "wrote ",
-     * "compute ", "batch: ", and the core's GPU note with "GPU not used:". The rest says why. */
-    char reason[MINV_REASON_LEN], *notes[32];
+int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MAX_NOTES]) {
     int nnotes = 0;
-    snprintf(reason, sizeof reason, "%s", r->reason);
-    for (char *p = reason; p && *p && nnotes < 32;) {
+    snprintf(copy, MINV_REASON_LEN, "%s", reason);
+    for (char *p = copy; p && *p && nnotes < CLI_MAX_NOTES;) {
         notes[nnotes++] = p;
         p = strstr(p, "; ");
         if (p) {
@@ -48,6 +47,20 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
             p += 2;
         }
     }
+    return nnotes;
+}
+
+int cli_is_why(const char *note) {
+    static const char *const others[] = {"GPU not used:", "read ", "wrote ", "compute ", "batch: "};
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
+        if (starts(note, others[k]))
+            return 0;
+    return 1;
+}
+
+void cli_print_report(const char *title, const minv_report *r, minv_precision precision) {
+    char reason[MINV_REASON_LEN], *notes[CLI_MAX_NOTES];
+    const int nnotes = cli_notes(r->reason, reason, notes);
     const char *gpu = "", *compute = NULL;
     int batch = 0;
     for (int k = 0; k < nnotes; k++) {
@@ -58,8 +71,7 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
     printf("%s\n", title);
     printf("%-10s %s\n", "method", minv_method_name(r->method));
     for (int k = 0; k < nnotes; k++)
-        if (!starts(notes[k], "GPU not used:") && !starts(notes[k], "read ") && !starts(notes[k], "wrote ") &&
-            !starts(notes[k], "compute ") && !starts(notes[k], "batch: "))
+        if (cli_is_why(notes[k]))
             printf("%-10s %s\n", "why", notes[k]);
     printf("%-10s %s%s%s%s\n", "backend", minv_backend_name(r->backend), gpu[0] ? " (" : "", gpu, gpu[0] ? ")" : "");
     printf("%-10s %lld\n", "n", (long long)r->n);
@@ -90,33 +102,84 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
 
 /* ---- progress ---- */
 
+/* One line on stderr, redrawn in place: the stage, a bar of its fraction, and the seconds since
+ * the first report. The library reports a stage from whichever thread runs it; a single long
+ * library call (a LAPACK factorisation) reports only its start, so a ticker thread redraws the
+ * line meanwhile to keep the seconds moving. */
+enum { STAGE_LEN = 32 };
+static const double REDRAW = 0.1, TICK = 0.25; /* seconds */
+
 static struct {
-    int checked, tty, drawn;
-    double last;
-} bar;
+    pthread_mutex_t lock;
+    int checked, tty, drawn, ticking, stop;
+    pthread_t ticker;
+    char stage[STAGE_LEN];
+    double fraction, t0, last;
+} bar = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void draw(double now) {
+    int width = 30, done = (int)(bar.fraction * width + 0.5);
+    done = done < 0 ? 0 : done > width ? width : done;
+    fprintf(stderr, "\r%-16.16s [%.*s%*s] %3.0f%% %6.1f s\033[K", bar.stage, done, "##############################",
+            width - done, "", 100 * bar.fraction, now - bar.t0);
+    fflush(stderr);
+    bar.drawn = 1;
+    bar.last = now;
+}
+
+static void *tick(void *unused) {
+    (void)unused;
+    const struct timespec pause = {0, (long)(TICK * 1e9)};
+    for (;;) {
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&bar.lock);
+        if (bar.stop) {
+            pthread_mutex_unlock(&bar.lock);
+            return NULL;
+        }
+        double now = minv_now();
+        if (bar.drawn && now - bar.last >= TICK)
+            draw(now);
+        pthread_mutex_unlock(&bar.lock);
+    }
+}
 
 void cli_progress(void *user, const char *stage, double fraction) {
     (void)user;
+    pthread_mutex_lock(&bar.lock);
     if (!bar.checked) {
         bar.checked = 1;
         bar.tty = isatty(STDERR_FILENO);
+        bar.t0 = minv_now();
     }
-    double now = minv_now();
-    if (!bar.tty || (fraction < 1 && now - bar.last < 0.1))
-        return;
-    bar.last = now;
-    int width = 30, done = (int)(fraction * width + 0.5);
-    done = done < 0 ? 0 : done > width ? width : done;
-    fprintf(stderr, "\r%-8s [%.*s%*s] %3.0f%%", stage, done, "##############################", width - done, "",
-            100 * fraction);
-    fflush(stderr);
-    bar.drawn = 1;
+    if (bar.tty) {
+        double now = minv_now();
+        int new_stage = strncmp(stage, bar.stage, STAGE_LEN - 1) != 0;
+        if (new_stage)
+            snprintf(bar.stage, sizeof bar.stage, "%s", stage);
+        bar.fraction = fraction;
+        if (new_stage || fraction >= 1 || now - bar.last >= REDRAW)
+            draw(now);
+        if (!bar.ticking) {
+            bar.stop = 0;
+            bar.ticking = pthread_create(&bar.ticker, NULL, tick, NULL) == 0;
+        }
+    }
+    pthread_mutex_unlock(&bar.lock);
 }
 
 void cli_progress_done(void) {
+    pthread_mutex_lock(&bar.lock);
+    const int joining = bar.ticking;
+    bar.stop = 1;
+    bar.ticking = 0;
     if (bar.drawn)
         fprintf(stderr, "\r\033[K");
     bar.drawn = 0;
+    bar.stage[0] = '\0';
+    pthread_mutex_unlock(&bar.lock);
+    if (joining)
+        pthread_join(bar.ticker, NULL);
 }
 
 /* ---- interruption ---- */

@@ -22,7 +22,7 @@
 !   - Errors: every routine takes optional `stat` and `errmsg` (as fortran-lang/stdlib).
 !     With `stat` present an error returns its code (MINV_SUCCESS = 0 otherwise) and, with
 !     `errmsg` present, its message "<routine>: <what went wrong>" (truncated to len(errmsg);
-!     errmsg is left unchanged on success). Without `stat`, an error stops the program
+!     errmsg is blank on success). Without `stat`, an error stops the program
 !     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's.
 !   - Indices are 1-based, as Fortran users count: report%info is the 1-based column where a
 !     matrix was found singular or not positive definite and 0 when not applicable (LAPACK's
@@ -530,6 +530,7 @@ contains
     character(:), allocatable :: message
 
     if (present(stat)) stat = status
+    if (present(errmsg)) errmsg = '' ! a message printed after a success is blank, not garbage
     if (status == MINV_SUCCESS) return
     if (present(why)) then
       if (allocated(why)) message = why

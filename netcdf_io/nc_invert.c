@@ -60,6 +60,10 @@ static char *names_text(const int *values, int64_t count, const char *(*name)(in
     return text;
 }
 
+minv_method minv_nc_batch_general(minv_backend backend, minv_method asked) {
+    return backend == MINV_BACKEND_GPU || asked == MINV_METHOD_GAUSS_JORDAN ? MINV_METHOD_GAUSS_JORDAN : MINV_METHOD_LU;
+}
+
 static const char *method_name(int m) { return minv_method_name((minv_method)m); }
 static const char *backend_name(int b) { return minv_backend_name((minv_backend)b); }
 
@@ -135,8 +139,7 @@ static void failed_chunk_report(const minv_batch_report *br, minv_report *r) {
     snprintf(r->reason, sizeof r->reason, "%s", br->reason);
 }
 
-/* Matrices a chunk holds: the caller's choice, else what the budget holds, at least one. */
-static int64_t chunk_matrices(const minv_file_options *fopts, int64_t per, int64_t count) {
+int64_t minv_nc_batch_chunk(const minv_file_options *fopts, int64_t per, int64_t count) {
     const int64_t want = fopts->batch_chunk > 0 ? fopts->batch_chunk : MINV_NC_BATCH_ELEMS / per;
     return want < 1 ? 1 : want < count ? want : count;
 }
@@ -149,7 +152,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
     /* the source checked that one matrix of doubles fits a size_t, so n * n does */
     const int64_t n = src->rows, count = src->count, per = n * n;
     const int whole = per <= MINV_NC_BATCH_ELEMS;
-    const int64_t chunk = whole ? chunk_matrices(fopts, per, count) : 1;
+    const int64_t chunk = whole ? minv_nc_batch_chunk(fopts, per, count) : 1;
     size_t disk_bytes = 0, records = 0;
     void *a = NULL;
     double *disk = NULL;
@@ -180,6 +183,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
         else
             MINV_TRY(minv_nc_source_read(ctx, src, k0, 0, &one));
         status = minv_invert_batched_results(ctx, method, t, n, cnt, a, &res, &br);
+        minv_progress(ctx, "invert batch", (double)(k0 + cnt) / (double)count);
         if (status != MINV_SUCCESS) {
             const int64_t bad = k0 + (br.first_failed >= 0 ? br.first_failed : 0);
             if (br.first_failed >= 0) {
@@ -191,10 +195,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
             failed_chunk_report(&br, report);
             goto cleanup;
         }
-        /* the general path: Gauss-Jordan on the GPU or when asked for, LU otherwise */
-        const minv_method general = br.backend == MINV_BACKEND_GPU || method == MINV_METHOD_GAUSS_JORDAN
-                                        ? MINV_METHOD_GAUSS_JORDAN
-                                        : MINV_METHOD_LU;
+        const minv_method general = minv_nc_batch_general(br.backend, method);
         for (int64_t m = 0; m < cnt; m++) {
             p->residual[k0 + m] = res.residual[m];
             p->rcond[k0 + m] = res.rcond[m];

@@ -219,6 +219,12 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
                           minv_report *report);
+/* Matrices of order sqrt(per) that a batch reads and inverts at a time: fopts' batch_chunk,
+ * else what MINV_NC_BATCH_ELEMS holds; at least 1, at most count. */
+int64_t minv_nc_batch_chunk(const minv_file_options *fopts, int64_t per, int64_t count);
+/* The method of a batch member that did not take the SPD path: Gauss-Jordan on the GPU or
+ * when asked for, LU otherwise. */
+minv_method minv_nc_batch_general(minv_backend backend, minv_method asked);
 /* The minv_residual_kind_text attribute: what the report's residual measures. */
 const char *minv_nc_residual_kind_text(int kind);
 

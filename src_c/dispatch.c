@@ -162,6 +162,7 @@ static minv_status recondition(minv_context *ctx, const char *fn, minv_place pla
         return minv_fail(ctx, MINV_ERR_INVALID_ARG,
                          "%s: reconditioning needs a symmetric matrix; relative asymmetry %.3g exceeds the symmetry tolerance %.3g",
                          fn, an->asymmetry, ctx->symmetry_tol);
+    minv_progress(ctx, "recondition", 0);
     status = minv_recondition_apply(ctx, a, b, x, shifted, done, report);
     if (status != MINV_SUCCESS || *done || !shifted->data)
         return status;
@@ -239,6 +240,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     if (!inplace)
         MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
 
+    minv_progress(ctx, "analysis", 0);
     MINV_TRY(analyze(ctx, place, &in, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
@@ -296,6 +298,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     if (report->flops == 0) /* iterative methods count their own */
         report->flops = invert_flops(method, n);
     int host_residual = !ops->computes_residual;
+    if (host_residual && ctx->residual_mode > 0)
+        minv_progress(ctx, "residual", 0);
     if (host_residual && ctx->residual_mode == 1) {
         report->residual = minv_residual_inverse_sampled(&out, &probes);
         report->residual_kind = report->residual >= 0;
@@ -435,6 +439,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     MINV_TRY(minv_check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
     MINV_TRY(minv_check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
 
+    minv_progress(ctx, "analysis", 0);
     MINV_TRY(analyze(ctx, place, &am, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
@@ -495,6 +500,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         if (b == x) {
             minv_report_note(report, "no residual: B and X share memory");
         } else {
+            minv_progress(ctx, "residual", 0);
             minv_status rs = minv_residual_solve(ctx, ctx->residual_mode, &am, &bm, &xm, &report->residual);
             report->residual_kind = rs == MINV_SUCCESS ? ctx->residual_mode : 0;
         }

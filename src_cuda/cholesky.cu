@@ -38,6 +38,7 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &diag));
     minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 1, g->stream);
     LAUNCH_TRY();
+    minv_progress(ctx, "cholesky factor", 0);
     status = factor(ctx, x, report);
     if (status == MINV_ERR_NOT_SPD) {
         minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 0, g->stream);
@@ -47,6 +48,7 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
         goto cleanup;
     }
     if (status != MINV_SUCCESS) goto cleanup;
+    minv_progress(ctx, "cholesky invert", 0);
     MINV_TRY(minv_gpu_spd_inverse_from_factor(ctx, x));
     minv_k_mirror<T>((T *)x->data, n, x->ld, 1, g->stream);
     LAUNCH_TRY();
@@ -145,8 +147,10 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     l = (minv_mat){a->dtype, n, n, n, p};
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
+    minv_progress(ctx, "cholesky factor", 0);
     MINV_TRY(factor(ctx, &l, report));
     MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, factor_vector, &l, &report->rcond));
+    minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:

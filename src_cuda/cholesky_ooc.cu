@@ -263,7 +263,7 @@ template <typename T> minv_status factor(ooc<T> *o, const minv_mat *a, minv_repo
             CUBLAS_TRY(minv_trsm(g->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
                                  h - w, w, 1.0, p, h, p + w, h));
         MINV_TRY(panel_down(o, o->h, j0, j0, h, w));
-        minv_progress(ctx, "factor", (double)(j0 + w) / (double)n);
+        minv_progress(ctx, "cholesky factor", (double)(j0 + w) / (double)n);
     }
     CUDA_TRY(cudaStreamSynchronize(o->down));
 cleanup:
@@ -386,7 +386,7 @@ template <typename T> minv_status inverse(ooc<T> *o, const minv_mat *x) {
         w = panel_width(n, o->panel, j0);
         CUDA_TRY(cudaEventSynchronize(home[k]));
         if (x) copy_panel(o->h, x, j0, w);
-        minv_progress(ctx, "inverse", (double)(j0 + w) / (double)n);
+        minv_progress(ctx, "cholesky invert", (double)(j0 + w) / (double)n);
     }
     CUDA_TRY(cudaStreamSynchronize(o->comp));
 cleanup:
@@ -434,7 +434,7 @@ template <typename T> minv_status solve_panels(ooc<T> *o, const minv_mat *b, con
             CUDA_TRY(cudaEventSynchronize(home[(k - 1) % 2]));
             copy_columns(r, x, c0 - w, w, x->cols);
         }
-        minv_progress(ctx, "solve", (double)(c0 + cols) / (double)m);
+        minv_progress(ctx, "cholesky solve", (double)(c0 + cols) / (double)m);
     }
     CUDA_TRY(cudaEventSynchronize(home[(count - 1) % 2]));
     copy_columns(r, x, (count - 1) * w, w, x->cols);

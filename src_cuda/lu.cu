@@ -180,7 +180,9 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     minv_gpu_residual res;
     lu_factors f;
     MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
+    minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, report));
+    minv_progress(ctx, "lu invert", 0);
     MINV_TRY(lu_solve(ctx, &f, NULL, x));
     MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, an, report));
     MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
@@ -194,8 +196,10 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_gpu_residual res;
     lu_factors f;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
+    minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, report));
     MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, factor_vector, &f, &report->rcond));
+    minv_progress(ctx, "lu solve", 0);
     MINV_TRY(lu_solve(ctx, &f, b, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:

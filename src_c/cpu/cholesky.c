@@ -21,6 +21,7 @@ static void restore_from_upper(minv_mat *a, const void *diag) {
 /* Factor A = L L^T in place and estimate its condition; on failure the column is reported. */
 static minv_status factor(minv_context *ctx, minv_mat *a, const minv_analysis *an,
                           minv_report *report) {
+    minv_progress(ctx, "cholesky factor", 0);
     int info = la_potrf(a->dtype, a->rows, a->data, a->ld);
     if (info > 0) {
         report->info = info - 1;
@@ -51,6 +52,7 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *in, minv
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
+    minv_progress(ctx, "cholesky invert", 0);
     int info = la_potri(a->dtype, a->rows, a->data, a->ld);
     if (info != 0) {
         status = minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL,
@@ -58,6 +60,7 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *in, minv
         goto cleanup;
     }
     minv_mat_mirror_lower(a);
+    minv_progress(ctx, "cholesky invert", 1);
 cleanup:
     free(diag);
     return status;
@@ -72,6 +75,7 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
         return status;
     minv_mat_copy(a, &l);
     MINV_TRY(factor(ctx, &l, an, report));
+    minv_progress(ctx, "cholesky solve", 0);
     if (la_potrs(a->dtype, a->rows, x->cols, l.data, l.ld, x->data, x->ld) != 0)
         status = minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
 cleanup:

@@ -507,7 +507,14 @@ minv_status minv_solve_batched_device_s(minv_context *ctx, minv_method method, i
                                         int64_t stride_x, minv_status *status,
                                         minv_batch_report *report);
 
-/* ---- progress: long calls report their stage and fraction done (0..1) ------------------ */
+/* ---- progress: long calls report their stage and fraction done (0..1) ------------------
+ * Stages: "read" and "write" (files), "analysis", "recondition", "<method> factor",
+ * "<method> invert", "<method> solve" (cholesky, lu), "gauss-jordan", "iterate", "residual",
+ * "invert batch" (a file's batch, chunk by chunk), "stream" (out-of-core transfers). A stage
+ * run as one library call (a LAPACK or cuSOLVER factorisation) reports 0 at its start only;
+ * blocked methods report each step. On the GPU a step is reported when it is queued, so the
+ * fraction may lead the device. The callback runs on the calling thread, between steps; it
+ * should return quickly. */
 typedef void (*minv_progress_fn)(void *user, const char *stage, double fraction);
 /* fn may be NULL to switch progress off (the default). */
 minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user);

@@ -43,10 +43,10 @@ program test_context
   msg = 'untouched'
   call minv_init(ctx, backend=MINV_BACKEND_CPU, device=0, device_memory=2_int64**30, &
                  cpu_threads=2, ndevices=1, devices=[0], stat=stat, errmsg=msg)
-  call check(stat == MINV_SUCCESS .and. msg == 'untouched', 'init with every option')
+  call check(stat == MINV_SUCCESS .and. msg == '', 'init with every option: errmsg blank')
   call check(minv_context_backend(ctx) == MINV_BACKEND_CPU, 'backend CPU as asked')
   call minv_finalize(ctx, stat=stat, errmsg=msg)
-  call check(stat == MINV_SUCCESS .and. msg == 'untouched', 'finalize with stat and errmsg')
+  call check(stat == MINV_SUCCESS .and. msg == '', 'finalize with stat and errmsg: errmsg blank')
   call minv_finalize(ctx)
   call minv_init(ctx, devices=[0, 1], stat=stat)
   call check(stat == MINV_SUCCESS, 'init with devices only (ndevices from its size)')
