@@ -1,0 +1,89 @@
+/* The MPI layer's internal interface, shared by its sources; never installed.
+ *
+ *   comm.c       statuses and messages agreed over a communicator, the GPU of a rank
+ *   batched.c    distributed batches: checks, the local call, the global report
+ *   rebalance.c  members moved between ranks by cost and their results brought back
+ *
+ * The layer reaches libminv through minv.h, and through internal.h for the error and report
+ * helpers every entry point of minv uses (minv_fail, minv_report_note, ...). */
+#ifndef MINV_MPI_INTERNAL_H
+#define MINV_MPI_INTERNAL_H
+
+#include "internal.h"
+#include "minv_mpi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- agreement (comm.c) ---- */
+
+/* Every rank's `local` status meets: SUCCESS when all succeeded, else the status of the
+ * lowest failing rank, whose message every rank's context then holds ("rank R: ..." when the
+ * communicator has more than one rank). */
+minv_status minv_mpi_agree(minv_context *ctx, MPI_Comm comm, minv_status local);
+/* The same, where a failure of some ranks outranks another kind of failure on others:
+ * `local` with priority (higher wins; ties go to the lower rank). */
+minv_status minv_mpi_agree_ranked(minv_context *ctx, MPI_Comm comm, minv_status local, int priority);
+/* The bytes [0, len) of buf from rank root to every rank (len may exceed INT_MAX). */
+void minv_mpi_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm);
+/* Allreduce helpers over int64. */
+int64_t minv_mpi_sum_i64(int64_t v, MPI_Comm comm);
+int64_t minv_mpi_max_i64(int64_t v, MPI_Comm comm);
+int64_t minv_mpi_min_i64(int64_t v, MPI_Comm comm);
+/* The sum of v over the ranks before this one. */
+int64_t minv_mpi_exscan_i64(int64_t v, MPI_Comm comm);
+/* The MPI datatype of an element. */
+MPI_Datatype minv_mpi_type(minv_dtype t);
+
+/* ---- distributed batches (batched.c, rebalance.c) ---- */
+
+/* One rank's part of a batched call, in any of the public forms. */
+typedef struct {
+    minv_dtype t;
+    int solve;                 /* 0: invert (b unused) */
+    int64_t nbatch, nrhs;
+    int64_t k;                 /* strided forms: the order of every member */
+    int vsize;                 /* 1: the _vsize forms, member m of order ks[m] */
+    const int64_t *ks;
+    /* strided: member m at base + m stride; _vsize: ptrs[m] with lds[m] */
+    const void *a, *b;
+    void *x;                   /* ainv of an inversion */
+    int64_t lda, ldb, ldx, stride_a, stride_b, stride_x;
+    const void *const *ap, *const *bp;
+    void *const *xp;
+    const int64_t *ldas, *ldbs, *ldxs;
+} minv_mpi_batch;
+
+static inline int64_t minv_mpi_batch_order(const minv_mpi_batch *bt, int64_t m) {
+    return bt->vsize ? bt->ks[m] : bt->k;
+}
+/* Member m of a, b or x as a host matrix (rows x cols, its leading dimension). */
+minv_mat minv_mpi_batch_a(const minv_mpi_batch *bt, int64_t m);
+minv_mat minv_mpi_batch_b(const minv_mpi_batch *bt, int64_t m);
+minv_mat minv_mpi_batch_x(const minv_mpi_batch *bt, int64_t m);
+/* The serial batched call of minv.h for this rank's members. */
+minv_status minv_mpi_batch_run(minv_context *ctx, minv_method method, const minv_mpi_batch *bt,
+                               minv_status *status, minv_batch_report *report);
+
+/* What the rebalance moved, for the report. */
+typedef struct {
+    int64_t moved;             /* members computed on another rank than their owner's */
+    double cost_max_before, cost_max_after, cost_mean; /* sum of k^3 a rank */
+} minv_mpi_moves;
+
+/* Runs the batch with its members dealt to the ranks by cost (k^3) in global order, and
+ * brings results and statuses back to their owners. On return, report describes the members
+ * this rank computed, whose first global index is *computed_offset. The status is the local
+ * call's own (allocation, GPU), not the members'; *agreed = 1 when it is a failure of the
+ * exchange, already agreed over comm. */
+minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_method method,
+                                      const minv_mpi_batch *bt, minv_status *status,
+                                      minv_batch_report *report, int64_t *computed_offset,
+                                      minv_mpi_moves *moves, int *agreed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
