@@ -23,7 +23,9 @@ const cli_option cli_options[] = {
     {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)", COMPUTE},
     {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)", COMPUTE},
     {"devices", "all|D[,D...]", "CUDA devices of multi-GPU methods (gauss-jordan), the first for the rest (default all)", INV | SOL},
-    {"precision", "double|single", "compute precision, whatever the type on disk (default double)", COMPUTE},
+    {"precision", "double|single|mixed",
+     "compute precision, whatever the type on disk (default double); mixed: solves factor in low precision and refine to double accuracy",
+     COMPUTE},
     {"tol", "X", "iterative method: stop when the residual norm <= X", INV},
     {"max-iter", "N", "iterative method: iteration cap (default 100)", INV},
     {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))", INV | SOL},
@@ -206,7 +208,7 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     minv_options_default(&s->opts);
     minv_file_options_default(&s->fopts);
     s->method = MINV_METHOD_AUTO;
-    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = -1;
+    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = s->solve_precision = -1;
     s->quiet = cli_flag(a, "quiet");
     if ((v = cli_value(a, "method")) && !parse_method(v, &s->method))
         return cli_error(CLI_USAGE, "--method %s: expected auto, cholesky, lu, gauss-jordan, iterative or tridiagonal", v);
@@ -238,7 +240,8 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     if ((v = cli_value(a, "precision"))) {
         if (strcmp(v, "double") == 0) s->fopts.precision = MINV_PRECISION_DOUBLE;
         else if (strcmp(v, "single") == 0 || strcmp(v, "float") == 0) s->fopts.precision = MINV_PRECISION_SINGLE;
-        else return cli_error(CLI_USAGE, "--precision %s: expected double or single", v);
+        else if (strcmp(v, "mixed") == 0) s->solve_precision = MINV_PRECISION_MIXED; /* data in double */
+        else return cli_error(CLI_USAGE, "--precision %s: expected double, single or mixed", v);
     }
     if ((v = cli_value(a, "tol")) && !(cli_parse_double(v, &s->tol) && s->tol >= 0))
         return cli_error(CLI_USAGE, "--tol %s: expected a number >= 0", v);
@@ -295,7 +298,8 @@ int cli_context(const cli_settings *s, minv_context **ctx) {
                          st == MINV_ERR_NO_GPU ? ": --backend gpu needs a usable GPU and a minv built with CUDA; try --backend auto" : "");
     const struct { minv_option opt; double value; } tunables[] = {
         {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual},
-        {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition}};
+        {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition},
+        {MINV_OPT_PRECISION, s->solve_precision}};
     for (size_t k = 0; k < sizeof tunables / sizeof tunables[0]; k++)
         if (tunables[k].value >= 0 && (st = minv_set_option(*ctx, tunables[k].opt, tunables[k].value)) != MINV_SUCCESS) {
             int code = cli_fail(*ctx, st);

@@ -56,6 +56,7 @@ typedef struct {
     minv_file_options fopts;
     minv_method method;
     double tol, max_iter, residual, recondition, target_condition; /* < 0: not given */
+    double solve_precision; /* MINV_OPT_PRECISION (--precision mixed); < 0: not given */
     int quiet;
 } cli_settings;
 

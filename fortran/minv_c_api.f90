@@ -95,12 +95,13 @@ module minv_c_api
     enumerator :: MINV_OPT_TARGET_CONDITION = 10
     enumerator :: MINV_OPT_TRIDIAGONAL_ALGORITHM = 11
     enumerator :: MINV_OPT_ENERGY = 12
+    enumerator :: MINV_OPT_PRECISION = 13
   end enum
   public :: MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, &
             MINV_OPT_TILE_SIZE, MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, &
             MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION, &
             MINV_OPT_RECONDITION, MINV_OPT_TARGET_CONDITION, MINV_OPT_TRIDIAGONAL_ALGORITHM, &
-            MINV_OPT_ENERGY
+            MINV_OPT_ENERGY, MINV_OPT_PRECISION
 
   ! minv_recondition
   enum, bind(c)
@@ -184,9 +185,9 @@ module minv_c_api
 
   ! minv_precision
   enum, bind(c)
-    enumerator :: MINV_PRECISION_DOUBLE = 0, MINV_PRECISION_SINGLE = 1
+    enumerator :: MINV_PRECISION_DOUBLE = 0, MINV_PRECISION_SINGLE = 1, MINV_PRECISION_MIXED = 2
   end enum
-  public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE
+  public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_PRECISION_MIXED
 
   enum, bind(c)
     enumerator :: MINV_MAX_SLICE = 8

@@ -53,13 +53,14 @@ module minv_mod
     MINV_OPT_TOLERANCE, MINV_OPT_MAX_ITERATIONS, MINV_OPT_BLOCK_SIZE, MINV_OPT_TILE_SIZE, &
     MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, &
     MINV_OPT_MIXED_PRECISION, MINV_OPT_TRIDIAGONAL_ALGORITHM, MINV_OPT_RECONDITION, &
-    MINV_OPT_TARGET_CONDITION, MINV_OPT_ENERGY, MINV_RECONDITION_NONE, MINV_RECONDITION_RIDGE, MINV_RECONDITION_FLOOR, &
+    MINV_OPT_TARGET_CONDITION, MINV_OPT_ENERGY, MINV_OPT_PRECISION, &
+    MINV_RECONDITION_NONE, MINV_RECONDITION_RIDGE, MINV_RECONDITION_FLOOR, &
     MINV_TRIDIAGONAL_AUTO, MINV_TRIDIAGONAL_WRITE_ONCE, MINV_TRIDIAGONAL_SHERMAN_MORRISON, &
     MINV_TRIDIAGONAL_PIVOTED, &
     MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY, &
     MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8, &
     MINV_REASON_LEN, MINV_HISTORY_LEN, &
-    MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_MAX_SLICE, &
+    MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_PRECISION_MIXED, MINV_MAX_SLICE, &
     minv_options, minv_report, minv_analysis, &
     minv_options_default, minv_create, minv_destroy, &
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
@@ -90,13 +91,13 @@ module minv_mod
             MINV_OPT_TILE_SIZE, MINV_OPT_SYMMETRY_TOL, MINV_OPT_RESIDUAL, &
             MINV_OPT_INITIAL_GUESS, MINV_OPT_ITERATION, MINV_OPT_MIXED_PRECISION, &
             MINV_OPT_TRIDIAGONAL_ALGORITHM, MINV_OPT_RECONDITION, MINV_OPT_TARGET_CONDITION, &
-            MINV_OPT_ENERGY
+            MINV_OPT_ENERGY, MINV_OPT_PRECISION
   public :: MINV_RECONDITION_NONE, MINV_RECONDITION_RIDGE, MINV_RECONDITION_FLOOR
   public :: MINV_TRIDIAGONAL_AUTO, MINV_TRIDIAGONAL_WRITE_ONCE, &
             MINV_TRIDIAGONAL_SHERMAN_MORRISON, MINV_TRIDIAGONAL_PIVOTED
   public :: MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY
   public :: MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8
-  public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE
+  public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_PRECISION_MIXED
   public :: MINV_MAX_DEVICES, MINV_MAX_SLICE, MINV_REASON_LEN, MINV_HISTORY_LEN
 
   ! ---- types ----
@@ -136,7 +137,8 @@ module minv_mod
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
             minv_report_reason, minv_print_report
 
-  ! ainv = A^-1.
+  ! ainv = A^-1. The inversion runs in double whatever precision= says (refining an inverse
+  ! costs more than inverting in double); with 'mixed' the report says so.
   interface minv_invert
     module procedure minv_invert_r32, minv_invert_r64
   end interface minv_invert
@@ -158,7 +160,11 @@ module minv_mod
     module procedure minv_invert_subset_r32, minv_invert_subset_r64
   end interface minv_invert_subset
 
-  ! A x = b for b(n, k) (k right-hand sides at once) or b(n).
+  ! A x = b for b(n, k) (k right-hand sides at once) or b(n). precision = 'mixed' (or the
+  ! context's MINV_OPT_PRECISION = MINV_PRECISION_MIXED): A factored in low precision on the
+  ! tensor cores and the solution refined in double to the double solve's backward error; the
+  ! double solve runs by itself where refinement does not converge, and the report says so.
+  ! 'double' (the default) solves in double. Either applies to this call only.
   interface minv_solve
     module procedure minv_solve_r32, minv_solve_r64, minv_solve_vector_r32, &
                      minv_solve_vector_r64
@@ -613,6 +619,41 @@ contains
       call fail(status, why, MINV_ERR_INVALID_ARG, name // ' has no columns (no right-hand sides)')
     end if
   end subroutine check_rhs
+
+  ! precision = 'double' or 'mixed' of one call: MINV_OPT_PRECISION set for it, the context's
+  ! own setting kept in `saved` (-1 when untouched) for restore_precision.
+  subroutine call_precision(status, why, ctx, precision, saved)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    type(minv_context), intent(in) :: ctx
+    character(*), intent(in), optional :: precision
+    real(c_double), intent(out) :: saved
+    real(c_double) :: value
+
+    saved = -1
+    if (status /= MINV_SUCCESS .or. .not. present(precision)) return
+    select case (trim(adjustl(precision)))
+    case ('double')
+      value = MINV_PRECISION_DOUBLE
+    case ('mixed')
+      value = MINV_PRECISION_MIXED
+    case default
+      call fail(status, why, MINV_ERR_INVALID_ARG, "precision = '" // precision // &
+                "': expected 'double' or 'mixed'")
+      return
+    end select
+    if (c_get_option(ctx%ptr, MINV_OPT_PRECISION, saved) /= MINV_SUCCESS) saved = -1
+    status = c_set_option(ctx%ptr, MINV_OPT_PRECISION, value)
+  end subroutine call_precision
+
+  ! After finish (setting an option clears the context's last error).
+  subroutine restore_precision(ctx, saved)
+    type(minv_context), intent(in) :: ctx
+    real(c_double), intent(in) :: saved
+    integer(c_int) :: ignored
+
+    if (saved >= 0) ignored = c_set_option(ctx%ptr, MINV_OPT_PRECISION, saved)
+  end subroutine restore_precision
 
   integer(c_int) function method_or_auto(method) result(m)
     integer, intent(in), optional :: method

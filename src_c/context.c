@@ -55,6 +55,7 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->initial_guess = MINV_GUESS_AUTO;
     ctx->iteration = MINV_ITERATION_SOLEYMANI7;
     ctx->mixed_precision = 0;
+    ctx->precision = MINV_PRECISION_DOUBLE;
     ctx->recondition = MINV_RECONDITION_NONE;
     ctx->target_condition = 1000;
     ctx->tridiagonal_algorithm = MINV_TRIDIAGONAL_AUTO;
@@ -192,6 +193,13 @@ minv_status minv_set_option(minv_context *ctx, minv_option option, double value)
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "energy must be 0 or 1, got %g", value);
         ctx->measure_energy = (int)value;
         return MINV_SUCCESS;
+    case MINV_OPT_PRECISION:
+        if (!(value == MINV_PRECISION_DOUBLE || value == MINV_PRECISION_MIXED))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                             "precision must be MINV_PRECISION_DOUBLE (0) or MINV_PRECISION_MIXED (2), got %g%s", value,
+                             value == MINV_PRECISION_SINGLE ? " (single precision: call the _s routines)" : "");
+        ctx->precision = (minv_precision)value;
+        return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
 }
@@ -213,6 +221,7 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     case MINV_OPT_TARGET_CONDITION: *value = ctx->target_condition; return MINV_SUCCESS;
     case MINV_OPT_TRIDIAGONAL_ALGORITHM: *value = (double)ctx->tridiagonal_algorithm; return MINV_SUCCESS;
     case MINV_OPT_ENERGY: *value = (double)ctx->measure_energy; return MINV_SUCCESS;
+    case MINV_OPT_PRECISION: *value = (double)ctx->precision; return MINV_SUCCESS;
     }
     return MINV_ERR_INVALID_ARG;
 }

@@ -121,6 +121,35 @@ static minv_status run_solve(minv_context *ctx, const minv_backend_ops *ops, min
     return (place == MINV_ON_DEVICE ? ops->solve_device : ops->solve)[method](ctx, a, b, x, an, r);
 }
 
+/* MINV_OPT_PRECISION: the mixed-precision solve where the backend has one for this method, and
+ * the double solve where it has not or where refinement does not converge; the report says
+ * which. Inversions stay in double and say so. */
+static minv_status run_solve_in_precision(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
+                                          minv_method method, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                          const minv_analysis *an, minv_report *r) {
+    if (ctx->precision == MINV_PRECISION_MIXED) {
+        const minv_solve_op mixed = (place == MINV_ON_DEVICE ? ops->solve_mixed_device : ops->solve_mixed)[method];
+        if (!mixed) {
+            minv_report_note(r, "mixed precision is not available for %s on the %s backend, so the solve ran in double",
+                             minv_method_name(method), ops->name);
+        } else {
+            const minv_status status = mixed(ctx, a, b, x, an, r);
+            if (status != MINV_ERR_NO_CONVERGENCE)
+                return status;
+            minv_report_note(r, "%s, so the double solve ran", ctx->last_error);
+            minv_clear_error(ctx);
+            r->iterations = 0;
+        }
+    }
+    return run_solve(ctx, ops, place, method, a, b, x, an, r);
+}
+
+static void note_precision_of_inversion(const minv_context *ctx, minv_report *r) {
+    if (ctx->precision == MINV_PRECISION_MIXED)
+        minv_report_note(r, "mixed precision applies to solves: the inversion ran in double (refining an inverse "
+                            "costs more than inverting in double)");
+}
+
 /* The first NaN/Inf that the analysis found, named; host data also gets its value. */
 static minv_status fail_not_finite(minv_context *ctx, minv_place place, const char *name,
                                    const minv_mat *m, int64_t i, int64_t j) {
@@ -261,6 +290,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         MINV_TRY(check_cholesky_input(ctx, &an));
     report->method = method;
     MINV_TRY(route(ctx, place, method, 0, report, &ops));
+    note_precision_of_inversion(ctx, report);
 
     /* Until an attempt succeeds: a GPU out of memory hands host data to the CPU, and an
      * AUTO Cholesky that finds A indefinite hands it to LU; A is intact for each attempt. */
@@ -472,7 +502,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
 
     /* Fallbacks as for the inversion. */
     for (;;) {
-        status = run_solve(ctx, ops, place, method, &am, &bm, &xm, &an, report);
+        status = run_solve_in_precision(ctx, ops, place, method, &am, &bm, &xm, &an, report);
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.solve[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);

@@ -125,6 +125,11 @@ typedef struct minv_backend_ops {
     minv_solve_batched_op solve_batched, solve_batched_device;
     /* Called at the end of every public call: drops per-call state such as staged uploads. */
     void (*end_call)(minv_context *ctx);
+    /* Mixed-precision solves (MINV_OPT_PRECISION, refine.c) of host and device data, for the
+     * methods that have one; MINV_ERR_NO_CONVERGENCE when refinement does not reach the double
+     * solve's backward error, so that the caller runs that instead. */
+    minv_solve_op solve_mixed[MINV_METHOD_COUNT];
+    minv_solve_op solve_mixed_device[MINV_METHOD_COUNT];
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
@@ -150,7 +155,8 @@ struct minv_context {
     int residual_mode;
     minv_guess initial_guess;
     minv_iteration iteration;
-    int mixed_precision;
+    int mixed_precision;         /* MINV_OPT_MIXED_PRECISION: the iterative inversion's */
+    minv_precision precision;    /* MINV_OPT_PRECISION: the solves' */
     minv_recondition recondition;
     double target_condition;
     minv_tridiagonal_algorithm tridiagonal_algorithm;
@@ -332,6 +338,34 @@ struct minv_iter_engine {
 /* Runs the iteration on e; fills the report's iterations, history and flops. */
 minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
                          const minv_analysis *an, minv_report *report);
+
+/* ---- mixed-precision solves (refine.c), on any backend's engine ----
+ * A factored in a low precision, the solution refined in double: the decisions live in
+ * refine.c once, the arithmetic in each backend's engine. The engine refines `cols` = nrhs + 1
+ * columns: the caller's, and last Hager's start vector (1/n, ...), whose solution bounds
+ * ||A^-1||_1 for the report's rcond as the Gauss-Jordan solve does. */
+typedef struct minv_refine_engine minv_refine_engine;
+struct minv_refine_engine {
+    minv_context *ctx;
+    int64_t n, nrhs;
+    int levels;                 /* factor precisions the engine has, fastest first */
+    const char *level_names[2]; /* for the report: "TF32 tensor-core", ... */
+    /* Factors A at precision `level`: MINV_ERR_NOT_SPD or MINV_ERR_SINGULAR when the
+     * low-precision factorisation breaks down (A may still be fine in double). */
+    minv_status (*factor)(minv_refine_engine *e, int level);
+    /* x = 0 and r = b (the start); norms of b for the backward errors. */
+    minv_status (*reset)(minv_refine_engine *e);
+    /* One step: x += A_low^-1 r, then r = b - A x in double, and the backward error of each of
+     * the caller's columns, ||r_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf), into berr. */
+    minv_status (*step)(minv_refine_engine *e, double *berr);
+    /* The caller's x from the refined one; *rcond from Hager's column (-1 if none). Float
+     * data: x rounded to float, and berr becomes the backward error of that. */
+    minv_status (*finish)(minv_refine_engine *e, double *rcond, double *berr);
+};
+/* Refines on e: MINV_SUCCESS with the report's iterations, residual (every column, kind 2,
+ * where the context asks for a residual) and a note; MINV_ERR_NO_CONVERGENCE with the reason
+ * when no level of the engine gets there. */
+minv_status minv_refine(minv_context *ctx, minv_refine_engine *e, minv_report *report);
 
 /* ---- reconditioning (recondition.c) ----
  * For MINV_OPT_RECONDITION on a symmetric host matrix a: the ridge leaves a copy A + delta I

@@ -14,6 +14,8 @@ const minv_backend_ops minv_cpu_backend = {
     .solve = {[MINV_METHOD_CHOLESKY] = minv_cpu_cholesky_solve,
               [MINV_METHOD_LU] = minv_cpu_lu_solve,
               [MINV_METHOD_GAUSS_JORDAN] = minv_cpu_gauss_jordan_solve},
+    .solve_mixed = {[MINV_METHOD_CHOLESKY] = minv_cpu_cholesky_solve_mixed,
+                    [MINV_METHOD_LU] = minv_cpu_lu_solve_mixed},
     .eigen = minv_cpu_eigen,
     .invert_batched = minv_cpu_invert_batched,
     .solve_batched = minv_cpu_solve_batched,

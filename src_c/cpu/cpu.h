@@ -16,6 +16,12 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
 minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *report);
 
+/* Mixed precision (MINV_OPT_PRECISION): single-precision factors refined in double (mixed.c). */
+minv_status minv_cpu_cholesky_solve_mixed(minv_context *ctx, const minv_mat *a, const minv_mat *b,
+                                          minv_mat *x, const minv_analysis *an, minv_report *report);
+minv_status minv_cpu_lu_solve_mixed(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                    const minv_analysis *an, minv_report *report);
+
 minv_status minv_cpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                          const minv_analysis *an, minv_report *report);
 minv_status minv_cpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,

@@ -88,18 +88,39 @@ typedef enum {
                                     (default), 2 full O(n^3) */
     MINV_OPT_INITIAL_GUESS = 6,  /* iterative: a minv_guess (default MINV_GUESS_AUTO) */
     MINV_OPT_ITERATION = 7,      /* iterative: a minv_iteration (default: the paper's) */
-    MINV_OPT_MIXED_PRECISION = 8, /* iterative, double: 1 = early steps in single precision on
-                                    the tensor cores, the last in double (default 0) */
+    MINV_OPT_MIXED_PRECISION = 8, /* the iterative inversion only, double: 1 = early steps in
+                                    single precision on the tensor cores, the last in double
+                                    (default 0). Direct solves take MINV_OPT_PRECISION */
     MINV_OPT_RECONDITION = 9,    /* symmetric matrices, host data: a minv_recondition (default
                                     none); the report says what changed */
     MINV_OPT_TARGET_CONDITION = 10, /* reconditioning: the 2-norm condition number to reach
                                        (default 1000; > 1) */
     MINV_OPT_TRIDIAGONAL_ALGORITHM = 11, /* tridiagonal inversion: a minv_tridiagonal_algorithm
                                             (default MINV_TRIDIAGONAL_AUTO) */
-    MINV_OPT_ENERGY = 12         /* 1 = measure GPU energy to solution into report.energy (NVML;
+    MINV_OPT_ENERGY = 12,        /* 1 = measure GPU energy to solution into report.energy (NVML;
                                     reading the counters costs each call milliseconds in some
                                     virtual machines, so off by default) */
+    MINV_OPT_PRECISION = 13      /* solves (Cholesky and LU, double or float data): a
+                                    minv_precision, MINV_PRECISION_DOUBLE (default) or
+                                    MINV_PRECISION_MIXED: A factored in a lower precision (the
+                                    tensor cores' TF32, or a 3-term TF32 split near single
+                                    accuracy, on the GPU; LAPACK's single on the CPU) and the
+                                    solution refined in double until its backward error is that
+                                    of the double solve (<= 2 eps); where refinement does not get
+                                    there (condition beyond about 1e7) the double solve runs and
+                                    the report says so. Float data gets the double solution
+                                    rounded to float. Inversions and batches stay in double
+                                    (refining an inverse costs more than inverting in double):
+                                    their reports say so */
 } minv_option;
+
+/* Compute precision: of the file routines (minv_file_options.precision: DOUBLE or SINGLE,
+ * whatever the type on disk), and of solves (MINV_OPT_PRECISION: DOUBLE or MIXED). */
+typedef enum {
+    MINV_PRECISION_DOUBLE = 0,
+    MINV_PRECISION_SINGLE = 1,
+    MINV_PRECISION_MIXED = 2
+} minv_precision;
 
 /* Reconditioning of symmetric matrices, as DA systems do for observation-error covariances
  * (Weston et al. 2014; Tabeart et al. 2020): A is replaced by a nearby SPD matrix whose
@@ -527,8 +548,6 @@ minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user
  * inside netCDF-4 groups is named by its path ("analysis/M", "/analysis/M", "a/b/M"); output
  * variables are written to the root group, so their names hold no '/'. Output is written to a
  * temporary name and renamed when complete; the input file is never modified. */
-typedef enum { MINV_PRECISION_DOUBLE = 0, MINV_PRECISION_SINGLE = 1 } minv_precision;
-
 enum { MINV_MAX_SLICE = 8 };
 
 typedef struct {
