@@ -280,17 +280,17 @@ typedef struct {
     char skipped[MINV_ERROR_LEN];
 } batch_tally;
 
-/* Matrices k0 .. k0 + cnt - 1 into a (dense, type t): whole in one read while they fit the
- * budget; a chunk with a NaN or Inf again matrix by matrix, keeping them for the analysis. */
-static minv_status read_chunk(minv_context *ctx, minv_nc_source *src, int64_t k0, int64_t cnt, int whole, double *disk,
-                              minv_dtype t, char *a) {
+/* Matrices k0 .. k0 + cnt - 1 into c->a (type t): whole in one read where the chunk is; a
+ * chunk with a NaN or Inf again matrix by matrix, keeping them for the analysis. */
+static minv_status read_chunk(minv_context *ctx, minv_nc_source *src, int64_t k0, int64_t cnt, minv_nc_chunks *c,
+                              minv_dtype t) {
     const int64_t n = src->rows;
-    minv_status st = whole ? minv_nc_source_read_matrices(ctx, src, k0, cnt, disk, t, a) : MINV_ERR_NOT_FINITE;
+    minv_status st = c->whole ? minv_nc_source_read_matrices(ctx, src, k0, cnt, c->disk, t, c->a) : MINV_ERR_NOT_FINITE;
     if (st != MINV_ERR_NOT_FINITE)
         return st;
     minv_clear_error(ctx);
     for (int64_t m = 0; m < cnt; m++) {
-        minv_mat one = {t, n, n, n, a + (size_t)(m * n * n) * (size_t)t};
+        minv_mat one = {t, n, n, n, (char *)c->a + (size_t)(m * n * n) * (size_t)t};
         if ((st = minv_nc_source_read(ctx, src, k0 + m, 1, &one)) != MINV_SUCCESS)
             return st;
     }
@@ -340,15 +340,7 @@ static minv_status info_batch(minv_context *ctx, const cli_settings *s, int no_r
                               batch_tally *b) {
     const minv_dtype t = s->fopts.precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     const int64_t n = src->rows, count = src->count, per = n * n;
-    const int whole = per <= MINV_NC_BATCH_ELEMS;
-    const int64_t chunk = whole ? minv_nc_batch_chunk(&s->fopts, per, count) : 1;
-    char *a = malloc((size_t)(chunk * per) * (size_t)t);
-    double *disk = whole ? malloc((size_t)(chunk * per) * sizeof(double)) : NULL;
-    minv_batch_results res = {.status = malloc((size_t)chunk * sizeof(minv_status)),
-                              .info = malloc((size_t)chunk * sizeof(int64_t)),
-                              .spd = malloc((size_t)chunk),
-                              .residual = malloc((size_t)chunk * sizeof(double)),
-                              .rcond = malloc((size_t)chunk * sizeof(double))};
+    minv_nc_chunks c;
     minv_status status = MINV_SUCCESS;
     b->count = count;
     b->n = n;
@@ -357,19 +349,15 @@ static minv_status info_batch(minv_context *ctx, const cli_settings *s, int no_r
     b->inverted = !no_rcond;
     if (no_rcond)
         snprintf(b->skipped, sizeof b->skipped, "--no-rcond");
-    if (!a || (whole && !disk) || !res.status || !res.info || !res.spd || !res.residual || !res.rcond) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a chunk of %lld matrices of order %lld", (long long)chunk,
-                           (long long)n);
-        goto cleanup;
-    }
+    MINV_TRY(minv_nc_chunks_alloc(ctx, &c, &s->fopts, t, n, count));
     MINV_TRY(minv_set_option(ctx, MINV_OPT_RESIDUAL, 0));
-    for (int64_t k0 = 0; k0 < count; k0 += chunk) {
-        const int64_t cnt = count - k0 < chunk ? count - k0 : chunk;
+    for (int64_t k0 = 0; k0 < count; k0 += c.chunk) {
+        const int64_t cnt = count - k0 < c.chunk ? count - k0 : c.chunk;
         const int64_t finite_before = b->finite;
-        MINV_TRY(read_chunk(ctx, src, k0, cnt, whole, disk, t, a));
+        MINV_TRY(read_chunk(ctx, src, k0, cnt, &c, t));
         for (int64_t m = 0; m < cnt; m++) {
             minv_analysis an;
-            const void *one = a + (size_t)(m * per) * (size_t)t;
+            const void *one = (char *)c.a + (size_t)(m * per) * (size_t)t;
             MINV_TRY(t == MINV_R64 ? minv_analyze_d(ctx, n, one, n, &an) : minv_analyze_s(ctx, n, one, n, &an));
             tally_analysis(b, k0 + m, &an);
             minv_progress(ctx, "analysis", (double)(k0 + m + 1) / (double)count);
@@ -381,24 +369,18 @@ static minv_status info_batch(minv_context *ctx, const cli_settings *s, int no_r
         if (!b->inverted)
             continue;
         minv_batch_report br;
-        minv_status st = minv_invert_batched_results(ctx, s->method, t, n, cnt, a, &res, &br);
+        minv_status st = minv_invert_batched_results(ctx, s->method, t, n, cnt, c.a, &c.res, &br);
         minv_progress(ctx, "invert batch", (double)(k0 + cnt) / (double)count);
         if (st != MINV_SUCCESS && br.first_failed < 0) { /* the call failed, not a matrix */
             b->inverted = 0;
             snprintf(b->skipped, sizeof b->skipped, "%s", minv_last_error(ctx));
             continue;
         }
-        tally_inversion(b, k0, cnt, s->method, &res, &br);
+        tally_inversion(b, k0, cnt, s->method, &c.res, &br);
     }
 cleanup:
     minv_nc_source_close(src);
-    free(a);
-    free(disk);
-    free(res.status);
-    free(res.info);
-    free(res.spd);
-    free(res.residual);
-    free(res.rcond);
+    minv_nc_chunks_free(&c);
     return status;
 }
 

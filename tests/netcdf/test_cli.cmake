@@ -71,6 +71,19 @@ function(residual_ok)
   endif()
 endfunction()
 
+# ncgen(NAME TEXT...): NAME.nc (netCDF-4) from the CDL text, by ncgen.
+function(ncgen name)
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 1 ${last}) # ARGV<i>, not ARGN: the CDL's semicolons would split a list
+    string(APPEND cdl "${ARGV${i}}")
+  endforeach()
+  file(WRITE "${WORK}/${name}.cdl" "${cdl}")
+  execute_process(COMMAND "${NCGEN}" -k nc4 -o ${name}.nc ${name}.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
+  if(NOT gen_rc EQUAL 0)
+    message(SEND_ERROR "ncgen failed on ${name}.cdl")
+  endif()
+endfunction()
+
 # ---- help and version ----
 ok(ARGS --help EXPECT "usage: minv COMMAND" "generate")
 ok(ARGS --version EXPECT "^minv [0-9]+\\.[0-9]+")
@@ -248,13 +261,9 @@ if(TRUNCATE)
 endif()
 
 if(NCGEN)
-  file(WRITE "${WORK}/bad.cdl" "netcdf bad {\ndimensions:\n  a = 2 ;\n  b = 2 ;\n  n = 3 ;\nvariables:\n"
-       "  double F(n, n) ;\n    F:_FillValue = -999. ;\n  double N(n, n) ;\n  double W(a, b, n, n) ;\n"
-       "data:\n  F = 1, 0, 0, 0, 1, _, 0, 0, 1 ;\n  N = 1, 0, 0, 0, 1, 0, NaN, 0, 1 ;\n}\n")
-  execute_process(COMMAND "${NCGEN}" -k nc4 -o bad.nc bad.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
-  if(NOT gen_rc EQUAL 0)
-    message(SEND_ERROR "ncgen failed on bad.cdl")
-  endif()
+  ncgen(bad "netcdf bad {\ndimensions:\n  a = 2 ;\n  b = 2 ;\n  n = 3 ;\nvariables:\n"
+        "  double F(n, n) ;\n    F:_FillValue = -999. ;\n  double N(n, n) ;\n  double W(a, b, n, n) ;\n"
+        "data:\n  F = 1, 0, 0, 0, 1, _, 0, 0, 1 ;\n  N = 1, 0, 0, 0, 1, 0, NaN, 0, 1 ;\n}\n")
   fails(CODE 1 ARGS invert bad.nc:F o.nc MESSAGE "'bad.nc', variable 'F': entry \\(2, 3\\) \\(row, column, 1-based.* _FillValue -999"
         OUTPUT o.nc INPUT bad.nc)
   fails(CODE 1 ARGS invert bad.nc:N o.nc MESSAGE "'bad.nc', variable 'N': entry \\(3, 1\\) .*is NaN" OUTPUT o.nc INPUT bad.nc)
@@ -263,14 +272,10 @@ if(NCGEN)
   ok(ARGS info bad.nc:N EXPECT "finite +no: the first NaN or Inf is at \\(3, 1\\)" "rcond +not estimated")
 
   # a tridiagonal matrix as its three bands: A = [2 0; 1 2], so A^-1 = [0.5 0; -0.25 0.5]
-  file(WRITE "${WORK}/bands.cdl" "netcdf bands {\ndimensions:\n  n = 2 ;\n  m = 1 ;\n  k = 3 ;\nvariables:\n"
-       "  double DL(m) ;\n  double D(n) ;\n  float DU(m) ;\n  double E(k) ;\n  double F(n, n) ;\n  double Z(n) ;\n"
-       "  double G(n) ;\n    G:_FillValue = -999. ;\n"
-       "data:\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n  E = 1, 2, 3 ;\n  F = 1, 2, 3, 4 ;\n  Z = 0, 0 ;\n  G = 2, _ ;\n}\n")
-  execute_process(COMMAND "${NCGEN}" -k nc4 -o bands.nc bands.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
-  if(NOT gen_rc EQUAL 0)
-    message(SEND_ERROR "ncgen failed on bands.cdl")
-  endif()
+  ncgen(bands "netcdf bands {\ndimensions:\n  n = 2 ;\n  m = 1 ;\n  k = 3 ;\nvariables:\n"
+        "  double DL(m) ;\n  double D(n) ;\n  float DU(m) ;\n  double E(k) ;\n  double F(n, n) ;\n  double Z(n) ;\n"
+        "  double G(n) ;\n    G:_FillValue = -999. ;\n"
+        "data:\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n  E = 1, 2, 3 ;\n  F = 1, 2, 3, 4 ;\n  Z = 0, 0 ;\n  G = 2, _ ;\n}\n")
   ok(ARGS invert bands.nc bands_inv.nc --tridiagonal DL,D,DU
      EXPECT "minv invert: 'bands.nc':bands DL,D,DU -> 'bands_inv.nc':D_inv" "method +tridiagonal" "n +2\n"
             "why +tridiagonal: each entry written once" "read +.*the three bands whole" "wrote +")
@@ -403,15 +408,11 @@ if(NCGEN)
   # M: a batch of an SPD matrix, a symmetric indefinite one with a positive diagonal (AUTO's
   # Cholesky fails, LU takes it) and a non-symmetric one; N: a NaN in its matrix 1; I: the
   # indefinite one alone, not tridiagonal
-  file(WRITE "${WORK}/mix.cdl" "netcdf mix {\ndimensions:\n  k = 3 ;\n  n = 3 ;\nvariables:\n"
-       "  double M(k, n, n) ;\n  double N(k, n, n) ;\n  double I(n, n) ;\ndata:\n"
-       "  M = 4, 1, 0, 1, 3, 0, 0, 0, 2,  1, 2, 2, 2, 1, 2, 2, 2, 1,  1, 2, 0, 0, 1, 0, 0, 0, 1 ;\n"
-       "  N = 4, 1, 0, 1, 3, 0, 0, 0, 2,  1, 0, 0, 0, NaN, 0, 0, 0, 1,  2, 0, 0, 0, 2, 0, 0, 0, 2 ;\n"
-       "  I = 1, 2, 2, 2, 1, 2, 2, 2, 1 ;\n}\n")
-  execute_process(COMMAND "${NCGEN}" -k nc4 -o mix.nc mix.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
-  if(NOT gen_rc EQUAL 0)
-    message(SEND_ERROR "ncgen failed on mix.cdl")
-  endif()
+  ncgen(mix "netcdf mix {\ndimensions:\n  k = 3 ;\n  n = 3 ;\nvariables:\n"
+        "  double M(k, n, n) ;\n  double N(k, n, n) ;\n  double I(n, n) ;\ndata:\n"
+        "  M = 4, 1, 0, 1, 3, 0, 0, 0, 2,  1, 2, 2, 2, 1, 2, 2, 2, 1,  1, 2, 0, 0, 1, 0, 0, 0, 1 ;\n"
+        "  N = 4, 1, 0, 1, 3, 0, 0, 0, 2,  1, 0, 0, 0, NaN, 0, 0, 0, 1,  2, 0, 0, 0, 2, 0, 0, 0, 2 ;\n"
+        "  I = 1, 2, 2, 2, 1, 2, 2, 2, 1 ;\n}\n")
   # AUTO says Cholesky; invert falls back to LU, and so does the estimate, saying so
   ok(ARGS info mix.nc:I
      EXPECT "auto +cholesky\n"
