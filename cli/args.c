@@ -42,7 +42,7 @@ const cli_option cli_options[] = {
     {"tridiagonal-algorithm", "auto|write-once|sherman-morrison|pivoted", "tridiagonal inversion (either form): the algorithm (default auto)", INV},
     /* info */
     {"no-rcond", NULL, "skip the condition estimate (it costs one factorisation; a batch's, one inversion)", INF},
-    {"json", NULL, "print the analysis as one JSON object (schema in minv info --help)", INF},
+    {"json", NULL, "print it all as one JSON object, for scripts (schema above)", INF},
     /* generate */
     {"length", "L", "soar, gaussian: correlation length in grid spacings (default 3 for soar, 1 for gaussian)", GEN},
     {"grid", "1d|2d", "soar, gaussian: points on a line or a square grid (default 2d; N a perfect square)", GEN},

@@ -139,9 +139,39 @@ static void failed_chunk_report(const minv_batch_report *br, minv_report *r) {
     snprintf(r->reason, sizeof r->reason, "%s", br->reason);
 }
 
-int64_t minv_nc_batch_chunk(const minv_file_options *fopts, int64_t per, int64_t count) {
-    const int64_t want = fopts->batch_chunk > 0 ? fopts->batch_chunk : MINV_NC_BATCH_ELEMS / per;
-    return want < 1 ? 1 : want < count ? want : count;
+minv_status minv_nc_chunks_alloc(minv_context *ctx, minv_nc_chunks *c, const minv_file_options *fopts, minv_dtype t,
+                                 int64_t n, int64_t count) {
+    const int64_t per = n * n, want = fopts->batch_chunk > 0 ? fopts->batch_chunk : MINV_NC_BATCH_ELEMS / per;
+    memset(c, 0, sizeof *c);
+    c->whole = per <= MINV_NC_BATCH_ELEMS;
+    c->chunk = !c->whole || want < 1 ? 1 : want < count ? want : count;
+    const size_t k = (size_t)c->chunk;
+    size_t disk_bytes = 0;
+    /* the source checked that one matrix of doubles fits a size_t; a chunk of them may not */
+    minv_status status = minv_nc_product(ctx, k, (size_t)per, sizeof(double), &disk_bytes,
+                                         "a chunk of %lld matrices of order %lld", (long long)k, (long long)n);
+    if (status != MINV_SUCCESS)
+        return status;
+    c->a = malloc(disk_bytes / sizeof(double) * (size_t)t);
+    c->disk = c->whole ? malloc(disk_bytes) : NULL;
+    /* k records of at most 8 bytes each lie within disk_bytes */
+    c->res = (minv_batch_results){.status = malloc(k * sizeof(minv_status)), .info = malloc(k * sizeof(int64_t)),
+                                  .spd = malloc(k), .residual = malloc(k * sizeof(double)),
+                                  .rcond = malloc(k * sizeof(double))};
+    if (!c->a || (c->whole && !c->disk) || !c->res.status || !c->res.info || !c->res.spd || !c->res.residual ||
+        !c->res.rcond) {
+        minv_nc_chunks_free(c);
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a chunk of %lld matrices of order %lld", (long long)k,
+                         (long long)n);
+    }
+    return MINV_SUCCESS;
+}
+
+void minv_nc_chunks_free(minv_nc_chunks *c) {
+    free(c->a);
+    free(c->disk);
+    minv_batch_outcomes_free(&c->res);
+    c->a = c->disk = NULL;
 }
 
 /* Every matrix of a batch, chunk by chunk (whole matrices while one fits the budget, else one
@@ -149,40 +179,23 @@ int64_t minv_nc_batch_chunk(const minv_file_options *fopts, int64_t per, int64_t
 static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
                                 minv_nc_source *src, minv_nc_sink *dst, per_matrix *p, minv_report *report,
                                 int64_t *chunk_out) {
-    /* the source checked that one matrix of doubles fits a size_t, so n * n does */
-    const int64_t n = src->rows, count = src->count, per = n * n;
-    const int whole = per <= MINV_NC_BATCH_ELEMS;
-    const int64_t chunk = whole ? minv_nc_batch_chunk(fopts, per, count) : 1;
-    size_t disk_bytes = 0, records = 0;
-    void *a = NULL;
-    double *disk = NULL;
-    minv_batch_results res = {0};
+    const int64_t n = src->rows, count = src->count;
+    minv_nc_chunks c;
     minv_batch_report br;
     minv_report last;
     double seconds = 0, flops = 0;
     char where[768], why[256];
     minv_status status = MINV_SUCCESS;
-    *chunk_out = chunk;
-    MINV_TRY(minv_nc_product(ctx, (size_t)chunk, (size_t)per, sizeof(double), &disk_bytes, "a chunk of %lld matrices of order %lld",
-                             (long long)chunk, (long long)n));
-    records = (size_t)chunk * sizeof(double); /* within disk_bytes */
-    a = malloc(disk_bytes / sizeof(double) * (size_t)t);
-    disk = whole ? malloc(disk_bytes) : NULL;
-    res = (minv_batch_results){.status = malloc(records), .info = malloc(records), .spd = malloc((size_t)chunk),
-                               .residual = malloc(records), .rcond = malloc(records)};
-    if (!a || (whole && !disk) || !res.status || !res.info || !res.spd || !res.residual || !res.rcond) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a chunk of %lld matrices of order %lld", (long long)chunk,
-                           (long long)n);
-        goto cleanup;
-    }
+    MINV_TRY(minv_nc_chunks_alloc(ctx, &c, fopts, t, n, count));
+    const int64_t chunk = *chunk_out = c.chunk;
     for (int64_t k0 = 0; k0 < count; k0 += chunk) {
         const int64_t cnt = count - k0 < chunk ? count - k0 : chunk;
-        minv_mat one = {t, n, n, n, a};
-        if (whole)
-            MINV_TRY(minv_nc_source_read_matrices(ctx, src, k0, cnt, disk, t, a));
+        minv_mat one = {t, n, n, n, c.a};
+        if (c.whole)
+            MINV_TRY(minv_nc_source_read_matrices(ctx, src, k0, cnt, c.disk, t, c.a));
         else
             MINV_TRY(minv_nc_source_read(ctx, src, k0, 0, &one));
-        status = minv_invert_batched_results(ctx, method, t, n, cnt, a, &res, &br);
+        status = minv_invert_batched_results(ctx, method, t, n, cnt, c.a, &c.res, &br);
         minv_progress(ctx, "invert batch", (double)(k0 + cnt) / (double)count);
         if (status != MINV_SUCCESS) {
             const int64_t bad = k0 + (br.first_failed >= 0 ? br.first_failed : 0);
@@ -197,15 +210,15 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
         }
         const minv_method general = minv_nc_batch_general(br.backend, method);
         for (int64_t m = 0; m < cnt; m++) {
-            p->residual[k0 + m] = res.residual[m];
-            p->rcond[k0 + m] = res.rcond[m];
-            p->method[k0 + m] = res.spd[m] ? MINV_METHOD_CHOLESKY : general;
+            p->residual[k0 + m] = c.res.residual[m];
+            p->rcond[k0 + m] = c.res.rcond[m];
+            p->method[k0 + m] = c.res.spd[m] ? MINV_METHOD_CHOLESKY : general;
             p->backend[k0 + m] = br.backend;
         }
         seconds += br.seconds;
         flops += br.flops;
-        if (whole)
-            MINV_TRY(minv_nc_sink_write_matrices(ctx, dst, k0, cnt, a, t, disk));
+        if (c.whole)
+            MINV_TRY(minv_nc_sink_write_matrices(ctx, dst, k0, cnt, c.a, t, c.disk));
         else
             MINV_TRY(minv_nc_sink_write(ctx, dst, k0, &one));
     }
@@ -215,13 +228,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
     last.info = -1;
     aggregate(report, &last, p, count, chunk, seconds, flops);
 cleanup:
-    free(a);
-    free(disk);
-    free(res.status);
-    free(res.info);
-    free(res.spd);
-    free(res.residual);
-    free(res.rcond);
+    minv_nc_chunks_free(&c);
     return status;
 }
 

@@ -219,9 +219,20 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
                           minv_report *report);
-/* Matrices of order sqrt(per) that a batch reads and inverts at a time: fopts' batch_chunk,
- * else what MINV_NC_BATCH_ELEMS holds; at least 1, at most count. */
-int64_t minv_nc_batch_chunk(const minv_file_options *fopts, int64_t per, int64_t count);
+/* The buffers of a batch taken chunk by chunk: whole matrices at a time while one fits
+ * MINV_NC_BATCH_ELEMS (fopts' batch_chunk of them, else as many as that budget holds), else
+ * one at a time, read and written tile by tile. */
+typedef struct {
+    int64_t chunk;           /* matrices at a time */
+    int whole;               /* a chunk is read and written in one go */
+    void *a;                 /* the chunk's matrices, dense and column-major */
+    double *disk;            /* the chunk as on disk (whole chunks only) */
+    minv_batch_results res;  /* the outcome of each matrix of the chunk */
+} minv_nc_chunks;
+/* For count matrices of order n, held in type t. */
+minv_status minv_nc_chunks_alloc(minv_context *ctx, minv_nc_chunks *c, const minv_file_options *fopts, minv_dtype t,
+                                 int64_t n, int64_t count);
+void minv_nc_chunks_free(minv_nc_chunks *c);
 /* The method of a batch member that did not take the SPD path: Gauss-Jordan on the GPU or
  * when asked for, LU otherwise. */
 minv_method minv_nc_batch_general(minv_backend backend, minv_method asked);

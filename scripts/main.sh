@@ -7,7 +7,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 minv="$MINV_BUILD/cli/minv"
 data="$MINV_BUILD/default"
 mkdir -p "$data"
-[ -f "$data/soar.nc" ] || "$minv" generate soar 4096 "$data/soar.nc:B" --length 3
+if [ ! -f "$data/soar.nc" ]; then
+    echo "main: writing the default input, a SOAR covariance on a 64 x 64 grid (n = 4096)"
+    "$minv" generate soar 4096 "$data/soar.nc:B" --length 3
+fi
+echo "main: $minv invert $data/soar.nc:B $data/soar_inv.nc"
 "$minv" invert "$data/soar.nc:B" "$data/soar_inv.nc"
 echo "main: the inverse is $data/soar_inv.nc (variable B_inv)"
 echo "main: the command is $minv ('$minv --help'); to build your own code against minv, see"

@@ -6,6 +6,7 @@ set -euo pipefail
 MINV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MINV_BUILD=${MINV_BUILD:-$MINV_ROOT/build}
 MINV_JOBS=${MINV_JOBS:-$(nproc 2>/dev/null || echo 2)}
+source "$MINV_ROOT/scripts/progress.sh"
 
 minv_install_packages() {
     local want=(build-essential cmake gfortran pkg-config libopenblas-dev liblapack-dev
@@ -19,22 +20,23 @@ minv_install_packages() {
     local sudo=""
     [ "$(id -u)" -ne 0 ] && sudo=sudo
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    minv_step "setup: apt-get update" "$MINV_BUILD/apt-update.log" minv_no_progress $sudo apt-get update -q
+    minv_step "setup: apt-get install" "$MINV_BUILD/apt-install.log" minv_apt_progress \
+        $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
 # minv_build DIR [cmake options...]
 minv_build() {
     local dir=$1; shift
-    cmake -S "$MINV_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir/configure.log" 2>&1 ||
-        { cat "$dir/configure.log"; return 1; }
-    cmake --build "$dir" -j "$MINV_JOBS" >"$dir/build.log" 2>&1 ||
-        { tail -n 60 "$dir/build.log"; return 1; }
+    minv_step "setup: configuring ${dir#"$MINV_ROOT"/}" "$dir/configure.log" minv_no_progress \
+        cmake -S "$MINV_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" || return 1
+    minv_step "setup: building ${dir#"$MINV_ROOT"/} with $MINV_JOBS jobs" "$dir/build.log" minv_build_progress \
+        cmake --build "$dir" -j "$MINV_JOBS" || return 1
     echo "setup: built $dir ($(grep -c '^#define MINV_HAVE_CUDA 1' "$dir/include/minv_config.h" | sed 's/1/with CUDA/;s/0/CPU only/'))"
 }
 
+mkdir -p "$MINV_BUILD"
 if command -v apt-get >/dev/null 2>&1; then
     minv_install_packages
 fi
-mkdir -p "$MINV_BUILD"
 minv_build "$MINV_BUILD"

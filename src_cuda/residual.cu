@@ -77,6 +77,7 @@ minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_resi
     const int64_t n = r->n;
     cudaStream_t s = ctx->gpu->stream;
     double *host = NULL;
+    if (r->mode > 0) minv_progress(ctx, "residual", 0);
     if (r->mode == 1) {
         double *w = r->av + (size_t)n * MINV_PROBES, *rowabs = w + (size_t)n * MINV_PROBES;
         for (int k = 0; k < MINV_PROBES; k++)
@@ -155,6 +156,7 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
         CUDA_TRY(cudaStreamSynchronize(s));
         return MINV_SUCCESS;
     }
+    minv_progress(ctx, "residual", 0);
     host = (double *)malloc(3 * (size_t)n * sizeof(double));
     if (!host)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual vectors");

@@ -83,6 +83,19 @@ function(file_ok)
   endif()
 endfunction()
 
+# ncgen(NAME TEXT...): NAME.nc (netCDF-4) from the CDL text, by ncgen.
+function(ncgen name)
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 1 ${last}) # ARGV<i>, not ARGN: the CDL's semicolons would split a list
+    string(APPEND cdl "${ARGV${i}}")
+  endforeach()
+  file(WRITE "${WORK}/${name}.cdl" "${cdl}")
+  execute_process(COMMAND "${NCGEN}" -k nc4 -o ${name}.nc ${name}.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
+  if(NOT gen_rc EQUAL 0)
+    message(SEND_ERROR "ncgen failed on ${name}.cdl")
+  endif()
+endfunction()
+
 # ---- help and version ----
 ok(ARGS --help EXPECT "usage: minv COMMAND" "generate")
 ok(ARGS --version EXPECT "^minv [0-9]+\\.[0-9]+")
@@ -95,7 +108,8 @@ ok(ARGS invert --help EXPECT "minv invert IN.nc OUT.nc\\[:VAR\\] --tridiagonal D
 ok(ARGS generate soar 400 soar.nc:B EXPECT "minv generate: soar 400 x 400 -> 'soar.nc':B")
 ok(ARGS info soar.nc:B
    EXPECT "variable +NC_DOUBLE B\\(n=400, n=400\\) in netCDF-4" "read +[0-9.]+ MB in .*MB/s" "symmetric +yes"
-          "diagonal +min 1, max 1 \\(positive\\)" "auto +cholesky" "rcond +[0-9.]+e-[0-9]+ \\(LAPACK")
+          "diagonal +min 1, max 1 \\(positive\\)" "auto +cholesky"
+          "rcond +[0-9.]+e-[0-9]+ \\(1-norm estimate from the Cholesky factorisation")
 ok(ARGS invert soar.nc:B soar_inv.nc
    EXPECT "method +cholesky" "why +AUTO: symmetric" "backend +(cpu|gpu)" "n +400\n" "time +[0-9.]+ s"
           "rate +[0-9.]+ GFLOP/s" "rcond +[0-9.]+e" "read +[0-9.]+ MB in [0-9.]+ s \\([0-9]+ MB/s\\)" "wrote +")
@@ -217,7 +231,7 @@ file_ok(--slice 2 batch.nc:cov slice_inv.nc:cov_inv)
 ok(ARGS invert soar.nc:B devices_inv.nc --method gauss-jordan --devices all EXPECT "method +gauss-jordan")
 residual_ok()
 file_ok(soar.nc:B devices_inv.nc:B_inv)
-ok(ARGS info batch.nc:cov --slice 1 --no-rcond EXPECT "rcond +not estimated \\(--no-rcond\\)")
+ok(ARGS info batch.nc:cov --slice 1 --no-rcond EXPECT "rcond +not estimated: --no-rcond")
 ok(ARGS generate soar 12 --grid-shape 4x3 --length 1.5 rect.nc)
 
 # ---- failures: one line, the right exit status, nothing left behind ----
@@ -242,7 +256,6 @@ fails(CODE 1 ARGS invert soar.nc:Z o.nc MESSAGE "'soar.nc' has no variable 'Z' \
 fails(CODE 1 ARGS invert rhs.nc:Y o.nc MESSAGE "'rhs.nc', variable Y\\(n=400, rhs=5\\) is a 400 x 5 matrix, not square"
       OUTPUT o.nc INPUT rhs.nc)
 fails(CODE 1 ARGS invert batch.nc:cov o.nc --slice 9 MESSAGE "slice index 9 is outside dimension Time" OUTPUT o.nc)
-fails(CODE 1 ARGS info batch.nc:cov MESSAGE "has rank 3: give 1 slice index \\(for Time\\)")
 fails(CODE 1 ARGS invert soar.nc:B soar.nc:C MESSAGE "minv never modifies its input" INPUT soar.nc)
 fails(CODE 1 ARGS invert soar.nc:B nodir/o.nc MESSAGE "the directory 'nodir' does not exist")
 fails(CODE 1 ARGS invert soar.nc:B o.nc --method tridiagonal
@@ -295,13 +308,9 @@ if(TRUNCATE)
 endif()
 
 if(NCGEN)
-  file(WRITE "${WORK}/bad.cdl" "netcdf bad {\ndimensions:\n  a = 2 ;\n  b = 2 ;\n  n = 3 ;\nvariables:\n"
-       "  double F(n, n) ;\n    F:_FillValue = -999. ;\n  double N(n, n) ;\n  double W(a, b, n, n) ;\n"
-       "data:\n  F = 1, 0, 0, 0, 1, _, 0, 0, 1 ;\n  N = 1, 0, 0, 0, 1, 0, NaN, 0, 1 ;\n}\n")
-  execute_process(COMMAND "${NCGEN}" -k nc4 -o bad.nc bad.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
-  if(NOT gen_rc EQUAL 0)
-    message(SEND_ERROR "ncgen failed on bad.cdl")
-  endif()
+  ncgen(bad "netcdf bad {\ndimensions:\n  a = 2 ;\n  b = 2 ;\n  n = 3 ;\nvariables:\n"
+        "  double F(n, n) ;\n    F:_FillValue = -999. ;\n  double N(n, n) ;\n  double W(a, b, n, n) ;\n"
+        "data:\n  F = 1, 0, 0, 0, 1, _, 0, 0, 1 ;\n  N = 1, 0, 0, 0, 1, 0, NaN, 0, 1 ;\n}\n")
   fails(CODE 1 ARGS invert bad.nc:F o.nc MESSAGE "'bad.nc', variable 'F': entry \\(2, 3\\) \\(row, column, 1-based.* _FillValue -999"
         OUTPUT o.nc INPUT bad.nc)
   fails(CODE 1 ARGS invert bad.nc:N o.nc MESSAGE "'bad.nc', variable 'N': entry \\(3, 1\\) .*is NaN" OUTPUT o.nc INPUT bad.nc)
@@ -310,14 +319,10 @@ if(NCGEN)
   ok(ARGS info bad.nc:N EXPECT "finite +no: the first NaN or Inf is at \\(3, 1\\)" "rcond +not estimated")
 
   # a tridiagonal matrix as its three bands: A = [2 0; 1 2], so A^-1 = [0.5 0; -0.25 0.5]
-  file(WRITE "${WORK}/bands.cdl" "netcdf bands {\ndimensions:\n  n = 2 ;\n  m = 1 ;\n  k = 3 ;\nvariables:\n"
-       "  double DL(m) ;\n  double D(n) ;\n  float DU(m) ;\n  double E(k) ;\n  double F(n, n) ;\n  double Z(n) ;\n"
-       "  double G(n) ;\n    G:_FillValue = -999. ;\n"
-       "data:\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n  E = 1, 2, 3 ;\n  F = 1, 2, 3, 4 ;\n  Z = 0, 0 ;\n  G = 2, _ ;\n}\n")
-  execute_process(COMMAND "${NCGEN}" -k nc4 -o bands.nc bands.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
-  if(NOT gen_rc EQUAL 0)
-    message(SEND_ERROR "ncgen failed on bands.cdl")
-  endif()
+  ncgen(bands "netcdf bands {\ndimensions:\n  n = 2 ;\n  m = 1 ;\n  k = 3 ;\nvariables:\n"
+        "  double DL(m) ;\n  double D(n) ;\n  float DU(m) ;\n  double E(k) ;\n  double F(n, n) ;\n  double Z(n) ;\n"
+        "  double G(n) ;\n    G:_FillValue = -999. ;\n"
+        "data:\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n  E = 1, 2, 3 ;\n  F = 1, 2, 3, 4 ;\n  Z = 0, 0 ;\n  G = 2, _ ;\n}\n")
   ok(ARGS invert bands.nc bands_inv.nc --tridiagonal DL,D,DU
      EXPECT "minv invert: 'bands.nc':bands DL,D,DU -> 'bands_inv.nc':D_inv" "method +tridiagonal" "n +2\n"
             "why +tridiagonal: each entry written once" "read +.*the three bands whole" "wrote +")
@@ -421,3 +426,98 @@ if(SCRIPT)
     message(SEND_ERROR "minv invert --quiet on a terminal drew progress:\n${tty}")
   endif()
 endif()
+
+# ---- issue 23: minv info says what invert would do, batches included, and --json ----
+# json_is(KEY... EQUALS value | TYPE type): the member of the last `out` (which must be valid
+# JSON) at that path, or its type (NULL, NUMBER, STRING, BOOLEAN, ARRAY, OBJECT).
+function(json_is)
+  cmake_parse_arguments(T "" "EQUALS;TYPE" "" ${ARGN})
+  if(DEFINED T_TYPE)
+    string(JSON got ERROR_VARIABLE bad TYPE "${out}" ${T_UNPARSED_ARGUMENTS})
+    set(T_EQUALS "${T_TYPE}")
+  else()
+    string(JSON got ERROR_VARIABLE bad GET "${out}" ${T_UNPARSED_ARGUMENTS})
+  endif()
+  if(bad OR NOT got STREQUAL "${T_EQUALS}")
+    message(SEND_ERROR "info --json: ${T_UNPARSED_ARGUMENTS} is '${got}' (${bad}), expected '${T_EQUALS}':\n${out}")
+  endif()
+endfunction()
+find_program(PYTHON3 python3)
+function(json_valid what)
+  if(PYTHON3)
+    file(WRITE "${WORK}/info.json" "${out}")
+    execute_process(COMMAND "${PYTHON3}" -m json.tool info.json WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE bad
+                    OUTPUT_QUIET ERROR_VARIABLE why)
+    if(bad)
+      message(SEND_ERROR "info --json ${what}: python3 -m json.tool rejects it (${why}):\n${out}")
+    endif()
+  endif()
+endfunction()
+if(NCGEN)
+  # M: a batch of an SPD matrix, a symmetric indefinite one with a positive diagonal (AUTO's
+  # Cholesky fails, LU takes it) and a non-symmetric one; N: a NaN in its matrix 1; I: the
+  # indefinite one alone, not tridiagonal
+  ncgen(mix "netcdf mix {\ndimensions:\n  k = 3 ;\n  n = 3 ;\nvariables:\n"
+        "  double M(k, n, n) ;\n  double N(k, n, n) ;\n  double I(n, n) ;\ndata:\n"
+        "  M = 4, 1, 0, 1, 3, 0, 0, 0, 2,  1, 2, 2, 2, 1, 2, 2, 2, 1,  1, 2, 0, 0, 1, 0, 0, 0, 1 ;\n"
+        "  N = 4, 1, 0, 1, 3, 0, 0, 0, 2,  1, 0, 0, 0, NaN, 0, 0, 0, 1,  2, 0, 0, 0, 2, 0, 0, 0, 2 ;\n"
+        "  I = 1, 2, 2, 2, 1, 2, 2, 2, 1 ;\n}\n")
+  # AUTO says Cholesky; invert falls back to LU, and so does the estimate, saying so
+  ok(ARGS info mix.nc:I
+     EXPECT "auto +cholesky\n"
+            "invert +lu \\(AUTO: symmetric with a positive diagonal, so Cholesky; not positive definite at column 2, so LU instead\\)"
+            "rcond +1\\.43e-01 \\(1-norm estimate from the LU factorisation")
+  ok(ARGS invert mix.nc:I mix_inv.nc EXPECT "method +lu" "not positive definite at column 2, so LU instead")
+  ok(ARGS info mix.nc:I --json)
+  json_valid("of a matrix")
+  json_is(schema EQUALS "minv-info/1")
+  json_is(kind EQUALS "matrix")
+  json_is(n EQUALS 3)
+  json_is(symmetric EQUALS ON)
+  json_is(auto EQUALS "cholesky")
+  json_is(invert method EQUALS "lu")
+  json_is(invert notes 1 EQUALS "not positive definite at column 2, so LU instead")
+  json_is(rcond method EQUALS "lu")
+  json_is(rcond value TYPE NUMBER)
+  json_is(rcond singular EQUALS OFF)
+  json_is(rcond_skipped TYPE NULL)
+  # a batch: counts over its matrices and what invert does with each
+  ok(ARGS info mix.nc:M
+     EXPECT "batch +3 matrices of order 3 along k" "finite +3 of 3" "symmetric +2 of 3, 2 of them with a positive diagonal"
+            "auto +the SPD path for 2, the general path for 1" "invert +cholesky for 1, lu for 2 on the "
+            "spd +1 of 3" "failed +none" "rcond +worst [0-9.e+-]+ \\(matrix [0-2], 0-based\\), best")
+  ok(ARGS info mix.nc:M --json)
+  json_valid("of a batch")
+  json_is(kind EQUALS "batch")
+  json_is(count EQUALS 3)
+  json_is(dimension EQUALS "k")
+  json_is(counts symmetric EQUALS 2)
+  json_is(counts spd_candidates EQUALS 2)
+  json_is(auto spd_path EQUALS 2)
+  json_is(invert methods cholesky EQUALS 1)
+  json_is(invert methods lu EQUALS 2)
+  json_is(invert spd EQUALS 1)
+  json_is(invert failed EQUALS 0)
+  ok(ARGS info mix.nc:M --method cholesky EXPECT "failed +2: the first is matrix 1 \\(0-based\\): the leading minor of order 2")
+  ok(ARGS info mix.nc:N EXPECT "finite +2 of 3: the first NaN or Inf is in matrix 1 \\(0-based\\) at \\(2, 2\\)"
+                               "invert +not run: matrix 1 \\(0-based\\) is not finite")
+  ok(ARGS info mix.nc:N --json)
+  json_valid("of a batch with a NaN")
+  json_is(first_non_finite matrix EQUALS 1)
+  json_is(first_non_finite row EQUALS 2)
+  json_is(invert TYPE NULL)
+  ok(ARGS info mix.nc:M --slice 1 EXPECT "invert +lu \\(AUTO")
+endif()
+ok(ARGS info batch.nc:cov EXPECT "batch +3 matrices of order 20 along Time" "spd +3 of 3" "invert +cholesky for 3")
+ok(ARGS info batch.nc:cov --no-rcond --json)
+json_valid("with --no-rcond")
+json_is(invert TYPE NULL)
+json_is(rcond_skipped EQUALS "--no-rcond")
+ok(ARGS info t.nc:T EXPECT "auto +tridiagonal" "invert +tridiagonal" "from the tridiagonal inverse")
+# names that JSON must escape (HDF5 refuses a backslash in a file name)
+file(COPY_FILE "${WORK}/soar.nc" "${WORK}/q\"b\tc.nc")
+ok(ARGS info "q\"b\tc.nc:B" --json --method lu)
+json_valid("of a file name with a quote and a tab")
+json_is(file EQUALS "q\"b\tc.nc")
+json_is(invert method EQUALS "lu")
+json_is(rcond estimate EQUALS "1-norm estimate from the LU factorisation")
