@@ -36,7 +36,9 @@ static int starts(const char *s, const char *prefix) { return strncmp(s, prefix,
 
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision) {
     /* The reason is "; "-separated notes; the NetCDF layer's start with "read ", "wrote ",
-     * "compute ", "batch: ", and the core's GPU note with "GPU not used:". The rest says why. */
+     * "compute ", "batch: ", and the core's note on why AUTO got no GPU with "CPU backend: ".
+     * The rest says why. */
+    static const char cpu_note[] = "CPU backend: ";
     char reason[MINV_REASON_LEN], *notes[32];
     int nnotes = 0;
     snprintf(reason, sizeof reason, "%s", r->reason);
@@ -51,14 +53,14 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
     const char *gpu = "", *compute = NULL;
     int batch = 0;
     for (int k = 0; k < nnotes; k++) {
-        if (starts(notes[k], "GPU not used:")) gpu = notes[k];
+        if (starts(notes[k], cpu_note)) gpu = notes[k] + strlen(cpu_note);
         if (starts(notes[k], "compute ")) compute = notes[k] + 8;
         batch |= starts(notes[k], "batch: ");
     }
     printf("%s\n", title);
     printf("%-10s %s\n", "method", minv_method_name(r->method));
     for (int k = 0; k < nnotes; k++)
-        if (!starts(notes[k], "GPU not used:") && !starts(notes[k], "read ") && !starts(notes[k], "wrote ") &&
+        if (!starts(notes[k], cpu_note) && !starts(notes[k], "read ") && !starts(notes[k], "wrote ") &&
             !starts(notes[k], "compute ") && !starts(notes[k], "batch: "))
             printf("%-10s %s\n", "why", notes[k]);
     printf("%-10s %s%s%s%s\n", "backend", minv_backend_name(r->backend), gpu[0] ? " (" : "", gpu, gpu[0] ? ")" : "");
