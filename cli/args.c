@@ -294,8 +294,8 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
 int cli_context(const cli_settings *s, minv_context **ctx) {
     minv_status st = minv_create(ctx, &s->opts);
     if (st != MINV_SUCCESS)
-        return cli_error(CLI_FAILED, "%s%s", minv_status_string(st),
-                         st == MINV_ERR_NO_GPU ? ": --backend gpu needs a usable GPU and a minv built with CUDA; try --backend auto" : "");
+        return cli_error(CLI_FAILED, "%s%s", st == MINV_ERR_NO_GPU ? minv_last_error(NULL) : minv_status_string(st),
+                         st == MINV_ERR_NO_GPU ? "; --backend auto runs on the CPU instead" : "");
     const struct { minv_option opt; double value; } tunables[] = {
         {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual},
         {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition},

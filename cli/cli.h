@@ -93,7 +93,7 @@ int cli_fail(minv_context *ctx, minv_status status);
 /* The report of an invert or solve, line by line on stdout. */
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision);
 /* A report's reason is "; "-separated notes: the NetCDF layer's start with "read ", "wrote ",
- * "compute ", "batch: ", the core's GPU note with "GPU not used:"; the rest say why (the
+ * "compute ", "batch: ", the core's note on why AUTO got no GPU with "CPU backend: "; the rest say why (the
  * method, fallbacks). cli_notes splits a copy of it; cli_is_why tells the last kind. */
 enum { CLI_MAX_NOTES = 32 };
 int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MAX_NOTES]);

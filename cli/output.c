@@ -36,6 +36,9 @@ int cli_fail(minv_context *ctx, minv_status status) {
 
 static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
+/* the core's note on why AUTO got no GPU */
+static const char cpu_note[] = "CPU backend: ";
+
 int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MAX_NOTES]) {
     int nnotes = 0;
     snprintf(copy, MINV_REASON_LEN, "%s", reason);
@@ -51,7 +54,7 @@ int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MA
 }
 
 int cli_is_why(const char *note) {
-    static const char *const others[] = {"GPU not used:", "read ", "wrote ", "compute ", "batch: "};
+    static const char *const others[] = {cpu_note, "read ", "wrote ", "compute ", "batch: "};
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
         if (starts(note, others[k]))
             return 0;
@@ -64,7 +67,7 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
     const char *gpu = "", *compute = NULL;
     int batch = 0;
     for (int k = 0; k < nnotes; k++) {
-        if (starts(notes[k], "GPU not used:")) gpu = notes[k];
+        if (starts(notes[k], cpu_note)) gpu = notes[k] + strlen(cpu_note);
         if (starts(notes[k], "compute ")) compute = notes[k] + 8;
         batch |= starts(notes[k], "batch: ");
     }

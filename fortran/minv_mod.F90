@@ -310,12 +310,14 @@ contains
     if (present(ndevices)) opts%ndevices = ndevices
     if (status == MINV_SUCCESS) then
       status = minv_create(ctx%ptr, opts)
-      ! minv_create leaves no context to hold a detailed message, so say what was asked.
+      ! minv_create leaves no context to hold its message (C keeps it for
+      ! minv_last_error(NULL)), so say what was asked, and why it failed.
       if (status /= MINV_SUCCESS) &
         call fail(status, why, status, 'could not create a context with backend ' // &
                   minv_backend_name(opts%backend) // ', device ' // str(opts%device) // &
                   ', ndevices ' // str(opts%ndevices) // ', device_memory ' // &
-                  str(opts%device_memory) // ', cpu_threads ' // str(opts%cpu_threads))
+                  str(opts%device_memory) // ', cpu_threads ' // str(opts%cpu_threads) // &
+                  ' (' // c_string(minv_last_error(c_null_ptr)) // ')')
     end if
     call finish('minv_init', status, ctx%ptr, stat, errmsg, why)
   end subroutine minv_init

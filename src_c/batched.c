@@ -240,7 +240,7 @@ static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
     if (ctx->ops->end_call)
         ctx->ops->end_call(ctx);
     if (ctx->backend_note[0])
-        minv_batch_note(r, "GPU not used: %s", ctx->backend_note);
+        minv_batch_note(r, "CPU backend: %s", ctx->backend_note);
     r->seconds = minv_now() - c->t0;
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
     minv_fpguard_end(&c->guard);

@@ -30,7 +30,36 @@ static minv_status check_options(const minv_options *o) {
     return MINV_SUCCESS;
 }
 
+/* Why the last minv_create of this thread failed, for minv_last_error(NULL): no context is
+ * left to hold it. */
+static _Thread_local char create_error[MINV_ERROR_LEN];
+
+static void keep_create_error(const char *text) { snprintf(create_error, sizeof create_error, "%s", text); }
+
+const char *minv_create_error(void) { return create_error; }
+
+/* The CPU, the GPU, or (AUTO) the GPU where one is usable: the GPU backend is opened on the
+ * first context that may use it (gpu_plugin.c). AUTO without one takes the CPU and keeps why
+ * for the reports, once; a context asked for the CPU notes nothing. */
+static minv_status choose_backend(minv_context *ctx) {
+    ctx->backend = MINV_BACKEND_CPU;
+    ctx->ops = &minv_cpu_backend;
+    if (ctx->opts.backend == MINV_BACKEND_CPU)
+        return MINV_SUCCESS;
+    const minv_status status = minv_gpu_create(ctx);
+    if (status == MINV_SUCCESS || ctx->opts.backend == MINV_BACKEND_GPU)
+        return status;
+    /* the reason without minv_fail's "no usable GPU: " */
+    const char *why = ctx->last_error, *prefix = minv_status_string(status);
+    if (strncmp(why, prefix, strlen(prefix)) == 0 && strncmp(why + strlen(prefix), ": ", 2) == 0)
+        why += strlen(prefix) + 2;
+    snprintf(ctx->backend_note, sizeof ctx->backend_note, "%.*s", (int)sizeof ctx->backend_note - 1, why);
+    minv_clear_error(ctx);
+    return MINV_SUCCESS;
+}
+
 minv_status minv_create(minv_context **out, const minv_options *opts) {
+    keep_create_error("");
     if (!out)
         return MINV_ERR_INVALID_ARG;
     *out = NULL;
@@ -66,22 +95,11 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->cpu_threads = 1;
 #endif
 
-    ctx->backend = MINV_BACKEND_CPU;
-    ctx->ops = &minv_cpu_backend;
-    if (o.backend != MINV_BACKEND_CPU) {
-        status = minv_gpu_create(ctx);
-        if (status == MINV_SUCCESS) {
-#if MINV_HAVE_CUDA
-            ctx->backend = MINV_BACKEND_GPU;
-            ctx->ops = &minv_gpu_backend;
-#endif
-        } else if (o.backend == MINV_BACKEND_GPU) {
-            free(ctx);
-            return status;
-        }
-        /* AUTO without a usable GPU: the CPU, and every report says why. */
-        snprintf(ctx->backend_note, sizeof ctx->backend_note, "%.*s", (int)sizeof ctx->backend_note - 1, ctx->last_error);
-        minv_clear_error(ctx);
+    status = choose_backend(ctx);
+    if (status != MINV_SUCCESS) {
+        keep_create_error(ctx->last_error);
+        free(ctx);
+        return status;
     }
     *out = ctx;
     return MINV_SUCCESS;

@@ -235,7 +235,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
         ctx->ops->end_call(ctx);
     if (r) {
         if (ctx->backend_note[0])
-            minv_report_note(r, "GPU not used: %s", ctx->backend_note);
+            minv_report_note(r, "CPU backend: %s", ctx->backend_note);
         r->seconds = minv_now() - c->t0;
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
         const double e1 = c->e0 >= 0 ? ctx->ops->energy(ctx) : -1;

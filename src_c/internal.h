@@ -133,9 +133,6 @@ typedef struct minv_backend_ops {
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
-#if MINV_HAVE_CUDA
-extern const minv_backend_ops minv_gpu_backend;
-#endif
 
 typedef struct minv_gpu minv_gpu; /* CUDA state: handles, streams, buffers (src_cuda) */
 
@@ -181,6 +178,8 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 #endif
     ;
 void minv_clear_error(minv_context *ctx);
+/* Why the last minv_create of the calling thread failed, "" after a success (context.c). */
+const char *minv_create_error(void);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
 void minv_report_note(minv_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -423,7 +422,11 @@ int64_t minv_cyclic_width(const minv_cyclic *c, int64_t block);
 int64_t minv_cyclic_local_from(const minv_cyclic *c, int device, int64_t block);
 int64_t minv_cyclic_local(const minv_cyclic *c, int64_t block);
 
-/* ---- GPU state (src_cuda/gpu_context.cu); stubs when built without CUDA ---- */
+/* ---- the GPU backend ----
+ * minv_gpu_create opens the GPU state of a context and, on success, sets ctx->backend and
+ * ctx->ops to the GPU's; else it fails with the reason. Defined by the CUDA backend
+ * (src_cuda/gpu_context.cu) where it is linked in, by the plugin's loader (gpu_plugin.c) in
+ * libminv, and by gpu_none.c without CUDA. */
 minv_status minv_gpu_create(minv_context *ctx);
 void minv_gpu_destroy(minv_context *ctx);
 

@@ -51,7 +51,9 @@ const char *minv_backend_name(minv_backend backend) {
 const char *minv_version(void) { return MINV_VERSION_STRING; }
 
 const char *minv_last_error(const minv_context *ctx) {
-    return ctx ? ctx->last_error : "no context (minv_create failed or was not called)";
+    if (ctx)
+        return ctx->last_error;
+    return minv_create_error()[0] ? minv_create_error() : "no context (minv_create failed or was not called)";
 }
 
 minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ...) {

@@ -343,5 +343,7 @@ minv_status minv_gpu_solve_host(minv_context *ctx, minv_solve_op device_op, cons
                                 minv_mat *x, const minv_analysis *an, minv_report *r);
 /* dst = src on the device (same shape), on the compute stream. */
 minv_status minv_gpu_copy(minv_context *ctx, const minv_mat *src, minv_mat *dst);
+/* The backend's table (backend.cu): a context's ops once minv_gpu_create succeeds. */
+extern "C" const minv_backend_ops minv_gpu_backend;
 
 #endif

@@ -101,13 +101,28 @@ static minv_status resolve_devices(minv_context *ctx, int visible) {
     return MINV_SUCCESS;
 }
 
+/* Why the runtime finds no device, in words that say what is true of the machine. */
+static minv_status no_device(minv_context *ctx, cudaError_t err) {
+    int driver = 0, runtime = 0;
+    if (err == cudaSuccess || err == cudaErrorNoDevice)
+        return minv_fail(ctx, MINV_ERR_NO_GPU, "no CUDA device");
+    if (err == cudaErrorInsufficientDriver) {
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        if (driver == 0)
+            return minv_fail(ctx, MINV_ERR_NO_GPU, "no NVIDIA driver (libcuda.so.1 not found)");
+        return minv_fail(ctx, MINV_ERR_NO_GPU, "NVIDIA driver too old: it supports CUDA %d.%d < %d.%d, the CUDA minv was built with",
+                         driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    }
+    return minv_fail(ctx, MINV_ERR_NO_GPU, "no usable CUDA device: %s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
 extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     minv_status status;
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0)
-        return minv_fail(ctx, MINV_ERR_NO_GPU, "no CUDA device is usable (%s)",
-                         err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        return no_device(ctx, err);
     status = resolve_devices(ctx, count);
     if (status == MINV_SUCCESS) status = gpu_open(ctx, ctx->devices[0], &ctx->gpu);
     if (status != MINV_SUCCESS) {
@@ -116,6 +131,8 @@ extern "C" minv_status minv_gpu_create(minv_context *ctx) {
     }
     ctx->gpu->team[0] = ctx->gpu;
     minv_gpu_energy_open(ctx->gpu, ctx->devices, ctx->device_count);
+    ctx->backend = MINV_BACKEND_GPU;
+    ctx->ops = &minv_gpu_backend;
     return MINV_SUCCESS;
 }
 

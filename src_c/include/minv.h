@@ -22,6 +22,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* What this header declares is libminv's interface, exported; the library is built with
+ * hidden visibility, so nothing else of it is. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 typedef enum {
     MINV_SUCCESS = 0,
@@ -222,7 +227,9 @@ minv_status minv_energy_counter(minv_context *ctx, double *joules);
 
 /* ---- errors and names ----------------------------------------------------------------- */
 const char *minv_status_string(minv_status status);
-/* Detail of the last failure on ctx ("" after a success); valid until the next call. */
+/* Detail of the last failure on ctx ("" after a success); valid until the next call. With
+ * ctx NULL: why the calling thread's last minv_create failed (no usable GPU: which of no
+ * NVIDIA driver, no CUDA device, a driver too old, no CUDA plugin). */
 const char *minv_last_error(const minv_context *ctx);
 const char *minv_method_name(minv_method method);
 const char *minv_backend_name(minv_backend backend);
@@ -584,6 +591,9 @@ minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a
 minv_status minv_analyze_file(minv_context *ctx, const char *path, const char *var,
                               const minv_file_options *fopts, minv_analysis *analysis);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif
