@@ -95,6 +95,11 @@ minv_status minv_destroy(minv_context *ctx) {
     return MINV_SUCCESS;
 }
 
+int minv_threads_for(int cap, double work) {
+    const double t = work / MINV_THREAD_GRAIN;
+    return t < 2 ? 1 : t < cap ? (int)t : cap;
+}
+
 minv_backend minv_context_backend(const minv_context *ctx) {
     return ctx ? ctx->backend : MINV_BACKEND_CPU;
 }

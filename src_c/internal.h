@@ -202,9 +202,29 @@ void minv_batch_note(minv_batch_report *r, const char *fmt, ...)
  * caller's trap settings and exception flags are restored on the way out. */
 typedef struct {
     fenv_t saved;
+    unsigned mxcsr;               /* the fast path (x86-64, every trap masked): SSE state */
+    unsigned short x87_status;    /* and the x87 flags */
+    int fast;
 } minv_fpguard;
 void minv_fpguard_begin(minv_fpguard *guard);
 void minv_fpguard_end(minv_fpguard *guard);
+/* Inside minv's OpenMP regions: a worker thread may have been created earlier with the
+ * caller's traps on (a prior parallel region of the program), so each masks them for its share
+ * of the work and restores its own environment; thread 0, the calling thread, is covered by
+ * the call's guard already. Reductions are combined before minv_worker_end. */
+typedef struct {
+    minv_fpguard guard;
+    int guarded;
+} minv_worker;
+void minv_worker_begin(minv_worker *w);
+void minv_worker_end(minv_worker *w);
+
+/* ---- threads ----
+ * Starting or waking a team costs microseconds on an idle machine and milliseconds on a loaded
+ * one, more than a pass over a small matrix: a parallel pass gets one thread per
+ * MINV_THREAD_GRAIN elements of work, and none beyond the calling thread below that. */
+enum { MINV_THREAD_GRAIN = 1 << 18 };
+int minv_threads_for(int cap, double work); /* cap: the context's cpu_threads */
 
 /* ---- helpers ---- */
 /* Calls the context's progress callback, if any. */

@@ -314,17 +314,24 @@ static minv_status residual_full(minv_context *ctx, const minv_tri_plan *p, cons
     double *sums = malloc(2 * (size_t)n * sizeof *sums);
     if (!sums)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual's column sums");
-#pragma omp parallel for num_threads(ctx->cpu_threads) schedule(static)
-    for (int64_t j = 0; j < n; j++) {
-        double r = 0.0, s = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            double here = entry(x, i, j);
-            r += fabs(minv_tri_residual_entry(p->dl, p->d, p->du, n, i, j, i > 0 ? entry(x, i - 1, j) : 0.0, here,
-                                              i + 1 < n ? entry(x, i + 1, j) : 0.0));
-            s += fabs(here);
+    const int team = minv_threads_for(ctx->cpu_threads, (double)n * (double)n);
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+        minv_worker w;
+        minv_worker_begin(&w);
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            double r = 0.0, s = 0.0;
+            for (int64_t i = 0; i < n; i++) {
+                double here = entry(x, i, j);
+                r += fabs(minv_tri_residual_entry(p->dl, p->d, p->du, n, i, j, i > 0 ? entry(x, i - 1, j) : 0.0,
+                                                  here, i + 1 < n ? entry(x, i + 1, j) : 0.0));
+                s += fabs(here);
+            }
+            sums[j] = r;
+            sums[n + j] = s;
         }
-        sums[j] = r;
-        sums[n + j] = s;
+        minv_worker_end(&w);
     }
     double rnorm = 0.0, xnorm = 0.0;
     for (int64_t j = 0; j < n; j++) {

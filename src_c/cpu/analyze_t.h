@@ -43,10 +43,10 @@ static double FN(asymmetry)(const minv_mat *m, int threads) {
     const int64_t n = m->rows, ld = m->ld, tile = 64;
     const int64_t tiles = (n + tile - 1) / tile;
     double worst = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst) num_threads(threads) if (threads > 1)
     for (int64_t tj = 0; tj < tiles; tj++) {
-        minv_fpguard guard;
-        minv_fpguard_begin(&guard);
+        minv_worker w;
+        minv_worker_begin(&w);
         for (int64_t ti = tj; ti < tiles; ti++) {
             int64_t i1 = (ti + 1) * tile < n ? (ti + 1) * tile : n;
             int64_t j1 = (tj + 1) * tile < n ? (tj + 1) * tile : n;
@@ -56,7 +56,7 @@ static double FN(asymmetry)(const minv_mat *m, int threads) {
                     if (d > worst) worst = d;
                 }
         }
-        minv_fpguard_end(&guard);
+        minv_worker_end(&w);
     }
     return worst;
 }
@@ -64,7 +64,7 @@ static double FN(asymmetry)(const minv_mat *m, int threads) {
 static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analysis *out) {
     const T *a = (const T *)m->data;
     const int64_t n = m->rows, ld = m->ld;
-    const int threads = ctx->cpu_threads;
+    const int threads = minv_threads_for(ctx->cpu_threads, (double)n * (double)n);
     double *rowsums = calloc((size_t)threads * (size_t)n + (size_t)n, sizeof(double));
     minv_scan_totals *parts = calloc((size_t)threads, sizeof *parts);
     if (!rowsums || !parts) {
@@ -77,10 +77,10 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
     /* OpenMP may run fewer threads than asked (inside a parallel region, under a thread
      * limit): only the parts of the team that ran are merged. */
     int team = 1;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        minv_fpguard guard;
-        minv_fpguard_begin(&guard);
+        minv_worker w;
+        minv_worker_begin(&w);
         int t = 0, nt = 1;
 #ifdef _OPENMP
         t = omp_get_thread_num();
@@ -91,7 +91,7 @@ static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analys
         minv_scan_totals *p = &parts[t];
         p->first_bad = INT64_MAX;
         FN(scan_columns)(m, n * t / nt, n * (t + 1) / nt, rowsums + (size_t)t * (size_t)n, p);
-        minv_fpguard_end(&guard);
+        minv_worker_end(&w);
     }
     minv_scan_totals all = parts[0];
     for (int t = 1; t < team; t++) {
