@@ -193,11 +193,21 @@ minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report 
  * move, gets no energy figure rather than a wrong one. */
 static const double MIN_ENERGY_WINDOW = 0.05;
 
-void minv_call_begin(minv_context *ctx, minv_call *c) {
+minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
+    minv_status status = minv_context_enter(ctx);
+    if (status != MINV_SUCCESS)
+        return status;
     minv_fpguard_begin(&c->guard);
     c->e0 = ctx->measure_energy && ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
     minv_clear_error(ctx);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs) {
+    minv_report_init(r, method, n, nrhs);
+    minv_report_note(r, "refused: %s", minv_status_string(status));
+    return status;
 }
 
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
@@ -215,6 +225,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
             minv_report_note(r, "energy not measured: the %.3g s call is too short for the GPU's energy counter", r->seconds);
     }
     minv_fpguard_end(&c->guard);
+    minv_context_leave(ctx);
 }
 
 /* ---- inversion ---- */
@@ -320,8 +331,10 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, n, 0);
+    status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -370,7 +383,8 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
     minv_call call;
     minv_status status = MINV_SUCCESS;
     minv_mat guess = {t, n, n, ldv0, (void *)v0};
-    minv_call_begin(ctx, &call);
+    if ((status = minv_call_begin(ctx, &call)) != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, n, 0);
     minv_report_init(r, method, n, 0);
     if (method != MINV_METHOD_AUTO && method != MINV_METHOD_ITERATIVE) {
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) must be auto or iterative, got %s", fn,
@@ -513,8 +527,10 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, n, nrhs);
+    status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -529,6 +545,16 @@ minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report) {
     return solve_entry(ctx, "minv_solve_s", MINV_ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+}
+
+minv_status minv_solve_inplace_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                 const double *a, int64_t lda, double *b, int64_t ldb, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_inplace_d", MINV_ON_HOST, method, MINV_R64, n, nrhs, a, lda, b, ldb, b, ldb, report);
+}
+
+minv_status minv_solve_inplace_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                 const float *a, int64_t lda, float *b, int64_t ldb, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_inplace_s", MINV_ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, b, ldb, report);
 }
 
 minv_status minv_solve_device_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
@@ -550,8 +576,9 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = MINV_SUCCESS;
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return status;
     minv_mat m = {t, n, n, lda, (void *)a};
     MINV_TRY(minv_check_order(ctx, fn, 2, "n", n));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));

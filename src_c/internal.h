@@ -164,7 +164,18 @@ struct minv_context {
      * pages for 100000 members cost more than a small batch's whole GPU work */
     minv_batch_results batch_outcomes;
     int64_t batch_outcomes_count;
+    /* The thread inside a call on this context (0: none) and how deeply (an entry point that
+     * calls another on the same context, as the file layer does); see minv_context_enter. */
+    uintptr_t owner;
+    int depth;
 };
+
+/* ---- one thread at a time (context.c) ----
+ * Every entry point that uses a context runs between enter and leave: another thread's call on
+ * it meanwhile gets MINV_ERR_CONTEXT_BUSY from enter, having touched nothing; the same thread
+ * may enter again (nested entry points). */
+minv_status minv_context_enter(minv_context *ctx);
+void minv_context_leave(minv_context *ctx);
 
 /* ---- errors (status.c) ---- */
 /* Records a printf-style message on ctx and returns status, so callers can
@@ -370,8 +381,11 @@ typedef struct {
     minv_fpguard guard;
     double t0, e0;
 } minv_call;
-void minv_call_begin(minv_context *ctx, minv_call *c);
+/* MINV_ERR_CONTEXT_BUSY when another thread is inside a call on ctx: the entry point returns
+ * at once, through minv_call_refused when it has a report, and does not call minv_call_end. */
+minv_status minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
+minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* The bad argument is named with its position, as LAPACK does. */
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);
