@@ -94,6 +94,7 @@ minv_status minv_destroy(minv_context *ctx) {
         return MINV_ERR_CONTEXT_BUSY; /* freeing it would pull it from under the other call */
     minv_gpu_destroy(ctx);
     minv_batch_outcomes_free(&ctx->batch_outcomes);
+    minv_workspace_free(ctx);
     free(ctx);
     return MINV_SUCCESS;
 }

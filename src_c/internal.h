@@ -134,6 +134,16 @@ extern const minv_backend_ops minv_gpu_backend;
 
 typedef struct minv_gpu minv_gpu; /* CUDA state: handles, streams, buffers (src_cuda) */
 
+/* Host workspaces of a context, by use; each is held until it must grow. */
+typedef enum {
+    MINV_WORK_MATRIX = 0, /* n x n: the staged copy of A, its factor or inverse */
+    MINV_WORK_RHS,        /* n x (nrhs + 1): right-hand sides and the estimator's column */
+    MINV_WORK_SCAN,       /* the analysis' per-thread sums */
+    MINV_WORK_PROBES,     /* the residual's probe vectors and products */
+    MINV_WORK_LAPACK,     /* pivots and LAPACK's work arrays */
+    MINV_WORK_SLOTS
+} minv_work_slot;
+
 struct minv_context {
     minv_options opts;
     minv_backend backend;        /* resolved: CPU or GPU */
@@ -168,6 +178,19 @@ struct minv_context {
      * calls another on the same context, as the file layer does); see minv_context_enter. */
     uintptr_t owner;
     int depth;
+    /* host workspaces (workspace.c), kept from call to call */
+    struct {
+        void *data;
+        size_t bytes;
+    } work[MINV_WORK_SLOTS];
+    /* this call's copy of A made by the CPU analysis for the factorisation (minv_cpu_staged) */
+    struct {
+        int wanted;      /* set by the entry point before the analysis: copy A */
+        int probes;      /* and multiply it by the residual's probe vectors */
+        const void *src; /* the matrix copied, NULL when none is held */
+        int64_t ld;
+        const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
+    } stage;
 };
 
 /* ---- one thread at a time (context.c) ----
@@ -230,12 +253,28 @@ typedef struct {
 void minv_worker_begin(minv_worker *w);
 void minv_worker_end(minv_worker *w);
 
+/* Hot loops compiled twice, for x86-64-v3 (AVX2, FMA) and the baseline, the processor picking
+ * at load time: the library itself is built for any x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
+#define MINV_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define MINV_SIMD_CLONES
+#endif
+/* The helpers of a MINV_SIMD_CLONES function: inlined, so that each clone compiles them for
+ * its own target. */
+#define MINV_INLINE static inline __attribute__((always_inline))
+
 /* ---- threads ----
  * Starting or waking a team costs microseconds on an idle machine and milliseconds on a loaded
  * one, more than a pass over a small matrix: a parallel pass gets one thread per
  * MINV_THREAD_GRAIN elements of work, and none beyond the calling thread below that. */
 enum { MINV_THREAD_GRAIN = 1 << 18 };
 int minv_threads_for(int cap, double work); /* cap: the context's cpu_threads */
+
+/* ---- host workspaces (workspace.c) ---- */
+/* *p = at least `bytes` of slot's workspace (64-byte aligned), grown if need be. */
+minv_status minv_workspace(minv_context *ctx, minv_work_slot slot, size_t bytes, void **p);
+void minv_workspace_free(minv_context *ctx);
 
 /* ---- helpers ---- */
 /* Calls the context's progress callback, if any. */
@@ -302,7 +341,9 @@ typedef struct {
     int64_t count;
     double *v, *av; /* n x count each, double */
     double anorm_inf;
+    int borrowed;   /* v and av lie in the context's workspace (the CPU analysis made them) */
 } minv_probes;
+enum { MINV_GEMV_MAX = 4 }; /* vectors multiplied in one pass over a matrix */
 minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_analysis *an,
                              minv_probes *p);
 void minv_probes_free(minv_probes *p);
@@ -311,6 +352,9 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
                                        double anorm_1, double *residual);
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual);
+/* The same with ||A||_inf known (the analysis has it), which saves a pass over A. */
+minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
+                                     const minv_mat *b, const minv_mat *x, double *residual);
 
 /* ---- batches (batched.c) ---- */
 static inline int64_t minv_batch_order(const minv_batch *m, int64_t b) {

@@ -345,7 +345,7 @@ static minv_status residual_full(minv_context *ctx, const minv_tri_plan *p, cons
 
 static minv_status residual_host(minv_context *ctx, const minv_tri_plan *p, const minv_mat *x, minv_report *report) {
     if (ctx->residual_mode == 1) {
-        minv_probes probes = {MINV_PROBES, (double *)p->v, (double *)p->av, p->anorm_inf};
+        minv_probes probes = {MINV_PROBES, (double *)p->v, (double *)p->av, p->anorm_inf, 1};
         report->residual = minv_residual_inverse_sampled(x, &probes);
         report->residual_kind = report->residual >= 0;
     } else if (ctx->residual_mode == 2) {
