@@ -158,7 +158,8 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
 minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
                                      const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
-    const int64_t samples = minv_residual_columns(mode, k), group_max = a->dtype == MINV_R64 ? samples : MINV_GEMV_MAX;
+    const int64_t samples = minv_residual_columns(mode, k);
+    const int64_t group_max = a->dtype == MINV_R64 && n >= 64 ? samples : MINV_GEMV_MAX;
     double *xs = malloc((size_t)n * (size_t)(3 * group_max + 1) * sizeof(double));
     if (!xs)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual workspace");
@@ -175,7 +176,7 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
             column_to_double(x, j, xs + (size_t)g * (size_t)n);
             column_to_double(b, j, bs + (size_t)g * (size_t)n);
         }
-        if (a->dtype == MINV_R64)
+        if (a->dtype == MINV_R64 && n >= 64) /* below, the BLAS's set-up costs more than the product */
             la_gemm(MINV_R64, 'N', 'N', n, group, n, 1.0, a->data, a->ld, xs, n, 0.0, ax, n);
         else
             gemv_multi(a, xs, (int)group, ax, NULL);

@@ -1,27 +1,33 @@
 /* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri
  * (inverse, mirrored to both triangles) or potrs (solve), on a copy of A in the context's
- * workspace. Only the lower triangle of A is read. The reciprocal condition number is exact
- * for the inverse (its norm is at hand) and, for a solve, estimated from the factor's
- * diagonal and the solution (factor.h), which costs nothing beside the solve: LAPACK's pocon
- * would cost more than the factorisation below n = 128 and half of it at 256. */
+ * workspace; below MINV_SMALL_N the unblocked kernels of small.c (Gauss-Jordan without
+ * pivoting for the inverse). Only the lower triangle of A is read. The reciprocal condition
+ * number is exact for the inverse (its norm is at hand) and, for a solve, estimated from the
+ * factor's diagonal and the solution (factor.h), which costs nothing beside the solve:
+ * LAPACK's pocon would cost more than the factorisation below n = 128 and half of it at 256. */
 #include <math.h>
+#include <string.h>
 
 #include "factor.h"
 #include "lapack.h"
+#include "small.h"
+
+static minv_status not_spd(minv_context *ctx, int64_t info, minv_report *report) {
+    report->info = info - 1;
+    return minv_fail(ctx, MINV_ERR_NOT_SPD, "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
+                     (long long)info, (long long)info);
+}
 
 /* Factor A = L L^T in place; on failure the column is reported. Returns, through
  * *inverse_bound, 1 / min l_ii^2, a lower bound on ||A^-1||_2 <= ||A^-1||_1 (the Schur
  * complements' pivots l_ii^2 are at least A's smallest eigenvalue). */
 static minv_status factor(minv_context *ctx, minv_mat *f, minv_report *report, double *inverse_bound) {
-    int info = la_potrf(f->dtype, f->rows, f->data, f->ld);
-    if (info > 0) {
-        report->info = info - 1;
-        return minv_fail(ctx, MINV_ERR_NOT_SPD,
-                         "the leading minor of order %d is not positive definite (column %d, 1-based)",
-                         info, info);
-    }
+    const int64_t info = f->rows <= MINV_SMALL_N ? minv_small_potrf(f->dtype, f->rows, f->data, f->ld)
+                                                 : la_potrf(f->dtype, f->rows, f->data, f->ld);
+    if (info > 0)
+        return not_spd(ctx, info, report);
     if (info < 0)
-        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrf rejected argument %d", -info);
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrf rejected argument %lld", (long long)-info);
     if (inverse_bound) {
         double smallest = INFINITY;
         for (int64_t i = 0; i < f->rows; i++) {
@@ -34,17 +40,31 @@ static minv_status factor(minv_context *ctx, minv_mat *f, minv_report *report, d
     return MINV_SUCCESS;
 }
 
+/* Small orders: Gauss-Jordan without pivoting on the lower triangle mirrored (the matrix
+ * Cholesky would factor); its pivots are potrf's, so a failure names the same column. */
+static minv_status invert_small(minv_context *ctx, minv_mat *f, minv_report *report) {
+    void *work;
+    minv_status status = minv_workspace(ctx, MINV_WORK_LAPACK, (size_t)f->rows * (size_t)f->dtype, &work);
+    if (status != MINV_SUCCESS)
+        return status;
+    minv_mat_mirror_lower(f);
+    const int64_t info = minv_small_gauss_jordan(f->dtype, f->rows, f->data, f->ld, 0, work, NULL);
+    return info > 0 ? not_spd(ctx, info, report) : MINV_SUCCESS;
+}
+
 minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                      const minv_analysis *an, minv_report *report) {
     minv_mat f;
     minv_status status = minv_cpu_factor_input(ctx, a, &f);
     if (status == MINV_SUCCESS)
-        status = factor(ctx, &f, report, NULL);
+        status = f.rows <= MINV_SMALL_N ? invert_small(ctx, &f, report) : factor(ctx, &f, report, NULL);
     if (status != MINV_SUCCESS) /* x untouched: in place, it still holds A for a fallback */
         return status;
-    int info = la_potri(f.dtype, f.rows, f.data, f.ld);
-    if (info != 0)
-        return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK potri returned info = %d", info);
+    if (f.rows > MINV_SMALL_N) {
+        int info = la_potri(f.dtype, f.rows, f.data, f.ld);
+        if (info != 0)
+            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK potri returned info = %d", info);
+    }
     report->rcond = minv_cpu_rcond(an->norm_1, minv_cpu_write_inverse(&f, 1, x));
     return MINV_SUCCESS;
 }
@@ -60,7 +80,9 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
         status = minv_cpu_rhs_input(ctx, b, &w);
     if (status != MINV_SUCCESS)
         return status;
-    if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
+    if (f.rows <= MINV_SMALL_N && w.cols <= MINV_SMALL_RHS)
+        minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
+    else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
     report->rcond = minv_cpu_rcond(an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
     return MINV_SUCCESS;

@@ -1,12 +1,20 @@
 /* General inversion and solve on the CPU: LAPACK getrf with partial pivoting, then getri
- * (inverse) or getrs (solve), on a copy of A in the context's workspace. The reciprocal
- * condition number is exact for the inverse and, for a solve, estimated from the factor's
- * diagonal and the solution (factor.h): gecon would cost more than the factorisation at small
- * orders. */
+ * (inverse) or getrs (solve), on a copy of A in the context's workspace; below MINV_SMALL_N
+ * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse). The
+ * reciprocal condition number is exact for the inverse and, for a solve, estimated from the
+ * factor's diagonal and the solution (factor.h): gecon would cost more than the factorisation
+ * at small orders. */
 #include <math.h>
 
 #include "factor.h"
 #include "lapack.h"
+#include "small.h"
+
+static minv_status no_pivot(minv_context *ctx, int64_t info, minv_report *report) {
+    report->info = info - 1;
+    return minv_fail(ctx, MINV_ERR_SINGULAR, "U(%lld,%lld) is exactly zero: no pivot in column %lld (1-based)",
+                     (long long)info, (long long)info, (long long)info);
+}
 
 enum { GETRI_BLOCK = 64 }; /* getri's workspace: n times its block size */
 
@@ -14,14 +22,12 @@ enum { GETRI_BLOCK = 64 }; /* getri's workspace: n times its block size */
  * *inverse_bound, max 1 / |u_ii| / n, a lower bound on ||A^-1||_1 (U^-1 = A^-1 P^T L and
  * ||L||_1 <= n with partial pivoting). */
 static minv_status factor(minv_context *ctx, minv_mat *f, int *ipiv, minv_report *report, double *inverse_bound) {
-    int info = la_getrf(f->dtype, f->rows, f->rows, f->data, f->ld, ipiv);
-    if (info > 0) {
-        report->info = info - 1;
-        return minv_fail(ctx, MINV_ERR_SINGULAR,
-                         "U(%d,%d) is exactly zero: no pivot in column %d (1-based)", info, info, info);
-    }
+    const int64_t info = f->rows <= MINV_SMALL_N ? minv_small_getrf(f->dtype, f->rows, f->data, f->ld, ipiv)
+                                                 : la_getrf(f->dtype, f->rows, f->rows, f->data, f->ld, ipiv);
+    if (info > 0)
+        return no_pivot(ctx, info, report);
     if (info < 0)
-        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrf rejected argument %d", -info);
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrf rejected argument %lld", (long long)-info);
     if (inverse_bound) {
         double smallest = INFINITY;
         for (int64_t i = 0; i < f->rows; i++) {
@@ -39,16 +45,23 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     minv_mat f;
     int *ipiv;
     void *work;
+    const int small = a->rows <= MINV_SMALL_N;
     minv_status status = minv_cpu_factor_input(ctx, a, &f);
     if (status == MINV_SUCCESS)
-        status = minv_cpu_pivots(ctx, f.rows, GETRI_BLOCK * f.rows, f.dtype, &ipiv, &work);
-    if (status == MINV_SUCCESS)
-        status = factor(ctx, &f, ipiv, report, NULL);
+        status = minv_cpu_pivots(ctx, f.rows, small ? f.rows : GETRI_BLOCK * f.rows, f.dtype, &ipiv, &work);
     if (status != MINV_SUCCESS)
         return status;
-    int info = la_getri(f.dtype, f.rows, f.data, f.ld, ipiv, work, GETRI_BLOCK * f.rows);
-    if (info != 0)
-        return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK getri returned info = %d", info);
+    if (small) {
+        const int64_t info = minv_small_gauss_jordan(f.dtype, f.rows, f.data, f.ld, 1, work, ipiv);
+        if (info > 0)
+            return no_pivot(ctx, info, report);
+    } else {
+        if ((status = factor(ctx, &f, ipiv, report, NULL)) != MINV_SUCCESS)
+            return status;
+        int info = la_getri(f.dtype, f.rows, f.data, f.ld, ipiv, work, GETRI_BLOCK * f.rows);
+        if (info != 0)
+            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK getri returned info = %d", info);
+    }
     report->rcond = minv_cpu_rcond(an->norm_1, minv_cpu_write_inverse(&f, 0, x));
     return MINV_SUCCESS;
 }
@@ -67,8 +80,15 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         status = minv_cpu_rhs_input(ctx, b, &w);
     if (status != MINV_SUCCESS)
         return status;
-    if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
-        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
+    const int small = f.rows <= MINV_SMALL_N;
+    if (small && w.cols <= MINV_SMALL_RHS) {
+        minv_small_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld);
+    } else {
+        if (small) /* LAPACK counts the small factorisation's pivots from 1 */
+            for (int64_t i = 0; i < f.rows; i++) ipiv[i]++;
+        if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
+            return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
+    }
     report->rcond = minv_cpu_rcond(an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
     return MINV_SUCCESS;
 }
