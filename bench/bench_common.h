@@ -9,6 +9,10 @@
 
 #include "minv.h"
 
+/* ---- bench_host.c: no GPU needed ---- */
+#ifdef __cplusplus
+extern "C" {
+#endif
 double bench_now(void);
 /* A context on one GPU, as its peers run (budget 0: all free device memory; threads 0: all),
  * or exit(2); bench_context_gpus: on GPUs 0 .. gpus-1 (-1: all visible). */
@@ -19,6 +23,11 @@ void bench_check(minv_context *ctx, minv_status st, const char *what);
 void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed); /* uniform [-1, 1) */
 void bench_spd(double *a, int64_t n, uint64_t seed);                      /* SOAR covariance, cond ~ 40 */
 double bench_median(double *v, int count);
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- bench_common.cu: CUDA ---- */
 /* "# device: ..., date: ..., command: ..."; several GPUs are named all ("2 x NVIDIA H200"). */
 void bench_header(FILE *out, int argc, char **argv);
 /* cuBLAS DGEMM on n x n device operands (no zeros in them): the peer rate, TFLOP/s, median of

@@ -34,8 +34,10 @@
 !     after them in Fortran order (for cov(n, n, time), slice = [t]). A variable inside
 !     netCDF-4 groups is named by its path ('analysis/M'); outputs go to the root group.
 !   - The library leaves floating-point trap settings and flags as it found them.
-!   - A context is used by one thread at a time; do not copy a minv_context (copies share
-!     one C context and the first minv_finalize invalidates the others).
+!   - A context is used by one thread at a time: a call on a context that another thread is
+!     inside fails with MINV_ERR_CONTEXT_BUSY (nothing is waited for or changed). In OpenMP
+!     loops give each thread its own context (README, "OpenMP"). Do not copy a minv_context
+!     (copies share one C context and the first minv_finalize invalidates the others).
 module minv_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_char, c_ptr, c_null_ptr, &
                                          c_null_funptr, c_null_char, c_associated, c_f_pointer, &
@@ -45,7 +47,7 @@ module minv_mod
     MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, MINV_ERR_SINGULAR, &
     MINV_ERR_NOT_SPD, MINV_ERR_NO_CONVERGENCE, MINV_ERR_NOT_IMPLEMENTED, MINV_ERR_NO_GPU, &
     MINV_ERR_GPU, MINV_ERR_DEVICE_MEMORY, MINV_ERR_SHAPE, MINV_ERR_IO, MINV_ERR_NOT_FOUND, &
-    MINV_ERR_INTERNAL, &
+    MINV_ERR_INTERNAL, MINV_ERR_CONTEXT_BUSY, &
     MINV_BACKEND_AUTO, MINV_BACKEND_CPU, MINV_BACKEND_GPU, &
     MINV_METHOD_AUTO, MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_GAUSS_JORDAN, &
     MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL, MINV_METHOD_GJ_BASELINE, &
@@ -83,7 +85,8 @@ module minv_mod
   public :: MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, &
             MINV_ERR_SINGULAR, MINV_ERR_NOT_SPD, MINV_ERR_NO_CONVERGENCE, &
             MINV_ERR_NOT_IMPLEMENTED, MINV_ERR_NO_GPU, MINV_ERR_GPU, MINV_ERR_DEVICE_MEMORY, &
-            MINV_ERR_SHAPE, MINV_ERR_IO, MINV_ERR_NOT_FOUND, MINV_ERR_INTERNAL
+            MINV_ERR_SHAPE, MINV_ERR_IO, MINV_ERR_NOT_FOUND, MINV_ERR_INTERNAL, &
+            MINV_ERR_CONTEXT_BUSY
   public :: MINV_BACKEND_AUTO, MINV_BACKEND_CPU, MINV_BACKEND_GPU
   public :: MINV_METHOD_AUTO, MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_GAUSS_JORDAN, &
             MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL, MINV_METHOD_GJ_BASELINE
@@ -331,8 +334,10 @@ contains
     integer(c_int) :: status
 
     status = minv_destroy(ctx%ptr)
-    ctx%ptr = c_null_ptr
-    if (associated(ctx%progress)) deallocate (ctx%progress)
+    if (status == MINV_SUCCESS) then ! else another thread is inside a call on it
+      ctx%ptr = c_null_ptr
+      if (associated(ctx%progress)) deallocate (ctx%progress)
+    end if
     call finish('minv_finalize', status, ctx%ptr, stat, errmsg)
   end subroutine minv_finalize
 
@@ -543,6 +548,9 @@ contains
     if (present(why)) then
       if (allocated(why)) message = why
     end if
+    ! a call refused as busy left the context alone: its last error is the other thread's
+    if (.not. allocated(message) .and. status == MINV_ERR_CONTEXT_BUSY) &
+      message = minv_status_string(status)
     if (.not. allocated(message)) then
       message = c_string(minv_last_error(ctx))
       if (len(message) == 0) message = minv_status_string(status)

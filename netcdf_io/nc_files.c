@@ -62,16 +62,22 @@ static minv_status check_method(minv_context *ctx, const char *fn, minv_method m
     return MINV_SUCCESS;
 }
 
-/* Every entry point runs between begin and end: FP guard, a clean error, the NetCDF lock. */
-static void call_begin(minv_context *ctx, minv_fpguard *guard) {
+/* Every entry point runs between begin and end: the context to this thread alone (else
+ * MINV_ERR_CONTEXT_BUSY, and no call_end), FP guard, a clean error, the NetCDF lock. */
+static minv_status call_begin(minv_context *ctx, minv_fpguard *guard) {
+    minv_status status = minv_context_enter(ctx);
+    if (status != MINV_SUCCESS)
+        return status;
     minv_fpguard_begin(guard);
     minv_clear_error(ctx);
     minv_nc_lock();
+    return MINV_SUCCESS;
 }
 
-static void call_end(minv_fpguard *guard) {
+static void call_end(minv_context *ctx, minv_fpguard *guard) {
     minv_nc_unlock();
     minv_fpguard_end(guard);
+    minv_context_leave(ctx);
 }
 
 minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *in_path,
@@ -86,7 +92,8 @@ minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *
     minv_fpguard guard;
     minv_status status = MINV_SUCCESS;
     report_start(r, method);
-    call_begin(ctx, &guard);
+    if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_name(ctx, fn, 3, "in_path", in_path, 0));
     MINV_TRY(check_name(ctx, fn, 4, "in_var", in_var, 0));
@@ -95,7 +102,7 @@ minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *
     MINV_TRY(check_fopts(ctx, fn, 7, fopts, &fo));
     status = minv_nc_invert(ctx, method, in_path, in_var, out_path, out_var, &fo, r);
 cleanup:
-    call_end(&guard);
+    call_end(ctx, &guard);
     return status;
 }
 
@@ -112,7 +119,8 @@ minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a
     minv_fpguard guard;
     minv_status status = MINV_SUCCESS;
     report_start(r, method);
-    call_begin(ctx, &guard);
+    if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_name(ctx, fn, 3, "a_path", a_path, 0));
     MINV_TRY(check_name(ctx, fn, 4, "a_var", a_var, 0));
@@ -123,7 +131,7 @@ minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a
     MINV_TRY(check_fopts(ctx, fn, 9, fopts, &fo));
     status = minv_nc_solve(ctx, method, a_path, a_var, b_path, b_var, x_path, x_var, &fo, r);
 cleanup:
-    call_end(&guard);
+    call_end(ctx, &guard);
     return status;
 }
 
@@ -137,7 +145,8 @@ minv_status minv_analyze_file(minv_context *ctx, const char *path, const char *v
     minv_nc_source s;
     minv_mat m = {0};
     minv_status status = MINV_SUCCESS;
-    call_begin(ctx, &guard);
+    if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_name(ctx, fn, 2, "path", path, 0));
     MINV_TRY(check_name(ctx, fn, 3, "var", var, 0));
     MINV_TRY(check_fopts(ctx, fn, 4, fopts, &fo));
@@ -157,6 +166,6 @@ minv_status minv_analyze_file(minv_context *ctx, const char *path, const char *v
     }
 cleanup:
     minv_mat_free(&m);
-    call_end(&guard);
+    call_end(ctx, &guard);
     return status;
 }

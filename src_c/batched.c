@@ -230,10 +230,18 @@ typedef struct {
     double t0;
 } batch_call;
 
-static void call_begin(minv_context *ctx, batch_call *c) {
+/* After report_init: a call refused because another thread is inside one on ctx says so in
+ * the report and does not reach call_end. */
+static minv_status call_begin(minv_context *ctx, batch_call *c, minv_batch_report *r) {
+    minv_status status = minv_context_enter(ctx);
+    if (status != MINV_SUCCESS) {
+        minv_batch_note(r, "refused: %s", minv_status_string(status));
+        return status;
+    }
     minv_fpguard_begin(&c->guard);
     c->t0 = minv_now();
     minv_clear_error(ctx);
+    return MINV_SUCCESS;
 }
 
 static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
@@ -244,6 +252,7 @@ static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
     r->seconds = minv_now() - c->t0;
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
     minv_fpguard_end(&c->guard);
+    minv_context_leave(ctx);
 }
 
 /* The context's outcome arrays, for count members. */
@@ -435,8 +444,9 @@ static minv_status invert_strided(minv_context *ctx, const char *fn, minv_place 
     minv_batch_report *r = report ? report : &local;
     batch_call call;
     minv_status status = MINV_SUCCESS;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, k, 0);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
@@ -464,8 +474,9 @@ static minv_status invert_pointers(minv_context *ctx, const char *fn, minv_metho
     minv_batch_report *r = report ? report : &local;
     batch_call call;
     minv_status status = MINV_SUCCESS;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, k, 0);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
@@ -495,8 +506,9 @@ static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method m
     batch_call call;
     minv_status status = MINV_SUCCESS;
     int64_t kmax = 0;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, 0, 0);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_size(ctx, fn, 3, "nbatch", nbatch, 0));
     if (nbatch > 0) {
@@ -529,8 +541,9 @@ static minv_status invert_subset(minv_context *ctx, const char *fn, minv_method 
     batch_call call;
     minv_status status = MINV_SUCCESS;
     int64_t kmax = 0;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, 0, 0);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
@@ -569,8 +582,9 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
     minv_batch_report *r = report ? report : &local;
     batch_call call;
     minv_status status = MINV_SUCCESS;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, k, nrhs);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
     MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 1));
@@ -608,8 +622,9 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
     batch_call call;
     minv_status status = MINV_SUCCESS;
     int64_t kmax = k;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, k, nrhs);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     if (vsize) {
         MINV_TRY(check_size(ctx, fn, 3, "nbatch", nbatch, 0));
@@ -652,8 +667,9 @@ minv_status minv_invert_batched_results(minv_context *ctx, minv_method method, m
     static const char fn[] = "minv_invert_file";
     batch_call call;
     minv_status status = MINV_SUCCESS;
-    call_begin(ctx, &call);
     report_init(r, method, nbatch, k, 0);
+    if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
+        return status;
     MINV_TRY(check_method(ctx, fn, method));
     {
         minv_batch m = strided(t, nbatch, k, 0, a, k, k * k);

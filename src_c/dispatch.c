@@ -75,6 +75,15 @@ minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place
     return MINV_SUCCESS;
 }
 
+/* What the CPU analysis of host data does besides: copy A for a factorisation that will run on
+ * the CPU (AUTO, Cholesky, LU), and multiply it by the probes of an inverse's sampled residual. */
+static void request_staging(minv_context *ctx, minv_place place, minv_method method, int inverse) {
+    const int cpu = ctx->ops == &minv_cpu_backend;
+    ctx->stage.wanted = cpu && place == MINV_ON_HOST &&
+                        (method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY || method == MINV_METHOD_LU);
+    ctx->stage.probes = cpu && place == MINV_ON_HOST && inverse && ctx->residual_mode == 1;
+}
+
 /* The analysis, where the data is: on the context's backend (or the CPU's for host data). */
 static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *a, minv_analysis *an) {
     memset(an, 0, sizeof *an);
@@ -223,16 +232,27 @@ minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report 
  * move, gets no energy figure rather than a wrong one. */
 static const double MIN_ENERGY_WINDOW = 0.05;
 
-void minv_call_begin(minv_context *ctx, minv_call *c) {
+minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
+    minv_status status = minv_context_enter(ctx);
+    if (status != MINV_SUCCESS)
+        return status;
     minv_fpguard_begin(&c->guard);
     c->e0 = ctx->measure_energy && ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
     minv_clear_error(ctx);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs) {
+    minv_report_init(r, method, n, nrhs);
+    minv_report_note(r, "refused: %s", minv_status_string(status));
+    return status;
 }
 
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
     if (ctx->ops->end_call)
         ctx->ops->end_call(ctx);
+    memset(&ctx->stage, 0, sizeof ctx->stage);
     if (r) {
         if (ctx->backend_note[0])
             minv_report_note(r, "CPU backend: %s", ctx->backend_note);
@@ -245,6 +265,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
             minv_report_note(r, "energy not measured: the %.3g s call is too short for the GPU's energy counter", r->seconds);
     }
     minv_fpguard_end(&c->guard);
+    minv_context_leave(ctx);
 }
 
 /* ---- inversion ---- */
@@ -270,6 +291,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
 
     minv_progress(ctx, "analysis", 0);
+    request_staging(ctx, place, method, 1);
     MINV_TRY(analyze(ctx, place, &in, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
@@ -354,8 +376,10 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, n, 0);
+    status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -404,7 +428,8 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
     minv_call call;
     minv_status status = MINV_SUCCESS;
     minv_mat guess = {t, n, n, ldv0, (void *)v0};
-    minv_call_begin(ctx, &call);
+    if ((status = minv_call_begin(ctx, &call)) != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, n, 0);
     minv_report_init(r, method, n, 0);
     if (method != MINV_METHOD_AUTO && method != MINV_METHOD_ITERATIVE) {
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) must be auto or iterative, got %s", fn,
@@ -449,6 +474,19 @@ minv_status minv_invert_warm_s(minv_context *ctx, minv_method method, int64_t n,
 
 /* ---- solve ---- */
 
+/* The columns of m a solve's residual samples (all of them in mode 2), side by side: in place,
+ * B's are kept before X overwrites them. */
+static minv_status sampled_columns(minv_context *ctx, int mode, const minv_mat *m, minv_mat *out) {
+    const int64_t count = minv_residual_columns(mode, m->cols);
+    minv_status status = minv_mat_alloc(ctx, out, m->dtype, m->rows, count);
+    for (int64_t s = 0; s < count && status == MINV_SUCCESS; s++) {
+        minv_mat from = {m->dtype, m->rows, 1, m->ld, minv_at(m, 0, minv_residual_column(s, count, m->cols))};
+        minv_mat to = {m->dtype, m->rows, 1, out->ld, minv_at(out, 0, s)};
+        minv_mat_copy(&from, &to);
+    }
+    return status;
+}
+
 static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place place,
                                 minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
                                 const void *a, int64_t lda, const void *b, int64_t ldb, void *x,
@@ -456,7 +494,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     minv_analysis an;
     minv_status status = MINV_SUCCESS;
     minv_mat am = {t, n, n, lda, (void *)a}, bm = {t, n, nrhs, ldb, (void *)b},
-             xm = {t, n, nrhs, ldx, x}, shifted = {0};
+             xm = {t, n, nrhs, ldx, x}, shifted = {0}, kept_b = {0}, kept_x = {0};
     const minv_backend_ops *ops = NULL;
     int auto_chosen = method == MINV_METHOD_AUTO;
 
@@ -470,6 +508,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     MINV_TRY(minv_check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
 
     minv_progress(ctx, "analysis", 0);
+    request_staging(ctx, place, method, 0);
     MINV_TRY(analyze(ctx, place, &am, &an));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
@@ -499,6 +538,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         MINV_TRY(check_cholesky_input(ctx, &an));
     report->method = method;
     MINV_TRY(route(ctx, place, method, 1, report, &ops));
+    if (place == MINV_ON_HOST && b == x && ctx->residual_mode > 0)
+        MINV_TRY(sampled_columns(ctx, ctx->residual_mode, &bm, &kept_b));
 
     /* Fallbacks as for the inversion. */
     for (;;) {
@@ -527,16 +568,21 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
 
     report->flops = solve_flops(method, n, nrhs);
     if (!ops->computes_residual && ctx->residual_mode > 0) {
-        if (b == x) {
-            minv_report_note(report, "no residual: B and X share memory");
+        minv_status rs;
+        if (kept_b.data) { /* in place: the kept columns of B against the same columns of X */
+            rs = sampled_columns(ctx, ctx->residual_mode, &xm, &kept_x);
+            if (rs == MINV_SUCCESS)
+                rs = minv_residual_solve_norm(ctx, 2, &am, an.norm_inf, &kept_b, &kept_x, &report->residual);
         } else {
             minv_progress(ctx, "residual", 0);
-            minv_status rs = minv_residual_solve(ctx, ctx->residual_mode, &am, &bm, &xm, &report->residual);
-            report->residual_kind = rs == MINV_SUCCESS ? ctx->residual_mode : 0;
+            rs = minv_residual_solve_norm(ctx, ctx->residual_mode, &am, an.norm_inf, &bm, &xm, &report->residual);
         }
+        report->residual_kind = rs == MINV_SUCCESS ? ctx->residual_mode : 0;
     }
 cleanup:
     minv_mat_free(&shifted);
+    minv_mat_free(&kept_b);
+    minv_mat_free(&kept_x);
     return status;
 }
 
@@ -549,8 +595,10 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, n, nrhs);
+    status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -565,6 +613,16 @@ minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report) {
     return solve_entry(ctx, "minv_solve_s", MINV_ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, x, ldx, report);
+}
+
+minv_status minv_solve_inplace_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                 const double *a, int64_t lda, double *b, int64_t ldb, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_inplace_d", MINV_ON_HOST, method, MINV_R64, n, nrhs, a, lda, b, ldb, b, ldb, report);
+}
+
+minv_status minv_solve_inplace_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                 const float *a, int64_t lda, float *b, int64_t ldb, minv_report *report) {
+    return solve_entry(ctx, "minv_solve_inplace_s", MINV_ON_HOST, method, MINV_R32, n, nrhs, a, lda, b, ldb, b, ldb, report);
 }
 
 minv_status minv_solve_device_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
@@ -586,8 +644,9 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = MINV_SUCCESS;
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return status;
     minv_mat m = {t, n, n, lda, (void *)a};
     MINV_TRY(minv_check_order(ctx, fn, 2, "n", n));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));

@@ -136,6 +136,16 @@ extern const minv_backend_ops minv_cpu_backend;
 
 typedef struct minv_gpu minv_gpu; /* CUDA state: handles, streams, buffers (src_cuda) */
 
+/* Host workspaces of a context, by use; each is held until it must grow. */
+typedef enum {
+    MINV_WORK_MATRIX = 0, /* n x n: the staged copy of A, its factor or inverse */
+    MINV_WORK_RHS,        /* n x (nrhs + 1): right-hand sides and the estimator's column */
+    MINV_WORK_SCAN,       /* the analysis' per-thread sums */
+    MINV_WORK_PROBES,     /* the residual's probe vectors and products */
+    MINV_WORK_LAPACK,     /* pivots and LAPACK's work arrays */
+    MINV_WORK_SLOTS
+} minv_work_slot;
+
 struct minv_context {
     minv_options opts;
     minv_backend backend;        /* resolved: CPU or GPU */
@@ -167,7 +177,31 @@ struct minv_context {
      * pages for 100000 members cost more than a small batch's whole GPU work */
     minv_batch_results batch_outcomes;
     int64_t batch_outcomes_count;
+    /* The thread inside a call on this context (0: none) and how deeply (an entry point that
+     * calls another on the same context, as the file layer does); see minv_context_enter. */
+    uintptr_t owner;
+    int depth;
+    /* host workspaces (workspace.c), kept from call to call */
+    struct {
+        void *data;
+        size_t bytes;
+    } work[MINV_WORK_SLOTS];
+    /* this call's copy of A made by the CPU analysis for the factorisation (minv_cpu_staged) */
+    struct {
+        int wanted;      /* set by the entry point before the analysis: copy A */
+        int probes;      /* and multiply it by the residual's probe vectors */
+        const void *src; /* the matrix copied, NULL when none is held */
+        int64_t ld;
+        const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
+    } stage;
 };
+
+/* ---- one thread at a time (context.c) ----
+ * Every entry point that uses a context runs between enter and leave: another thread's call on
+ * it meanwhile gets MINV_ERR_CONTEXT_BUSY from enter, having touched nothing; the same thread
+ * may enter again (nested entry points). */
+minv_status minv_context_enter(minv_context *ctx);
+void minv_context_leave(minv_context *ctx);
 
 /* ---- errors (status.c) ---- */
 /* Records a printf-style message on ctx and returns status, so callers can
@@ -207,9 +241,45 @@ void minv_batch_note(minv_batch_report *r, const char *fmt, ...)
  * caller's trap settings and exception flags are restored on the way out. */
 typedef struct {
     fenv_t saved;
+    unsigned mxcsr;               /* the fast path (x86-64, every trap masked): SSE state */
+    unsigned short x87_status;    /* and the x87 flags */
+    int fast;
 } minv_fpguard;
 void minv_fpguard_begin(minv_fpguard *guard);
 void minv_fpguard_end(minv_fpguard *guard);
+/* Inside minv's OpenMP regions: a worker thread may have been created earlier with the
+ * caller's traps on (a prior parallel region of the program), so each masks them for its share
+ * of the work and restores its own environment; thread 0, the calling thread, is covered by
+ * the call's guard already. Reductions are combined before minv_worker_end. */
+typedef struct {
+    minv_fpguard guard;
+    int guarded;
+} minv_worker;
+void minv_worker_begin(minv_worker *w);
+void minv_worker_end(minv_worker *w);
+
+/* Hot loops compiled twice, for x86-64-v3 (AVX2, FMA) and the baseline, the processor picking
+ * at load time: the library itself is built for any x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
+#define MINV_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define MINV_SIMD_CLONES
+#endif
+/* The helpers of a MINV_SIMD_CLONES function: inlined, so that each clone compiles them for
+ * its own target. */
+#define MINV_INLINE static inline __attribute__((always_inline))
+
+/* ---- threads ----
+ * Starting or waking a team costs microseconds on an idle machine and milliseconds on a loaded
+ * one, more than a pass over a small matrix: a parallel pass gets one thread per
+ * MINV_THREAD_GRAIN elements of work, and none beyond the calling thread below that. */
+enum { MINV_THREAD_GRAIN = 1 << 18 };
+int minv_threads_for(int cap, double work); /* cap: the context's cpu_threads */
+
+/* ---- host workspaces (workspace.c) ---- */
+/* *p = at least `bytes` of slot's workspace (64-byte aligned), grown if need be. */
+minv_status minv_workspace(minv_context *ctx, minv_work_slot slot, size_t bytes, void **p);
+void minv_workspace_free(minv_context *ctx);
 
 /* ---- helpers ---- */
 /* Calls the context's progress callback, if any. */
@@ -276,7 +346,9 @@ typedef struct {
     int64_t count;
     double *v, *av; /* n x count each, double */
     double anorm_inf;
+    int borrowed;   /* v and av lie in the context's workspace (the CPU analysis made them) */
 } minv_probes;
+enum { MINV_GEMV_MAX = 4 }; /* vectors multiplied in one pass over a matrix */
 minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_analysis *an,
                              minv_probes *p);
 void minv_probes_free(minv_probes *p);
@@ -285,6 +357,9 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
                                        double anorm_1, double *residual);
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual);
+/* The same with ||A||_inf known (the analysis has it), which saves a pass over A. */
+minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
+                                     const minv_mat *b, const minv_mat *x, double *residual);
 
 /* ---- batches (batched.c) ---- */
 static inline int64_t minv_batch_order(const minv_batch *m, int64_t b) {
@@ -383,8 +458,11 @@ typedef struct {
     minv_fpguard guard;
     double t0, e0;
 } minv_call;
-void minv_call_begin(minv_context *ctx, minv_call *c);
+/* MINV_ERR_CONTEXT_BUSY when another thread is inside a call on ctx: the entry point returns
+ * at once, through minv_call_refused when it has a report, and does not call minv_call_end. */
+minv_status minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
+minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* The bad argument is named with its position, as LAPACK does. */
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);

@@ -22,6 +22,11 @@ void minv_gemv_double(const minv_mat *m, const double *x, double *y, double *row
     else gemv_double_s(m, x, y, rowabs);
 }
 
+static void gemv_multi(const minv_mat *m, const double *x, int k, double *y, double *rowabs) {
+    if (m->dtype == MINV_R64) gemv_multi_d(m, x, k, y, rowabs);
+    else gemv_multi_s(m, x, k, y, rowabs);
+}
+
 static void column_to_double(const minv_mat *m, int64_t j, double *out) {
     if (m->dtype == MINV_R64) column_to_double_d(m, j, out);
     else column_to_double_s(m, j, out);
@@ -77,6 +82,13 @@ minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_an
     const int64_t n = a->rows;
     p->count = MINV_PROBES;
     p->anorm_inf = an->norm_inf;
+    p->borrowed = 0;
+    if (ctx && ctx->stage.probes_of == a->data) { /* the CPU analysis computed A v on its pass */
+        p->v = ctx->work[MINV_WORK_PROBES].data;
+        p->av = p->v + (size_t)n * MINV_PROBES;
+        p->borrowed = 1;
+        return MINV_SUCCESS;
+    }
     p->v = malloc((size_t)n * MINV_PROBES * sizeof(double));
     p->av = malloc((size_t)n * MINV_PROBES * sizeof(double));
     if (!p->v || !p->av) {
@@ -84,29 +96,29 @@ minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_an
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual probes");
     }
     minv_probe_vectors(p->v, n, MINV_PROBES);
-    for (int k = 0; k < MINV_PROBES; k++)
-        minv_gemv_double(a, p->v + (size_t)k * n, p->av + (size_t)k * n, NULL);
+    gemv_multi(a, p->v, MINV_PROBES, p->av, NULL);
     return MINV_SUCCESS;
 }
 
 void minv_probes_free(minv_probes *p) {
-    free(p->v);
-    free(p->av);
+    if (!p->borrowed) {
+        free(p->v);
+        free(p->av);
+    }
     p->v = p->av = NULL;
 }
 
-/* max over probes of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf); -1 without memory. */
+/* max over probes of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf), one pass over X;
+ * -1 without memory. */
 double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p) {
     const int64_t n = x->rows;
-    double *w = malloc((size_t)n * p->count * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
+    double *w = malloc((size_t)n * (size_t)(p->count + 1) * sizeof(double)), *rowabs = w + (size_t)n * p->count;
     double worst = -1;
-    if (w && rowabs) {
-        for (int k = 0; k < p->count; k++)
-            minv_gemv_double(x, p->av + (size_t)k * n, w + (size_t)k * n, k == 0 ? rowabs : NULL);
+    if (w) {
+        gemv_multi(x, p->av, (int)p->count, w, rowabs);
         worst = minv_probe_ratio(n, (int)p->count, p->v, w, norm_inf(rowabs, n), p->anorm_inf);
     }
     free(w);
-    free(rowabs);
     return worst;
 }
 
@@ -141,35 +153,49 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
 }
 
 /* max over columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf): all
- * columns (mode 2) or up to four spread over them (mode 1), in double. */
-minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
-                                const minv_mat *b, const minv_mat *x, double *residual) {
+ * columns (mode 2) or up to four spread over them (mode 1), in double: by one GEMM for double
+ * data, MINV_GEMV_MAX columns a pass over A for float. anorm_inf < 0: not known yet. */
+minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
+                                     const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
     const int64_t samples = minv_residual_columns(mode, k);
-    double *xj = malloc((size_t)n * sizeof(double)), *bj = malloc((size_t)n * sizeof(double));
-    double *axj = malloc((size_t)n * sizeof(double)), *rowabs = malloc((size_t)n * sizeof(double));
-    minv_status status = MINV_SUCCESS;
-    if (!xj || !bj || !axj || !rowabs) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual workspace");
-        goto cleanup;
+    const int64_t group_max = a->dtype == MINV_R64 && n >= 64 ? samples : MINV_GEMV_MAX;
+    double *xs = malloc((size_t)n * (size_t)(3 * group_max + 1) * sizeof(double));
+    if (!xs)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual workspace");
+    double *bs = xs + (size_t)n * (size_t)group_max, *ax = bs + (size_t)n * (size_t)group_max;
+    double *rowabs = ax + (size_t)n * (size_t)group_max, worst = 0;
+    if (anorm_inf < 0) {
+        minv_gemv_double(a, xs, ax, rowabs); /* xs is scratch here: only the row sums count */
+        anorm_inf = norm_inf(rowabs, n);
     }
-    double worst = 0;
-    for (int64_t s = 0; s < samples; s++) {
-        int64_t j = minv_residual_column(s, samples, k);
-        column_to_double(x, j, xj);
-        column_to_double(b, j, bj);
-        minv_gemv_double(a, xj, axj, s == 0 ? rowabs : NULL);
-        for (int64_t i = 0; i < n; i++) axj[i] -= bj[i];
-        double r = minv_solve_column_ratio(n, axj, xj, bj, norm_inf(rowabs, n));
-        if (r > worst || isnan(r)) worst = r;
+    for (int64_t s0 = 0; s0 < samples; s0 += group_max) {
+        const int64_t group = samples - s0 < group_max ? samples - s0 : group_max;
+        for (int64_t g = 0; g < group; g++) {
+            const int64_t j = minv_residual_column(s0 + g, samples, k);
+            column_to_double(x, j, xs + (size_t)g * (size_t)n);
+            column_to_double(b, j, bs + (size_t)g * (size_t)n);
+        }
+        if (a->dtype == MINV_R64 && n >= 64) /* below, the BLAS's set-up costs more than the product */
+            la_gemm(MINV_R64, 'N', 'N', n, group, n, 1.0, a->data, a->ld, xs, n, 0.0, ax, n);
+        else
+            gemv_multi(a, xs, (int)group, ax, NULL);
+        for (int64_t g = 0; g < group; g++) {
+            double *axg = ax + (size_t)g * (size_t)n;
+            const double *xg = xs + (size_t)g * (size_t)n, *bg = bs + (size_t)g * (size_t)n;
+            for (int64_t i = 0; i < n; i++) axg[i] -= bg[i];
+            const double r = minv_solve_column_ratio(n, axg, xg, bg, anorm_inf);
+            if (r > worst || isnan(r)) worst = r;
+        }
     }
     *residual = worst;
-cleanup:
-    free(xj);
-    free(bj);
-    free(axj);
-    free(rowabs);
-    return status;
+    free(xs);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
+                                const minv_mat *b, const minv_mat *x, double *residual) {
+    return minv_residual_solve_norm(ctx, mode, a, -1, b, x, residual);
 }
 
 double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double *bnorm_1, double anorm_1) {

@@ -22,6 +22,8 @@ const char *minv_status_string(minv_status status) {
     case MINV_ERR_IO: return "file input/output error";
     case MINV_ERR_NOT_FOUND: return "file or variable not found";
     case MINV_ERR_INTERNAL: return "internal error in minv";
+    case MINV_ERR_CONTEXT_BUSY:
+        return "context in use by another thread (give each thread its own context)";
     }
     return "unknown status";
 }

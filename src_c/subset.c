@@ -40,7 +40,9 @@ static minv_status subset_entry(minv_context *ctx, const char *fn, minv_method m
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_mat in = {t, n, n, lda, (void *)a}, sub = {0};
-    minv_status status = MINV_SUCCESS;
+    minv_status status = minv_context_enter(ctx);
+    if (status != MINV_SUCCESS)
+        return minv_call_refused(r, status, method, m, 0);
     minv_clear_error(ctx);
     minv_report_init(r, method, m, 0);
     if (n <= 0 || !a || lda < n) {
@@ -59,6 +61,7 @@ static minv_status subset_entry(minv_context *ctx, const char *fn, minv_method m
     minv_report_note(r, "principal sub-matrix: %lld of the %lld rows and columns", (long long)m, (long long)n);
 cleanup:
     minv_mat_free(&sub);
+    minv_context_leave(ctx);
     return status;
 }
 

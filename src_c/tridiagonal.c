@@ -314,17 +314,24 @@ static minv_status residual_full(minv_context *ctx, const minv_tri_plan *p, cons
     double *sums = malloc(2 * (size_t)n * sizeof *sums);
     if (!sums)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual's column sums");
-#pragma omp parallel for num_threads(ctx->cpu_threads) schedule(static)
-    for (int64_t j = 0; j < n; j++) {
-        double r = 0.0, s = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            double here = entry(x, i, j);
-            r += fabs(minv_tri_residual_entry(p->dl, p->d, p->du, n, i, j, i > 0 ? entry(x, i - 1, j) : 0.0, here,
-                                              i + 1 < n ? entry(x, i + 1, j) : 0.0));
-            s += fabs(here);
+    const int team = minv_threads_for(ctx->cpu_threads, (double)n * (double)n);
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+        minv_worker w;
+        minv_worker_begin(&w);
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            double r = 0.0, s = 0.0;
+            for (int64_t i = 0; i < n; i++) {
+                double here = entry(x, i, j);
+                r += fabs(minv_tri_residual_entry(p->dl, p->d, p->du, n, i, j, i > 0 ? entry(x, i - 1, j) : 0.0,
+                                                  here, i + 1 < n ? entry(x, i + 1, j) : 0.0));
+                s += fabs(here);
+            }
+            sums[j] = r;
+            sums[n + j] = s;
         }
-        sums[j] = r;
-        sums[n + j] = s;
+        minv_worker_end(&w);
     }
     double rnorm = 0.0, xnorm = 0.0;
     for (int64_t j = 0; j < n; j++) {
@@ -338,7 +345,7 @@ static minv_status residual_full(minv_context *ctx, const minv_tri_plan *p, cons
 
 static minv_status residual_host(minv_context *ctx, const minv_tri_plan *p, const minv_mat *x, minv_report *report) {
     if (ctx->residual_mode == 1) {
-        minv_probes probes = {MINV_PROBES, (double *)p->v, (double *)p->av, p->anorm_inf};
+        minv_probes probes = {MINV_PROBES, (double *)p->v, (double *)p->av, p->anorm_inf, 1};
         report->residual = minv_residual_inverse_sampled(x, &probes);
         report->residual_kind = report->residual >= 0;
     } else if (ctx->residual_mode == 2) {
@@ -488,8 +495,10 @@ static minv_status tridiagonal_entry(minv_context *ctx, const char *fn, minv_pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_call_begin(ctx, &call);
-    minv_status status = tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r);
+    minv_status status = minv_call_begin(ctx, &call);
+    if (status != MINV_SUCCESS)
+        return minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
+    status = tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r);
     minv_call_end(ctx, &call, r);
     return status;
 }

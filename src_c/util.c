@@ -46,9 +46,23 @@ void minv_mat_copy(const minv_mat *src, minv_mat *dst) {
         memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col_bytes);
 }
 
-/* First NaN or Inf in column-major order; returns 0 and sets (*bad_i, *bad_j) if found. */
+/* First NaN or Inf in column-major order; returns 0 and sets (*bad_i, *bad_j) if found. A
+ * column is first summed as x * 0, which is NaN exactly when it holds a NaN or Inf and
+ * vectorises; only a column that fails is searched. */
 int minv_all_finite(const minv_mat *m, int64_t *bad_i, int64_t *bad_j, double *value) {
     for (int64_t j = 0; j < m->cols; j++) {
+        double probe = 0;
+        if (m->dtype == MINV_R64) {
+            const double *c = (const double *)minv_at(m, 0, j);
+#pragma omp simd reduction(+ : probe)
+            for (int64_t i = 0; i < m->rows; i++) probe += c[i] * 0.0;
+        } else {
+            const float *c = (const float *)minv_at(m, 0, j);
+#pragma omp simd reduction(+ : probe)
+            for (int64_t i = 0; i < m->rows; i++) probe += (double)c[i] * 0.0;
+        }
+        if (probe == 0)
+            continue;
         for (int64_t i = 0; i < m->rows; i++) {
             double v = m->dtype == MINV_R64 ? *(const double *)minv_at(m, i, j)
                                             : (double)*(const float *)minv_at(m, i, j);

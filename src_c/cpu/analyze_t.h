@@ -1,115 +1,163 @@
 /* Type template for analyze.c: included once per precision with T (the element type) and
- * FN(name) (name with the precision suffix) defined. */
+ * FN(name) (name with the precision suffix) defined.
+ *
+ * One pass over A by pairs of tiles: the block A(I, J) below the diagonal and its mirror
+ * A(J, I) are read together (the mirror through a small transposed buffer), so that every
+ * entry is loaded once for finiteness, the row and column sums of |a_ij|, the largest |a_ij|,
+ * the sum of squares and the asymmetry, and, when the call asks, copied into the staging
+ * matrix and multiplied by the residual's probe vectors. */
 
-/* One thread's columns [j0, j1): row sums into its own rowsum array, the rest into *p. */
-static void FN(scan_columns)(const minv_mat *m, int64_t j0, int64_t j1, double *rowsum,
-                             minv_scan_totals *p) {
-    const T *a = (const T *)m->data;
-    const int64_t n = m->rows, ld = m->ld;
+/* Adds column segment v[0 .. len) of column `col` (rows row0 ..) to the sums of s. */
+MINV_INLINE void FN(scan_segment)(const T *v, int64_t len, int64_t row0, int64_t col, scan_sums *s) {
+    double cs = 0, mx = s->max_abs, fin = s->finite, sq = s->sumsq;
+    double *rs = s->rowsum + row0;
+#pragma omp simd reduction(+ : cs, fin, sq) reduction(max : mx)
+    for (int64_t i = 0; i < len; i++) {
+        const double x = (double)v[i], ax = fabs(x);
+        rs[i] += ax;
+        cs += ax;
+        mx = ax > mx ? ax : mx;
+        fin += x * 0.0; /* NaN once an entry is NaN or Inf */
+        sq += x * x;
+    }
+    s->colsum[col] += cs;
+    s->max_abs = mx;
+    s->finite = fin;
+    s->sumsq = sq;
+}
+
+/* y_p[row0 + i] += v[i] x_p[col] for each probe p. */
+MINV_INLINE void FN(scan_probes)(const T *v, int64_t len, int64_t row0, int64_t col, const scan_job *job,
+                                   double *y) {
+    for (int p = 0; p < job->nprobes; p++) {
+        const double xc = job->probes[(size_t)p * (size_t)job->n + (size_t)col];
+        double *yp = y + (size_t)p * (size_t)job->n + (size_t)row0;
+#pragma omp simd
+        for (int64_t i = 0; i < len; i++) yp[i] += (double)v[i] * xc;
+    }
+}
+
+/* max(m, max_i |x_i - y_i|) */
+MINV_INLINE double FN(max_difference)(const T *x, const T *y, int64_t len, double m) {
+#pragma omp simd reduction(max : m)
+    for (int64_t i = 0; i < len; i++) {
+        const double d = fabs((double)x[i] - (double)y[i]);
+        m = d > m ? d : m;
+    }
+    return m;
+}
+
+MINV_INLINE void FN(copy_segment)(const T *v, int64_t len, T *dst) {
+    for (int64_t i = 0; i < len; i++) dst[i] = v[i];
+}
+
+/* The tiles of tile column tj: its diagonal tile, then each tile below with its mirror. AVX2
+ * where the processor has it (twice the SSE2 width of the baseline x86-64 build). */
+MINV_SIMD_CLONES static void FN(scan_tile_column)(const scan_job *job, int64_t tj, scan_sums *s, T *tbuf) {
+    const T *a = (const T *)job->a;
+    T *copy = (T *)job->copy;
+    const int64_t n = job->n, ld = job->ld, j0 = tj * SCAN_TILE;
+    const int64_t j1 = j0 + SCAN_TILE < n ? j0 + SCAN_TILE : n, w = j1 - j0;
+    double asym = s->asym;
+    /* the diagonal tile, kept transposed too, then each column against its row */
     for (int64_t j = j0; j < j1; j++) {
-        const T *col = a + (size_t)j * (size_t)ld;
-        double colsum = 0, max_abs = 0;
-        int finite = 1;
-        for (int64_t i = 0; i < n; i++) {
-            double v = (double)col[i], av = fabs(v);
-            colsum += av;
-            rowsum[i] += av;
-            if (av > max_abs) max_abs = av;
-            finite &= isfinite(v);
-            minv_sumsq_add(&p->sumsq, v);
-        }
-        if (!finite) {
-            for (int64_t i = 0; i < n; i++) {
-                if (!isfinite((double)col[i])) {
-                    int64_t idx = j * n + i;
-                    if (idx < p->first_bad) p->first_bad = idx;
-                    break;
-                }
-            }
-        }
-        int64_t first_nonzero = -1, last_nonzero = -1;
-        for (int64_t i = 0; i < n; i++) if (col[i] != 0) { first_nonzero = i; break; }
-        for (int64_t i = n - 1; i >= 0; i--) if (col[i] != 0) { last_nonzero = i; break; }
-        if (first_nonzero >= 0 && j - first_nonzero > p->upper_bw) p->upper_bw = j - first_nonzero;
-        if (last_nonzero >= 0 && last_nonzero - j > p->lower_bw) p->lower_bw = last_nonzero - j;
-        if (colsum > p->max_colsum || isnan(colsum)) p->max_colsum = colsum;
-        if (max_abs > p->max_abs) p->max_abs = max_abs;
+        const T *col = a + (size_t)j * (size_t)ld + (size_t)j0;
+        FN(scan_segment)(col, w, j0, j, s);
+        if (job->nprobes) FN(scan_probes)(col, w, j0, j, job, s->y);
+        if (copy) FN(copy_segment)(col, w, copy + (size_t)j * (size_t)n + (size_t)j0);
+        for (int64_t ii = 0; ii < w; ii++) tbuf[ii * SCAN_TILE + (j - j0)] = col[ii];
     }
+    for (int64_t j = j0; j < j1; j++)
+        asym = FN(max_difference)(a + (size_t)j * (size_t)ld + (size_t)j0, tbuf + (j - j0) * SCAN_TILE, w, asym);
+    for (int64_t i0 = j1; i0 < n; i0 += SCAN_TILE) {
+        const int64_t i1 = i0 + SCAN_TILE < n ? i0 + SCAN_TILE : n, h = i1 - i0;
+        /* the mirror A(J, I): columns i0 .. i1, rows j0 .. j1, kept transposed in tbuf */
+        for (int64_t i = i0; i < i1; i++) {
+            const T *col = a + (size_t)i * (size_t)ld + (size_t)j0;
+            /* short segments a column apart defeat the hardware prefetcher */
+            if (i + SCAN_PREFETCH < n)
+                for (int64_t jj = 0; jj < w; jj += 64 / (int64_t)sizeof(T))
+                    __builtin_prefetch(col + (size_t)SCAN_PREFETCH * (size_t)ld + (size_t)jj);
+            FN(scan_segment)(col, w, j0, i, s);
+            if (job->nprobes) FN(scan_probes)(col, w, j0, i, job, s->y);
+            if (copy) FN(copy_segment)(col, w, copy + (size_t)i * (size_t)n + (size_t)j0);
+            for (int64_t jj = 0; jj < w; jj++) tbuf[jj * SCAN_TILE + (i - i0)] = col[jj];
+        }
+        /* A(I, J), column by column against the mirror's rows */
+        for (int64_t j = j0; j < j1; j++) {
+            const T *col = a + (size_t)j * (size_t)ld + (size_t)i0, *mirror = tbuf + (j - j0) * SCAN_TILE;
+            FN(scan_segment)(col, h, i0, j, s);
+            if (job->nprobes) FN(scan_probes)(col, h, i0, j, job, s->y);
+            if (copy) FN(copy_segment)(col, h, copy + (size_t)j * (size_t)n + (size_t)i0);
+            asym = FN(max_difference)(col, mirror, h, asym);
+        }
+    }
+    s->asym = asym;
 }
 
-/* max |a_ij - a_ji| over tile pairs, so both accesses stream through cache. */
-static double FN(asymmetry)(const minv_mat *m, int threads) {
-    const T *a = (const T *)m->data;
-    const int64_t n = m->rows, ld = m->ld, tile = 64;
-    const int64_t tiles = (n + tile - 1) / tile;
-    double worst = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst) num_threads(threads)
-    for (int64_t tj = 0; tj < tiles; tj++) {
-        minv_fpguard guard;
-        minv_fpguard_begin(&guard);
-        for (int64_t ti = tj; ti < tiles; ti++) {
-            int64_t i1 = (ti + 1) * tile < n ? (ti + 1) * tile : n;
-            int64_t j1 = (tj + 1) * tile < n ? (tj + 1) * tile : n;
-            for (int64_t j = tj * tile; j < j1; j++)
-                for (int64_t i = (ti * tile > j ? ti * tile : j + 1); i < i1; i++) {
-                    double d = fabs((double)a[(size_t)j * ld + i] - (double)a[(size_t)i * ld + j]);
-                    if (d > worst) worst = d;
-                }
-        }
-        minv_fpguard_end(&guard);
+/* Every tile column, by `threads` threads (1: the calling thread alone, no parallel region),
+ * each with its own sums, sums[t]. Returns the threads that ran. */
+static int FN(scan)(const scan_job *job, scan_sums *sums, int threads) {
+    const int64_t tiles = (job->n + SCAN_TILE - 1) / SCAN_TILE;
+    if (threads <= 1) {
+        T tbuf[SCAN_TILE * SCAN_TILE];
+        for (int64_t tj = 0; tj < tiles; tj++) FN(scan_tile_column)(job, tj, &sums[0], tbuf);
+        return 1;
     }
-    return worst;
-}
-
-static minv_status FN(analyze)(minv_context *ctx, const minv_mat *m, minv_analysis *out) {
-    const T *a = (const T *)m->data;
-    const int64_t n = m->rows, ld = m->ld;
-    const int threads = ctx->cpu_threads;
-    double *rowsums = calloc((size_t)threads * (size_t)n + (size_t)n, sizeof(double));
-    minv_scan_totals *parts = calloc((size_t)threads, sizeof *parts);
-    if (!rowsums || !parts) {
-        free(rowsums);
-        free(parts);
-        return minv_fail(ctx, MINV_ERR_ALLOC, "analysis needs %d x %lld doubles of workspace",
-                         threads + 1, (long long)n);
-    }
-    double *diag = rowsums + (size_t)threads * (size_t)n;
-    /* OpenMP may run fewer threads than asked (inside a parallel region, under a thread
-     * limit): only the parts of the team that ran are merged. */
     int team = 1;
 #pragma omp parallel num_threads(threads)
     {
-        minv_fpguard guard;
-        minv_fpguard_begin(&guard);
-        int t = 0, nt = 1;
+        minv_worker w;
+        minv_worker_begin(&w);
+        T tbuf[SCAN_TILE * SCAN_TILE];
+        int t = 0;
 #ifdef _OPENMP
         t = omp_get_thread_num();
-        nt = omp_get_num_threads();
+        if (t == 0) team = omp_get_num_threads();
 #endif
-        if (t == 0)
-            team = nt;
-        minv_scan_totals *p = &parts[t];
-        p->first_bad = INT64_MAX;
-        FN(scan_columns)(m, n * t / nt, n * (t + 1) / nt, rowsums + (size_t)t * (size_t)n, p);
-        minv_fpguard_end(&guard);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t tj = 0; tj < tiles; tj++) FN(scan_tile_column)(job, tj, &sums[t], tbuf);
+        minv_worker_end(&w);
     }
-    minv_scan_totals all = parts[0];
-    for (int t = 1; t < team; t++) {
-        minv_scan_totals *p = &parts[t];
-        if (p->max_colsum > all.max_colsum || isnan(p->max_colsum)) all.max_colsum = p->max_colsum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        minv_sumsq_merge(&all.sumsq, &p->sumsq);
-        if (p->first_bad < all.first_bad) all.first_bad = p->first_bad;
-        if (p->lower_bw > all.lower_bw) all.lower_bw = p->lower_bw;
-        if (p->upper_bw > all.upper_bw) all.upper_bw = p->upper_bw;
+    return team;
+}
+
+/* Column-major index of the first NaN or Inf (the scan only knows that there is one). */
+static int64_t FN(first_bad)(const minv_mat *m) {
+    const T *a = (const T *)m->data;
+    for (int64_t j = 0; j < m->cols; j++)
+        for (int64_t i = 0; i < m->rows; i++)
+            if (!isfinite((double)a[(size_t)j * (size_t)m->ld + (size_t)i])) return j * m->rows + i;
+    return INT64_MAX;
+}
+
+/* ||A||_F by Blue's algorithm, for entries too large or too small for a plain sum of
+ * squares. */
+static double FN(frobenius_scaled)(const minv_mat *m) {
+    const T *a = (const T *)m->data;
+    minv_sumsq s = {0, 0, 0};
+    for (int64_t j = 0; j < m->cols; j++)
+        for (int64_t i = 0; i < m->rows; i++) minv_sumsq_add(&s, (double)a[(size_t)j * (size_t)m->ld + (size_t)i]);
+    return minv_sumsq_norm(&s);
+}
+
+/* Lower and upper bandwidth from each column's first and last nonzero: O(1) per column of a
+ * dense matrix, since both searches stop at once. */
+static void FN(bandwidths)(const minv_mat *m, int64_t *lower, int64_t *upper) {
+    const T *a = (const T *)m->data;
+    const int64_t n = m->rows;
+    *lower = *upper = 0;
+    for (int64_t j = 0; j < n; j++) {
+        const T *col = a + (size_t)j * (size_t)m->ld;
+        int64_t first = -1, last = -1;
+        for (int64_t i = 0; i < n; i++) if (col[i] != 0) { first = i; break; }
+        if (first < 0) continue;
+        for (int64_t i = n - 1; i >= 0; i--) if (col[i] != 0) { last = i; break; }
+        if (j - first > *upper) *upper = j - first;
+        if (last - j > *lower) *lower = last - j;
     }
-    for (int t = 1; t < team; t++)
-        for (int64_t i = 0; i < n; i++) rowsums[i] += rowsums[(size_t)t * (size_t)n + i];
-    for (int64_t i = 0; i < n; i++) diag[i] = (double)a[(size_t)i * ld + i];
-    int finite = all.first_bad == INT64_MAX;
-    double asym = finite && all.max_abs > 0 ? FN(asymmetry)(m, threads) : 0;
-    minv_analysis_assemble(ctx, n, &all, rowsums, diag, asym, out);
-    free(rowsums);
-    free(parts);
-    return MINV_SUCCESS;
+}
+
+static double FN(diagonal)(const minv_mat *m, int64_t i) {
+    return (double)((const T *)m->data)[(size_t)i * (size_t)m->ld + (size_t)i];
 }

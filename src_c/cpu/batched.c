@@ -260,8 +260,10 @@ static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch 
     const int threads = thread_count(jb);
     int failed = 0;
     if (threads > 1) la_threads_single_begin();
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) if (threads > 1)
     {
+        minv_worker guard;
+        minv_worker_begin(&guard);
         scratch w;
         if (scratch_alloc(&w, jb->tc, jb->a->rows, nrhs, jb->ctx->residual_mode == 2 && !jb->b,
                           jb->method == MINV_METHOD_GAUSS_JORDAN)) {
@@ -273,6 +275,7 @@ static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch 
             failed = 1;
         }
         scratch_free(&w);
+        minv_worker_end(&guard);
     }
     if (threads > 1) la_threads_single_end();
     if (failed)

@@ -1,84 +1,92 @@
-/* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, pocon, then
- * potri (inverse, mirrored to both triangles) or potrs (solve). Only the lower triangle of A
- * is read. */
-#include <stdlib.h>
+/* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri
+ * (inverse, mirrored to both triangles) or potrs (solve), on a copy of A in the context's
+ * workspace; below MINV_SMALL_N the unblocked kernels of small.c (Gauss-Jordan without
+ * pivoting for the inverse). Only the lower triangle of A is read. The reciprocal condition
+ * number is exact for the inverse (its norm is at hand) and, for a solve, estimated from the
+ * factor's diagonal and the solution (factor.h), which costs nothing beside the solve:
+ * LAPACK's pocon would cost more than the factorisation below n = 128 and half of it at 256. */
+#include <math.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "factor.h"
 #include "lapack.h"
+#include "small.h"
 
-/* potrf overwrites the lower triangle and the diagonal; the strict upper triangle still holds
- * A, so A is restored from it and the saved diagonal. */
-static void restore_from_upper(minv_mat *a, const void *diag) {
-    const size_t es = (size_t)a->dtype;
-    for (int64_t j = 0; j < a->rows; j++) {
-        memcpy(minv_at(a, j, j), (const char *)diag + (size_t)j * es, es);
-        for (int64_t i = j + 1; i < a->rows; i++)
-            memcpy(minv_at(a, i, j), minv_at(a, j, i), es);
-    }
+static minv_status not_spd(minv_context *ctx, int64_t info, minv_report *report) {
+    report->info = info - 1;
+    return minv_fail(ctx, MINV_ERR_NOT_SPD, "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
+                     (long long)info, (long long)info);
 }
 
-/* Factor A = L L^T in place and estimate its condition; on failure the column is reported. */
-static minv_status factor(minv_context *ctx, minv_mat *a, const minv_analysis *an,
-                          minv_report *report) {
+/* Factor A = L L^T in place; on failure the column is reported. Returns, through
+ * *inverse_bound, 1 / min l_ii^2, a lower bound on ||A^-1||_2 <= ||A^-1||_1 (the Schur
+ * complements' pivots l_ii^2 are at least A's smallest eigenvalue). */
+static minv_status factor(minv_context *ctx, minv_mat *f, minv_report *report, double *inverse_bound) {
     minv_progress(ctx, "cholesky factor", 0);
-    int info = la_potrf(a->dtype, a->rows, a->data, a->ld);
-    if (info > 0) {
-        report->info = info - 1;
-        return minv_fail(ctx, MINV_ERR_NOT_SPD,
-                         "the leading minor of order %d is not positive definite (column %d, 1-based)",
-                         info, info);
+    const int64_t info = f->rows <= MINV_SMALL_N ? minv_small_potrf(f->dtype, f->rows, f->data, f->ld)
+                                                 : la_potrf(f->dtype, f->rows, f->data, f->ld);
+    if (info > 0)
+        return not_spd(ctx, info, report);
+    if (info < 0)
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrf rejected argument %lld", (long long)-info);
+    if (inverse_bound) {
+        double smallest = INFINITY;
+        for (int64_t i = 0; i < f->rows; i++) {
+            const double l = f->dtype == MINV_R64 ? ((const double *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i]
+                                                  : (double)((const float *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i];
+            smallest = fmin(smallest, l * l);
+        }
+        *inverse_bound = 1.0 / smallest;
     }
-    if (info < 0 || la_pocon(a->dtype, a->rows, a->data, a->ld, an->norm_1, &report->rcond) != 0)
-        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrf/pocon rejected argument %d", -info);
     return MINV_SUCCESS;
 }
 
-minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *in, minv_mat *a,
-                                     const minv_analysis *an, minv_report *report) {
-    const size_t es = (size_t)a->dtype;
-    minv_mat_copy(in, a);
-    minv_status status = MINV_SUCCESS;
-    void *diag = malloc((size_t)a->rows * es);
-    if (!diag)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the saved diagonal");
-    for (int64_t j = 0; j < a->rows; j++)
-        memcpy((char *)diag + (size_t)j * es, minv_at(a, j, j), es);
-
-    status = factor(ctx, a, an, report);
-    if (status == MINV_ERR_NOT_SPD) {
-        restore_from_upper(a, diag);
-        goto cleanup;
-    }
+/* Small orders: Gauss-Jordan without pivoting on the lower triangle mirrored (the matrix
+ * Cholesky would factor); its pivots are potrf's, so a failure names the same column. */
+static minv_status invert_small(minv_context *ctx, minv_mat *f, minv_report *report) {
+    void *work;
+    minv_status status = minv_workspace(ctx, MINV_WORK_LAPACK, (size_t)f->rows * (size_t)f->dtype, &work);
     if (status != MINV_SUCCESS)
-        goto cleanup;
-    minv_progress(ctx, "cholesky invert", 0);
-    int info = la_potri(a->dtype, a->rows, a->data, a->ld);
-    if (info != 0) {
-        status = minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL,
-                           "LAPACK potri returned info = %d", info);
-        goto cleanup;
+        return status;
+    minv_mat_mirror_lower(f);
+    const int64_t info = minv_small_gauss_jordan(f->dtype, f->rows, f->data, f->ld, 0, work, NULL);
+    return info > 0 ? not_spd(ctx, info, report) : MINV_SUCCESS;
+}
+
+minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                     const minv_analysis *an, minv_report *report) {
+    minv_mat f;
+    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    if (status == MINV_SUCCESS)
+        status = f.rows <= MINV_SMALL_N ? invert_small(ctx, &f, report) : factor(ctx, &f, report, NULL);
+    if (status != MINV_SUCCESS) /* x untouched: in place, it still holds A for a fallback */
+        return status;
+    if (f.rows > MINV_SMALL_N) {
+        minv_progress(ctx, "cholesky invert", 0);
+        int info = la_potri(f.dtype, f.rows, f.data, f.ld);
+        if (info != 0)
+            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK potri returned info = %d", info);
     }
-    minv_mat_mirror_lower(a);
-    minv_progress(ctx, "cholesky invert", 1);
-cleanup:
-    free(diag);
-    return status;
+    report->rcond = minv_cpu_rcond(an->norm_1, minv_cpu_write_inverse(&f, 1, x));
+    return MINV_SUCCESS;
 }
 
 minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                     minv_mat *x, const minv_analysis *an, minv_report *report) {
-    minv_mat l;
-    minv_mat_copy(b, x);
-    minv_status status = minv_mat_alloc(ctx, &l, a->dtype, a->rows, a->rows);
+    minv_mat f, w;
+    double from_factor = 0;
+    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    if (status == MINV_SUCCESS)
+        status = factor(ctx, &f, report, &from_factor);
+    if (status == MINV_SUCCESS)
+        status = minv_cpu_rhs_input(ctx, b, &w);
     if (status != MINV_SUCCESS)
         return status;
-    minv_mat_copy(a, &l);
-    MINV_TRY(factor(ctx, &l, an, report));
     minv_progress(ctx, "cholesky solve", 0);
-    if (la_potrs(a->dtype, a->rows, x->cols, l.data, l.ld, x->data, x->ld) != 0)
-        status = minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
-cleanup:
-    minv_mat_free(&l);
-    return status;
+    if (f.rows <= MINV_SMALL_N && w.cols <= MINV_SMALL_RHS)
+        minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
+    else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
+    report->rcond = minv_cpu_rcond(an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    return MINV_SUCCESS;
 }

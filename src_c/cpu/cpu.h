@@ -5,6 +5,9 @@
 #include "../internal.h"
 
 minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
+/* The copy of a that this call's analysis left in the context's MINV_WORK_MATRIX (leading
+ * dimension n), once: the caller factors it in place. NULL when there is none. */
+void *minv_cpu_staged(minv_context *ctx, const minv_mat *a);
 
 /* The signatures of minv_invert_op and minv_solve_op (internal.h). */
 minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,

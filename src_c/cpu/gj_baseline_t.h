@@ -3,6 +3,7 @@
 static int64_t FN(gj)(minv_mat *m, int64_t *piv, T *row, T *col, int threads) {
     T *a = (T *)m->data;
     const int64_t n = m->rows, ld = m->ld;
+    const int team = minv_threads_for(threads, (double)n * (double)n);
     int64_t failed = -1;
     for (int64_t k = 0; k < n && failed < 0; k++) {
         int64_t p = k;
@@ -23,12 +24,18 @@ static int64_t FN(gj)(minv_mat *m, int64_t *piv, T *row, T *col, int threads) {
         const T inv = (T)1 / a[k * ld + k];
         for (int64_t j = 0; j < n; j++) row[j] = j == k ? inv : a[j * ld + k] * inv;
         for (int64_t i = 0; i < n; i++) col[i] = a[k * ld + i];
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int64_t j = 0; j < n; j++) {
-            T *cj = a + j * ld;
-            const T rj = row[j];
-            for (int64_t i = 0; i < n; i++)
-                cj[i] = i == k ? rj : (j == k ? (T)0 : cj[i]) - col[i] * rj;
+#pragma omp parallel num_threads(team) if (team > 1)
+        {
+            minv_worker w;
+            minv_worker_begin(&w);
+#pragma omp for schedule(static)
+            for (int64_t j = 0; j < n; j++) {
+                T *cj = a + j * ld;
+                const T rj = row[j];
+                for (int64_t i = 0; i < n; i++)
+                    cj[i] = i == k ? rj : (j == k ? (T)0 : cj[i]) - col[i] * rj;
+            }
+            minv_worker_end(&w);
         }
     }
     /* undo the row interchanges as column interchanges, last first */

@@ -1,63 +1,97 @@
-/* General inversion and solve on the CPU: LAPACK getrf with partial pivoting, gecon, then
- * getri (inverse) or getrs (solve). */
-#include <stdlib.h>
+/* General inversion and solve on the CPU: LAPACK getrf with partial pivoting, then getri
+ * (inverse) or getrs (solve), on a copy of A in the context's workspace; below MINV_SMALL_N
+ * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse). The
+ * reciprocal condition number is exact for the inverse and, for a solve, estimated from the
+ * factor's diagonal and the solution (factor.h): gecon would cost more than the factorisation
+ * at small orders. */
+#include <math.h>
 
-#include "cpu.h"
+#include "factor.h"
 #include "lapack.h"
+#include "small.h"
 
-/* Factor P A = L U in place; a zero pivot is reported by its column. */
-static minv_status factor(minv_context *ctx, minv_mat *a, const minv_analysis *an, int *ipiv,
-                          minv_report *report) {
+static minv_status no_pivot(minv_context *ctx, int64_t info, minv_report *report) {
+    report->info = info - 1;
+    return minv_fail(ctx, MINV_ERR_SINGULAR, "U(%lld,%lld) is exactly zero: no pivot in column %lld (1-based)",
+                     (long long)info, (long long)info, (long long)info);
+}
+
+enum { GETRI_BLOCK = 64 }; /* getri's workspace: n times its block size */
+
+/* Factor P A = L U in place; a zero pivot is reported by its column. Returns, through
+ * *inverse_bound, max 1 / |u_ii| / n, a lower bound on ||A^-1||_1 (U^-1 = A^-1 P^T L and
+ * ||L||_1 <= n with partial pivoting). */
+static minv_status factor(minv_context *ctx, minv_mat *f, int *ipiv, minv_report *report, double *inverse_bound) {
     minv_progress(ctx, "lu factor", 0);
-    int info = la_getrf(a->dtype, a->rows, a->rows, a->data, a->ld, ipiv);
-    if (info > 0) {
-        report->info = info - 1;
-        return minv_fail(ctx, MINV_ERR_SINGULAR,
-                         "U(%d,%d) is exactly zero: no pivot in column %d (1-based)", info, info, info);
+    const int64_t info = f->rows <= MINV_SMALL_N ? minv_small_getrf(f->dtype, f->rows, f->data, f->ld, ipiv)
+                                                 : la_getrf(f->dtype, f->rows, f->rows, f->data, f->ld, ipiv);
+    if (info > 0)
+        return no_pivot(ctx, info, report);
+    if (info < 0)
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrf rejected argument %lld", (long long)-info);
+    if (inverse_bound) {
+        double smallest = INFINITY;
+        for (int64_t i = 0; i < f->rows; i++) {
+            const double u = f->dtype == MINV_R64 ? ((const double *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i]
+                                                  : (double)((const float *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i];
+            smallest = fmin(smallest, fabs(u));
+        }
+        *inverse_bound = 1.0 / (smallest * (double)f->rows);
     }
-    if (info < 0 || la_gecon(a->dtype, a->rows, a->data, a->ld, an->norm_1, &report->rcond) != 0)
-        return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrf/gecon rejected argument %d", -info);
     return MINV_SUCCESS;
 }
 
-static minv_status alloc_pivots(minv_context *ctx, int64_t n, int **ipiv) {
-    *ipiv = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    return *ipiv ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
-}
-
-minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *in, minv_mat *a,
+minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                const minv_analysis *an, minv_report *report) {
-    int *ipiv = NULL;
-    minv_status status = MINV_SUCCESS;
-    minv_mat_copy(in, a);
-    MINV_TRY(alloc_pivots(ctx, a->rows, &ipiv));
-    MINV_TRY(factor(ctx, a, an, ipiv, report));
-    minv_progress(ctx, "lu invert", 0);
-    int info = la_getri(a->dtype, a->rows, a->data, a->ld, ipiv, NULL, 0);
-    if (info != 0)
-        status = minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_ALLOC,
-                           "LAPACK getri returned info = %d", info);
-    minv_progress(ctx, "lu invert", 1);
-cleanup:
-    free(ipiv);
-    return status;
+    minv_mat f;
+    int *ipiv;
+    void *work;
+    const int small = a->rows <= MINV_SMALL_N;
+    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    if (status == MINV_SUCCESS)
+        status = minv_cpu_pivots(ctx, f.rows, small ? f.rows : GETRI_BLOCK * f.rows, f.dtype, &ipiv, &work);
+    if (status != MINV_SUCCESS)
+        return status;
+    if (small) {
+        const int64_t info = minv_small_gauss_jordan(f.dtype, f.rows, f.data, f.ld, 1, work, ipiv);
+        if (info > 0)
+            return no_pivot(ctx, info, report);
+    } else {
+        if ((status = factor(ctx, &f, ipiv, report, NULL)) != MINV_SUCCESS)
+            return status;
+        minv_progress(ctx, "lu invert", 0);
+        int info = la_getri(f.dtype, f.rows, f.data, f.ld, ipiv, work, GETRI_BLOCK * f.rows);
+        if (info != 0)
+            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK getri returned info = %d", info);
+    }
+    report->rcond = minv_cpu_rcond(an->norm_1, minv_cpu_write_inverse(&f, 0, x));
+    return MINV_SUCCESS;
 }
 
 minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *report) {
-    int *ipiv = NULL;
-    minv_mat lu = {0};
-    minv_status status = MINV_SUCCESS;
-    minv_mat_copy(b, x);
-    MINV_TRY(alloc_pivots(ctx, a->rows, &ipiv));
-    MINV_TRY(minv_mat_alloc(ctx, &lu, a->dtype, a->rows, a->rows));
-    minv_mat_copy(a, &lu);
-    MINV_TRY(factor(ctx, &lu, an, ipiv, report));
+    minv_mat f, w;
+    int *ipiv;
+    double from_factor = 0;
+    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    if (status == MINV_SUCCESS)
+        status = minv_cpu_pivots(ctx, f.rows, 0, f.dtype, &ipiv, NULL);
+    if (status == MINV_SUCCESS)
+        status = factor(ctx, &f, ipiv, report, &from_factor);
+    if (status == MINV_SUCCESS)
+        status = minv_cpu_rhs_input(ctx, b, &w);
+    if (status != MINV_SUCCESS)
+        return status;
     minv_progress(ctx, "lu solve", 0);
-    if (la_getrs(a->dtype, a->rows, x->cols, lu.data, lu.ld, ipiv, x->data, x->ld) != 0)
-        status = minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
-cleanup:
-    free(ipiv);
-    minv_mat_free(&lu);
-    return status;
+    const int small = f.rows <= MINV_SMALL_N;
+    if (small && w.cols <= MINV_SMALL_RHS) {
+        minv_small_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld);
+    } else {
+        if (small) /* LAPACK counts the small factorisation's pivots from 1 */
+            for (int64_t i = 0; i < f.rows; i++) ipiv[i]++;
+        if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
+            return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
+    }
+    report->rcond = minv_cpu_rcond(an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    return MINV_SUCCESS;
 }

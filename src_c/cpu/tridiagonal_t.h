@@ -29,11 +29,18 @@ static void FN(write_once_tile)(const minv_tri_gen *g, T *x, int64_t ld, int64_t
 
 static void FN(write_once)(const minv_tri_gen *g, minv_mat *xm, int threads) {
     const int64_t n = g->n, nt = g->nt, T_ = MINV_TRI_TILE;
-#pragma omp parallel for collapse(2) num_threads(threads) schedule(static)
-    for (int64_t tc = 0; tc < nt; tc++)
-        for (int64_t tr = 0; tr < nt; tr++)
-            FN(write_once_tile)(g, (T *)xm->data, xm->ld, tr * T_, (tr + 1) * T_ < n ? (tr + 1) * T_ : n, tc * T_,
-                                (tc + 1) * T_ < n ? (tc + 1) * T_ : n);
+    const int team = minv_threads_for(threads, (double)n * (double)n);
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+        minv_worker w;
+        minv_worker_begin(&w);
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t tc = 0; tc < nt; tc++)
+            for (int64_t tr = 0; tr < nt; tr++)
+                FN(write_once_tile)(g, (T *)xm->data, xm->ld, tr * T_, (tr + 1) * T_ < n ? (tr + 1) * T_ : n, tc * T_,
+                                    (tc + 1) * T_ < n ? (tc + 1) * T_ : n);
+        minv_worker_end(&w);
+    }
 }
 
 /* The paper's Sherman-Morrison: leaves, then the merges level by level, each a gather of w
@@ -41,6 +48,7 @@ static void FN(write_once)(const minv_tri_gen *g, minv_mat *xm, int threads) {
  * the leaves) where a block was singular. */
 static int FN(sherman_morrison)(const minv_tri_plan *pl, minv_mat *xm, double *w, double *z, int threads) {
     const int64_t n = pl->n, ld = xm->ld;
+    const int team = minv_threads_for(threads, (double)n * (double)n);
     T *x = (T *)xm->data;
     for (int64_t b = 0; 2 * b < n; b++) {
         double inv[4];
@@ -68,14 +76,20 @@ static int FN(sherman_morrison)(const minv_tri_plan *pl, minv_mat *xm, double *w
             if (den == 0 || !isfinite(den))
                 return level;
         }
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int64_t j = 0; j < n; j++) {
-            int64_t s, mid, end;
-            if (!minv_tri_sm_block(n, h, j, &s, &mid, &end))
-                continue;
-            T *col = x + j * ld;
-            for (int64_t i = s; i < end; i++)
-                col[i] = (T)(((i < mid) == (j < mid) ? (double)col[i] : 0.0) - w[i] * z[j]);
+#pragma omp parallel num_threads(team) if (team > 1)
+        {
+            minv_worker wk;
+            minv_worker_begin(&wk);
+#pragma omp for schedule(static)
+            for (int64_t j = 0; j < n; j++) {
+                int64_t s, mid, end;
+                if (!minv_tri_sm_block(n, h, j, &s, &mid, &end))
+                    continue;
+                T *col = x + j * ld;
+                for (int64_t i = s; i < end; i++)
+                    col[i] = (T)(((i < mid) == (j < mid) ? (double)col[i] : 0.0) - w[i] * z[j]);
+            }
+            minv_worker_end(&wk);
         }
     }
     return 0;
@@ -109,7 +123,14 @@ static void FN(pivoted_rows)(const minv_tri_piv *f, T *x, int64_t ld, int64_t t0
 
 static void FN(pivoted)(const minv_tri_piv *f, minv_mat *xm, int threads) {
     const int64_t n = f->n, T_ = MINV_TRI_TILE;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int64_t t0 = 0; t0 < n; t0 += T_)
-        FN(pivoted_rows)(f, (T *)xm->data, xm->ld, t0, t0 + T_ < n ? t0 + T_ : n);
+    const int team = minv_threads_for(threads, (double)n * (double)n);
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+        minv_worker w;
+        minv_worker_begin(&w);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t t0 = 0; t0 < n; t0 += T_)
+            FN(pivoted_rows)(f, (T *)xm->data, xm->ld, t0, t0 + T_ < n ? t0 + T_ : n);
+        minv_worker_end(&w);
+    }
 }

@@ -9,7 +9,10 @@
  *   - every routine returns a minv_status; minv_last_error() holds the detail of the last
  *     failure on a context (which argument, which (i, j), which pivot);
  *   - the caller's input is never modified unless the routine's name says `inplace`;
- *   - a context is used by one thread at a time; separate contexts may run concurrently.
+ *   - a context is used by one thread at a time; separate contexts may run concurrently. A
+ *     call on a context that another thread is inside is refused with MINV_ERR_CONTEXT_BUSY
+ *     (it neither waits nor touches the context); give each thread its own context, as OpenMP
+ *     codes give each thread its own LAPACK workspace.
  *   - no routine raises a floating-point exception: trap settings and flags are restored.
  */
 #ifndef MINV_H
@@ -44,7 +47,9 @@ typedef enum {
     MINV_ERR_SHAPE = 11,          /* wrong shape (non-square, mismatched dimensions) */
     MINV_ERR_IO = 12,             /* a file could not be read or written */
     MINV_ERR_NOT_FOUND = 13,      /* a file or a variable does not exist */
-    MINV_ERR_INTERNAL = 14        /* a bug in minv: please report it */
+    MINV_ERR_INTERNAL = 14,       /* a bug in minv: please report it */
+    MINV_ERR_CONTEXT_BUSY = 15    /* the context is in a call from another thread: refused, the
+                                     other call unharmed (minv_last_error is that call's) */
 } minv_status;
 
 typedef enum {
@@ -314,6 +319,14 @@ minv_status minv_solve_d(minv_context *ctx, minv_method method, int64_t n, int64
 minv_status minv_solve_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
                          const float *a, int64_t lda, const float *b, int64_t ldb, float *x,
                          int64_t ldx, minv_report *report);
+
+/* B is overwritten by X, as LAPACK's gesv and posv do (A is not modified). */
+minv_status minv_solve_inplace_d(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                 const double *a, int64_t lda, double *b, int64_t ldb,
+                                 minv_report *report);
+minv_status minv_solve_inplace_s(minv_context *ctx, minv_method method, int64_t n, int64_t nrhs,
+                                 const float *a, int64_t lda, float *b, int64_t ldb,
+                                 minv_report *report);
 
 /* ---- the same on device memory (GPU backend only; MINV_ERR_NO_GPU otherwise) ----------
  * a, ainv, b, x are device pointers on the context's device; nothing crosses PCIe but the

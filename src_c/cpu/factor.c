@@ -1,0 +1,97 @@
+/* What the CPU's Cholesky and LU share around their LAPACK calls: the matrix to factor (the
+ * copy the analysis left, else one made here), the right-hand sides with the condition
+ * estimator's column, and the inverse written out with its norm. All of it lives in the
+ * context's workspaces, so a loop of calls allocates nothing after the first. */
+#include <math.h>
+#include <string.h>
+
+#include "factor.h"
+
+minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f) {
+    const int64_t n = a->rows;
+    *f = (minv_mat){a->dtype, n, n, n, minv_cpu_staged(ctx, a)};
+    if (f->data)
+        return MINV_SUCCESS;
+    minv_status status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
+    if (status == MINV_SUCCESS)
+        minv_mat_copy(a, f);
+    return status;
+}
+
+minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements, minv_dtype t, int **ipiv,
+                            void **work) {
+    const size_t pivots = ((size_t)n * sizeof(int) + 63) / 64 * 64;
+    void *p;
+    minv_status status = minv_workspace(ctx, MINV_WORK_LAPACK, pivots + (size_t)work_elements * (size_t)t, &p);
+    if (status != MINV_SUCCESS)
+        return status;
+    *ipiv = p;
+    if (work)
+        *work = (char *)p + pivots;
+    return MINV_SUCCESS;
+}
+
+minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w) {
+    const int64_t n = b->rows, m = b->cols;
+    minv_status status = minv_workspace(ctx, MINV_WORK_RHS, (size_t)n * (size_t)(m + 1) * (size_t)b->dtype, &w->data);
+    if (status != MINV_SUCCESS)
+        return status;
+    w->dtype = b->dtype;
+    w->rows = n;
+    w->cols = m + 1;
+    w->ld = n;
+    minv_mat head = {b->dtype, n, m, n, w->data};
+    minv_mat_copy(b, &head);
+    for (int64_t i = 0; i < n; i++) {
+        if (b->dtype == MINV_R64) ((double *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0 / (double)n;
+        else ((float *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0f / (float)n;
+    }
+    return MINV_SUCCESS;
+}
+
+static double column_norm1(const minv_mat *m, int64_t j) {
+    double s = 0;
+    if (m->dtype == MINV_R64) {
+        const double *c = (const double *)m->data + (size_t)j * (size_t)m->ld;
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < m->rows; i++) s += fabs(c[i]);
+    } else {
+        const float *c = (const float *)m->data + (size_t)j * (size_t)m->ld;
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < m->rows; i++) s += fabs((double)c[i]);
+    }
+    return s;
+}
+
+double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x) {
+    const int64_t m = b->cols;
+    double bound = column_norm1(w, m); /* Hager's vector has 1-norm 1 */
+    for (int64_t j = 0; j < m; j++) {
+        const double bn = column_norm1(b, j);
+        if (bn > 0) bound = fmax(bound, column_norm1(w, j) / bn);
+    }
+    minv_mat head = {w->dtype, w->rows, m, w->ld, w->data};
+    minv_mat_copy(&head, x);
+    return bound;
+}
+
+double minv_cpu_rcond(double anorm_1, double inverse_norm_1) {
+    if (!(inverse_norm_1 > 0) || !isfinite(inverse_norm_1) || !(anorm_1 > 0))
+        return 0;
+    return fmin(1, 1.0 / (anorm_1 * inverse_norm_1)); /* rounding may pass 1 */
+}
+
+#define T double
+#define FN(name) name##_d
+#include "factor_t.h"
+#undef T
+#undef FN
+#define T float
+#define FN(name) name##_s
+#include "factor_t.h"
+#undef T
+#undef FN
+
+double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x) {
+    return f->dtype == MINV_R64 ? write_inverse_d(f, lower_only, x) : write_inverse_s(f, lower_only, x);
+}

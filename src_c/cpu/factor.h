@@ -1,0 +1,27 @@
+/* The steps the CPU's Cholesky and LU share (factor.c). */
+#ifndef MINV_CPU_FACTOR_H
+#define MINV_CPU_FACTOR_H
+
+#include "cpu.h"
+
+/* f = the matrix to factor in place, n x n with leading dimension n: the copy of a this call's
+ * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. */
+minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f);
+/* n pivots and work_elements elements of type t for LAPACK (work may be NULL), in the context's
+ * MINV_WORK_LAPACK. */
+minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements, minv_dtype t, int **ipiv,
+                            void **work);
+/* w = [B | h], n x (nrhs + 1) with leading dimension n in MINV_WORK_RHS, h = (1/n, ..., 1/n):
+ * Hager's start vector, the first step of LAPACK's condition estimator, solved with B for the
+ * cost of one more column. */
+minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w);
+/* After the solve of w: X = its first nrhs columns. Returns a lower bound on ||A^-1||_1: the
+ * largest ||x_j||_1 / ||b_j||_1 over B's columns and Hager's. */
+double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x);
+/* 1 / (||A||_1 ||A^-1||_1), or 0 when the inverse's norm is 0, not finite or unknown. */
+double minv_cpu_rcond(double anorm_1, double inverse_norm_1);
+/* x = f, or f's lower triangle mirrored to both triangles of x (lower_only); returns ||x||_1,
+ * which makes the inverse's rcond exact. */
+double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x);
+
+#endif

@@ -1,0 +1,39 @@
+/* Unblocked Cholesky, LU and Gauss-Jordan for small orders (small.h), in both precisions. */
+#include <math.h>
+
+#include "small.h"
+
+#define T double
+#define FN(name) name##_d
+#include "small_t.h"
+#undef T
+#undef FN
+#define T float
+#define FN(name) name##_s
+#include "small_t.h"
+#undef T
+#undef FN
+
+int64_t minv_small_potrf(minv_dtype t, int64_t n, void *a, int64_t ld) {
+    return t == MINV_R64 ? small_potrf_d(n, a, ld) : small_potrf_s(n, a, ld);
+}
+
+void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, void *l, int64_t ld, void *b, int64_t ldb) {
+    if (t == MINV_R64) small_potrs_d(n, nrhs, l, ld, b, ldb);
+    else small_potrs_s(n, nrhs, l, ld, b, ldb);
+}
+
+int64_t minv_small_getrf(minv_dtype t, int64_t n, void *a, int64_t ld, int *ipiv) {
+    return t == MINV_R64 ? small_getrf_d(n, a, ld, ipiv) : small_getrf_s(n, a, ld, ipiv);
+}
+
+void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int64_t ld, const int *ipiv, void *b,
+                      int64_t ldb) {
+    if (t == MINV_R64) small_getrs_d(n, nrhs, lu, ld, ipiv, b, ldb);
+    else small_getrs_s(n, nrhs, lu, ld, ipiv, b, ldb);
+}
+
+int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, int pivoting, void *f, int *perm) {
+    return t == MINV_R64 ? small_gauss_jordan_d(n, a, ld, pivoting, f, perm)
+                         : small_gauss_jordan_s(n, a, ld, pivoting, f, perm);
+}

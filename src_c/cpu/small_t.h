@@ -1,0 +1,157 @@
+/* Type template for small.c: unblocked kernels for small orders, in T with FN(name) the name
+ * with the precision suffix. Column-major with a leading dimension; every inner loop runs down
+ * a column, so that it vectorises. */
+
+/* A = L L^T, L in the lower triangle (the strict upper one untouched). Returns 0, or the
+ * 1-based column whose pivot is not positive (NaN included), as potrf's info. */
+MINV_SIMD_CLONES static int64_t FN(small_potrf)(int64_t n, T *a, int64_t ld) {
+    for (int64_t j = 0; j < n; j++) {
+        T *cj = a + (size_t)j * (size_t)ld;
+        const T d = cj[j];
+        if (!(d > 0)) return j + 1;
+        const T l = (T)sqrt((double)d), inv = (T)1 / l;
+        cj[j] = l;
+#pragma omp simd
+        for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
+        for (int64_t k = j + 1; k < n; k++) {
+            T *ck = a + (size_t)k * (size_t)ld;
+            const T f = cj[k];
+#pragma omp simd
+            for (int64_t i = k; i < n; i++) ck[i] -= f * cj[i];
+        }
+    }
+    return 0;
+}
+
+/* B = A^-1 B from potrf's L: L y = b, then L^T x = y. L^T is first copied into the strict
+ * upper triangle (overwriting it), so that both sweeps run down columns. */
+MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, T *l, int64_t ld, T *b, int64_t ldb) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = j + 1; i < n; i++) l[(size_t)i * (size_t)ld + (size_t)j] = l[(size_t)j * (size_t)ld + (size_t)i];
+    for (int64_t r = 0; r < nrhs; r++) {
+        T *x = b + (size_t)r * (size_t)ldb;
+        for (int64_t j = 0; j < n; j++) {
+            const T *cj = l + (size_t)j * (size_t)ld;
+            const T xj = x[j] / cj[j];
+            x[j] = xj;
+#pragma omp simd
+            for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
+        }
+        for (int64_t j = n - 1; j >= 0; j--) {
+            const T *uj = l + (size_t)j * (size_t)ld; /* column j of L^T: row j of L */
+            const T xj = x[j] / uj[j];
+            x[j] = xj;
+#pragma omp simd
+            for (int64_t i = 0; i < j; i++) x[i] -= xj * uj[i];
+        }
+    }
+}
+
+/* P A = L U with partial pivoting (getf2's pivots: the first largest |a_ij| of the column),
+ * ipiv 0-based. Returns 0, or the 1-based column with no nonzero pivot. */
+MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int *ipiv) {
+    for (int64_t j = 0; j < n; j++) {
+        T *cj = a + (size_t)j * (size_t)ld;
+        int64_t p = j;
+        for (int64_t i = j + 1; i < n; i++)
+            if (fabs((double)cj[i]) > fabs((double)cj[p])) p = i;
+        ipiv[j] = (int)p;
+        if (cj[p] == 0) return j + 1;
+        if (p != j)
+            for (int64_t k = 0; k < n; k++) {
+                T *ck = a + (size_t)k * (size_t)ld;
+                const T t = ck[j];
+                ck[j] = ck[p];
+                ck[p] = t;
+            }
+        const T inv = (T)1 / cj[j];
+#pragma omp simd
+        for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
+        for (int64_t k = j + 1; k < n; k++) {
+            T *ck = a + (size_t)k * (size_t)ld;
+            const T f = ck[j];
+#pragma omp simd
+            for (int64_t i = j + 1; i < n; i++) ck[i] -= f * cj[i];
+        }
+    }
+    return 0;
+}
+
+/* B = A^-1 B from small_getrf's factors and pivots. */
+MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
+                                             int64_t ldb) {
+    for (int64_t r = 0; r < nrhs; r++) {
+        T *x = b + (size_t)r * (size_t)ldb;
+        for (int64_t j = 0; j < n; j++)
+            if (ipiv[j] != j) {
+                const T t = x[j];
+                x[j] = x[ipiv[j]];
+                x[ipiv[j]] = t;
+            }
+        for (int64_t j = 0; j < n; j++) {
+            const T *cj = lu + (size_t)j * (size_t)ld, xj = x[j];
+#pragma omp simd
+            for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
+        }
+        for (int64_t j = n - 1; j >= 0; j--) {
+            const T *cj = lu + (size_t)j * (size_t)ld, xj = x[j] / cj[j];
+            x[j] = xj;
+#pragma omp simd
+            for (int64_t i = 0; i < j; i++) x[i] -= xj * cj[i];
+        }
+    }
+}
+
+/* A = A^-1 in place by Gauss-Jordan: with partial pivoting (pivoting = 1; row interchanges,
+ * undone on the columns at the end) for a general A, or without (an SPD A, whose pivots are
+ * the Schur complements' and positive exactly when potrf's are). f: n elements of work, perm:
+ * n. Returns 0, or the 1-based column where no nonzero (pivoting) or no positive pivot was
+ * found, as getrf's and potrf's info. */
+MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t ld, int pivoting, T *f, int *perm) {
+    for (int64_t k = 0; k < n; k++) {
+        T *ck = a + (size_t)k * (size_t)ld;
+        if (pivoting) {
+            int64_t p = k;
+            for (int64_t i = k + 1; i < n; i++)
+                if (fabs((double)ck[i]) > fabs((double)ck[p])) p = i;
+            perm[k] = (int)p;
+            if (ck[p] == 0) return k + 1;
+            if (p != k)
+                for (int64_t j = 0; j < n; j++) {
+                    T *cj = a + (size_t)j * (size_t)ld;
+                    const T t = cj[k];
+                    cj[k] = cj[p];
+                    cj[p] = t;
+                }
+        } else if (!(ck[k] > 0)) {
+            return k + 1;
+        }
+        const T inv = (T)1 / ck[k];
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) {
+            f[i] = ck[i]; /* the multipliers; none for the pivot row */
+            ck[i] = 0;
+        }
+        f[k] = 0;
+        ck[k] = 1;
+        for (int64_t j = 0; j < n; j++) { /* row k over the pivot, then eliminated from the others */
+            T *cj = a + (size_t)j * (size_t)ld;
+            const T t = cj[k] * inv;
+            cj[k] = t;
+#pragma omp simd
+            for (int64_t i = 0; i < n; i++) cj[i] -= f[i] * t;
+        }
+    }
+    if (pivoting) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
+        for (int64_t k = n - 1; k >= 0; k--)
+            if (perm[k] != k) {
+                T *ck = a + (size_t)k * (size_t)ld, *cp = a + (size_t)perm[k] * (size_t)ld;
+#pragma omp simd
+                for (int64_t i = 0; i < n; i++) {
+                    const T t = ck[i];
+                    ck[i] = cp[i];
+                    cp[i] = t;
+                }
+            }
+    return 0;
+}
