@@ -82,6 +82,14 @@ static minv_status find_variable(minv_context *ctx, minv_nc_source *s) {
 /* band: the variable must have rank 1 (a band); else rank 2 or more (a matrix), or rank 1 with
  * MINV_NC_ALLOW_VECTOR (one column). */
 static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band, int flags) {
+    struct stat info;
+    /* a FIFO would block nc_open, and a device or directory is no netCDF file */
+    if (stat(s->path, &info) == 0 && !S_ISREG(info.st_mode))
+        return minv_fail(ctx, MINV_ERR_IO, "'%s' is %s, not a regular file, so variable '%s' cannot be read from it", s->path,
+                         minv_nc_file_kind(info.st_mode), s->var);
+    minv_status status = minv_nc_classic_check(ctx, s->path, s->var);
+    if (status != MINV_SUCCESS)
+        return status;
     int st = nc_open(s->path, NC_NOWRITE, &s->ncid);
     if (st != NC_NOERR) {
         s->ncid = -1;
@@ -93,8 +101,7 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band,
     st = nc_inq_format(s->ncid, &s->format);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s': cannot read the format", s->path);
-    minv_status status = find_variable(ctx, s);
-    if (status != MINV_SUCCESS)
+    if ((status = find_variable(ctx, s)) != MINV_SUCCESS)
         return status;
     int rank = 0;
     st = nc_inq_var(s->grpid, s->varid, NULL, &s->xtype, &rank, NULL, NULL);
@@ -279,21 +286,6 @@ static minv_status plan_storage(minv_context *ctx, minv_nc_source *s, int64_t ti
     return MINV_SUCCESS;
 }
 
-static minv_status check_whole(minv_context *ctx, minv_nc_source *s) {
-    if (s->format != NC_FORMAT_CLASSIC && s->format != NC_FORMAT_64BIT_OFFSET &&
-        s->format != NC_FORMAT_64BIT_DATA)
-        return MINV_SUCCESS; /* HDF5 notices truncation itself */
-    long long need = 0;
-    struct stat st;
-    minv_status status = minv_nc_classic_min_size(ctx, s->ncid, s->path, &need);
-    if (status != MINV_SUCCESS)
-        return status;
-    if (stat(s->path, &st) == 0 && (long long)st.st_size < need)
-        return minv_fail(ctx, MINV_ERR_IO, "'%s' is truncated: its header describes at least %lld bytes, the file has %lld (variable '%s' cannot be trusted)",
-                         s->path, need, (long long)st.st_size, s->var);
-    return MINV_SUCCESS;
-}
-
 minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts, int flags) {
     memset(s, 0, sizeof *s);
@@ -304,7 +296,6 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
     MINV_TRY(open_variable(ctx, s, 0, flags));
     MINV_TRY(choose_matrices(ctx, s, fopts, flags));
     MINV_TRY(read_value_rules(ctx, s));
-    MINV_TRY(check_whole(ctx, s));
     MINV_TRY(plan_storage(ctx, s, fopts->tile));
     minv_nc_source_set_view(s, fopts->fortran_order ? MINV_NC_FORTRAN_VIEW : MINV_NC_C_VIEW);
 cleanup:
@@ -581,7 +572,6 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
     v->data = NULL;
     MINV_TRY(open_variable(ctx, s, 1, 0));
     MINV_TRY(read_value_rules(ctx, s));
-    MINV_TRY(check_whole(ctx, s));
     s->d0 = s->tile[0] = s->dims[0].len;
     s->d1 = s->tile[1] = 1;
     s->count = 1;

@@ -115,6 +115,19 @@ int minv_nc_same_file(const char *a, const char *b) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+const char *minv_nc_file_kind(unsigned mode) {
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO (named pipe)";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+    default: return "a special file";
+    }
+}
+
 static pthread_mutex_t nc_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void minv_nc_lock(void) { pthread_mutex_lock(&nc_mutex); }

@@ -5,7 +5,7 @@
  *   nc_sink.c     an output variable written tile by tile under a temporary name, renamed
  *                 into place on commit
  *   nc_tiles.c    the tile plan and the copies between tiles and column-major matrices
- *   nc_classic.c  the size a classic-format file must have (truncation is otherwise silent)
+ *   nc_classic.c  a netCDF-3 header checked before netCDF-C trusts it: counts, truncation
  *   nc_util.c     errors, names, the NetCDF lock, file identity
  *
  * Indices in messages are 1-based for matrix entries (row, column) and 0-based for slice
@@ -234,10 +234,12 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path,
 
 /* ---- classic files (nc_classic.c) ---- */
 
-/* The least size in bytes that a classic, 64-bit offset or CDF-5 file with this header must
- * have; netCDF-C reads zeros past the end of a truncated file instead of failing. */
-minv_status minv_nc_classic_min_size(minv_context *ctx, int ncid, const char *path,
-                                     long long *bytes);
+/* Before nc_open: when `path` is a netCDF-3 file (classic, 64-bit offset, CDF-5), its header
+ * walked from the bytes: every count within the file, names within NC_MAX_NAME, known types
+ * and dimension ids, and the file at least as long as the data its header describes
+ * (netCDF-C reads zeros past the end of a truncated file). MINV_ERR_IO naming the file (and
+ * `var`, when not NULL) otherwise; any other file passes untouched. */
+minv_status minv_nc_classic_check(minv_context *ctx, const char *path, const char *var);
 
 /* ---- helpers (nc_util.c) ---- */
 
@@ -267,6 +269,8 @@ const char *minv_nc_base_name(const char *var);
 const char *minv_nc_type_name(nc_type t);
 const char *minv_nc_format_name(int format);
 int minv_nc_type_is_integer(nc_type t);
+/* "a FIFO (named pipe)", "a directory", ...: what a stat mode is, for messages. */
+const char *minv_nc_file_kind(unsigned mode);
 /* 1 when a and b name the same existing file (after links). */
 int minv_nc_same_file(const char *a, const char *b);
 /* NetCDF-C is not thread-safe: every file call holds this process-wide lock. */
