@@ -219,10 +219,37 @@ static double default_fill(nc_type t) {
     }
 }
 
+/* An attribute that says what the stored values mean must be numeric, with `least` to `most`
+ * values (NUG, CF): ignored, a text scale_factor would have the packed integers inverted as
+ * they are. Absent is fine. */
+static minv_status check_rule_att(minv_context *ctx, const minv_nc_source *s, const char *name, size_t least,
+                                  size_t most) {
+    nc_type t;
+    size_t len;
+    if (nc_inq_att(s->grpid, s->varid, name, &t, &len) != NC_NOERR)
+        return MINV_SUCCESS;
+    if (!is_numeric(t))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': its %s attribute is %s, not a number (the CF conventions want it numeric), so minv cannot tell what the stored values mean",
+                         s->path, s->var, name, minv_nc_type_name(t));
+    if (len < least || len > most)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': its %s attribute has %zu values; %s", s->path, s->var, name,
+                         len, least == most ? (least == 1 ? "it needs one" : "it needs two")
+                                            : "minv honours 1 to 8 (MINV_NC_MAX_MISSING)");
+    return MINV_SUCCESS;
+}
+
 static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
+    static const struct { const char *name; size_t least, most; } rules[] = {
+        {"scale_factor", 1, 1}, {"add_offset", 1, 1}, {"missing_value", 1, MINV_NC_MAX_MISSING},
+        {"valid_range", 2, 2},  {"valid_min", 1, 1},  {"valid_max", 1, 1}};
     minv_nc_values *v = &s->values;
     double pair[2];
     size_t n = 0;
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        minv_status status = check_rule_att(ctx, s, rules[r].name, rules[r].least, rules[r].most);
+        if (status != MINV_SUCCESS)
+            return status;
+    }
     v->valid_min = -HUGE_VAL;
     v->valid_max = HUGE_VAL;
     v->scale = 1;
@@ -240,11 +267,6 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
             v->fill = default_fill(s->xtype);
         }
     }
-    nc_type t;
-    size_t len;
-    if (nc_inq_att(s->grpid, s->varid, "missing_value", &t, &len) == NC_NOERR && len > MINV_NC_MAX_MISSING)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': missing_value has %zu values; minv honours up to %d",
-                         s->path, s->var, len, MINV_NC_MAX_MISSING);
     if (get_att(s->grpid, s->varid, "missing_value", v->missing, MINV_NC_MAX_MISSING, &n))
         v->nmissing = (int)n;
     if (get_att(s->grpid, s->varid, "valid_range", pair, 2, &n) && n == 2) {
@@ -255,6 +277,9 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     get_att(s->grpid, s->varid, "valid_max", &v->valid_max, 1, NULL);
     get_att(s->grpid, s->varid, "scale_factor", &v->scale, 1, NULL);
     get_att(s->grpid, s->varid, "add_offset", &v->offset, 1, NULL);
+    if (!isfinite(v->scale) || v->scale == 0 || !isfinite(v->offset))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': scale_factor %g and add_offset %g cannot unpack its values (the scale must be finite and non-zero, the offset finite)",
+                         s->path, s->var, v->scale, v->offset);
     return MINV_SUCCESS;
 }
 

@@ -100,6 +100,41 @@ static void bad_entries(minv_context *ctx) {
     HAS(msg, "entry (1, 4)");
     HAS(msg, "outside the valid range");
 
+    /* packing and validity attributes that are not numbers, or not one number, are refused:
+     * ignored, the stored integers would be inverted as they are (CF wants them numeric) */
+    {
+        static const struct { const char *att; nc_type type; const char *text; size_t n; const char *why; } wrong[] = {
+            {"scale_factor", NC_CHAR, "0.001", 5, "its scale_factor attribute is NC_CHAR, not a number"},
+            {"add_offset", NC_STRING, NULL, 1, "its add_offset attribute is NC_STRING, not a number"},
+            {"valid_range", NC_CHAR, "0 9", 3, "its valid_range attribute is NC_CHAR"},
+            {"missing_value", NC_CHAR, "-", 1, "its missing_value attribute is NC_CHAR"},
+            {"scale_factor", NC_DOUBLE, NULL, 2, "its scale_factor attribute has 2 values; it needs one"},
+            {"scale_factor", NC_DOUBLE, NULL, 0, "scale_factor 0 and add_offset 0 cannot unpack its values"}};
+        for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+            int ncid, varid;
+            diag_dominant(a);
+            for (int e = 0; e < N * N; e++)
+                a[e] = round(a[e] * 1000);
+            nct_write("err_packed.nc", 0, &nc4, "P", NC_SHORT, 2, ij, lens, 0, a);
+            NCT(nc_open("err_packed.nc", NC_WRITE, &ncid));
+            NCT(nc_redef(ncid));
+            NCT(nc_inq_varid(ncid, "P", &varid));
+            const double two[2] = {0.001, 0.001}, zero = 0;
+            const char *str = "0.5";
+            if (wrong[k].type == NC_CHAR)
+                NCT(nc_put_att_text(ncid, varid, wrong[k].att, wrong[k].n, wrong[k].text));
+            else if (wrong[k].type == NC_STRING)
+                NCT(nc_put_att_string(ncid, varid, wrong[k].att, 1, &str));
+            else
+                NCT(nc_put_att_double(ncid, varid, wrong[k].att, NC_DOUBLE, wrong[k].n ? wrong[k].n : 1,
+                                      wrong[k].n ? two : &zero));
+            NCT(nc_close(ncid));
+            msg = invert_fails(ctx, "err_packed.nc", "P", &fo, MINV_ERR_INVALID_ARG);
+            HAS(msg, "'err_packed.nc', variable 'P'");
+            HAS(msg, wrong[k].why);
+        }
+    }
+
     /* NaN, +Inf, -Inf; and a double too large for single precision */
     const struct { double value; const char *text; int single; } bad[] = {
         {NAN, "is NaN", 0}, {INFINITY, "is +Inf", 0}, {-INFINITY, "is -Inf", 0}, {1e300, "does not fit in single precision", 1}};
