@@ -31,6 +31,7 @@ const cli_option cli_file_options[] = {
     {NULL, NULL, NULL}};
 
 const cli_option cli_output_options[] = {
+    {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)"},
     {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)"},
     {NULL, NULL, NULL}};
 
@@ -55,6 +56,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
             out->help = 1;
             continue;
         }
+        if (strcmp(arg, "-O") == 0) /* cdo's and nco's short form */
+            arg = "--overwrite";
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
             if (out->npos == CLI_MAX_ARGS)
                 return cli_error(CLI_USAGE, "%s: too many arguments", cmd->name);
@@ -259,6 +262,7 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
             return cli_error(CLI_USAGE, "--batch-chunk %s: expected an integer >= 1", v);
         s->fopts.batch_chunk = (int32_t)i;
     }
+    s->fopts.overwrite = cli_flag(a, "overwrite");
     if ((v = cli_value(a, "deflate"))) {
         if (!cli_parse_int(v, 0, 9, &i))
             return cli_error(CLI_USAGE, "--deflate %s: expected a level from 0 to 9", v);

@@ -22,7 +22,7 @@ typedef struct {
 extern const cli_option cli_compute_options[]; /* --method --backend --device-memory --precision
                                                   --tol --max-iter --residual --threads */
 extern const cli_option cli_file_options[];    /* --slice --tile --fortran-order --batch-chunk */
-extern const cli_option cli_output_options[];  /* --deflate */
+extern const cli_option cli_output_options[];  /* --overwrite (-O) --deflate */
 extern const cli_option cli_general_options[]; /* --quiet --help */
 
 enum { CLI_MAX_ARGS = 64 };
@@ -93,8 +93,9 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
 /* Progress on stderr, only when it is a terminal and not --quiet. */
 void cli_progress(void *user, const char *stage, double fraction);
 void cli_progress_done(void);
-/* Removes `path`'s temporary output if the command is interrupted (SIGINT, SIGTERM, SIGHUP). */
-void cli_guard_output(const char *path);
+/* Removes the temporary outputs being written if the command is interrupted (SIGINT,
+ * SIGTERM, SIGHUP). */
+void cli_guard_outputs(void);
 
 /* ---- subcommands ---- */
 int cli_invert(int argc, char **argv);

@@ -107,6 +107,7 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
     spec->format = NC_FORMAT_NETCDF4;
     spec->scale = 1;
     spec->view = MINV_NC_C_VIEW;
+    spec->overwrite = cli_flag(a, "overwrite");
     if ((v = cli_value(a, "type"))) {
         size_t k = 0;
         while (k < sizeof types / sizeof types[0] && strcmp(v, types[k].name) != 0) k++;
@@ -195,7 +196,8 @@ int cli_generate(int argc, char **argv) {
         minv_set_progress(ctx, cli_progress, NULL);
     if (st == MINV_SUCCESS)
         st = minv_mat_alloc(ctx, &m, MINV_R64, p.n, p.cols);
-    cli_guard_output(out.path);
+    cli_guard_outputs();
+    minv_nc_lock();
     if (st == MINV_SUCCESS)
         st = minv_nc_sink_open(ctx, &sink, out.path, var, &spec, batch > 0 ? batch : 1);
     for (int64_t t = 0; st == MINV_SUCCESS && t < (batch > 0 ? batch : 1); t++) {
@@ -222,6 +224,8 @@ int cli_generate(int argc, char **argv) {
         minv_nc_attr attrs[] = {{"long_name", what, NULL, 0}, {"minv_generator", generator, NULL, 0}};
         st = minv_nc_sink_commit(ctx, &sink, attrs, 2, history ? history : "minv generate");
     }
+    minv_nc_sink_abort(&sink);
+    minv_nc_unlock();
     cli_progress_done();
     if (st != MINV_SUCCESS) {
         code = ctx ? cli_fail(ctx, st) : cli_error(CLI_FAILED, "%s", minv_status_string(st));
@@ -231,7 +235,6 @@ int cli_generate(int argc, char **argv) {
            (long long)p.cols, batch > 0 ? " batch" : "", out.path, var, minv_nc_type_name(spec.xtype), sink.bytes / 1e6,
            sink.seconds);
 cleanup:
-    minv_nc_sink_abort(&sink);
     minv_mat_free(&m);
     minv_destroy(ctx);
     cli_path_var_free(&out);

@@ -246,6 +246,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .format = NC_FORMAT_NETCDF4,
                               .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
                               .scale = 1,
                               .view = src.view,
                               .inputs = &in_path,

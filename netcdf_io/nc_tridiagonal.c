@@ -45,6 +45,7 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .format = NC_FORMAT_NETCDF4,
                               .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
                               .scale = 1,
                               .view = MINV_NC_C_VIEW,
                               .inputs = &in_path,

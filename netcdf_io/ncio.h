@@ -2,11 +2,12 @@
  * (generate and info use the reader and writer directly); never installed.
  *
  *   nc_source.c   a matrix variable read tile by tile: slices, batches, checks, conversion
- *   nc_sink.c     an output variable written tile by tile under a temporary name, renamed
- *                 into place on commit
+ *   nc_output.c   the output file: what may be replaced, the temporary, the rename
+ *   nc_sink.c     an output variable written tile by tile into the temporary file
  *   nc_tiles.c    the tile plan and the copies between tiles and column-major matrices
  *   nc_classic.c  a netCDF-3 header checked before netCDF-C trusts it: counts, truncation
  *   nc_util.c     errors, names, the NetCDF lock, file identity
+ *   nc_hdf5.c     HDF5's error stack silenced and read
  *
  * Indices in messages are 1-based for matrix entries (row, column) and 0-based for slice
  * positions, as ncdump and ncks count them; every message names the file and the variable. */
@@ -139,8 +140,6 @@ minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char
 minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, minv_dtype t, minv_mat *v);
 
-/* ---- writing (nc_sink.c) ---- */
-
 typedef struct {
     int rank;                       /* 2, 3 for a batch, or 1 for one column (dims[0] only) */
     minv_nc_dim dims[3];            /* names may repeat: R(channel, channel) */
@@ -152,11 +151,59 @@ typedef struct {
     minv_nc_view view;              /* how matrices sit in the last two dimensions */
     const char *const *inputs;      /* files of this call that must never be touched */
     int ninputs;
+    int overwrite;                  /* an existing file or variable may be replaced */
 } minv_nc_sink_spec;
+
+/* ---- the output file (nc_output.c) ---- */
+
+typedef enum {
+    MINV_NC_OUT_NEW,     /* nothing there */
+    MINV_NC_OUT_REPLACE, /* a file to replace: not netCDF, or an earlier output (overwrite) */
+    MINV_NC_OUT_ADD      /* a netCDF file with other things: a copy gains the variable */
+} minv_nc_out_plan;
+
+typedef struct {
+    const char *path;
+    minv_nc_out_plan plan;
+    int format;                     /* of the existing netCDF file (ADD) */
+    unsigned mode;                  /* of the existing file, which the new one keeps */
+    int keep_mode;
+    char *tmp;                      /* the temporary name; NULL once committed or discarded */
+    int fd;                         /* ours, on the temporary */
+    unsigned long long dev, ino;    /* its identity */
+    char proc_path[32];
+    const char *open_path;          /* what netCDF-C opens: /proc/self/fd/<fd>, or tmp */
+    int stale_removed;              /* temporaries of dead processes removed on the way */
+} minv_nc_output;
+
+/* Decides what writing `var` to `path` means (see nc_output.c): refuses a URL, an input of
+ * the call, a missing or read-only directory, a symbolic link or a file that is not regular,
+ * and, unless overwrite, an existing file that is not netCDF or that holds `var` already.
+ * Nothing is created. */
+minv_status minv_nc_output_plan(minv_context *ctx, minv_nc_output *o, const char *path, const char *var,
+                                int overwrite, const char *const *inputs, int ninputs);
+/* The temporary file, created exclusively (after removing temporaries of dead processes); for
+ * ADD, a copy of the existing file. open_path is what netCDF-C must open. */
+minv_status minv_nc_output_create(minv_context *ctx, minv_nc_output *o);
+/* Reserves `bytes` more on disk for the temporary: MINV_ERR_IO "No space left on device"
+ * (with what is needed and free) now rather than in the middle of the writes. */
+minv_status minv_nc_output_reserve(minv_context *ctx, minv_nc_output *o, size_t bytes);
+/* fsync, and the rename into place (never over a file that appeared meanwhile, for NEW). */
+minv_status minv_nc_output_commit(minv_context *ctx, minv_nc_output *o);
+/* Points the library's descriptors on the temporary at memory, so that closing it cannot
+ * fail (a full disk); call before nc_abort of a temporary that is given up. */
+void minv_nc_output_release(minv_nc_output *o);
+/* Truncates and removes the temporary; harmless after a commit. */
+void minv_nc_output_discard(minv_nc_output *o);
+/* Removes every temporary this process is writing: async-signal-safe, for the minv command's
+ * handler of SIGINT and SIGTERM. */
+void minv_nc_remove_temporaries(void);
+
+/* ---- writing (nc_sink.c) ---- */
 
 typedef struct {
     const char *path, *var;
-    char *tmp;                      /* path.tmp.<pid>, where everything is written */
+    minv_nc_output out;             /* the temporary file everything is written to */
     int ncid, varid, format;
     minv_nc_sink_spec spec;
     size_t tile[2];
@@ -174,10 +221,11 @@ typedef struct {
     size_t count;
 } minv_nc_attr;
 
-/* Prepares `var` of `path` under a temporary name: a new file, or a copy of an existing
- * netCDF file that holds other variables or groups (the variable is added, or overwritten
- * when it has the same shape). `count` matrices will be written. Outputs go to the root
- * group: refuses a `var` that names a group, and a path that is one of the inputs. */
+/* Prepares `var` of `path` under a temporary name (minv_nc_output_plan says what is allowed):
+ * a new file, or a copy of an existing netCDF file that holds other variables or groups (the
+ * variable is added, or, with overwrite, overwritten when it has the same shape). `count`
+ * matrices will be written. Outputs go to the root group: refuses a `var` that names a
+ * group. */
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
                               const char *var, const minv_nc_sink_spec *spec, int64_t count);
 /* Matrix k of the variable from m (rows x cols in the spec's view). */
@@ -193,9 +241,6 @@ minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_n
 void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report);
 /* Drops the temporary file; harmless after a commit. */
 void minv_nc_sink_abort(minv_nc_sink *w);
-/* The temporary name used for `path` by this process (the minv command removes it when
- * interrupted). Returns a malloc'ed string, or NULL. */
-char *minv_nc_tmp_name(const char *path);
 
 /* ---- tiles (nc_tiles.c) ---- */
 
@@ -244,7 +289,8 @@ minv_status minv_nc_classic_check(minv_context *ctx, const char *path, const cha
 /* ---- helpers (nc_util.c) ---- */
 
 /* Records "<what>: <nc_strerror>" with the status a NetCDF error maps to: NOT_FOUND for a
- * missing file, IO otherwise. */
+ * missing file, IO otherwise. Where HDF5 failed beneath, its cause comes first: "<what>: No
+ * space left on device (NetCDF: HDF error)". */
 minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -273,9 +319,25 @@ int minv_nc_type_is_integer(nc_type t);
 const char *minv_nc_file_kind(unsigned mode);
 /* 1 when a and b name the same existing file (after links). */
 int minv_nc_same_file(const char *a, const char *b);
-/* NetCDF-C is not thread-safe: every file call holds this process-wide lock. */
+/* NetCDF-C is not thread-safe: every file call holds this process-wide lock. While it is
+ * held, HDF5 prints nothing from this thread and its failures are kept (nc_hdf5.c). */
 void minv_nc_lock(void);
 void minv_nc_unlock(void);
+
+/* ---- HDF5 beneath netCDF-4 (nc_hdf5.c) ---- */
+
+/* The thread's own HDF5 error handler, put back by _end. */
+typedef struct {
+    void (*func)(void);
+    void *data;
+} minv_nc_hdf5_state;
+/* Silences this thread's HDF5 error printing and records its failures from here on. */
+void minv_nc_hdf5_begin(minv_nc_hdf5_state *saved);
+void minv_nc_hdf5_end(const minv_nc_hdf5_state *saved);
+void minv_nc_hdf5_clear(void);
+/* The last HDF5 failure of this thread: its system error (0: none) and innermost message. */
+int minv_nc_hdf5_errno(void);
+const char *minv_nc_hdf5_message(void);
 
 #ifdef __cplusplus
 }

@@ -288,7 +288,7 @@ if(NCGEN)
     endforeach()
   endif()
   foreach(algorithm write-once sherman-morrison pivoted)
-    ok(ARGS invert bands.nc bands_inv.nc:X --tridiagonal DL,D,DU --tridiagonal-algorithm ${algorithm} --precision single
+    ok(ARGS invert bands.nc bands_inv.nc:X -O --tridiagonal DL,D,DU --tridiagonal-algorithm ${algorithm} --precision single
        EXPECT "method +tridiagonal")
     residual_ok()
   endforeach()

@@ -90,7 +90,7 @@ static void write_cdf5(const char *path, uint64_t numrecs, int ndims, const char
 
 static const char *invert_refused(minv_context *ctx, const char *path, const char *var, minv_status expected) {
     minv_report rep;
-    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, "crafted_out.nc", NULL, NULL, &rep);
+    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, "crafted_out.nc", NULL, NCT_REPLACE, &rep);
     CHECK(st == expected, "%s:%s: %s, expected %s (%s)", path, var, minv_status_string(st), minv_status_string(expected),
           minv_last_error(ctx));
     CHECK(!nct_exists("crafted_out.nc") && !nct_tmp_left("crafted_out.nc"), "%s: output left behind", path);
@@ -118,7 +118,7 @@ static void many_unlimited(minv_context *ctx) {
     minv_report rep;
     CHECK_STATUS(minv_analyze_file(ctx, "crafted_unlim.nc", "A", NULL, &an), MINV_SUCCESS, ctx);
     CHECK(an.n == 3 && an.symmetric, "1100 unlimited dimensions: the analysis of A");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_inv.nc", NULL, NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_inv.nc", NULL, NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     size_t count;
     double *x = nct_read("crafted_inv.nc", "A_inv", &count);
@@ -126,7 +126,7 @@ static void many_unlimited(minv_context *ctx) {
     free(x);
     /* the output is a copy of such a file, which gains the variable */
     system("cp crafted_unlim.nc crafted_unlim_out.nc");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_unlim_out.nc", "X", NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_unlim_out.nc", "X", NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     x = nct_read("crafted_unlim_out.nc", "X", &count);
     CHECK(count == 9 && x[8] == 0.5, "1100 unlimited dimensions in the output: X = (2 I)^-1");
@@ -152,7 +152,7 @@ static void huge_order(minv_context *ctx) {
         HAS(msg, path);
         minv_analysis an;
         minv_file_options fo;
-        minv_file_options_default(&fo);
+        nct_options(&fo);
         fo.nslice = 1;
         CHECK_STATUS(minv_analyze_file(ctx, path, "cov", &fo, &an), MINV_ERR_ALLOC, ctx);
     }
