@@ -32,8 +32,23 @@ const cli_option cli_file_options[] = {
 
 const cli_option cli_output_options[] = {
     {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)"},
-    {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)"},
+    {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)"},
+    {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)"},
     {NULL, NULL, NULL}};
+
+const char cli_format_names[] = "classic, 64bit (or 64bit-offset), cdf5, netcdf4 or netcdf4-classic";
+
+int cli_parse_format(const char *text, int32_t *format) {
+    static const struct { const char *name; minv_file_format format; } names[] = {
+        {"classic", MINV_FORMAT_CLASSIC}, {"64bit", MINV_FORMAT_64BIT_OFFSET}, {"64bit-offset", MINV_FORMAT_64BIT_OFFSET},
+        {"cdf5", MINV_FORMAT_CDF5},       {"netcdf4", MINV_FORMAT_NETCDF4},   {"netcdf4-classic", MINV_FORMAT_NETCDF4_CLASSIC}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(text, names[k].name) == 0) {
+            *format = names[k].format;
+            return 1;
+        }
+    return 0;
+}
 
 const cli_option cli_general_options[] = {
     {"quiet", NULL, "no progress bar"},
@@ -263,11 +278,16 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         s->fopts.batch_chunk = (int32_t)i;
     }
     s->fopts.overwrite = cli_flag(a, "overwrite");
+    if ((v = cli_value(a, "format")) && !cli_parse_format(v, &s->fopts.format))
+        return cli_error(CLI_USAGE, "--format %s: expected %s", v, cli_format_names);
     if ((v = cli_value(a, "deflate"))) {
         if (!cli_parse_int(v, 0, 9, &i))
             return cli_error(CLI_USAGE, "--deflate %s: expected a level from 0 to 9", v);
         s->fopts.deflate_level = (int32_t)i;
     }
+    if (s->fopts.deflate_level > 0 && s->fopts.format != MINV_FORMAT_AUTO && s->fopts.format != MINV_FORMAT_NETCDF4 &&
+        s->fopts.format != MINV_FORMAT_NETCDF4_CLASSIC)
+        return cli_error(CLI_USAGE, "--deflate needs a netCDF-4 output: drop --format %s, or use --format netcdf4", cli_value(a, "format"));
     return CLI_OK;
 }
 

@@ -22,7 +22,7 @@ typedef struct {
 extern const cli_option cli_compute_options[]; /* --method --backend --device-memory --precision
                                                   --tol --max-iter --residual --threads */
 extern const cli_option cli_file_options[];    /* --slice --tile --fortran-order --batch-chunk */
-extern const cli_option cli_output_options[];  /* --overwrite (-O) --deflate */
+extern const cli_option cli_output_options[];  /* --overwrite (-O) --format --deflate */
 extern const cli_option cli_general_options[]; /* --quiet --help */
 
 enum { CLI_MAX_ARGS = 64 };
@@ -77,6 +77,9 @@ void cli_path_var_free(cli_path_var *pv);
 int cli_parse_size(const char *text, int64_t *bytes);
 int cli_parse_int(const char *text, int64_t lo, int64_t hi, int64_t *value);
 int cli_parse_double(const char *text, double *value);
+/* --format's names into a minv_file_format; cli_format_names lists them for messages. */
+int cli_parse_format(const char *text, int32_t *format);
+extern const char cli_format_names[];
 
 /* ---- output (output.c) ---- */
 

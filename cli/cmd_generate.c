@@ -19,7 +19,6 @@ static const cli_option generate_options[] = {
     {"batch", "T", "T matrices along an unlimited Time dimension, matrix t scaled by 1 + t/10"},
     {"type", "TYPE", "type on disk: double, float, int64, int, short, byte, uint64, uint, ushort, ubyte (default double)"},
     {"scale", "S", "integer types: store round(value / S) with scale_factor = S (default 1)"},
-    {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)"},
     {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)"},
     {NULL, NULL, NULL}};
 
@@ -36,10 +35,6 @@ static const cli_command command = {
 static const struct { const char *name; nc_type type; } types[] = {
     {"double", NC_DOUBLE}, {"float", NC_FLOAT}, {"int64", NC_INT64}, {"int", NC_INT}, {"short", NC_SHORT},
     {"byte", NC_BYTE}, {"uint64", NC_UINT64}, {"uint", NC_UINT}, {"ushort", NC_USHORT}, {"ubyte", NC_UBYTE}};
-
-static const struct { const char *name; int format; } formats[] = {
-    {"netcdf4", NC_FORMAT_NETCDF4}, {"classic", NC_FORMAT_CLASSIC}, {"64bit-offset", NC_FORMAT_64BIT_OFFSET},
-    {"cdf5", NC_FORMAT_64BIT_DATA}};
 
 /* The grid of soar and gaussian from --grid and --grid-shape. */
 static int grid_from(const cli_args *a, gen_params *p) {
@@ -104,7 +99,7 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
     const char *v;
     memset(spec, 0, sizeof *spec);
     spec->xtype = NC_DOUBLE;
-    spec->format = NC_FORMAT_NETCDF4;
+    spec->input_format = NC_FORMAT_NETCDF4; /* the default, with no input to follow */
     spec->scale = 1;
     spec->view = MINV_NC_C_VIEW;
     spec->overwrite = cli_flag(a, "overwrite");
@@ -115,13 +110,8 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
             return cli_error(CLI_USAGE, "generate: --type %s: expected double, float, int64, int, short, byte, uint64, uint, ushort or ubyte", v);
         spec->xtype = types[k].type;
     }
-    if ((v = cli_value(a, "format"))) {
-        size_t k = 0;
-        while (k < sizeof formats / sizeof formats[0] && strcmp(v, formats[k].name) != 0) k++;
-        if (k == sizeof formats / sizeof formats[0])
-            return cli_error(CLI_USAGE, "generate: --format %s: expected netcdf4, classic, 64bit-offset or cdf5", v);
-        spec->format = formats[k].format;
-    }
+    if ((v = cli_value(a, "format")) && !cli_parse_format(v, &spec->format))
+        return cli_error(CLI_USAGE, "generate: --format %s: expected %s", v, cli_format_names);
     if ((v = cli_value(a, "scale")) && !(cli_parse_double(v, &spec->scale) && spec->scale > 0 && minv_nc_type_is_integer(spec->xtype)))
         return cli_error(CLI_USAGE, "generate: --scale %s: expected a number > 0, with an integer --type", v);
     if ((v = cli_value(a, "deflate"))) {
@@ -130,6 +120,9 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
             return cli_error(CLI_USAGE, "generate: --deflate %s: expected a level from 0 to 9", v);
         spec->deflate_level = (int)level;
     }
+    if (spec->deflate_level > 0 && spec->format != MINV_FORMAT_AUTO && spec->format != MINV_FORMAT_NETCDF4 &&
+        spec->format != MINV_FORMAT_NETCDF4_CLASSIC)
+        return cli_error(CLI_USAGE, "generate: --deflate needs --format netcdf4 (or netcdf4-classic)");
     spec->rank = batch > 0 ? 3 : 2;
     minv_nc_dim *d = spec->dims + spec->rank - 2;
     const int square = p->cols == p->n;

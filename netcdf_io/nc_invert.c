@@ -244,7 +244,8 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     MINV_TRY(minv_nc_check_square(ctx, &src));
     minv_nc_sink_spec spec = {.rank = src.batch ? 3 : 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .format = NC_FORMAT_NETCDF4,
+                              .input_format = src.format,
+                              .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
                               .overwrite = fopts->overwrite,
                               .scale = 1,

@@ -311,12 +311,18 @@ minv_status minv_nc_output_reserve(minv_context *ctx, minv_nc_output *o, size_t 
     if (fstat(o->fd, &st) != 0 || bytes > (size_t)LLONG_MAX - (size_t)st.st_size)
         return MINV_SUCCESS;
     /* beyond the end, without changing the size the library sees */
-    if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, st.st_size, (off_t)bytes) == 0 || errno != ENOSPC)
-        return MINV_SUCCESS; /* done, or a file system that cannot: the writes will tell */
+    if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, st.st_size, (off_t)bytes) == 0)
+        return MINV_SUCCESS;
+    const int why = errno;
     struct statvfs fs;
+    if (why == EFBIG) /* RLIMIT_FSIZE, or the file system's largest file */
+        return minv_fail(ctx, MINV_ERR_IO, "cannot write '%s': %s (it needs about %.3g MB)", o->path, strerror(why),
+                         (double)bytes / 1e6);
+    if (why != ENOSPC && why != EDQUOT)
+        return MINV_SUCCESS; /* a file system that cannot reserve: the writes will tell */
     double free_mb = fstatvfs(o->fd, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize / 1e6 : 0;
     return minv_fail(ctx, MINV_ERR_IO, "cannot write '%s': %s (it needs about %.3g MB, the file system has %.3g MB free)",
-                     o->path, strerror(ENOSPC), (double)bytes / 1e6, free_mb);
+                     o->path, strerror(why), (double)bytes / 1e6, free_mb);
 }
 
 /* ---- the end: in place, or gone ---- */

@@ -22,16 +22,70 @@
 
 enum { CHUNK_EDGE = 256, HEADER_RESERVE = 4096 };
 
+static int is_netcdf4(int format) { return format == NC_FORMAT_NETCDF4 || format == NC_FORMAT_NETCDF4_CLASSIC; }
+
 static int create_mode(int format) {
     switch (format) {
     case NC_FORMAT_CLASSIC: return NC_CLOBBER;
     case NC_FORMAT_64BIT_OFFSET: return NC_CLOBBER | NC_64BIT_OFFSET;
     case NC_FORMAT_64BIT_DATA: return NC_CLOBBER | NC_64BIT_DATA;
+    case NC_FORMAT_NETCDF4_CLASSIC: return NC_CLOBBER | NC_NETCDF4 | NC_CLASSIC_MODEL;
     default: return NC_CLOBBER | NC_NETCDF4;
     }
 }
 
-static int is_netcdf4(int format) { return format == NC_FORMAT_NETCDF4 || format == NC_FORMAT_NETCDF4_CLASSIC; }
+/* ---- the format of a new file ---- */
+
+/* The NetCDF format of a minv_file_format. */
+static int nc_format(int32_t f) {
+    switch (f) {
+    case MINV_FORMAT_CLASSIC: return NC_FORMAT_CLASSIC;
+    case MINV_FORMAT_64BIT_OFFSET: return NC_FORMAT_64BIT_OFFSET;
+    case MINV_FORMAT_CDF5: return NC_FORMAT_64BIT_DATA;
+    case MINV_FORMAT_NETCDF4_CLASSIC: return NC_FORMAT_NETCDF4_CLASSIC;
+    default: return NC_FORMAT_NETCDF4;
+    }
+}
+
+/* The largest variable (or record of a record variable) a format holds: the classic formats
+ * keep sizes in 32 bits (NetCDF Users Guide, "Large File Support"). */
+static size_t format_limit(int format) {
+    switch (format) {
+    case NC_FORMAT_CLASSIC: return ((size_t)1 << 31) - 4;
+    case NC_FORMAT_64BIT_OFFSET: return ((size_t)1 << 32) - 4;
+    default: return SIZE_MAX;
+    }
+}
+
+minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_level, int input_format, size_t bytes,
+                                  int *format, char *why, size_t len) {
+    why[0] = '\0';
+    if (asked != MINV_FORMAT_AUTO) {
+        *format = nc_format(asked);
+        if (deflate_level > 0 && !is_netcdf4(*format))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "deflate level %d asks for a netCDF-4 output, and the format asked for is %s",
+                             deflate_level, minv_nc_format_name(*format));
+        if (bytes > format_limit(*format))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "the output variable takes %.4g GB, more than the %s format holds (%.4g GB): ask for 64-bit offset, CDF-5 or netCDF-4",
+                             (double)bytes / 1e9, minv_nc_format_name(*format), (double)format_limit(*format) / 1e9);
+        return MINV_SUCCESS;
+    }
+    if (deflate_level > 0 && !is_netcdf4(input_format)) {
+        *format = NC_FORMAT_NETCDF4;
+        snprintf(why, len, "the output is netCDF-4, not %s as the input: deflation needs netCDF-4", minv_nc_format_name(input_format));
+        return MINV_SUCCESS;
+    }
+    *format = input_format;
+    if (input_format == NC_FORMAT_CLASSIC && bytes > format_limit(NC_FORMAT_CLASSIC))
+        *format = NC_FORMAT_64BIT_OFFSET;
+    if (*format == NC_FORMAT_64BIT_OFFSET && bytes > format_limit(NC_FORMAT_64BIT_OFFSET))
+        *format = NC_FORMAT_64BIT_DATA;
+    if (*format != input_format)
+        snprintf(why, len, "the output is %s, not %s as the input: its variable takes %.4g GB, more than %s holds", minv_nc_format_name(*format),
+                 minv_nc_format_name(input_format), (double)bytes / 1e9, minv_nc_format_name(input_format));
+    return MINV_SUCCESS;
+}
+
 
 /* ---- the variable ---- */
 
@@ -175,7 +229,18 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "output variable '%s' of '%s' names a group: minv writes its outputs to the root group of the output file, so give a plain name",
                          var, path);
     MINV_TRY(minv_nc_output_plan(ctx, &w->out, path, var, spec->overwrite, spec->inputs, spec->ninputs));
-    w->format = w->out.plan == MINV_NC_OUT_ADD ? w->out.format : spec->format;
+    if (w->out.plan == MINV_NC_OUT_ADD) {
+        w->format = w->out.format; /* an existing file keeps its format */
+    } else {
+        /* what the classic formats count: the variable, or one record of a record variable */
+        const int r0 = minv_nc_row_dim(spec->rank);
+        const size_t records = spec->rank == 3 && !spec->dims[0].unlimited ? spec->dims[0].len : 1;
+        size_t bytes;
+        MINV_TRY(minv_nc_product(ctx, records, w->spec.dims[r0].len * w->spec.dims[r0 + 1].len,
+                                 spec->xtype == NC_DOUBLE ? 8 : 4, &bytes, "'%s', variable '%s'", path, var));
+        MINV_TRY(minv_nc_choose_format(ctx, spec->format, spec->deflate_level, spec->input_format, bytes, &w->format,
+                                       w->format_note, sizeof w->format_note));
+    }
     MINV_TRY(minv_nc_output_create(ctx, &w->out));
     if (w->out.plan == MINV_NC_OUT_ADD) {
         st = nc_open(w->out.open_path, NC_WRITE, &w->ncid);
@@ -383,6 +448,8 @@ void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report) {
     minv_report_note(report, "wrote %.3g MB in %.3g s (%.0f MB/s) to '%s' as %s",
                      w->bytes / 1e6, w->seconds, w->seconds > 0 ? w->bytes / 1e6 / w->seconds : 0.0,
                      w->path, w->var);
+    if (w->format_note[0])
+        minv_report_note(report, "%s", w->format_note);
     if (w->out.stale_removed > 0)
         minv_report_note(report, "removed %d temporary file%s of '%s' left by minv runs that died", w->out.stale_removed,
                          w->out.stale_removed == 1 ? "" : "s", w->path);

@@ -64,7 +64,8 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const int64_t nrhs = bs.cols;
     minv_nc_sink_spec spec = {.rank = bs.rank > 1 ? 2 : 1,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .format = NC_FORMAT_NETCDF4,
+                              .input_format = bs.format,
+                              .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
                               .overwrite = fopts->overwrite,
                               .scale = 1,

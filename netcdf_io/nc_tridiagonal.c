@@ -43,7 +43,8 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     }
     minv_nc_sink_spec spec = {.rank = 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .format = NC_FORMAT_NETCDF4,
+                              .input_format = src[1].format,
+                              .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
                               .overwrite = fopts->overwrite,
                               .scale = 1,

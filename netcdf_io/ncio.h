@@ -144,7 +144,8 @@ typedef struct {
     int rank;                       /* 2, 3 for a batch, or 1 for one column (dims[0] only) */
     minv_nc_dim dims[3];            /* names may repeat: R(channel, channel) */
     nc_type xtype;                  /* the type on disk */
-    int format;                     /* of a new file: NC_FORMAT_NETCDF4, _CLASSIC, _64BIT_OFFSET */
+    int input_format;               /* NC_FORMAT_* of the input, which a new file follows */
+    int32_t format;                 /* minv_file_format asked for (MINV_FORMAT_AUTO: follow) */
     int deflate_level;              /* netCDF-4: 0 (none) to 9 */
     double scale;                   /* integer types: stored = round(value / scale); a
                                        scale_factor attribute is written when scale != 1 */
@@ -210,6 +211,7 @@ typedef struct {
     double *buffer;
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
+    char format_note[256];          /* why the format is not the input's, for the report */
     char *old_history;              /* of a file that is added to */
 } minv_nc_sink;
 
@@ -228,6 +230,13 @@ typedef struct {
  * group. */
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
                               const char *var, const minv_nc_sink_spec *spec, int64_t count);
+/* The NetCDF format of a new output (NC_FORMAT_*): `asked` (a minv_file_format) when given,
+ * else the input's where a variable of `bytes` (a record's, for a record variable) fits it,
+ * the next larger of 64-bit offset and CDF-5 otherwise; netCDF-4 when a deflate level asks
+ * for it. *why (len bytes) says why when it is not the input's, "" otherwise. INVALID_ARG
+ * when a format asked for cannot hold the variable or cannot deflate. */
+minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_level, int input_format, size_t bytes,
+                                  int *format, char *why, size_t len);
 /* Matrix k of the variable from m (rows x cols in the spec's view). */
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
 /* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,

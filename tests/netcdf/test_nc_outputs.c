@@ -7,7 +7,9 @@
  *     a netCDF file that lacks the variable gains it; a replaced file keeps its permissions;
  *   - names of 246 to 255 characters work (the temporary's name is shortened);
  *   - temporaries left by a process that died (same host) are removed by the next run and
- *     reported, those of a live process are not. */
+ *     reported, those of a live process are not;
+ *   - the format of a new output follows the input's unless the result is too large for it
+ *     (issue 23 item 5; the command's tests check the formats written). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -198,6 +200,37 @@ static void stale_temporaries(minv_context *ctx) {
     CHECK(!nct_tmp_left("out_stale.nc"), "the temporary was left once its process ended");
 }
 
+/* The format chooser on sizes no test file can have: a classic input whose result is too large
+ * for classic goes to 64-bit offset, then CDF-5, and says so; a format asked for that cannot
+ * hold it, or cannot deflate, is refused. */
+static void formats(minv_context *ctx) {
+    int format;
+    char why[256];
+    const size_t gb3 = (size_t)3 << 30, gb5 = (size_t)5 << 30;
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_AUTO, 0, NC_FORMAT_CLASSIC, 1000, &format, why, sizeof why),
+                 MINV_SUCCESS, ctx);
+    CHECK(format == NC_FORMAT_CLASSIC && !why[0], "a small classic result: format %d, '%s'", format, why);
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_AUTO, 0, NC_FORMAT_CLASSIC, gb3, &format, why, sizeof why),
+                 MINV_SUCCESS, ctx);
+    CHECK(format == NC_FORMAT_64BIT_OFFSET, "3 GiB from classic: format %d", format);
+    HAS(why, "the output is netCDF-3 64-bit offset, not netCDF-3 classic as the input: its variable takes 3.221 GB");
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_AUTO, 0, NC_FORMAT_CLASSIC, gb5, &format, why, sizeof why),
+                 MINV_SUCCESS, ctx);
+    CHECK(format == NC_FORMAT_64BIT_DATA, "5 GiB from classic: format %d", format);
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_AUTO, 0, NC_FORMAT_NETCDF4_CLASSIC, gb5, &format, why, sizeof why),
+                 MINV_SUCCESS, ctx);
+    CHECK(format == NC_FORMAT_NETCDF4_CLASSIC && !why[0], "netCDF-4 classic model follows: %d", format);
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_AUTO, 5, NC_FORMAT_64BIT_DATA, 1000, &format, why, sizeof why),
+                 MINV_SUCCESS, ctx);
+    CHECK(format == NC_FORMAT_NETCDF4, "deflate asks for netCDF-4: %d", format);
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_CLASSIC, 0, NC_FORMAT_NETCDF4, gb3, &format, why, sizeof why),
+                 MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "more than the netCDF-3 classic format holds");
+    CHECK_STATUS(minv_nc_choose_format(ctx, MINV_FORMAT_CDF5, 1, NC_FORMAT_NETCDF4, 1000, &format, why, sizeof why),
+                 MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "deflate level 1 asks for a netCDF-4 output, and the format asked for is CDF-5");
+}
+
 int main(void) {
     minv_context *ctx = nct_context();
     minv_file_options_default(&fo_keep);
@@ -210,6 +243,7 @@ int main(void) {
         long_name(ctx, len);
     long_name(ctx, 255);
     stale_temporaries(ctx);
+    formats(ctx);
     minv_destroy(ctx);
     return tu_finish("test_nc_outputs");
 }
