@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -308,8 +309,15 @@ minv_status minv_nc_output_create(minv_context *ctx, minv_nc_output *o) {
 
 minv_status minv_nc_output_reserve(minv_context *ctx, minv_nc_output *o, size_t bytes) {
     struct stat st;
+    struct rlimit limit;
     if (fstat(o->fd, &st) != 0 || bytes > (size_t)LLONG_MAX - (size_t)st.st_size)
         return MINV_SUCCESS;
+    /* a file size limit (ulimit -f) that fallocate does not check, and writes past which
+     * fail inside HDF5 */
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)st.st_size + bytes > limit.rlim_cur)
+        return minv_fail(ctx, MINV_ERR_IO, "cannot write '%s': %s (it needs about %.3g MB, and the file size limit, ulimit -f, is %.3g MB)",
+                         o->path, strerror(EFBIG), (double)bytes / 1e6, (double)limit.rlim_cur / 1e6);
     /* beyond the end, without changing the size the library sees */
     if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, st.st_size, (off_t)bytes) == 0)
         return MINV_SUCCESS;
@@ -388,7 +396,7 @@ void minv_nc_output_release(minv_nc_output *o) {
         close(sink);
 }
 
-void minv_nc_output_discard(minv_nc_output *o) {
+void minv_nc_output_discard(minv_nc_output *o, int library_closed) {
     if (!o->tmp) /* never created (a zeroed struct), or committed */
         return;
     if (o->fd >= 0) {
@@ -396,7 +404,11 @@ void minv_nc_output_discard(minv_nc_output *o) {
         (void)released;                           /* and if not, when the last holder closes it */
         if (still_ours(o))
             unlink(o->tmp);
-        close(o->fd);
+        /* HDF5 that could not close the file believes it open, by inode: were the inode freed
+         * and reused by a later output, HDF5 would refuse that one as "already open" (netCDF-C
+         * says "Permission denied"). Our descriptor keeps the inode, empty, until exit. */
+        if (library_closed)
+            close(o->fd);
         o->fd = -1;
     }
     untrack(o->tmp);

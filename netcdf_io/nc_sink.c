@@ -432,12 +432,13 @@ cleanup:
 }
 
 void minv_nc_sink_abort(minv_nc_sink *w) {
+    int closed = 1;
     if (w->ncid >= 0) {
         minv_nc_output_release(&w->out);
-        nc_abort(w->ncid);
+        closed = nc_abort(w->ncid) == NC_NOERR;
     }
     w->ncid = -1;
-    minv_nc_output_discard(&w->out); /* after a commit there is nothing left to remove */
+    minv_nc_output_discard(&w->out, closed); /* after a commit there is nothing left to remove */
     free(w->buffer);
     free(w->old_history);
     w->buffer = NULL;

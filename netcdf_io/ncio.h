@@ -194,8 +194,9 @@ minv_status minv_nc_output_commit(minv_context *ctx, minv_nc_output *o);
 /* Points the library's descriptors on the temporary at memory, so that closing it cannot
  * fail (a full disk); call before nc_abort of a temporary that is given up. */
 void minv_nc_output_release(minv_nc_output *o);
-/* Truncates and removes the temporary; harmless after a commit. */
-void minv_nc_output_discard(minv_nc_output *o);
+/* Truncates and removes the temporary; harmless after a commit. library_closed: 0 when the
+ * library failed to close its file (nc_abort's status), whose inode is then kept. */
+void minv_nc_output_discard(minv_nc_output *o, int library_closed);
 /* Removes every temporary this process is writing: async-signal-safe, for the minv command's
  * handler of SIGINT and SIGTERM. */
 void minv_nc_remove_temporaries(void);

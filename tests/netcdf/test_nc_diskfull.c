@@ -95,8 +95,9 @@ static void write_inputs(void) {
     free(a);
 }
 
-/* Every writer into `dir`, each failing with `reason`; nothing left, the space back. */
-static void writers_fail(minv_context *ctx, const char *dir, const char *reason) {
+/* Every writer into `dir`, each failing with `reason`; nothing left, and on a file system of
+ * our own the space back. */
+static void writers_fail(minv_context *ctx, const char *dir, const char *reason, int private_fs) {
     static const char *const bands[3] = {"DL", "D", "DU"};
     const double before = free_bytes(dir);
     for (int c = 0; c < 2; c++) {
@@ -113,7 +114,7 @@ static void writers_fail(minv_context *ctx, const char *dir, const char *reason)
         HAS(minv_last_error(ctx), reason);
         CHECK(is_empty(dir), "%s: something was left in %s", in, dir);
     }
-    CHECK(free_bytes(dir) == before, "%s: %.0f bytes free before, %.0f after", dir, before, free_bytes(dir));
+    CHECK(!private_fs || free_bytes(dir) == before, "%s: %.0f bytes free before, %.0f after", dir, before, free_bytes(dir));
 }
 
 /* A small output still fits, into the same file system, after the failures. */
@@ -183,7 +184,7 @@ int main(void) {
     write_inputs();
     if (tmpfs) {
         printf("test_nc_diskfull: a 192 KiB tmpfs at %s\n", dir);
-        writers_fail(ctx, dir, "No space left on device");
+        writers_fail(ctx, dir, "No space left on device", 1);
         later_write(ctx, dir);
         fills_while_writing(ctx, dir);
     } else {
@@ -193,7 +194,7 @@ int main(void) {
         signal(SIGXFSZ, SIG_IGN);
         struct rlimit lim = {192 << 10, RLIM_INFINITY};
         CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s", strerror(errno));
-        writers_fail(ctx, dir, "File too large");
+        writers_fail(ctx, dir, "File too large", 0);
         later_write(ctx, dir);
     }
     minv_destroy(ctx);
