@@ -28,6 +28,7 @@ const cli_option cli_file_options[] = {
     {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)"},
     {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)"},
     {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)"},
+    {"allow-remote", NULL, "inputs may be URLs (OPeNDAP, S3), fetched over the network (default: refused)"},
     {NULL, NULL, NULL}};
 
 const cli_option cli_output_options[] = {
@@ -272,6 +273,7 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         s->fopts.tile = i;
     }
     s->fopts.fortran_order = cli_flag(a, "fortran-order");
+    s->fopts.allow_remote = cli_flag(a, "allow-remote");
     if ((v = cli_value(a, "batch-chunk"))) {
         if (!cli_parse_int(v, 1, INT32_MAX, &i))
             return cli_error(CLI_USAGE, "--batch-chunk %s: expected an integer >= 1", v);

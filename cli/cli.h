@@ -21,7 +21,8 @@ typedef struct {
 /* Option groups that subcommands combine. */
 extern const cli_option cli_compute_options[]; /* --method --backend --device-memory --precision
                                                   --tol --max-iter --residual --threads */
-extern const cli_option cli_file_options[];    /* --slice --tile --fortran-order --batch-chunk */
+extern const cli_option cli_file_options[];    /* --slice --tile --fortran-order --batch-chunk
+                                                  --allow-remote */
 extern const cli_option cli_output_options[];  /* --overwrite (-O) --format --deflate */
 extern const cli_option cli_general_options[]; /* --quiet --help */
 

@@ -107,8 +107,6 @@ static int prefix_length(const char *base) {
 
 /* ---- what may be written where ---- */
 
-static int is_url(const char *path) { return strstr(path, "://") != NULL; }
-
 static minv_status check_directory(minv_context *ctx, const char *path) {
     char dir[PATH_MAX];
     const char *base;
@@ -145,7 +143,7 @@ minv_status minv_nc_output_plan(minv_context *ctx, minv_nc_output *o, const char
     memset(o, 0, sizeof *o);
     o->fd = -1;
     o->path = path;
-    if (is_url(path))
+    if (minv_nc_is_url(path))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "output '%s' is a URL: minv writes its outputs to local files only", path);
     for (int i = 0; i < ninputs; i++)
         if (minv_nc_same_file(path, inputs[i]))

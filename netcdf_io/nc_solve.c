@@ -94,7 +94,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     }
     MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
 
-    minv_nc_source_slice(&as, where, sizeof where);
+    minv_nc_source_slice(&as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
     snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
              where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
     minv_nc_attr attrs[] = {

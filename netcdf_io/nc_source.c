@@ -83,13 +83,19 @@ static minv_status find_variable(minv_context *ctx, minv_nc_source *s) {
  * MINV_NC_ALLOW_VECTOR (one column). */
 static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band, int flags) {
     struct stat info;
-    /* a FIFO would block nc_open, and a device or directory is no netCDF file */
-    if (stat(s->path, &info) == 0 && !S_ISREG(info.st_mode))
-        return minv_fail(ctx, MINV_ERR_IO, "'%s' is %s, not a regular file, so variable '%s' cannot be read from it", s->path,
-                         minv_nc_file_kind(info.st_mode), s->var);
-    minv_status status = minv_nc_classic_check(ctx, s->path, s->var);
-    if (status != MINV_SUCCESS)
-        return status;
+    minv_status status;
+    if (minv_nc_is_url(s->path)) { /* netCDF-C would fetch it over the network (OPeNDAP, S3) */
+        if (!s->allow_remote)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "input '%s' is a URL: minv reads remote data only when asked (allow_remote; --allow-remote on the command line), so variable '%s' is not read",
+                             s->path, s->var);
+    } else {
+        /* a FIFO would block nc_open, and a device or directory is no netCDF file */
+        if (stat(s->path, &info) == 0 && !S_ISREG(info.st_mode))
+            return minv_fail(ctx, MINV_ERR_IO, "'%s' is %s, not a regular file, so variable '%s' cannot be read from it", s->path,
+                             minv_nc_file_kind(info.st_mode), s->var);
+        if ((status = minv_nc_classic_check(ctx, s->path, s->var)) != MINV_SUCCESS)
+            return status;
+    }
     int st = nc_open(s->path, NC_NOWRITE, &s->ncid);
     if (st != NC_NOERR) {
         s->ncid = -1;
@@ -163,8 +169,9 @@ static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const m
                          nlead == 0 ? " (it is a matrix already: drop the slice)" : "");
     for (int d = 0; d < nslice; d++) {
         if (fopts->slice[d] < 0 || (uint64_t)fopts->slice[d] >= s->dims[d].len)
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: slice index %lld is outside dimension %s (0-based, %zu entries)",
-                             s->path, shape, (long long)fopts->slice[d], s->dims[d].name, s->dims[d].len);
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: slice index %lld is outside dimension %s (%s, %zu entries)",
+                             s->path, shape, (long long)fopts->slice[d] + s->index_base, s->dims[d].name,
+                             minv_nc_base_label(s->index_base), s->dims[d].len);
         s->lead[d] = (size_t)fopts->slice[d];
     }
     s->nlead_fixed = nslice;
@@ -317,6 +324,8 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
     s->ncid = -1;
     s->path = path;
     s->var = var;
+    s->index_base = fopts->index_base;
+    s->allow_remote = fopts->allow_remote;
     minv_status status = MINV_SUCCESS;
     MINV_TRY(open_variable(ctx, s, 0, flags));
     MINV_TRY(choose_matrices(ctx, s, fopts, flags));
@@ -345,20 +354,21 @@ void minv_nc_source_close(minv_nc_source *s) {
 
 /* ---- reading ---- */
 
-void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len) {
+void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len) {
     size_t used = 0;
     buf[0] = '\0';
     for (int d = 0; d < s->nlead_fixed && used < len; d++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s = %zu", d ? ", " : "", s->dims[d].name, s->lead[d]);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s = %zu", d ? ", " : "", s->dims[d].name, s->lead[d] + (size_t)base);
 }
 
 void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len) {
     char slice[512], batch[NC_MAX_NAME + 32] = "";
-    minv_nc_source_slice(s, slice, sizeof slice);
+    minv_nc_source_slice(s, s->index_base, slice, sizeof slice);
     if (s->batch)
-        snprintf(batch, sizeof batch, "%s%s = %lld", slice[0] ? ", " : "", s->dims[s->nlead_fixed].name, (long long)k);
+        snprintf(batch, sizeof batch, "%s%s = %lld", slice[0] ? ", " : "", s->dims[s->nlead_fixed].name,
+                 (long long)k + s->index_base);
     if (slice[0] || batch[0])
-        snprintf(buf, len, "'%s', variable '%s' (%s%s, 0-based)", s->path, s->var, slice, batch);
+        snprintf(buf, len, "'%s', variable '%s' (%s%s, %s)", s->path, s->var, slice, batch, minv_nc_base_label(s->index_base));
     else
         snprintf(buf, len, "'%s', variable '%s'", s->path, s->var);
 }
@@ -462,8 +472,10 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
             if (st != NC_NOERR) {
                 char where[768];
                 minv_nc_source_where(s, k, where, sizeof where);
-                return minv_nc_fail(ctx, st, "%s: reading entries [%zu:%zu, %zu:%zu] failed (truncated or corrupt file?)",
-                                    where, start[r0], start[r0] + count[r0], start[r0 + 1], start[r0 + 1] + count[r0 + 1]);
+                const size_t b = (size_t)s->index_base;
+                return minv_nc_fail(ctx, st, "%s: reading entries %zu to %zu along %s and %zu to %zu along %s (%s) failed (truncated or corrupt file?)",
+                                    where, start[r0] + b, start[r0] + count[r0] - 1 + b, s->dims[r0].name, start[r0 + 1] + b,
+                                    start[r0 + 1] + count[r0 + 1] - 1 + b, s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
             }
             bad_entry tile_bad = {OK, 0, 0, 0};
             scan_tile(s, s->buffer, start + r0, count + r0, keep_nonfinite, m->dtype == MINV_R32, &tile_bad);
@@ -505,8 +517,9 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
     if (st != NC_NOERR) {
         char where[768];
         minv_nc_source_where(s, k0, where, sizeof where);
-        return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld failed (truncated or corrupt file?)", where,
-                            (long long)k0, (long long)(k0 + count - 1));
+        return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld (%s) failed (truncated or corrupt file?)", where,
+                            (long long)k0 + s->index_base, (long long)(k0 + count - 1) + s->index_base,
+                            minv_nc_base_label(s->index_base));
     }
     minv_status status = MINV_SUCCESS;
     for (int64_t m = 0; m < count && status == MINV_SUCCESS; m++) {
@@ -587,13 +600,15 @@ minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s) {
 /* ---- a 1-D variable, whole: a band of a tridiagonal matrix ---- */
 
 minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path, const char *var,
-                                minv_dtype t, minv_mat *v) {
+                                const minv_file_options *fopts, minv_dtype t, minv_mat *v) {
     minv_status status = MINV_SUCCESS;
     size_t esize = 0;
     memset(s, 0, sizeof *s);
     s->ncid = -1;
     s->path = path;
     s->var = var;
+    s->index_base = fopts->index_base;
+    s->allow_remote = fopts->allow_remote;
     v->data = NULL;
     MINV_TRY(open_variable(ctx, s, 1, 0));
     MINV_TRY(read_value_rules(ctx, s));

@@ -123,6 +123,8 @@ int minv_nc_same_file(const char *a, const char *b) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int minv_nc_is_url(const char *path) { return strstr(path, "://") != NULL || path[0] == '['; }
+
 const char *minv_nc_file_kind(unsigned mode) {
     switch (mode & S_IFMT) {
     case S_IFREG: return "a regular file";

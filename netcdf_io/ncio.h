@@ -9,8 +9,10 @@
  *   nc_util.c     errors, names, the NetCDF lock, file identity
  *   nc_hdf5.c     HDF5's error stack silenced and read
  *
- * Indices in messages are 1-based for matrix entries (row, column) and 0-based for slice
- * positions, as ncdump and ncks count them; every message names the file and the variable. */
+ * Indices in messages are 1-based for matrix entries (row, column); slice positions and batch
+ * members are counted from the caller's index_base (0, as ncdump and ncks count them, or 1 for
+ * Fortran), and attributes in files count them from 0. Every message names the file and the
+ * variable. */
 #ifndef MINV_NCIO_H
 #define MINV_NCIO_H
 
@@ -90,6 +92,8 @@ typedef struct {
     size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
     size_t tile[2];                /* tile edges along d0, d1 */
     const char *tile_rule;         /* how the tile was chosen, for the report */
+    int index_base;                /* slice indices and batch members in messages: 0 or 1 */
+    int allow_remote;              /* a URL may be opened */
     double *buffer;                /* one tile of doubles */
     double bytes, seconds;         /* read so far (stored bytes) and the time it took */
     int64_t tiles;
@@ -114,9 +118,10 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst);
-/* The fixed leading indices: "Time = 2, level = 0" (0-based), "" without a slice. */
-void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len);
-/* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)". */
+/* The fixed leading indices counted from `base`: "Time = 2, level = 0", "" without a slice.
+ * Messages count from the caller's index_base; attributes in files from 0, as ncdump. */
+void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len);
+/* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)", in the index_base. */
 void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len);
 /* Appends "read ... MB in ... s (... MB/s) ..." to the report's reason. */
 void minv_nc_source_note(const minv_nc_source *s, minv_report *report);
@@ -138,7 +143,7 @@ minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char
  * SHAPE unless the variable has rank 1. The source is closed on return, its dims[0] and read
  * statistics still valid. */
 minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path,
-                                const char *var, minv_dtype t, minv_mat *v);
+                                const char *var, const minv_file_options *fopts, minv_dtype t, minv_mat *v);
 
 typedef struct {
     int rank;                       /* 2, 3 for a batch, or 1 for one column (dims[0] only) */
@@ -325,6 +330,10 @@ const char *minv_nc_base_name(const char *var);
 const char *minv_nc_type_name(nc_type t);
 const char *minv_nc_format_name(int format);
 int minv_nc_type_is_integer(nc_type t);
+/* 1 when netCDF-C would take `path` for a URL (scheme://..., or its old [params]url form). */
+int minv_nc_is_url(const char *path);
+/* "0-based" or "1-based": how a message counts slice indices and batch members. */
+static inline const char *minv_nc_base_label(int base) { return base ? "1-based" : "0-based"; }
 /* "a FIFO (named pipe)", "a directory", ...: what a stat mode is, for messages. */
 const char *minv_nc_file_kind(unsigned mode);
 /* 1 when a and b name the same existing file (after links). */

@@ -9,7 +9,7 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
 function(run)
-  execute_process(COMMAND "${MINV}" ${ARGN} WORKING_DIRECTORY "${WORK}"
+  execute_process(COMMAND "${MINV}" ${ARGN} WORKING_DIRECTORY "${WORK}" TIMEOUT 300
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(rc "${rc}" PARENT_SCOPE)
   set(out "${out}" PARENT_SCOPE)
@@ -188,6 +188,32 @@ ok(ARGS invert batch.nc:cov slice_inv.nc --slice 2 --max-iter 50 --tol 1e-10 --d
 ok(ARGS invert soar.nc:B devices_inv.nc --method gauss-jordan --devices all)
 ok(ARGS info batch.nc:cov --slice 1 --no-rcond EXPECT "rcond +not estimated \\(--no-rcond\\)")
 ok(ARGS generate soar 12 --grid-shape 4x3 --length 1.5 rect.nc)
+
+# ---- existing outputs: replaced only with -O, as cdo does; a FIFO or device never; no URLs ----
+file(WRITE "${WORK}/notnc.nc" "hello\n")
+fails(CODE 1 ARGS invert kms.nc:A notnc.nc INPUT notnc.nc
+      MESSAGE "output 'notnc.nc' exists and is not a netCDF file: minv replaces an existing file only when asked \\(overwrite; -O")
+ok(ARGS invert kms.nc:A notnc.nc -O)
+fails(CODE 1 ARGS invert kms.nc:A notnc.nc INPUT notnc.nc MESSAGE "output 'notnc.nc' already holds a variable 'A_inv'")
+ok(ARGS invert kms.nc:A notnc.nc --overwrite)
+ok(ARGS invert kms.nc:A notnc.nc:second)
+fails(CODE 1 ARGS generate kms 5 kms.nc INPUT kms.nc MESSAGE "output 'kms.nc' already holds a variable 'A'")
+ok(ARGS generate kms 5 kms5.nc)
+ok(ARGS generate kms 5 kms5.nc -O)
+find_program(MKFIFO mkfifo)
+if(MKFIFO)
+  execute_process(COMMAND ${MKFIFO} fifo.nc WORKING_DIRECTORY "${WORK}")
+  fails(CODE 1 ARGS invert kms.nc:A fifo.nc -O MESSAGE "output 'fifo.nc' is a FIFO \\(named pipe\\), not a regular file")
+  fails(CODE 1 ARGS info fifo.nc:A MESSAGE "'fifo.nc' is a FIFO \\(named pipe\\), not a regular file")
+endif()
+fails(CODE 1 ARGS invert kms.nc:A /dev/null -O MESSAGE "output '/dev/null' is a character device")
+fails(CODE 1 ARGS info http://127.0.0.1:9/kms.nc:A
+      MESSAGE "input 'http://127.0.0.1:9/kms.nc' is a URL: minv reads remote data only when asked \\(allow_remote; --allow-remote")
+fails(CODE 1 ARGS invert kms.nc:A http://127.0.0.1:9/o.nc:X MESSAGE "output 'http://127.0.0.1:9/o.nc' is a URL")
+run(info http://127.0.0.1:9/kms.nc:A --allow-remote) # asked: netCDF-C tries (and fails: nothing listens there)
+if(rc EQUAL 0 OR err MATCHES "is a URL")
+  message(SEND_ERROR "info --allow-remote: exit ${rc}, ${err}")
+endif()
 
 # ---- the output's format follows the input's where the result fits it; --format, --deflate ----
 if(NCDUMP)

@@ -270,6 +270,25 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
     CHECK(nct_same(&input, "err_A.nc"), "the input was touched by solve");
 
     /* a directory that does not exist */
+    /* URLs: an input only when asked (netCDF-C would fetch it), an output never */
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "https://127.0.0.1:9/err_A.nc", "A", "err_out.nc", NULL, NCT_REPLACE,
+                                  &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "input 'https://127.0.0.1:9/err_A.nc' is a URL: minv reads remote data only when asked");
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "[log]http://127.0.0.1:9/b.nc", "B", "err_out.nc",
+                                 NULL, NCT_REPLACE, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "is a URL");
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "file:///tmp/err_out.nc", NULL, NCT_REPLACE, &rep),
+                 MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "output 'file:///tmp/err_out.nc' is a URL: minv writes its outputs to local files only");
+    {
+        minv_file_options remote;
+        nct_options(&remote);
+        remote.allow_remote = 1; /* asked: netCDF-C tries, and nothing listens on port 9 */
+        minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, "http://127.0.0.1:9/err_A.nc", "A", "err_out.nc", NULL,
+                                          &remote, &rep);
+        CHECK(st != MINV_SUCCESS && !strstr(minv_last_error(ctx), "is a URL"), "allow_remote: %s", minv_last_error(ctx));
+        CHECK(!nct_exists("err_out.nc"), "allow_remote: an output");
+    }
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "no_such_dir/out.nc", NULL, NCT_REPLACE, &rep),
                  MINV_ERR_NOT_FOUND, ctx);
     HAS(minv_last_error(ctx), "the directory 'no_such_dir' does not exist");
