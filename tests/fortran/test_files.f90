@@ -16,7 +16,7 @@ program test_files
   type(rng_t) :: rng
   real(real64) :: a(n, n), s(n, n), b(n, k), cov(n, n, nt), x(n, n), ref(n, n), xb(n, k)
   real(real64) :: refb(n, k), got3(n, n, nt), xv(n), refv(n)
-  integer :: stat, t, ncid, varid, deflate_level, grpid, dimid
+  integer :: stat, t, ncid, varid, deflate_level, grpid, dimid, u
   logical :: shuffle
   character(200) :: msg
 
@@ -34,6 +34,8 @@ program test_files
   call minv_init(ctx)
 
   ! ---- minv_invert_file: the Fortran view of the file, each optional argument ----
+  open (newunit=u, file='out.nc')
+  close (u, status='delete') ! variables are added to it below: from none
   call minv_invert(ctx, a, ref)
   call minv_invert_file(ctx, 'in.nc', 'A', 'out.nc', 'A_inv', overwrite=.true., report=rep, &
                         stat=stat, errmsg=msg)
