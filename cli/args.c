@@ -38,6 +38,7 @@ const cli_option cli_options[] = {
     {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)", COMPUTE},
     {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)", COMPUTE},
     {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)", INV},
+    {"allow-remote", NULL, "inputs may be URLs (OPeNDAP, S3), fetched over the network (default: refused)", COMPUTE},
     {"tridiagonal", "DL,D,DU", "IN.nc holds a tridiagonal matrix as three 1-D variables: sub-diagonal (n-1), diagonal (n), super-diagonal (n-1)", INV},
     {"tridiagonal-algorithm", "auto|write-once|sherman-morrison|pivoted", "tridiagonal inversion (either form): the algorithm (default auto)", INV},
     /* info */
@@ -56,11 +57,28 @@ const cli_option cli_options[] = {
     {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)", GEN},
     {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)", GEN},
     /* writing the output */
-    {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", INV | SOL | GEN},
+    {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)", INV | SOL | GEN},
+    {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)", INV | SOL},
+    {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL},
+    {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", GEN},
     /* general */
     {"quiet", NULL, "no progress on the terminal", INV | SOL | INF | GEN},
     {"help", NULL, "this help", INV | SOL | INF | GEN},
     {NULL, NULL, NULL, 0}};
+
+const char cli_format_names[] = "classic, 64bit (or 64bit-offset), cdf5, netcdf4 or netcdf4-classic";
+
+int cli_parse_format(const char *text, int32_t *format) {
+    static const struct { const char *name; minv_file_format format; } names[] = {
+        {"classic", MINV_FORMAT_CLASSIC}, {"64bit", MINV_FORMAT_64BIT_OFFSET}, {"64bit-offset", MINV_FORMAT_64BIT_OFFSET},
+        {"cdf5", MINV_FORMAT_CDF5},       {"netcdf4", MINV_FORMAT_NETCDF4},   {"netcdf4-classic", MINV_FORMAT_NETCDF4_CLASSIC}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(text, names[k].name) == 0) {
+            *format = names[k].format;
+            return 1;
+        }
+    return 0;
+}
 
 static const cli_option *find_option(const cli_command *cmd, const char *name, size_t len) {
     for (const cli_option *o = cli_options; o->name; o++)
@@ -77,6 +95,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
             out->help = 1;
             continue;
         }
+        if (strcmp(arg, "-O") == 0) /* cdo's and nco's short form */
+            arg = "--overwrite";
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
             if (out->npos == CLI_MAX_ARGS)
                 return cli_error(CLI_USAGE, "%s: too many arguments", cmd->name);
@@ -278,16 +298,23 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         s->fopts.tile = i;
     }
     s->fopts.fortran_order = cli_flag(a, "fortran-order");
+    s->fopts.allow_remote = cli_flag(a, "allow-remote");
     if ((v = cli_value(a, "batch-chunk"))) {
         if (!cli_parse_int(v, 1, INT32_MAX, &i))
             return cli_error(CLI_USAGE, "--batch-chunk %s: expected an integer >= 1", v);
         s->fopts.batch_chunk = (int32_t)i;
     }
+    s->fopts.overwrite = cli_flag(a, "overwrite");
+    if ((v = cli_value(a, "format")) && !cli_parse_format(v, &s->fopts.format))
+        return cli_error(CLI_USAGE, "--format %s: expected %s", v, cli_format_names);
     if ((v = cli_value(a, "deflate"))) {
         if (!cli_parse_int(v, 0, 9, &i))
             return cli_error(CLI_USAGE, "--deflate %s: expected a level from 0 to 9", v);
         s->fopts.deflate_level = (int32_t)i;
     }
+    if (s->fopts.deflate_level > 0 && s->fopts.format != MINV_FORMAT_AUTO && s->fopts.format != MINV_FORMAT_NETCDF4 &&
+        s->fopts.format != MINV_FORMAT_NETCDF4_CLASSIC)
+        return cli_error(CLI_USAGE, "--deflate needs a netCDF-4 output: drop --format %s, or use --format netcdf4", cli_value(a, "format"));
     return CLI_OK;
 }
 

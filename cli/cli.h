@@ -79,6 +79,9 @@ void cli_path_var_free(cli_path_var *pv);
 int cli_parse_size(const char *text, int64_t *bytes);
 int cli_parse_int(const char *text, int64_t lo, int64_t hi, int64_t *value);
 int cli_parse_double(const char *text, double *value);
+/* --format's names into a minv_file_format; cli_format_names lists them for messages. */
+int cli_parse_format(const char *text, int32_t *format);
+extern const char cli_format_names[];
 
 /* ---- output (output.c) ---- */
 
@@ -102,8 +105,9 @@ int cli_is_why(const char *note);
  * with the stage, its percentage and the seconds since the command's first report. */
 void cli_progress(void *user, const char *stage, double fraction);
 void cli_progress_done(void);
-/* Removes `path`'s temporary output if the command is interrupted (SIGINT, SIGTERM, SIGHUP). */
-void cli_guard_output(const char *path);
+/* Removes the temporary outputs being written if the command is interrupted (SIGINT,
+ * SIGTERM, SIGHUP). */
+void cli_guard_outputs(void);
 
 /* ---- subcommands ---- */
 int cli_invert(int argc, char **argv);

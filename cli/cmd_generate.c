@@ -21,10 +21,6 @@ static const struct { const char *name; nc_type type; } types[] = {
     {"double", NC_DOUBLE}, {"float", NC_FLOAT}, {"int64", NC_INT64}, {"int", NC_INT}, {"short", NC_SHORT},
     {"byte", NC_BYTE}, {"uint64", NC_UINT64}, {"uint", NC_UINT}, {"ushort", NC_USHORT}, {"ubyte", NC_UBYTE}};
 
-static const struct { const char *name; int format; } formats[] = {
-    {"netcdf4", NC_FORMAT_NETCDF4}, {"classic", NC_FORMAT_CLASSIC}, {"64bit-offset", NC_FORMAT_64BIT_OFFSET},
-    {"cdf5", NC_FORMAT_64BIT_DATA}};
-
 /* The grid of soar and gaussian from --grid and --grid-shape. */
 static int grid_from(const cli_args *a, gen_params *p) {
     const char *grid = cli_value(a, "grid"), *shape = cli_value(a, "grid-shape");
@@ -88,9 +84,10 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
     const char *v;
     memset(spec, 0, sizeof *spec);
     spec->xtype = NC_DOUBLE;
-    spec->format = NC_FORMAT_NETCDF4;
+    spec->input_format = NC_FORMAT_NETCDF4; /* the default, with no input to follow */
     spec->scale = 1;
     spec->view = MINV_NC_C_VIEW;
+    spec->overwrite = cli_flag(a, "overwrite");
     if ((v = cli_value(a, "type"))) {
         size_t k = 0;
         while (k < sizeof types / sizeof types[0] && strcmp(v, types[k].name) != 0) k++;
@@ -98,13 +95,8 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
             return cli_error(CLI_USAGE, "generate: --type %s: expected double, float, int64, int, short, byte, uint64, uint, ushort or ubyte", v);
         spec->xtype = types[k].type;
     }
-    if ((v = cli_value(a, "format"))) {
-        size_t k = 0;
-        while (k < sizeof formats / sizeof formats[0] && strcmp(v, formats[k].name) != 0) k++;
-        if (k == sizeof formats / sizeof formats[0])
-            return cli_error(CLI_USAGE, "generate: --format %s: expected netcdf4, classic, 64bit-offset or cdf5", v);
-        spec->format = formats[k].format;
-    }
+    if ((v = cli_value(a, "format")) && !cli_parse_format(v, &spec->format))
+        return cli_error(CLI_USAGE, "generate: --format %s: expected %s", v, cli_format_names);
     if ((v = cli_value(a, "scale")) && !(cli_parse_double(v, &spec->scale) && spec->scale > 0 && minv_nc_type_is_integer(spec->xtype)))
         return cli_error(CLI_USAGE, "generate: --scale %s: expected a number > 0, with an integer --type", v);
     if ((v = cli_value(a, "deflate"))) {
@@ -113,6 +105,9 @@ static int spec_from(const cli_args *a, const gen_params *p, int64_t batch, minv
             return cli_error(CLI_USAGE, "generate: --deflate %s: expected a level from 0 to 9", v);
         spec->deflate_level = (int)level;
     }
+    if (spec->deflate_level > 0 && spec->format != MINV_FORMAT_AUTO && spec->format != MINV_FORMAT_NETCDF4 &&
+        spec->format != MINV_FORMAT_NETCDF4_CLASSIC)
+        return cli_error(CLI_USAGE, "generate: --deflate needs --format netcdf4 (or netcdf4-classic)");
     spec->rank = batch > 0 ? 3 : 2;
     minv_nc_dim *d = spec->dims + spec->rank - 2;
     const int square = p->cols == p->n;
@@ -179,7 +174,8 @@ int cli_generate(int argc, char **argv) {
         minv_set_progress(ctx, cli_progress, NULL);
     if (st == MINV_SUCCESS)
         st = minv_mat_alloc(ctx, &m, MINV_R64, p.n, p.cols);
-    cli_guard_output(out.path);
+    cli_guard_outputs();
+    minv_nc_lock();
     if (st == MINV_SUCCESS)
         st = minv_nc_sink_open(ctx, &sink, out.path, var, &spec, batch > 0 ? batch : 1);
     for (int64_t t = 0; st == MINV_SUCCESS && t < (batch > 0 ? batch : 1); t++) {
@@ -206,6 +202,8 @@ int cli_generate(int argc, char **argv) {
         minv_nc_attr attrs[] = {{"long_name", what, NULL, 0}, {"minv_generator", generator, NULL, 0}};
         st = minv_nc_sink_commit(ctx, &sink, attrs, 2, history ? history : "minv generate");
     }
+    minv_nc_sink_abort(&sink);
+    minv_nc_unlock();
     cli_progress_done();
     if (st != MINV_SUCCESS) {
         code = ctx ? cli_fail(ctx, st) : cli_error(CLI_FAILED, "%s", minv_status_string(st));
@@ -215,7 +213,6 @@ int cli_generate(int argc, char **argv) {
            (long long)p.cols, batch > 0 ? " batch" : "", out.path, var, minv_nc_type_name(spec.xtype), sink.bytes / 1e6,
            sink.seconds);
 cleanup:
-    minv_nc_sink_abort(&sink);
     minv_mat_free(&m);
     minv_destroy(ctx);
     cli_path_var_free(&out);

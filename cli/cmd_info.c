@@ -472,6 +472,7 @@ static void print_batch_json(const batch_tally *b) {
 }
 
 int cli_info(int argc, char **argv) {
+    int locked = 0; /* the NetCDF lock, held from the open to the close of the source */
     cli_args args;
     cli_settings s;
     cli_path_var in = {0};
@@ -495,6 +496,8 @@ int cli_info(int argc, char **argv) {
     const int no_rcond = cli_flag(&args, "no-rcond"), json = cli_flag(&args, "json");
     memset(&o, 0, sizeof o);
     memset(&b, 0, sizeof b);
+    minv_nc_lock();
+    locked = 1;
     minv_status st = minv_nc_source_open(ctx, &src, in.path, in.var, &s.fopts, MINV_NC_ALLOW_BATCH);
     if (st == MINV_SUCCESS)
         st = minv_nc_check_square(ctx, &src);
@@ -530,6 +533,8 @@ int cli_info(int argc, char **argv) {
     }
 cleanup:
     minv_nc_source_close(&src);
+    if (locked)
+        minv_nc_unlock();
     minv_destroy(ctx);
     cli_path_var_free(&in);
     return code;

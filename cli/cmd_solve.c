@@ -35,7 +35,7 @@ int cli_solve(int argc, char **argv) {
         (code = cli_split(args.pos[1], "B", 1, &b)) != CLI_OK || (code = cli_split(args.pos[2], "X", 0, &x)) != CLI_OK ||
         (code = cli_context(&s, &ctx)) != CLI_OK)
         goto cleanup;
-    cli_guard_output(x.path);
+    cli_guard_outputs();
     minv_status st = minv_solve_file(ctx, s.method, a.path, a.var, b.path, b.var, x.path, x.var, &s.fopts, &report);
     cli_progress_done();
     if (st != MINV_SUCCESS) {

@@ -187,23 +187,14 @@ void cli_progress_done(void) {
 
 /* ---- interruption ---- */
 
-static char *guarded[4];
-
-static void remove_guarded(int sig) {
-    for (size_t k = 0; k < sizeof guarded / sizeof guarded[0]; k++)
-        if (guarded[k])
-            unlink(guarded[k]); /* async-signal-safe */
+static void remove_temporaries(int sig) {
+    minv_nc_remove_temporaries(); /* async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-void cli_guard_output(const char *path) {
-    for (size_t k = 0; k < sizeof guarded / sizeof guarded[0]; k++)
-        if (!guarded[k]) {
-            guarded[k] = minv_nc_tmp_name(path);
-            break;
-        }
-    signal(SIGINT, remove_guarded);
-    signal(SIGTERM, remove_guarded);
-    signal(SIGHUP, remove_guarded);
+void cli_guard_outputs(void) {
+    signal(SIGINT, remove_temporaries);
+    signal(SIGTERM, remove_temporaries);
+    signal(SIGHUP, remove_temporaries);
 }

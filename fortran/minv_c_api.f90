@@ -191,6 +191,14 @@ module minv_c_api
   end enum
   public :: MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_PRECISION_MIXED
 
+  ! minv_file_format
+  enum, bind(c)
+    enumerator :: MINV_FORMAT_AUTO = 0, MINV_FORMAT_CLASSIC = 1, MINV_FORMAT_64BIT_OFFSET = 2
+    enumerator :: MINV_FORMAT_CDF5 = 3, MINV_FORMAT_NETCDF4 = 4, MINV_FORMAT_NETCDF4_CLASSIC = 5
+  end enum
+  public :: MINV_FORMAT_AUTO, MINV_FORMAT_CLASSIC, MINV_FORMAT_64BIT_OFFSET, MINV_FORMAT_CDF5, &
+            MINV_FORMAT_NETCDF4, MINV_FORMAT_NETCDF4_CLASSIC
+
   enum, bind(c)
     enumerator :: MINV_MAX_SLICE = 8
   end enum
@@ -200,11 +208,15 @@ module minv_c_api
     integer(c_int) :: precision
     integer(c_int32_t) :: deflate_level
     integer(c_int32_t) :: nslice
-    integer(c_int32_t) :: reserved
+    integer(c_int32_t) :: overwrite
     integer(c_int64_t) :: slice(MINV_MAX_SLICE)
     integer(c_int64_t) :: tile
     integer(c_int32_t) :: fortran_order
     integer(c_int32_t) :: batch_chunk
+    integer(c_int32_t) :: format
+    integer(c_int32_t) :: allow_remote
+    integer(c_int32_t) :: index_base
+    integer(c_int32_t) :: reserved
   end type minv_file_options
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &

@@ -50,6 +50,12 @@ static minv_status check_fopts(minv_context *ctx, const char *fn, int pos, const
     if (in->batch_chunk < 0)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): batch_chunk = %d must be >= 0",
                          fn, pos, (int)in->batch_chunk);
+    if (in->index_base != 0 && in->index_base != 1)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): index_base = %d must be 0 or 1",
+                         fn, pos, (int)in->index_base);
+    if (in->format < MINV_FORMAT_AUTO || in->format > MINV_FORMAT_NETCDF4_CLASSIC)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): format = %d is not a minv_file_format",
+                         fn, pos, (int)in->format);
     if (in->fortran_order != 0 && in->fortran_order != 1)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (fopts): fortran_order = %d must be 0 or 1",
                          fn, pos, (int)in->fortran_order);

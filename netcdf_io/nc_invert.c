@@ -77,7 +77,7 @@ const char *minv_nc_residual_kind_text(int kind) {
 
 /* The batch's report from the last matrix's and the records of all. */
 static void aggregate(minv_report *r, const minv_report *last, const per_matrix *p, int64_t count,
-                      int64_t chunk, double seconds, double flops) {
+                      int64_t chunk, double seconds, double flops, int base) {
     int64_t worst = 0;
     *r = *last;
     for (int64_t k = 0; k < count; k++) {
@@ -93,8 +93,8 @@ static void aggregate(minv_report *r, const minv_report *last, const per_matrix 
     for (int64_t k = 1; k < count; k++)
         if (p->method[k] != p->method[0])
             r->method = MINV_METHOD_AUTO;
-    minv_report_note(r, "batch: %lld matrices in chunks of up to %lld, the largest residual is matrix %lld's (0-based)",
-                     (long long)count, (long long)chunk, (long long)worst);
+    minv_report_note(r, "batch: %lld matrices in chunks of up to %lld, the largest residual is matrix %lld's (%s)",
+                     (long long)count, (long long)chunk, (long long)worst + base, minv_nc_base_label(base));
 }
 
 /* One matrix: read tile by tile, inverted, written tile by tile. */
@@ -226,7 +226,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
     last.method = p->method[count - 1];
     last.residual_kind = br.residual_kind;
     last.info = -1;
-    aggregate(report, &last, p, count, chunk, seconds, flops);
+    aggregate(report, &last, p, count, chunk, seconds, flops, src->index_base);
 cleanup:
     minv_nc_chunks_free(&c);
     return status;
@@ -252,8 +252,10 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     MINV_TRY(minv_nc_check_square(ctx, &src));
     minv_nc_sink_spec spec = {.rank = src.batch ? 3 : 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .format = NC_FORMAT_NETCDF4,
+                              .input_format = src.format,
+                              .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
                               .scale = 1,
                               .view = src.view,
                               .inputs = &in_path,
@@ -275,7 +277,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the attribute texts");
         goto cleanup;
     }
-    minv_nc_source_slice(&src, slice, sizeof slice);
+    minv_nc_source_slice(&src, 0, slice, sizeof slice); /* for the file: from 0, as ncdump */
     snprintf(text, sizeof text, "inverse of %s from %s%s%s%s%s", in_var, in_path, slice[0] ? " at " : "", slice,
              slice[0] ? " (0-based)" : "", src.batch ? ", as a batch" : "");
     minv_nc_attr attrs[] = {

@@ -1,14 +1,13 @@
-/* An output variable written tile by tile under a temporary name (path.tmp.<pid>, in the
- * same directory) and renamed over `path` only once it is complete, so that a failed run
- * leaves nothing behind and readers never see a partial file.
+/* An output variable written tile by tile into a temporary file (nc_output.c), which is
+ * renamed over `path` only once it is complete, so that a failed run leaves nothing behind
+ * and readers never see a partial file.
  *
- * Where the output goes:
- *   - no file at `path`, a file that is not netCDF, or a netCDF file whose only variable is
- *     `var` (an earlier run's output): a new file, in spec->format;
+ * What the file is (the plan of nc_output.c):
+ *   - nothing at `path`, or (overwrite) a file that is not netCDF or a netCDF file whose only
+ *     variable is `var` (an earlier run's output): a new file, in spec->format;
  *   - a netCDF file with other variables or groups: a copy of it gets `var` in its root group
- *     (reusing dimensions of the same name and length, or overwriting a `var` of the same
- *     shape), keeps its format, and gains a line in its history;
- *   - one of the call's input files: refused, the input is never touched. */
+ *     (reusing dimensions of the same name and length, or, with overwrite, overwriting a `var`
+ *     of the same shape), keeps its format, and gains a line in its history. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -23,85 +22,70 @@
 
 enum { CHUNK_EDGE = 256, HEADER_RESERVE = 4096 };
 
-char *minv_nc_tmp_name(const char *path) {
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (tmp)
-        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    return tmp;
-}
-
-/* ---- where the output goes ---- */
-
-/* 1 when `path` is a netCDF file holding something besides `var`; *format is its format. */
-static int holds_other_things(const char *path, const char *var, int *format) {
-    int ncid, nvars = 0, ngroups = 0, varid, other = 0;
-    if (nc_open(path, NC_NOWRITE, &ncid) != NC_NOERR)
-        return 0;
-    if (nc_inq_nvars(ncid, &nvars) == NC_NOERR && nc_inq_format(ncid, format) == NC_NOERR)
-        other = !(nvars == 1 && nc_inq_varid(ncid, var, &varid) == NC_NOERR) ||
-                (nc_inq_grps(ncid, &ngroups, NULL) == NC_NOERR && ngroups > 0);
-    nc_close(ncid);
-    return other;
-}
-
-static minv_status copy_file(minv_context *ctx, const char *from, const char *to) {
-    minv_status status = MINV_SUCCESS;
-    char *buf = malloc(1 << 20);
-    int in = open(from, O_RDONLY), out = -1;
-    struct stat st;
-    if (!buf || in < 0 || fstat(in, &st) != 0) {
-        status = minv_fail(ctx, MINV_ERR_IO, "cannot read '%s' to add a variable to it: %s", from, strerror(errno));
-        goto cleanup;
-    }
-    out = open(to, O_WRONLY | O_CREAT | O_TRUNC, st.st_mode & 07777);
-    if (out < 0) {
-        status = minv_fail(ctx, MINV_ERR_IO, "cannot create '%s': %s", to, strerror(errno));
-        goto cleanup;
-    }
-    for (;;) {
-        ssize_t got = read(in, buf, 1 << 20);
-        if (got == 0)
-            break;
-        if (got < 0 || write(out, buf, (size_t)got) != got) {
-            status = minv_fail(ctx, MINV_ERR_IO, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
-            goto cleanup;
-        }
-    }
-cleanup:
-    free(buf);
-    if (in >= 0) close(in);
-    if (out >= 0 && close(out) != 0 && status == MINV_SUCCESS)
-        status = minv_fail(ctx, MINV_ERR_IO, "cannot write '%s': %s", to, strerror(errno));
-    return status;
-}
-
-/* The temporary file goes next to `path`; a clear error beats HDF5's when it cannot. */
-static minv_status check_directory(minv_context *ctx, const char *path) {
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    struct stat st;
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return minv_fail(ctx, MINV_ERR_NOT_FOUND, "cannot write '%s': the directory '%s' does not exist", path, dir);
-    if (access(dir, W_OK) != 0)
-        return minv_fail(ctx, MINV_ERR_IO, "cannot write '%s': the directory '%s' is not writable", path, dir);
-    return MINV_SUCCESS;
-}
+static int is_netcdf4(int format) { return format == NC_FORMAT_NETCDF4 || format == NC_FORMAT_NETCDF4_CLASSIC; }
 
 static int create_mode(int format) {
     switch (format) {
     case NC_FORMAT_CLASSIC: return NC_CLOBBER;
     case NC_FORMAT_64BIT_OFFSET: return NC_CLOBBER | NC_64BIT_OFFSET;
     case NC_FORMAT_64BIT_DATA: return NC_CLOBBER | NC_64BIT_DATA;
+    case NC_FORMAT_NETCDF4_CLASSIC: return NC_CLOBBER | NC_NETCDF4 | NC_CLASSIC_MODEL;
     default: return NC_CLOBBER | NC_NETCDF4;
     }
 }
 
-static int is_netcdf4(int format) { return format == NC_FORMAT_NETCDF4 || format == NC_FORMAT_NETCDF4_CLASSIC; }
+/* ---- the format of a new file ---- */
+
+/* The NetCDF format of a minv_file_format. */
+static int nc_format(int32_t f) {
+    switch (f) {
+    case MINV_FORMAT_CLASSIC: return NC_FORMAT_CLASSIC;
+    case MINV_FORMAT_64BIT_OFFSET: return NC_FORMAT_64BIT_OFFSET;
+    case MINV_FORMAT_CDF5: return NC_FORMAT_64BIT_DATA;
+    case MINV_FORMAT_NETCDF4_CLASSIC: return NC_FORMAT_NETCDF4_CLASSIC;
+    default: return NC_FORMAT_NETCDF4;
+    }
+}
+
+/* The largest variable (or record of a record variable) a format holds: the classic formats
+ * keep sizes in 32 bits (NetCDF Users Guide, "Large File Support"). */
+static size_t format_limit(int format) {
+    switch (format) {
+    case NC_FORMAT_CLASSIC: return ((size_t)1 << 31) - 4;
+    case NC_FORMAT_64BIT_OFFSET: return ((size_t)1 << 32) - 4;
+    default: return SIZE_MAX;
+    }
+}
+
+minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_level, int input_format, size_t bytes,
+                                  int *format, char *why, size_t len) {
+    why[0] = '\0';
+    if (asked != MINV_FORMAT_AUTO) {
+        *format = nc_format(asked);
+        if (deflate_level > 0 && !is_netcdf4(*format))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "deflate level %d asks for a netCDF-4 output, and the format asked for is %s",
+                             deflate_level, minv_nc_format_name(*format));
+        if (bytes > format_limit(*format))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "the output variable takes %.4g GB, more than the %s format holds (%.4g GB): ask for 64-bit offset, CDF-5 or netCDF-4",
+                             (double)bytes / 1e9, minv_nc_format_name(*format), (double)format_limit(*format) / 1e9);
+        return MINV_SUCCESS;
+    }
+    if (deflate_level > 0 && !is_netcdf4(input_format)) {
+        *format = NC_FORMAT_NETCDF4;
+        snprintf(why, len, "the output is netCDF-4, not %s as the input: deflation needs netCDF-4", minv_nc_format_name(input_format));
+        return MINV_SUCCESS;
+    }
+    *format = input_format;
+    if (input_format == NC_FORMAT_CLASSIC && bytes > format_limit(NC_FORMAT_CLASSIC))
+        *format = NC_FORMAT_64BIT_OFFSET;
+    if (*format == NC_FORMAT_64BIT_OFFSET && bytes > format_limit(NC_FORMAT_64BIT_OFFSET))
+        *format = NC_FORMAT_64BIT_DATA;
+    if (*format != input_format)
+        snprintf(why, len, "the output is %s, not %s as the input: its variable takes %.4g GB, more than %s holds", minv_nc_format_name(*format),
+                 minv_nc_format_name(input_format), (double)bytes / 1e9, minv_nc_format_name(input_format));
+    return MINV_SUCCESS;
+}
+
 
 /* ---- the variable ---- */
 
@@ -198,6 +182,23 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
     return plan_tiles(ctx, w);
 }
 
+/* The bytes the variable's `count` matrices take on disk: whole chunks (edge chunks are
+ * stored whole, uncompressed at most) or the values themselves. */
+static minv_status stored_bytes(minv_context *ctx, const minv_nc_sink *w, int64_t count, size_t *bytes) {
+    const minv_nc_sink_spec *sp = &w->spec;
+    const int r0 = minv_nc_row_dim(sp->rank);
+    int storage = NC_CONTIGUOUS;
+    size_t chunks[3] = {1, 1, 1}, esize = 0, edge[2];
+    nc_inq_type(w->ncid, sp->xtype, NULL, &esize);
+    if (is_netcdf4(w->format))
+        nc_inq_var_chunking(w->ncid, w->varid, &storage, chunks);
+    for (int d = 0; d < 2; d++) {
+        const size_t len = sp->dims[r0 + d].len, c = storage == NC_CHUNKED && chunks[r0 + d] ? chunks[r0 + d] : 1;
+        edge[d] = (len + c - 1) / c * c;
+    }
+    return minv_nc_product(ctx, (size_t)count, edge[0] * edge[1], esize, bytes, "'%s', variable '%s'", w->path, w->var);
+}
+
 static char *read_history(int ncid) {
     size_t len = 0;
     nc_type t;
@@ -215,6 +216,7 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
                               const char *var, const minv_nc_sink_spec *spec, int64_t count) {
     memset(w, 0, sizeof *w);
     w->ncid = -1;
+    w->out.fd = -1;
     w->path = path;
     w->var = var;
     w->spec = *spec;
@@ -222,24 +224,26 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
     if (spec->rank == 1)
         w->spec.dims[1] = minv_nc_column_dim();
     minv_status status = MINV_SUCCESS;
-    int st, add = 0;
+    int st;
     if (strchr(var, '/'))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "output variable '%s' of '%s' names a group: minv writes its outputs to the root group of the output file, so give a plain name",
                          var, path);
-    for (int i = 0; i < spec->ninputs; i++)
-        if (minv_nc_same_file(path, spec->inputs[i]))
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "the output '%s' is the input file '%s'; minv never modifies its input: choose another output file",
-                             path, spec->inputs[i]);
-    MINV_TRY(check_directory(ctx, path));
-    w->tmp = minv_nc_tmp_name(path);
-    if (!w->tmp)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a file name");
-
-    w->format = spec->format;
-    add = holds_other_things(path, var, &w->format);
-    if (add) {
-        MINV_TRY(copy_file(ctx, path, w->tmp));
-        st = nc_open(w->tmp, NC_WRITE, &w->ncid);
+    MINV_TRY(minv_nc_output_plan(ctx, &w->out, path, var, spec->overwrite, spec->inputs, spec->ninputs));
+    if (w->out.plan == MINV_NC_OUT_ADD) {
+        w->format = w->out.format; /* an existing file keeps its format */
+    } else {
+        /* what the classic formats count: the variable, or one record of a record variable */
+        const int r0 = minv_nc_row_dim(spec->rank);
+        const size_t records = spec->rank == 3 && !spec->dims[0].unlimited ? spec->dims[0].len : 1;
+        size_t bytes;
+        MINV_TRY(minv_nc_product(ctx, records, w->spec.dims[r0].len * w->spec.dims[r0 + 1].len,
+                                 spec->xtype == NC_DOUBLE ? 8 : 4, &bytes, "'%s', variable '%s'", path, var));
+        MINV_TRY(minv_nc_choose_format(ctx, spec->format, spec->deflate_level, spec->input_format, bytes, &w->format,
+                                       w->format_note, sizeof w->format_note));
+    }
+    MINV_TRY(minv_nc_output_create(ctx, &w->out));
+    if (w->out.plan == MINV_NC_OUT_ADD) {
+        st = nc_open(w->out.open_path, NC_WRITE, &w->ncid);
         if (st != NC_NOERR)
             w->ncid = -1;
         else
@@ -250,14 +254,20 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
         }
         w->old_history = read_history(w->ncid);
     } else {
-        st = nc_create(w->tmp, create_mode(w->format), &w->ncid);
+        /* NC_CLOBBER: the file at open_path is the empty one minv_nc_output_create made */
+        st = nc_create(w->out.open_path, create_mode(w->format), &w->ncid);
         if (st != NC_NOERR) {
             w->ncid = -1;
-            status = minv_nc_fail(ctx, st, "cannot create '%s' (written first as '%s')", path, w->tmp);
+            status = minv_nc_fail(ctx, st, "cannot create '%s' (written first as '%s')", path, w->out.tmp);
             goto cleanup;
         }
     }
     MINV_TRY(define_variable(ctx, w));
+    size_t data;
+    MINV_TRY(stored_bytes(ctx, w, count, &data));
+    /* and HDF5's metadata (object headers, a chunk index within 1/64 of the data), the
+     * attributes (a few records per matrix) */
+    MINV_TRY(minv_nc_output_reserve(ctx, &w->out, data + data / 64 + ((size_t)64 << 10) + (size_t)count * 64));
     /* room in a classic header for the attributes written on commit, so that adding them
      * does not move the data */
     st = nc__enddef(w->ncid, HEADER_RESERVE, 4, 0, 4);
@@ -408,33 +418,29 @@ minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_n
         status = minv_nc_fail(ctx, st, "'%s': cannot write the attributes of '%s'", w->path, w->var);
         goto cleanup;
     }
-    st = nc_close(w->ncid);
-    w->ncid = -1;
+    /* a failed close leaves the id open (netCDF-C frees it only on success): abort takes it */
+    if ((st = nc_close(w->ncid)) == NC_NOERR)
+        w->ncid = -1;
     if (st != NC_NOERR) {
-        status = minv_nc_fail(ctx, st, "'%s': closing the new file failed", w->tmp);
+        status = minv_nc_fail(ctx, st, "'%s': writing the new file failed as it was closed", w->path);
         goto cleanup;
     }
-    /* on disk before it takes the name, so that a crash leaves the old file or the new one */
-    int fd = open(w->tmp, O_RDONLY), synced = fd >= 0 && fsync(fd) == 0;
-    if (fd >= 0)
-        close(fd);
-    if (!synced || rename(w->tmp, w->path) != 0)
-        status = minv_fail(ctx, MINV_ERR_IO, "cannot put '%s' in place of '%s': %s", w->tmp, w->path, strerror(errno));
+    status = minv_nc_output_commit(ctx, &w->out);
 cleanup:
     minv_nc_sink_abort(w);
     return status;
 }
 
 void minv_nc_sink_abort(minv_nc_sink *w) {
-    if (w->ncid >= 0)
-        nc_abort(w->ncid);
+    int closed = 1;
+    if (w->ncid >= 0) {
+        minv_nc_output_release(&w->out);
+        closed = nc_abort(w->ncid) == NC_NOERR;
+    }
     w->ncid = -1;
-    if (w->tmp)
-        unlink(w->tmp); /* after a rename there is nothing left to remove */
-    free(w->tmp);
+    minv_nc_output_discard(&w->out, closed); /* after a commit there is nothing left to remove */
     free(w->buffer);
     free(w->old_history);
-    w->tmp = NULL;
     w->buffer = NULL;
     w->old_history = NULL;
 }
@@ -443,4 +449,9 @@ void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report) {
     minv_report_note(report, "wrote %.3g MB in %.3g s (%.0f MB/s) to '%s' as %s",
                      w->bytes / 1e6, w->seconds, w->seconds > 0 ? w->bytes / 1e6 / w->seconds : 0.0,
                      w->path, w->var);
+    if (w->format_note[0])
+        minv_report_note(report, "%s", w->format_note);
+    if (w->out.stale_removed > 0)
+        minv_report_note(report, "removed %d temporary file%s of '%s' left by minv runs that died", w->out.stale_removed,
+                         w->out.stale_removed == 1 ? "" : "s", w->path);
 }

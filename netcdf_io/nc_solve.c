@@ -64,8 +64,10 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const int64_t nrhs = bs.cols;
     minv_nc_sink_spec spec = {.rank = bs.rank > 1 ? 2 : 1,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .format = NC_FORMAT_NETCDF4,
+                              .input_format = bs.format,
+                              .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
                               .scale = 1,
                               .view = bs.view,
                               .inputs = inputs,
@@ -92,7 +94,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     }
     MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
 
-    minv_nc_source_slice(&as, where, sizeof where);
+    minv_nc_source_slice(&as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
     snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
              where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
     minv_nc_attr attrs[] = {

@@ -82,6 +82,20 @@ static minv_status find_variable(minv_context *ctx, minv_nc_source *s) {
 /* band: the variable must have rank 1 (a band); else rank 2 or more (a matrix), or rank 1 with
  * MINV_NC_ALLOW_VECTOR (one column). */
 static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band, int flags) {
+    struct stat info;
+    minv_status status;
+    if (minv_nc_is_url(s->path)) { /* netCDF-C would fetch it over the network (OPeNDAP, S3) */
+        if (!s->allow_remote)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "input '%s' is a URL: minv reads remote data only when asked (allow_remote; --allow-remote on the command line), so variable '%s' is not read",
+                             s->path, s->var);
+    } else {
+        /* a FIFO would block nc_open, and a device or directory is no netCDF file */
+        if (stat(s->path, &info) == 0 && !S_ISREG(info.st_mode))
+            return minv_fail(ctx, MINV_ERR_IO, "'%s' is %s, not a regular file, so variable '%s' cannot be read from it", s->path,
+                             minv_nc_file_kind(info.st_mode), s->var);
+        if ((status = minv_nc_classic_check(ctx, s->path, s->var)) != MINV_SUCCESS)
+            return status;
+    }
     int st = nc_open(s->path, NC_NOWRITE, &s->ncid);
     if (st != NC_NOERR) {
         s->ncid = -1;
@@ -93,8 +107,7 @@ static minv_status open_variable(minv_context *ctx, minv_nc_source *s, int band,
     st = nc_inq_format(s->ncid, &s->format);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s': cannot read the format", s->path);
-    minv_status status = find_variable(ctx, s);
-    if (status != MINV_SUCCESS)
+    if ((status = find_variable(ctx, s)) != MINV_SUCCESS)
         return status;
     int rank = 0;
     st = nc_inq_var(s->grpid, s->varid, NULL, &s->xtype, &rank, NULL, NULL);
@@ -156,8 +169,9 @@ static minv_status choose_matrices(minv_context *ctx, minv_nc_source *s, const m
                          nlead == 0 ? " (it is a matrix already: drop the slice)" : "");
     for (int d = 0; d < nslice; d++) {
         if (fopts->slice[d] < 0 || (uint64_t)fopts->slice[d] >= s->dims[d].len)
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: slice index %lld is outside dimension %s (0-based, %zu entries)",
-                             s->path, shape, (long long)fopts->slice[d], s->dims[d].name, s->dims[d].len);
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable %s: slice index %lld is outside dimension %s (%s, %zu entries)",
+                             s->path, shape, (long long)fopts->slice[d] + s->index_base, s->dims[d].name,
+                             minv_nc_base_label(s->index_base), s->dims[d].len);
         s->lead[d] = (size_t)fopts->slice[d];
     }
     s->nlead_fixed = nslice;
@@ -212,10 +226,37 @@ static double default_fill(nc_type t) {
     }
 }
 
+/* An attribute that says what the stored values mean must be numeric, with `least` to `most`
+ * values (NUG, CF): ignored, a text scale_factor would have the packed integers inverted as
+ * they are. Absent is fine. */
+static minv_status check_rule_att(minv_context *ctx, const minv_nc_source *s, const char *name, size_t least,
+                                  size_t most) {
+    nc_type t;
+    size_t len;
+    if (nc_inq_att(s->grpid, s->varid, name, &t, &len) != NC_NOERR)
+        return MINV_SUCCESS;
+    if (!is_numeric(t))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': its %s attribute is %s, not a number (the CF conventions want it numeric), so minv cannot tell what the stored values mean",
+                         s->path, s->var, name, minv_nc_type_name(t));
+    if (len < least || len > most)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': its %s attribute has %zu values; %s", s->path, s->var, name,
+                         len, least == most ? (least == 1 ? "it needs one" : "it needs two")
+                                            : "minv honours 1 to 8 (MINV_NC_MAX_MISSING)");
+    return MINV_SUCCESS;
+}
+
 static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
+    static const struct { const char *name; size_t least, most; } rules[] = {
+        {"scale_factor", 1, 1}, {"add_offset", 1, 1}, {"missing_value", 1, MINV_NC_MAX_MISSING},
+        {"valid_range", 2, 2},  {"valid_min", 1, 1},  {"valid_max", 1, 1}};
     minv_nc_values *v = &s->values;
     double pair[2];
     size_t n = 0;
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        minv_status status = check_rule_att(ctx, s, rules[r].name, rules[r].least, rules[r].most);
+        if (status != MINV_SUCCESS)
+            return status;
+    }
     v->valid_min = -HUGE_VAL;
     v->valid_max = HUGE_VAL;
     v->scale = 1;
@@ -233,11 +274,6 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
             v->fill = default_fill(s->xtype);
         }
     }
-    nc_type t;
-    size_t len;
-    if (nc_inq_att(s->grpid, s->varid, "missing_value", &t, &len) == NC_NOERR && len > MINV_NC_MAX_MISSING)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': missing_value has %zu values; minv honours up to %d",
-                         s->path, s->var, len, MINV_NC_MAX_MISSING);
     if (get_att(s->grpid, s->varid, "missing_value", v->missing, MINV_NC_MAX_MISSING, &n))
         v->nmissing = (int)n;
     if (get_att(s->grpid, s->varid, "valid_range", pair, 2, &n) && n == 2) {
@@ -248,6 +284,9 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     get_att(s->grpid, s->varid, "valid_max", &v->valid_max, 1, NULL);
     get_att(s->grpid, s->varid, "scale_factor", &v->scale, 1, NULL);
     get_att(s->grpid, s->varid, "add_offset", &v->offset, 1, NULL);
+    if (!isfinite(v->scale) || v->scale == 0 || !isfinite(v->offset))
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': scale_factor %g and add_offset %g cannot unpack its values (the scale must be finite and non-zero, the offset finite)",
+                         s->path, s->var, v->scale, v->offset);
     return MINV_SUCCESS;
 }
 
@@ -279,32 +318,18 @@ static minv_status plan_storage(minv_context *ctx, minv_nc_source *s, int64_t ti
     return MINV_SUCCESS;
 }
 
-static minv_status check_whole(minv_context *ctx, minv_nc_source *s) {
-    if (s->format != NC_FORMAT_CLASSIC && s->format != NC_FORMAT_64BIT_OFFSET &&
-        s->format != NC_FORMAT_64BIT_DATA)
-        return MINV_SUCCESS; /* HDF5 notices truncation itself */
-    long long need = 0;
-    struct stat st;
-    minv_status status = minv_nc_classic_min_size(ctx, s->ncid, s->path, &need);
-    if (status != MINV_SUCCESS)
-        return status;
-    if (stat(s->path, &st) == 0 && (long long)st.st_size < need)
-        return minv_fail(ctx, MINV_ERR_IO, "'%s' is truncated: its header describes at least %lld bytes, the file has %lld (variable '%s' cannot be trusted)",
-                         s->path, need, (long long)st.st_size, s->var);
-    return MINV_SUCCESS;
-}
-
 minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts, int flags) {
     memset(s, 0, sizeof *s);
     s->ncid = -1;
     s->path = path;
     s->var = var;
+    s->index_base = fopts->index_base;
+    s->allow_remote = fopts->allow_remote;
     minv_status status = MINV_SUCCESS;
     MINV_TRY(open_variable(ctx, s, 0, flags));
     MINV_TRY(choose_matrices(ctx, s, fopts, flags));
     MINV_TRY(read_value_rules(ctx, s));
-    MINV_TRY(check_whole(ctx, s));
     MINV_TRY(plan_storage(ctx, s, fopts->tile));
     minv_nc_source_set_view(s, fopts->fortran_order ? MINV_NC_FORTRAN_VIEW : MINV_NC_C_VIEW);
 cleanup:
@@ -329,20 +354,21 @@ void minv_nc_source_close(minv_nc_source *s) {
 
 /* ---- reading ---- */
 
-void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len) {
+void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len) {
     size_t used = 0;
     buf[0] = '\0';
     for (int d = 0; d < s->nlead_fixed && used < len; d++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s = %zu", d ? ", " : "", s->dims[d].name, s->lead[d]);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s = %zu", d ? ", " : "", s->dims[d].name, s->lead[d] + (size_t)base);
 }
 
 void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len) {
     char slice[512], batch[NC_MAX_NAME + 32] = "";
-    minv_nc_source_slice(s, slice, sizeof slice);
+    minv_nc_source_slice(s, s->index_base, slice, sizeof slice);
     if (s->batch)
-        snprintf(batch, sizeof batch, "%s%s = %lld", slice[0] ? ", " : "", s->dims[s->nlead_fixed].name, (long long)k);
+        snprintf(batch, sizeof batch, "%s%s = %lld", slice[0] ? ", " : "", s->dims[s->nlead_fixed].name,
+                 (long long)k + s->index_base);
     if (slice[0] || batch[0])
-        snprintf(buf, len, "'%s', variable '%s' (%s%s, 0-based)", s->path, s->var, slice, batch);
+        snprintf(buf, len, "'%s', variable '%s' (%s%s, %s)", s->path, s->var, slice, batch, minv_nc_base_label(s->index_base));
     else
         snprintf(buf, len, "'%s', variable '%s'", s->path, s->var);
 }
@@ -446,8 +472,10 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
             if (st != NC_NOERR) {
                 char where[768];
                 minv_nc_source_where(s, k, where, sizeof where);
-                return minv_nc_fail(ctx, st, "%s: reading entries [%zu:%zu, %zu:%zu] failed (truncated or corrupt file?)",
-                                    where, start[r0], start[r0] + count[r0], start[r0 + 1], start[r0 + 1] + count[r0 + 1]);
+                const size_t b = (size_t)s->index_base;
+                return minv_nc_fail(ctx, st, "%s: reading entries %zu to %zu along %s and %zu to %zu along %s (%s) failed (truncated or corrupt file?)",
+                                    where, start[r0] + b, start[r0] + count[r0] - 1 + b, s->dims[r0].name, start[r0 + 1] + b,
+                                    start[r0 + 1] + count[r0 + 1] - 1 + b, s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
             }
             bad_entry tile_bad = {OK, 0, 0, 0};
             scan_tile(s, s->buffer, start + r0, count + r0, keep_nonfinite, m->dtype == MINV_R32, &tile_bad);
@@ -489,8 +517,9 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
     if (st != NC_NOERR) {
         char where[768];
         minv_nc_source_where(s, k0, where, sizeof where);
-        return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld failed (truncated or corrupt file?)", where,
-                            (long long)k0, (long long)(k0 + count - 1));
+        return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld (%s) failed (truncated or corrupt file?)", where,
+                            (long long)k0 + s->index_base, (long long)(k0 + count - 1) + s->index_base,
+                            minv_nc_base_label(s->index_base));
     }
     minv_status status = MINV_SUCCESS;
     for (int64_t m = 0; m < count && status == MINV_SUCCESS; m++) {
@@ -571,17 +600,18 @@ minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s) {
 /* ---- a 1-D variable, whole: a band of a tridiagonal matrix ---- */
 
 minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path, const char *var,
-                                minv_dtype t, minv_mat *v) {
+                                const minv_file_options *fopts, minv_dtype t, minv_mat *v) {
     minv_status status = MINV_SUCCESS;
     size_t esize = 0;
     memset(s, 0, sizeof *s);
     s->ncid = -1;
     s->path = path;
     s->var = var;
+    s->index_base = fopts->index_base;
+    s->allow_remote = fopts->allow_remote;
     v->data = NULL;
     MINV_TRY(open_variable(ctx, s, 1, 0));
     MINV_TRY(read_value_rules(ctx, s));
-    MINV_TRY(check_whole(ctx, s));
     s->d0 = s->tile[0] = s->dims[0].len;
     s->d1 = s->tile[1] = 1;
     s->count = 1;

@@ -26,7 +26,7 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     minv_clear_error(ctx);
     minv_report_init(report, MINV_METHOD_TRIDIAGONAL, 0, 0);
     for (int k = 0; k < 3; k++) {
-        MINV_TRY(minv_nc_read_vector(ctx, &src[k], in_path, bands[k], t, &band[k]));
+        MINV_TRY(minv_nc_read_vector(ctx, &src[k], in_path, bands[k], fopts, t, &band[k]));
         read_bytes += src[k].bytes;
         read_seconds += src[k].seconds;
     }
@@ -43,8 +43,10 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     }
     minv_nc_sink_spec spec = {.rank = 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .format = NC_FORMAT_NETCDF4,
+                              .input_format = src[1].format,
+                              .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
                               .scale = 1,
                               .view = MINV_NC_C_VIEW,
                               .inputs = &in_path,

@@ -17,6 +17,14 @@ minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
     minv_status status = nc_status == ENOENT ? MINV_ERR_NOT_FOUND : MINV_ERR_IO;
+    /* netCDF-C reports HDF5's failures as "HDF error", and any failure to create a file as
+     * EACCES: HDF5's own cause says more (a full disk, a read error) */
+    const int cause = minv_nc_hdf5_errno();
+    const char *inner = minv_nc_hdf5_message();
+    if (cause && (nc_status == NC_EHDFERR || nc_status == EACCES || nc_status == NC_EIO))
+        return minv_fail(ctx, status, "%s: %s (%s)", what, strerror(cause), nc_strerror(nc_status));
+    if (nc_status == NC_EHDFERR && inner[0])
+        return minv_fail(ctx, status, "%s: %s (HDF5: %s)", what, nc_strerror(nc_status), inner);
     return minv_fail(ctx, status, "%s: %s", what, nc_strerror(nc_status));
 }
 
@@ -115,8 +123,30 @@ int minv_nc_same_file(const char *a, const char *b) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int minv_nc_is_url(const char *path) { return strstr(path, "://") != NULL || path[0] == '['; }
+
+const char *minv_nc_file_kind(unsigned mode) {
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO (named pipe)";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+    default: return "a special file";
+    }
+}
+
 static pthread_mutex_t nc_mutex = PTHREAD_MUTEX_INITIALIZER;
+static minv_nc_hdf5_state hdf5_handler; /* the lock holder's own, guarded by the lock */
 
-void minv_nc_lock(void) { pthread_mutex_lock(&nc_mutex); }
+void minv_nc_lock(void) {
+    pthread_mutex_lock(&nc_mutex);
+    minv_nc_hdf5_begin(&hdf5_handler);
+}
 
-void minv_nc_unlock(void) { pthread_mutex_unlock(&nc_mutex); }
+void minv_nc_unlock(void) {
+    minv_nc_hdf5_end(&hdf5_handler);
+    pthread_mutex_unlock(&nc_mutex);
+}

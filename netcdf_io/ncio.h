@@ -2,14 +2,17 @@
  * (generate and info use the reader and writer directly); never installed.
  *
  *   nc_source.c   a matrix variable read tile by tile: slices, batches, checks, conversion
- *   nc_sink.c     an output variable written tile by tile under a temporary name, renamed
- *                 into place on commit
+ *   nc_output.c   the output file: what may be replaced, the temporary, the rename
+ *   nc_sink.c     an output variable written tile by tile into the temporary file
  *   nc_tiles.c    the tile plan and the copies between tiles and column-major matrices
- *   nc_classic.c  the size a classic-format file must have (truncation is otherwise silent)
+ *   nc_classic.c  a netCDF-3 header checked before netCDF-C trusts it: counts, truncation
  *   nc_util.c     errors, names, the NetCDF lock, file identity
+ *   nc_hdf5.c     HDF5's error stack silenced and read
  *
- * Indices in messages are 1-based for matrix entries (row, column) and 0-based for slice
- * positions, as ncdump and ncks count them; every message names the file and the variable. */
+ * Indices in messages are 1-based for matrix entries (row, column); slice positions and batch
+ * members are counted from the caller's index_base (0, as ncdump and ncks count them, or 1 for
+ * Fortran), and attributes in files count them from 0. Every message names the file and the
+ * variable. */
 #ifndef MINV_NCIO_H
 #define MINV_NCIO_H
 
@@ -89,6 +92,8 @@ typedef struct {
     size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
     size_t tile[2];                /* tile edges along d0, d1 */
     const char *tile_rule;         /* how the tile was chosen, for the report */
+    int index_base;                /* slice indices and batch members in messages: 0 or 1 */
+    int allow_remote;              /* a URL may be opened */
     double *buffer;                /* one tile of doubles */
     double bytes, seconds;         /* read so far (stored bytes) and the time it took */
     int64_t tiles;
@@ -113,9 +118,10 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst);
-/* The fixed leading indices: "Time = 2, level = 0" (0-based), "" without a slice. */
-void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len);
-/* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)". */
+/* The fixed leading indices counted from `base`: "Time = 2, level = 0", "" without a slice.
+ * Messages count from the caller's index_base; attributes in files from 0, as ncdump. */
+void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len);
+/* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)", in the index_base. */
 void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len);
 /* Appends "read ... MB in ... s (... MB/s) ..." to the report's reason. */
 void minv_nc_source_note(const minv_nc_source *s, minv_report *report);
@@ -137,32 +143,81 @@ minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char
  * SHAPE unless the variable has rank 1. The source is closed on return, its dims[0] and read
  * statistics still valid. */
 minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path,
-                                const char *var, minv_dtype t, minv_mat *v);
-
-/* ---- writing (nc_sink.c) ---- */
+                                const char *var, const minv_file_options *fopts, minv_dtype t, minv_mat *v);
 
 typedef struct {
     int rank;                       /* 2, 3 for a batch, or 1 for one column (dims[0] only) */
     minv_nc_dim dims[3];            /* names may repeat: R(channel, channel) */
     nc_type xtype;                  /* the type on disk */
-    int format;                     /* of a new file: NC_FORMAT_NETCDF4, _CLASSIC, _64BIT_OFFSET */
+    int input_format;               /* NC_FORMAT_* of the input, which a new file follows */
+    int32_t format;                 /* minv_file_format asked for (MINV_FORMAT_AUTO: follow) */
     int deflate_level;              /* netCDF-4: 0 (none) to 9 */
     double scale;                   /* integer types: stored = round(value / scale); a
                                        scale_factor attribute is written when scale != 1 */
     minv_nc_view view;              /* how matrices sit in the last two dimensions */
     const char *const *inputs;      /* files of this call that must never be touched */
     int ninputs;
+    int overwrite;                  /* an existing file or variable may be replaced */
 } minv_nc_sink_spec;
+
+/* ---- the output file (nc_output.c) ---- */
+
+typedef enum {
+    MINV_NC_OUT_NEW,     /* nothing there */
+    MINV_NC_OUT_REPLACE, /* a file to replace: not netCDF, or an earlier output (overwrite) */
+    MINV_NC_OUT_ADD      /* a netCDF file with other things: a copy gains the variable */
+} minv_nc_out_plan;
+
+typedef struct {
+    const char *path;
+    minv_nc_out_plan plan;
+    int format;                     /* of the existing netCDF file (ADD) */
+    unsigned mode;                  /* of the existing file, which the new one keeps */
+    int keep_mode;
+    char *tmp;                      /* the temporary name; NULL once committed or discarded */
+    int fd;                         /* ours, on the temporary */
+    unsigned long long dev, ino;    /* its identity */
+    char proc_path[32];
+    const char *open_path;          /* what netCDF-C opens: /proc/self/fd/<fd>, or tmp */
+    int stale_removed;              /* temporaries of dead processes removed on the way */
+} minv_nc_output;
+
+/* Decides what writing `var` to `path` means (see nc_output.c): refuses a URL, an input of
+ * the call, a missing or read-only directory, a symbolic link or a file that is not regular,
+ * and, unless overwrite, an existing file that is not netCDF or that holds `var` already.
+ * Nothing is created. */
+minv_status minv_nc_output_plan(minv_context *ctx, minv_nc_output *o, const char *path, const char *var,
+                                int overwrite, const char *const *inputs, int ninputs);
+/* The temporary file, created exclusively (after removing temporaries of dead processes); for
+ * ADD, a copy of the existing file. open_path is what netCDF-C must open. */
+minv_status minv_nc_output_create(minv_context *ctx, minv_nc_output *o);
+/* Reserves `bytes` more on disk for the temporary: MINV_ERR_IO "No space left on device"
+ * (with what is needed and free) now rather than in the middle of the writes. */
+minv_status minv_nc_output_reserve(minv_context *ctx, minv_nc_output *o, size_t bytes);
+/* fsync, and the rename into place (never over a file that appeared meanwhile, for NEW). */
+minv_status minv_nc_output_commit(minv_context *ctx, minv_nc_output *o);
+/* Points the library's descriptors on the temporary at memory, so that closing it cannot
+ * fail (a full disk); call before nc_abort of a temporary that is given up. */
+void minv_nc_output_release(minv_nc_output *o);
+/* Truncates and removes the temporary; harmless after a commit. library_closed: 0 when the
+ * library failed to close its file (nc_abort's status), whose inode is then kept. */
+void minv_nc_output_discard(minv_nc_output *o, int library_closed);
+/* Removes every temporary this process is writing: async-signal-safe, for the minv command's
+ * handler of SIGINT and SIGTERM. */
+void minv_nc_remove_temporaries(void);
+
+/* ---- writing (nc_sink.c) ---- */
 
 typedef struct {
     const char *path, *var;
-    char *tmp;                      /* path.tmp.<pid>, where everything is written */
+    minv_nc_output out;             /* the temporary file everything is written to */
     int ncid, varid, format;
     minv_nc_sink_spec spec;
     size_t tile[2];
     double *buffer;
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
+    char format_note[256];          /* why the format is not the input's, for the report */
     char *old_history;              /* of a file that is added to */
 } minv_nc_sink;
 
@@ -174,12 +229,20 @@ typedef struct {
     size_t count;
 } minv_nc_attr;
 
-/* Prepares `var` of `path` under a temporary name: a new file, or a copy of an existing
- * netCDF file that holds other variables or groups (the variable is added, or overwritten
- * when it has the same shape). `count` matrices will be written. Outputs go to the root
- * group: refuses a `var` that names a group, and a path that is one of the inputs. */
+/* Prepares `var` of `path` under a temporary name (minv_nc_output_plan says what is allowed):
+ * a new file, or a copy of an existing netCDF file that holds other variables or groups (the
+ * variable is added, or, with overwrite, overwritten when it has the same shape). `count`
+ * matrices will be written. Outputs go to the root group: refuses a `var` that names a
+ * group. */
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
                               const char *var, const minv_nc_sink_spec *spec, int64_t count);
+/* The NetCDF format of a new output (NC_FORMAT_*): `asked` (a minv_file_format) when given,
+ * else the input's where a variable of `bytes` (a record's, for a record variable) fits it,
+ * the next larger of 64-bit offset and CDF-5 otherwise; netCDF-4 when a deflate level asks
+ * for it. *why (len bytes) says why when it is not the input's, "" otherwise. INVALID_ARG
+ * when a format asked for cannot hold the variable or cannot deflate. */
+minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_level, int input_format, size_t bytes,
+                                  int *format, char *why, size_t len);
 /* Matrix k of the variable from m (rows x cols in the spec's view). */
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
 /* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,
@@ -193,9 +256,6 @@ minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_n
 void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report);
 /* Drops the temporary file; harmless after a commit. */
 void minv_nc_sink_abort(minv_nc_sink *w);
-/* The temporary name used for `path` by this process (the minv command removes it when
- * interrupted). Returns a malloc'ed string, or NULL. */
-char *minv_nc_tmp_name(const char *path);
 
 /* ---- tiles (nc_tiles.c) ---- */
 
@@ -251,15 +311,18 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path,
 
 /* ---- classic files (nc_classic.c) ---- */
 
-/* The least size in bytes that a classic, 64-bit offset or CDF-5 file with this header must
- * have; netCDF-C reads zeros past the end of a truncated file instead of failing. */
-minv_status minv_nc_classic_min_size(minv_context *ctx, int ncid, const char *path,
-                                     long long *bytes);
+/* Before nc_open: when `path` is a netCDF-3 file (classic, 64-bit offset, CDF-5), its header
+ * walked from the bytes: every count within the file, names within NC_MAX_NAME, known types
+ * and dimension ids, and the file at least as long as the data its header describes
+ * (netCDF-C reads zeros past the end of a truncated file). MINV_ERR_IO naming the file (and
+ * `var`, when not NULL) otherwise; any other file passes untouched. */
+minv_status minv_nc_classic_check(minv_context *ctx, const char *path, const char *var);
 
 /* ---- helpers (nc_util.c) ---- */
 
 /* Records "<what>: <nc_strerror>" with the status a NetCDF error maps to: NOT_FOUND for a
- * missing file, IO otherwise. */
+ * missing file, IO otherwise. Where HDF5 failed beneath, its cause comes first: "<what>: No
+ * space left on device (NetCDF: HDF error)". */
 minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -284,11 +347,33 @@ const char *minv_nc_base_name(const char *var);
 const char *minv_nc_type_name(nc_type t);
 const char *minv_nc_format_name(int format);
 int minv_nc_type_is_integer(nc_type t);
+/* 1 when netCDF-C would take `path` for a URL (scheme://..., or its old [params]url form). */
+int minv_nc_is_url(const char *path);
+/* "0-based" or "1-based": how a message counts slice indices and batch members. */
+static inline const char *minv_nc_base_label(int base) { return base ? "1-based" : "0-based"; }
+/* "a FIFO (named pipe)", "a directory", ...: what a stat mode is, for messages. */
+const char *minv_nc_file_kind(unsigned mode);
 /* 1 when a and b name the same existing file (after links). */
 int minv_nc_same_file(const char *a, const char *b);
-/* NetCDF-C is not thread-safe: every file call holds this process-wide lock. */
+/* NetCDF-C is not thread-safe: every file call holds this process-wide lock. While it is
+ * held, HDF5 prints nothing from this thread and its failures are kept (nc_hdf5.c). */
 void minv_nc_lock(void);
 void minv_nc_unlock(void);
+
+/* ---- HDF5 beneath netCDF-4 (nc_hdf5.c) ---- */
+
+/* The thread's own HDF5 error handler, put back by _end. */
+typedef struct {
+    void (*func)(void);
+    void *data;
+} minv_nc_hdf5_state;
+/* Silences this thread's HDF5 error printing and records its failures from here on. */
+void minv_nc_hdf5_begin(minv_nc_hdf5_state *saved);
+void minv_nc_hdf5_end(const minv_nc_hdf5_state *saved);
+void minv_nc_hdf5_clear(void);
+/* The last HDF5 failure of this thread: its system error (0: none) and innermost message. */
+int minv_nc_hdf5_errno(void);
+const char *minv_nc_hdf5_message(void);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,8 @@ program var3d_gradient
   call write_matrix('var3d_B.nc', 'B', b)
 
   call minv_init(ctx)
-  call minv_invert_file(ctx, 'var3d_B.nc', 'B', 'var3d_Binv.nc', 'B_inv', report=rep)
+  call minv_invert_file(ctx, 'var3d_B.nc', 'B', 'var3d_Binv.nc', 'B_inv', overwrite=.true., &
+                        report=rep) ! overwrite: the previous run's B^-1 is replaced
   call minv_print_report(rep)
   call read_matrix('var3d_Binv.nc', 'B_inv', binv)
 

@@ -39,7 +39,7 @@ program wrf_cycle
 
   ! the last cycle again, from file to file
   call minv_invert_file(ctx, cov_file, 'cov', 'wrfvar_cov_inv_last.nc', 'cov_inv', &
-                        slice=[ntime], report=rep)
+                        slice=[ntime], overwrite=.true., report=rep)
   call minv_finalize(ctx)
   call read_matrix('wrfvar_cov_inv_last.nc', 'cov_inv', from_file)
 

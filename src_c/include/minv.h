@@ -568,13 +568,27 @@ minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user
  * inside netCDF-4 groups is named by its path ("analysis/M", "/analysis/M", "a/b/M"); output
  * variables are written to the root group, so their names hold no '/'. Output is written to a
  * temporary name and renamed when complete; the input file is never modified. */
+/* The format of a new output file. AUTO follows the input's where the result fits it (a
+ * classic input too large for classic gives 64-bit offset or CDF-5, and the report says so);
+ * a deflate level above 0 asks for netCDF-4. */
+typedef enum {
+    MINV_FORMAT_AUTO = 0,
+    MINV_FORMAT_CLASSIC = 1,
+    MINV_FORMAT_64BIT_OFFSET = 2,
+    MINV_FORMAT_CDF5 = 3,
+    MINV_FORMAT_NETCDF4 = 4,
+    MINV_FORMAT_NETCDF4_CLASSIC = 5
+} minv_file_format;
+
 enum { MINV_MAX_SLICE = 8 };
 
 typedef struct {
     minv_precision precision; /* compute precision, whatever the type on disk */
     int32_t deflate_level;    /* 0 (none) to 9, for netCDF-4 output */
     int32_t nslice;           /* number of indices in slice; 0 = no slice */
-    int32_t reserved;
+    int32_t overwrite;        /* 0: an existing output file is never replaced, nor a variable
+                                 it holds (MINV_ERR_INVALID_ARG says so); a netCDF file that
+                                 lacks the output variable gains it. 1: they are replaced */
     int64_t slice[MINV_MAX_SLICE]; /* 0-based indices into the leading dimensions */
     int64_t tile;             /* tile edge for reading; 0 = aligned to the variable's chunks */
     int32_t fortran_order;    /* 0: a matrix variable is A(row, column) in the order ncdump
@@ -584,12 +598,19 @@ typedef struct {
     int32_t batch_chunk;      /* a batch is read, inverted (by the batched API) and written in
                                  chunks of this many whole matrices; 0 = as many as 32 MiB of
                                  doubles hold */
+    int32_t format;           /* minv_file_format of a new output (MINV_FORMAT_AUTO) */
+    int32_t allow_remote;     /* 1: inputs may be URLs (OPeNDAP, S3), which netCDF-C fetches over
+                                 the network; 0: a URL is refused (MINV_ERR_INVALID_ARG) */
+    int32_t index_base;       /* how messages count slice indices and batch members: 0 (C,
+                                 ncdump) or 1 (Fortran; minv_mod sets it) */
+    int32_t reserved;         /* 0 */
 } minv_file_options;
 
 void minv_file_options_default(minv_file_options *fopts);
 /* out_var NULL or "" means "<in_var>_inv" (of in_var's name without its groups). If out_path
- * exists it is replaced, or, when it is a different file that already holds other variables
- * or groups, out_var is added to it. */
+ * exists: a netCDF file that lacks out_var gains it; a file that is not netCDF, or one that
+ * holds out_var, is replaced (out_var overwritten, when other variables are there) only with
+ * fopts->overwrite. A FIFO, device, socket, directory or symbolic link is never written. */
 minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *in_path,
                              const char *in_var, const char *out_path, const char *out_var,
                              const minv_file_options *fopts, minv_report *report);

@@ -33,9 +33,11 @@ int64_t ref_layout(int64_t *out) {
     OFF(minv_analysis, auto_method);
     SIZE(minv_file_options);
     OFF(minv_file_options, precision); OFF(minv_file_options, deflate_level);
-    OFF(minv_file_options, nslice); OFF(minv_file_options, reserved);
+    OFF(minv_file_options, nslice); OFF(minv_file_options, overwrite);
     OFF(minv_file_options, slice); OFF(minv_file_options, tile);
     OFF(minv_file_options, fortran_order); OFF(minv_file_options, batch_chunk);
+    OFF(minv_file_options, format); OFF(minv_file_options, allow_remote);
+    OFF(minv_file_options, index_base); OFF(minv_file_options, reserved);
     SIZE(minv_batch_report);
     OFF(minv_batch_report, method); OFF(minv_batch_report, backend); OFF(minv_batch_report, nbatch);
     OFF(minv_batch_report, k); OFF(minv_batch_report, nrhs); OFF(minv_batch_report, cholesky_count);

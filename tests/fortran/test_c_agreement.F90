@@ -178,9 +178,11 @@ contains
                at(c_loc(an%diag_max), c_loc(an)), at(c_loc(an%auto_method), c_loc(an)), &
                int(c_sizeof(f), c_int64_t), at(c_loc(f%precision), c_loc(f)), &
                at(c_loc(f%deflate_level), c_loc(f)), at(c_loc(f%nslice), c_loc(f)), &
-               at(c_loc(f%reserved), c_loc(f)), at(c_loc(f%slice), c_loc(f)), &
+               at(c_loc(f%overwrite), c_loc(f)), at(c_loc(f%slice), c_loc(f)), &
                at(c_loc(f%tile), c_loc(f)), at(c_loc(f%fortran_order), c_loc(f)), &
-               at(c_loc(f%batch_chunk), c_loc(f)), &
+               at(c_loc(f%batch_chunk), c_loc(f)), at(c_loc(f%format), c_loc(f)), &
+               at(c_loc(f%allow_remote), c_loc(f)), at(c_loc(f%index_base), c_loc(f)), &
+               at(c_loc(f%reserved), c_loc(f)), &
                int(c_sizeof(br), c_int64_t), at(c_loc(br%method), c_loc(br)), &
                at(c_loc(br%backend), c_loc(br)), at(c_loc(br%nbatch), c_loc(br)), &
                at(c_loc(br%k), c_loc(br)), at(c_loc(br%nrhs), c_loc(br)), &

@@ -16,7 +16,7 @@ program test_files
   type(rng_t) :: rng
   real(real64) :: a(n, n), s(n, n), b(n, k), cov(n, n, nt), x(n, n), ref(n, n), xb(n, k)
   real(real64) :: refb(n, k), got3(n, n, nt), xv(n), refv(n)
-  integer :: stat, t, ncid, varid, deflate_level, grpid, dimid
+  integer :: stat, t, ncid, varid, deflate_level, grpid, dimid, u
   logical :: shuffle
   character(200) :: msg
 
@@ -34,16 +34,19 @@ program test_files
   call minv_init(ctx)
 
   ! ---- minv_invert_file: the Fortran view of the file, each optional argument ----
+  open (newunit=u, file='out.nc')
+  close (u, status='delete') ! variables are added to it below: from none
   call minv_invert(ctx, a, ref)
-  call minv_invert_file(ctx, 'in.nc', 'A', 'out.nc', 'A_inv', report=rep, stat=stat, errmsg=msg)
+  call minv_invert_file(ctx, 'in.nc', 'A', 'out.nc', 'A_inv', overwrite=.true., report=rep, &
+                        stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS, 'invert_file: ' // trim(msg))
   call get('out.nc', 'A_inv', x)
   call check(close_to(x, ref, 1e-12_real64), 'invert_file: the inverse nf90 reads is A^-1')
   call check(rep%n == n .and. rep%info == 0 .and. rep%method == MINV_METHOD_LU, 'invert_file: report')
-  call minv_invert_file(ctx, 'in.nc', 'A', 'out_default.nc')
+  call minv_invert_file(ctx, 'in.nc', 'A', 'out_default.nc', overwrite=.true.)
   call get('out_default.nc', 'A_inv', x)
   call check(close_to(x, ref, 1e-12_real64), 'invert_file: out_var absent means A_inv')
-  call minv_invert_file(ctx, 'in.nc', 'S', 'out_s.nc', '', method=MINV_METHOD_CHOLESKY, &
+  call minv_invert_file(ctx, 'in.nc', 'S', 'out_s.nc', '', method=MINV_METHOD_CHOLESKY, overwrite=.true., &
                         precision=MINV_PRECISION_SINGLE, deflate=4, tile=8, &
                         fortran_order=.true., report=rep)
   call minv_invert(ctx, s, ref)
@@ -57,11 +60,13 @@ program test_files
   call check(deflate_level == 4, 'invert_file: deflate level 4 on the output')
 
   ! ---- slices and batches: slice is 1-based, in Fortran dimension order ----
-  call minv_invert_file(ctx, 'in.nc', 'cov', 'out_slice.nc', 'cov_inv', slice=[2], report=rep)
+  call minv_invert_file(ctx, 'in.nc', 'cov', 'out_slice.nc', 'cov_inv', slice=[2], overwrite=.true., &
+                        report=rep)
   call minv_invert(ctx, cov(:, :, 2), ref)
   call get('out_slice.nc', 'cov_inv', x)
   call check(close_to(x, ref, 1e-12_real64), 'invert_file: slice [2] is cov(:, :, 2)')
-  call minv_invert_file(ctx, 'in.nc', 'cov', 'out_batch.nc', 'cov_inv', stat=stat, errmsg=msg)
+  call minv_invert_file(ctx, 'in.nc', 'cov', 'out_batch.nc', 'cov_inv', overwrite=.true., stat=stat, &
+                        errmsg=msg)
   call check(stat == MINV_SUCCESS, 'invert_file batch: ' // trim(msg))
   call get3('out_batch.nc', 'cov_inv', got3)
   do t = 1, nt
@@ -71,17 +76,17 @@ program test_files
 
   ! ---- minv_solve_file: fortran_order decides which of A and A^T a general A is ----
   call minv_solve(ctx, a, b, refb)
-  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'B', 'x.nc', 'X', report=rep, stat=stat, &
+  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'B', 'x.nc', 'X', overwrite=.true., report=rep, stat=stat, &
                        errmsg=msg)
   call check(stat == MINV_SUCCESS, 'solve_file: ' // trim(msg))
   call get('x.nc', 'X', xb)
   call check(close_to(xb, refb, 1e-12_real64), 'solve_file: A X = B as Fortran sees A and B')
   call check(rep%n == n .and. rep%nrhs == k, 'solve_file: report')
-  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'B', 'x_c.nc', fortran_order=.false.)
+  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'B', 'x_c.nc', fortran_order=.false., overwrite=.true.)
   call minv_solve(ctx, transpose(a), b, refb)
   call get('x_c.nc', 'X', xb)
   call check(close_to(xb, refb, 1e-12_real64), 'solve_file: C order reads A^T; x_var absent is X')
-  call minv_solve_file(ctx, 'in.nc', 'S', 'in.nc', 'B', 'x_s.nc', 'XS', method=MINV_METHOD_CHOLESKY, &
+  call minv_solve_file(ctx, 'in.nc', 'S', 'in.nc', 'B', 'x_s.nc', 'XS', method=MINV_METHOD_CHOLESKY, overwrite=.true., &
                        precision=MINV_PRECISION_DOUBLE, deflate=1, tile=4, report=rep)
   call minv_solve(ctx, s, b, refb)
   call get('x_s.nc', 'XS', xb)
@@ -96,7 +101,7 @@ program test_files
   call nc(nf90_enddef(ncid))
   call nc(nf90_put_var(ncid, varid, b(:, 1)))
   call nc(nf90_close(ncid))
-  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'v', 'x_v.nc', 'xv', report=rep, stat=stat, &
+  call minv_solve_file(ctx, 'in.nc', 'A', 'in.nc', 'v', 'x_v.nc', 'xv', overwrite=.true., report=rep, stat=stat, &
                        errmsg=msg)
   call check(stat == MINV_SUCCESS .and. rep%nrhs == 1, 'solve_file, 1-D b: ' // trim(msg))
   call minv_solve(ctx, a, b(:, 1), refv)
@@ -114,7 +119,7 @@ program test_files
   call nc(nf90_enddef(ncid))
   call nc(nf90_put_var(grpid, varid, s))
   call nc(nf90_close(ncid))
-  call minv_invert_file(ctx, 'grp.nc', 'analysis/S', 'out_grp.nc', stat=stat, errmsg=msg)
+  call minv_invert_file(ctx, 'grp.nc', 'analysis/S', 'out_grp.nc', overwrite=.true., stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS, 'invert_file, analysis/S: ' // trim(msg))
   call minv_invert(ctx, s, ref)
   call get('out_grp.nc', 'S_inv', x)
@@ -151,9 +156,40 @@ program test_files
   call minv_analyze_file(ctx, 'in.nc', 'cov', an, slice=[0], stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_analyze_file: invalid argument: slice(1) = 0', &
                   'analyze slice 0')
+  ! indices in messages count from 1, as the arguments do
   call minv_invert_file(ctx, 'in.nc', 'cov', 'o.nc', slice=[nt + 1], stat=stat, errmsg=msg)
-  call check(stat /= MINV_SUCCESS .and. index(msg, 'minv_invert_file: ') == 1, &
-             'slice beyond the variable: ' // trim(msg))
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, &
+                  'slice index 4 is outside dimension time (1-based, 3 entries)', 'slice beyond the variable')
+  cov(5, 6, 2) = ieee_value(x(1, 1), ieee_quiet_nan)
+  call create('nan3.nc')
+  call put3('nan3.nc', 'covnan', cov)
+  call minv_invert_file(ctx, 'nan3.nc', 'covnan', 'o.nc', stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_NOT_FINITE, msg, "variable 'covnan' (time = 2, 1-based): entry (5, 6)", &
+                  'NaN in the second matrix of a batch')
+  ! an existing output is replaced only when asked; a netCDF file lacking the variable gains it
+  call minv_invert_file(ctx, 'in.nc', 'A', 'out.nc', 'A_inv', stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, &
+                  "output 'out.nc' already holds a variable 'A_inv': minv replaces it only when asked", &
+                  'existing output without overwrite')
+  call minv_invert_file(ctx, 'in.nc', 'S', 'out.nc', 'S_inv', overwrite=.true.)
+  call minv_invert_file(ctx, 'in.nc', 'S', 'out.nc', 'S_inv2', format=MINV_FORMAT_CDF5)
+  call get('out.nc', 'A_inv', x)
+  call minv_invert(ctx, a, ref)
+  call check(close_to(x, ref, 1e-12_real64), 'A_inv kept when S_inv and S_inv2 are added to out.nc')
+  ! the format of a new file: asked for, or the input's
+  call minv_invert_file(ctx, 'in.nc', 'S', 'out_cdf5.nc', format=MINV_FORMAT_CDF5, overwrite=.true.)
+  call nc(nf90_open('out_cdf5.nc', nf90_nowrite, ncid))
+  call nc(nf90_inquire(ncid, formatNum=deflate_level))
+  call nc(nf90_close(ncid))
+  call check(deflate_level == nf90_format_cdf5, 'format=MINV_FORMAT_CDF5 writes CDF-5')
+  call minv_invert_file(ctx, 'in.nc', 'S', 'o.nc', format=MINV_FORMAT_CLASSIC, deflate=1, stat=stat, &
+                        errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'deflate level 1 asks for a netCDF-4 output', &
+                  'deflate with classic')
+  ! remote inputs only when asked
+  call minv_invert_file(ctx, 'http://127.0.0.1:9/in.nc', 'S', 'o.nc', stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, &
+                  "input 'http://127.0.0.1:9/in.nc' is a URL: minv reads remote data only when asked", 'a URL')
   call minv_analyze_file(ctx, 'in.nc', 'cov', an, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_SHAPE, msg, 'minv_analyze_file: ', 'analyze a batch')
   call minv_invert_file(ctx, 'grp.nc', 'model/S', 'o.nc', stat=stat, errmsg=msg)

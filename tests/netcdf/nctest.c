@@ -176,6 +176,11 @@ int nct_tmp_left(const char *path) {
     return found;
 }
 
+void nct_options(minv_file_options *fo) {
+    minv_file_options_default(fo);
+    fo->overwrite = 1;
+}
+
 minv_context *nct_context(void) {
     minv_options o;
     minv_context *ctx = NULL;

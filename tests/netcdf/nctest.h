@@ -68,6 +68,12 @@ int nct_exists(const char *path);
 /* 1 when some `path`.tmp.* is left in the directory. */
 int nct_tmp_left(const char *path);
 
+/* The default file options with overwrite on: the tests write their outputs again run after
+ * run, and call after call (the refusal to replace is tested on its own). */
+void nct_options(minv_file_options *fo);
+static const minv_file_options nct_replace_options = {.precision = MINV_PRECISION_DOUBLE, .overwrite = 1};
+#define NCT_REPLACE (&nct_replace_options)
+
 /* A context on the CPU for the tests (the NetCDF layer is the same on every backend). */
 minv_context *nct_context(void);
 

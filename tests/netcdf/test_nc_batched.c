@@ -57,7 +57,7 @@ static void types_and_chunks(minv_context *ctx) {
             for (int chunk = 0; chunk <= 5; chunk += 5) {
                 minv_file_options fo;
                 minv_report rep;
-                minv_file_options_default(&fo);
+                nct_options(&fo);
                 fo.batch_chunk = chunk;
                 fo.precision = single ? MINV_PRECISION_SINGLE : MINV_PRECISION_DOUBLE;
                 CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "bat_in.nc", "T", "bat_out.nc", NULL, &fo, &rep),
@@ -98,7 +98,7 @@ static void views(minv_context *ctx) {
     double *v = batch_values(0);
     nct_write("bat_view.nc", 0, &nc4, "T", NC_DOUBLE, 3, dims, lens, 0, v);
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_GAUSS_JORDAN, "bat_view.nc", "T", "bat_c.nc", NULL, &fo, NULL),
                  MINV_SUCCESS, ctx);
     fo.fortran_order = 1;
@@ -123,7 +123,7 @@ static void singular(minv_context *ctx) {
     for (size_t j = 0; j < K; j++) v[13 * K * K + 4 * K + j] = 0; /* row 5 of matrix 13 */
     nct_write("bat_sing.nc", 0, &nc4, "T", NC_DOUBLE, 3, dims, lens, 0, v);
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     fo.batch_chunk = 6;
     minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, "bat_sing.nc", "T", "bat_sing_inv.nc", NULL, &fo, NULL);
     CHECK(st == MINV_ERR_SINGULAR, "singular batch: %s", minv_status_string(st));

@@ -3,8 +3,9 @@
  *   - more unlimited dimensions than NC_MAX_DIMS (1024), in an input and in an output file
  *     that a variable is added to;
  *   - a batch of matrices of order 2^31 and 2^32 (n * n * 8 bytes wraps a size_t);
- *   - a CDF-5 record variable of 2^62 records (count * 8 wraps), and a CDF-5 header whose
- *     variables add up to more than 2^63 bytes (the truncation check's sums overflow).
+ *   - a CDF-5 record variable of 2^62 records (count * 8 wraps: the file is truncated), and a
+ *     CDF-5 header whose variables add up to more than 2^63 bytes (the sums overflow).
+ * And a classic header whose counts ask netCDF-C to allocate gigabytes for a file of bytes.
  * The netCDF-4 files hold no data (HDF5 stores unwritten chunks as nothing); the CDF-5 ones
  * are written byte by byte, as the format specification lays them out. */
 #include <float.h>
@@ -89,7 +90,7 @@ static void write_cdf5(const char *path, uint64_t numrecs, int ndims, const char
 
 static const char *invert_refused(minv_context *ctx, const char *path, const char *var, minv_status expected) {
     minv_report rep;
-    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, "crafted_out.nc", NULL, NULL, &rep);
+    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, "crafted_out.nc", NULL, NCT_REPLACE, &rep);
     CHECK(st == expected, "%s:%s: %s, expected %s (%s)", path, var, minv_status_string(st), minv_status_string(expected),
           minv_last_error(ctx));
     CHECK(!nct_exists("crafted_out.nc") && !nct_tmp_left("crafted_out.nc"), "%s: output left behind", path);
@@ -117,7 +118,7 @@ static void many_unlimited(minv_context *ctx) {
     minv_report rep;
     CHECK_STATUS(minv_analyze_file(ctx, "crafted_unlim.nc", "A", NULL, &an), MINV_SUCCESS, ctx);
     CHECK(an.n == 3 && an.symmetric, "1100 unlimited dimensions: the analysis of A");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_inv.nc", NULL, NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_inv.nc", NULL, NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     size_t count;
     double *x = nct_read("crafted_inv.nc", "A_inv", &count);
@@ -125,7 +126,7 @@ static void many_unlimited(minv_context *ctx) {
     free(x);
     /* the output is a copy of such a file, which gains the variable */
     system("cp crafted_unlim.nc crafted_unlim_out.nc");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_unlim_out.nc", "X", NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "crafted_unlim.nc", "A", "crafted_unlim_out.nc", "X", NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     x = nct_read("crafted_unlim_out.nc", "X", &count);
     CHECK(count == 9 && x[8] == 0.5, "1100 unlimited dimensions in the output: X = (2 I)^-1");
@@ -151,7 +152,7 @@ static void huge_order(minv_context *ctx) {
         HAS(msg, path);
         minv_analysis an;
         minv_file_options fo;
-        minv_file_options_default(&fo);
+        nct_options(&fo);
         fo.nslice = 1;
         CHECK_STATUS(minv_analyze_file(ctx, path, "cov", &fo, &an), MINV_ERR_ALLOC, ctx);
     }
@@ -163,22 +164,45 @@ static void huge_count(minv_context *ctx) {
     const uint64_t lens[2] = {0, 2};
     const cdf5_var cov = {"cov", 3, {0, 1, 1}, 32};
     write_cdf5("crafted_count.nc", (uint64_t)1 << 62, 2, names, lens, 1, &cov, 32);
-    const char *msg = invert_refused(ctx, "crafted_count.nc", "cov", MINV_ERR_ALLOC);
-    HAS(msg, "is too large");
+    const char *msg = invert_refused(ctx, "crafted_count.nc", "cov", MINV_ERR_IO);
+    HAS(msg, "'crafted_count.nc': its header describes more than 2^63 bytes of data");
+    write_cdf5("crafted_count.nc", (uint64_t)1 << 55, 2, names, lens, 1, &cov, 32);
+    msg = invert_refused(ctx, "crafted_count.nc", "cov", MINV_ERR_IO);
+    HAS(msg, "'crafted_count.nc' is truncated: its header describes at least 1152921504606847");
 }
 
-/* A CDF-5 file with A(n, n) and three variables of 2^61 bytes each: the header describes
- * more than 2^63 bytes, which no file holds. */
+/* A CDF-5 file with A(n, n) and variables of 2^61 bytes each, which no file holds: the
+ * ends of their data (begin + size) pass 2^63 at the fourth. */
 static void huge_header(minv_context *ctx) {
     const char *const names[2] = {"n", "big"};
     const uint64_t lens[2] = {2, (uint64_t)1 << 29};
     const uint64_t big = (uint64_t)1 << 61;
-    const cdf5_var vars[4] = {{"A", 2, {0, 0}, 32}, {"B0", 2, {1, 1}, big}, {"B1", 2, {1, 1}, big}, {"B2", 2, {1, 1}, big}};
-    write_cdf5("crafted_sum.nc", 0, 2, names, lens, 4, vars, 32);
+    const cdf5_var vars[5] = {{"A", 2, {0, 0}, 32},       {"B0", 2, {1, 1}, big}, {"B1", 2, {1, 1}, big},
+                              {"B2", 2, {1, 1}, big},     {"B3", 2, {1, 1}, big}};
     minv_analysis an;
-    minv_status st = minv_analyze_file(ctx, "crafted_sum.nc", "A", NULL, &an);
-    CHECK(st == MINV_ERR_IO, "crafted_sum.nc: %s (%s), expected a clean IO error", minv_status_string(st),
-          minv_last_error(ctx));
+    write_cdf5("crafted_sum.nc", 0, 2, names, lens, 4, vars, 32);
+    CHECK_STATUS(minv_analyze_file(ctx, "crafted_sum.nc", "A", NULL, &an), MINV_ERR_IO, ctx);
+    HAS(minv_last_error(ctx), "'crafted_sum.nc' is truncated");
+    write_cdf5("crafted_sum.nc", 0, 2, names, lens, 5, vars, 32);
+    CHECK_STATUS(minv_analyze_file(ctx, "crafted_sum.nc", "A", NULL, &an), MINV_ERR_IO, ctx);
+    HAS(minv_last_error(ctx), "more than 2^63 bytes");
+}
+
+/* A 48-byte classic file whose global attribute claims 2^30 doubles: netCDF-C would allocate
+ * 8 GiB for them before finding the file too short. */
+static void attribute_bomb(minv_context *ctx) {
+    static const unsigned char bomb[] = {
+        'C', 'D', 'F', 1, 0, 0, 0, 0,                   /* magic, numrecs */
+        0, 0, 0, 0, 0, 0, 0, 0,                         /* no dimensions */
+        0, 0, 0, 0x0C, 0, 0, 0, 1,                      /* one global attribute */
+        0, 0, 0, 5, 't', 'i', 't', 'l', 'e', 0, 0, 0,   /* "title" */
+        0, 0, 0, 6, 0x40, 0, 0, 0,                      /* NC_DOUBLE, 2^30 values */
+        0x3f, 0xf0, 0, 0, 0, 0, 0, 0};
+    FILE *f = fopen("crafted_bomb.nc", "wb");
+    fwrite(bomb, 1, sizeof bomb, f);
+    fclose(f);
+    const char *msg = invert_refused(ctx, "crafted_bomb.nc", "A", MINV_ERR_IO);
+    HAS(msg, "'crafted_bomb.nc' is not a valid netCDF-3 file: it claims 1073741824 attribute values at byte 44, but only 8 bytes follow");
 }
 
 int main(void) {
@@ -187,6 +211,7 @@ int main(void) {
     huge_order(ctx);
     huge_count(ctx);
     huge_header(ctx);
+    attribute_bomb(ctx);
     minv_destroy(ctx);
     return tu_finish("test_nc_crafted");
 }

@@ -34,7 +34,7 @@ static const char *invert_fails(minv_context *ctx, const char *path, const char 
 static const char *solve_fails(minv_context *ctx, const char *a_path, const char *a_var, const char *b_path,
                                const char *b_var, minv_status expected) {
     minv_report rep;
-    minv_status st = minv_solve_file(ctx, MINV_METHOD_AUTO, a_path, a_var, b_path, b_var, "err_out.nc", NULL, NULL, &rep);
+    minv_status st = minv_solve_file(ctx, MINV_METHOD_AUTO, a_path, a_var, b_path, b_var, "err_out.nc", NULL, NCT_REPLACE, &rep);
     CHECK(st == expected, "solve with %s:%s, %s:%s: %s, expected %s (%s)", a_path, a_var, b_path, b_var,
           minv_status_string(st), minv_status_string(expected), minv_last_error(ctx));
     CHECK(!nct_exists("err_out.nc") && !nct_tmp_left("err_out.nc"), "solve with %s:%s: output left behind", b_path, b_var);
@@ -45,7 +45,7 @@ static void bad_entries(minv_context *ctx) {
     const size_t lens[2] = {N, N};
     double a[N * N], fill = -999, missing[2] = {-1e30, 1e30}, range[2] = {-100, 100};
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     const char *msg;
 
     /* _FillValue at (3, 5), 1-based in C order; in Fortran order the same entry is (5, 3) */
@@ -100,6 +100,41 @@ static void bad_entries(minv_context *ctx) {
     HAS(msg, "entry (1, 4)");
     HAS(msg, "outside the valid range");
 
+    /* packing and validity attributes that are not numbers, or not one number, are refused:
+     * ignored, the stored integers would be inverted as they are (CF wants them numeric) */
+    {
+        static const struct { const char *att; nc_type type; const char *text; size_t n; const char *why; } wrong[] = {
+            {"scale_factor", NC_CHAR, "0.001", 5, "its scale_factor attribute is NC_CHAR, not a number"},
+            {"add_offset", NC_STRING, NULL, 1, "its add_offset attribute is NC_STRING, not a number"},
+            {"valid_range", NC_CHAR, "0 9", 3, "its valid_range attribute is NC_CHAR"},
+            {"missing_value", NC_CHAR, "-", 1, "its missing_value attribute is NC_CHAR"},
+            {"scale_factor", NC_DOUBLE, NULL, 2, "its scale_factor attribute has 2 values; it needs one"},
+            {"scale_factor", NC_DOUBLE, NULL, 0, "scale_factor 0 and add_offset 0 cannot unpack its values"}};
+        for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+            int ncid, varid;
+            diag_dominant(a);
+            for (int e = 0; e < N * N; e++)
+                a[e] = round(a[e] * 1000);
+            nct_write("err_packed.nc", 0, &nc4, "P", NC_SHORT, 2, ij, lens, 0, a);
+            NCT(nc_open("err_packed.nc", NC_WRITE, &ncid));
+            NCT(nc_redef(ncid));
+            NCT(nc_inq_varid(ncid, "P", &varid));
+            const double two[2] = {0.001, 0.001}, zero = 0;
+            const char *str = "0.5";
+            if (wrong[k].type == NC_CHAR)
+                NCT(nc_put_att_text(ncid, varid, wrong[k].att, wrong[k].n, wrong[k].text));
+            else if (wrong[k].type == NC_STRING)
+                NCT(nc_put_att_string(ncid, varid, wrong[k].att, 1, &str));
+            else
+                NCT(nc_put_att_double(ncid, varid, wrong[k].att, NC_DOUBLE, wrong[k].n ? wrong[k].n : 1,
+                                      wrong[k].n ? two : &zero));
+            NCT(nc_close(ncid));
+            msg = invert_fails(ctx, "err_packed.nc", "P", &fo, MINV_ERR_INVALID_ARG);
+            HAS(msg, "'err_packed.nc', variable 'P'");
+            HAS(msg, wrong[k].why);
+        }
+    }
+
     /* NaN, +Inf, -Inf; and a double too large for single precision */
     const struct { double value; const char *text; int single; } bad[] = {
         {NAN, "is NaN", 0}, {INFINITY, "is +Inf", 0}, {-INFINITY, "is -Inf", 0}, {1e300, "does not fit in single precision", 1}};
@@ -135,7 +170,7 @@ static void bad_files_and_shapes(minv_context *ctx) {
     const size_t lens[2] = {N, N}, rect[2] = {N, N - 1}, l1[1] = {N}, l4[4] = {2, 2, N, N};
     const char *const d4[4] = {"a", "b", "i", "j"};
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     const char *msg;
     diag_dominant(a);
     for (int k = 0; k < N; k++)
@@ -226,25 +261,44 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
     nct_snapshot input = nct_snap("err_A.nc");
 
     /* the output is the input: refused, untouched */
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_A.nc", "A_inv", NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_A.nc", "A_inv", NCT_REPLACE, &rep),
                  MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "minv never modifies its input");
     CHECK(nct_same(&input, "err_A.nc") && !nct_tmp_left("err_A.nc"), "the input was touched");
-    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_A.nc", "A", "./err_A.nc", "X", NULL, &rep),
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_A.nc", "A", "./err_A.nc", "X", NCT_REPLACE, &rep),
                  MINV_ERR_INVALID_ARG, ctx);
     CHECK(nct_same(&input, "err_A.nc"), "the input was touched by solve");
 
     /* a directory that does not exist */
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "no_such_dir/out.nc", NULL, NULL, &rep),
+    /* URLs: an input only when asked (netCDF-C would fetch it), an output never */
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "https://127.0.0.1:9/err_A.nc", "A", "err_out.nc", NULL, NCT_REPLACE,
+                                  &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "input 'https://127.0.0.1:9/err_A.nc' is a URL: minv reads remote data only when asked");
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "[log]http://127.0.0.1:9/b.nc", "B", "err_out.nc",
+                                 NULL, NCT_REPLACE, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "is a URL");
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "file:///tmp/err_out.nc", NULL, NCT_REPLACE, &rep),
+                 MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "output 'file:///tmp/err_out.nc' is a URL: minv writes its outputs to local files only");
+    {
+        minv_file_options remote;
+        nct_options(&remote);
+        remote.allow_remote = 1; /* asked: netCDF-C tries, and nothing listens on port 9 */
+        minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, "http://127.0.0.1:9/err_A.nc", "A", "err_out.nc", NULL,
+                                          &remote, &rep);
+        CHECK(st != MINV_SUCCESS && !strstr(minv_last_error(ctx), "is a URL"), "allow_remote: %s", minv_last_error(ctx));
+        CHECK(!nct_exists("err_out.nc"), "allow_remote: an output");
+    }
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "no_such_dir/out.nc", NULL, NCT_REPLACE, &rep),
                  MINV_ERR_NOT_FOUND, ctx);
     HAS(minv_last_error(ctx), "the directory 'no_such_dir' does not exist");
 
     /* a failure keeps an existing output as it was */
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_kept.nc", NULL, NULL, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_kept.nc", NULL, NCT_REPLACE, &rep), MINV_SUCCESS, ctx);
     nct_snapshot kept = nct_snap("err_kept.nc");
     double b[N * N] = {0}; /* singular: a zero matrix */
     nct_write("err_zero.nc", 0, &nc4, "A", NC_DOUBLE, 2, ij, lens, 0, b);
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "err_zero.nc", "A", "err_kept.nc", NULL, NULL, &rep), MINV_ERR_SINGULAR, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "err_zero.nc", "A", "err_kept.nc", NULL, NCT_REPLACE, &rep), MINV_ERR_SINGULAR, ctx);
     HAS(minv_last_error(ctx), "'err_zero.nc', variable 'A': ");
     CHECK(nct_same(&kept, "err_kept.nc") && !nct_tmp_left("err_kept.nc"), "the earlier output changed");
     nct_snap_free(&kept);
@@ -254,7 +308,7 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
         b[k] = a[k];
     b[3 * N + 3] = -10;
     nct_write("err_indef.nc", 0, &nc4, "A", NC_DOUBLE, 2, ij, lens, 0, b);
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_CHOLESKY, "err_indef.nc", "A", "err_out.nc", NULL, NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_CHOLESKY, "err_indef.nc", "A", "err_out.nc", NULL, NCT_REPLACE, &rep),
                  MINV_ERR_NOT_SPD, ctx);
     HAS(minv_last_error(ctx), "'err_indef.nc', variable 'A'");
     CHECK(!nct_exists("err_out.nc") && !nct_tmp_left("err_out.nc"), "output left after NOT_SPD");
@@ -263,7 +317,7 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
     const size_t bl[2] = {N + 1, 2};
     const char *const bd[2] = {"obs", "k"};
     nct_write("err_B.nc", 0, &nc4, "B", NC_DOUBLE, 2, bd, bl, 0, b);
-    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_B.nc", "B", "err_out.nc", NULL, NULL, &rep),
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_B.nc", "B", "err_out.nc", NULL, NCT_REPLACE, &rep),
                  MINV_ERR_SHAPE, ctx);
     HAS(minv_last_error(ctx), "one of B's dimensions must have length 6");
     CHECK(!nct_exists("err_out.nc") && !nct_tmp_left("err_out.nc"), "output left after a solve failed");
@@ -287,17 +341,17 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
 
     /* arguments */
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     CHECK(minv_invert_file(NULL, MINV_METHOD_AUTO, "err_A.nc", "A", "x.nc", NULL, NULL, NULL) == MINV_ERR_INVALID_ARG, "NULL ctx");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, NULL, "A", "x.nc", NULL, NULL, NULL), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, NULL, "A", "x.nc", NULL, NCT_REPLACE, NULL), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "minv_invert_file: argument 3 (in_path) is NULL");
-    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "a", "A", "b", "", "x", NULL, NULL, NULL), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "a", "A", "b", "", "x", NULL, NCT_REPLACE, NULL), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 6 (b_var) is empty");
-    CHECK_STATUS(minv_invert_file(ctx, (minv_method)42, "err_A.nc", "A", "x.nc", NULL, NULL, NULL), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, (minv_method)42, "err_A.nc", "A", "x.nc", NULL, NCT_REPLACE, NULL), MINV_ERR_INVALID_ARG, ctx);
     fo.deflate_level = 10;
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "x.nc", NULL, &fo, NULL), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "deflate_level = 10");
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     fo.nslice = 1;
     fo.slice[0] = -1;
     CHECK_STATUS(minv_analyze_file(ctx, "err_A.nc", "A", &fo, NULL), MINV_ERR_INVALID_ARG, ctx);

@@ -51,13 +51,13 @@ static void write_groups(double *m, double *m2, double *cov, double *v) {
 static void found(minv_context *ctx, const double *m, const double *m2, const double *cov, const double *v) {
     minv_report rep;
     nct_snapshot input = nct_snap("grp.nc");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/M", "grp_inv.nc", NULL, NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/M", "grp_inv.nc", NULL, NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     CHECK(inverse_ratio(m, "grp_inv.nc", "M_inv") < 30, "analysis/M: its inverse as M_inv in the root");
     char *src = nct_read_text_att("grp_inv.nc", "M_inv", "minv_source_variable");
     CHECK(src && strcmp(src, "analysis/M") == 0, "minv_source_variable %s", src ? src : "");
     free(src);
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "/analysis/M", "grp_inv.nc", "Mi", NULL, NULL),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "/analysis/M", "grp_inv.nc", "Mi", NCT_REPLACE, NULL),
                  MINV_SUCCESS, ctx);
     CHECK(inverse_ratio(m, "grp_inv.nc", "Mi") < 30, "/analysis/M");
 
@@ -65,12 +65,12 @@ static void found(minv_context *ctx, const double *m, const double *m2, const do
     double m2f[N * N];
     for (int k = 0; k < N * N; k++)
         m2f[k] = (float)m2[k];
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "a/b/M", "grp_nested.nc", NULL, NULL, NULL),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "a/b/M", "grp_nested.nc", NULL, NCT_REPLACE, NULL),
                  MINV_SUCCESS, ctx);
     CHECK(inverse_ratio(m2f, "grp_nested.nc", "M_inv") < 30, "a/b/M");
 
     /* a batch over the root's unlimited Time: the output's Time is unlimited too */
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/cov", "grp_batch.nc", NULL, NULL, &rep),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/cov", "grp_batch.nc", NULL, NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     size_t count;
     double *x = nct_read("grp_batch.nc", "cov_inv", &count);
@@ -89,7 +89,7 @@ static void found(minv_context *ctx, const double *m, const double *m2, const do
 
     /* a solve with A and a 1-D B both in a group, and the analysis */
     CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/M", "grp.nc", "analysis/v", "grp_x.nc", NULL,
-                                 NULL, &rep),
+                                 NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     x = nct_read("grp_x.nc", "X", &count);
     CHECK(count == N && tu_solve_ratio(N, 1, m, N, v, N, x, N, DBL_EPSILON) < 30, "solve in a group: %zu values", count);
@@ -102,9 +102,9 @@ static void found(minv_context *ctx, const double *m, const double *m2, const do
 
     /* an existing output whose root holds only the variable keeps its groups */
     nct_write("grp_keep.nc", 0, &nc4, "kept/other", NC_DOUBLE, 1, (const char *const[]){"k"}, (const size_t[]){N}, 0, v);
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/M", "grp_keep.nc", NULL, NULL, NULL),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/M", "grp_keep.nc", NULL, NCT_REPLACE, NULL),
                  MINV_SUCCESS, ctx);
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "/analysis/M", "grp_keep.nc", NULL, NULL, NULL),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "grp.nc", "/analysis/M", "grp_keep.nc", NULL, NCT_REPLACE, NULL),
                  MINV_SUCCESS, ctx);
     x = nct_read("grp_keep.nc", "kept/other", &count);
     CHECK(count == N && memcmp(x, v, N * sizeof *v) == 0, "the group of an existing output was lost");
@@ -114,7 +114,7 @@ static void found(minv_context *ctx, const double *m, const double *m2, const do
 /* Runs invert from grp.nc:`var` and checks that it failed with `expected`, leaving nothing. */
 static const char *invert_fails(minv_context *ctx, const char *path, const char *var, const char *out_var,
                                 minv_status expected) {
-    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, "grp_out.nc", out_var, NULL, NULL);
+    minv_status st = minv_invert_file(ctx, MINV_METHOD_AUTO, path, var, "grp_out.nc", out_var, NCT_REPLACE, NULL);
     CHECK(st == expected, "%s:%s: %s, expected %s (%s)", path, var, minv_status_string(st), minv_status_string(expected),
           minv_last_error(ctx));
     CHECK(!nct_exists("grp_out.nc") && !nct_tmp_left("grp_out.nc"), "%s:%s: output left behind", path, var);
@@ -148,7 +148,7 @@ static void missing(minv_context *ctx) {
     msg = invert_fails(ctx, "grp.nc", "analysis/M", "analysis/M_inv", MINV_ERR_INVALID_ARG);
     HAS(msg, "output variable 'analysis/M_inv' of 'grp_out.nc' names a group: minv writes its outputs to the root group");
     CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "grp.nc", "analysis/M", "grp.nc", "analysis/v", "grp_out.nc", "/X",
-                                 NULL, NULL),
+                                 NCT_REPLACE, NULL),
                  MINV_ERR_INVALID_ARG, ctx);
     CHECK(!nct_exists("grp_out.nc"), "a solve into a group wrote something");
 }

@@ -55,7 +55,7 @@ static void same_dimension_twice(minv_context *ctx) {
     double *r = spd(n, 1);
     nct_write("lay_R.nc", 0, &nc4, "R", NC_DOUBLE, 2, dims, lens, 0, r);
     minv_report rep;
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_R.nc", "R", "lay_Rinv.nc", NULL, NULL, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_R.nc", "R", "lay_Rinv.nc", NULL, NCT_REPLACE, &rep), MINV_SUCCESS, ctx);
     CHECK(rep.method == MINV_METHOD_CHOLESKY, "R: %s", minv_method_name(rep.method));
     double *x = nct_read("lay_Rinv.nc", "R_inv", NULL);
     CHECK(disk_inverse_ratio(r, x, n) < 30, "R(channel, channel)");
@@ -81,7 +81,7 @@ static void wrf_time(minv_context *ctx, const nct_storage *st, const char *path)
     double *covf = nct_read(path, "cov", NULL); /* as stored in float */
     minv_file_options fo;
     minv_report rep;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
 
     /* a slice: matrix 1 of Time, written as a 2-D variable */
     fo.nslice = 1;
@@ -136,7 +136,7 @@ static void rank4(minv_context *ctx) {
     }
     nct_write("lay_rank4.nc", 0, &nc4, "v", NC_DOUBLE, 4, dims, lens, 0, v);
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     fo.nslice = 2;
     fo.slice[0] = 1;
     fo.slice[1] = 2;
@@ -182,7 +182,7 @@ static void solve_layouts(minv_context *ctx) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         minv_file_options fo;
         minv_report rep;
-        minv_file_options_default(&fo);
+        nct_options(&fo);
         fo.fortran_order = cases[c].fortran;
         CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "lay_A.nc", "A", "lay_B.nc", cases[c].var, "lay_X.nc", NULL, &fo, &rep),
                      MINV_SUCCESS, ctx);
@@ -228,7 +228,7 @@ static void solve_sliced(minv_context *ctx) {
     nct_write("lay_sB.nc", 0, &nc4, "y", NC_DOUBLE, 3, bdims, blens, 0, b);
     nct_write("lay_sB.nc", 1, &nc4, "y2", NC_DOUBLE, 2, bdims + 1, b2, 0, b);
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     fo.nslice = 1;
     fo.slice[0] = 1;
     const char *vars[2] = {"y", "y2"};
@@ -278,7 +278,7 @@ static void solve_vector(minv_context *ctx) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         minv_file_options fo;
         minv_report rep;
-        minv_file_options_default(&fo);
+        nct_options(&fo);
         fo.fortran_order = cases[c].fortran;
         fo.precision = cases[c].precision;
         fo.tile = cases[c].tile;
@@ -335,7 +335,7 @@ static void into_existing_file(minv_context *ctx) {
         NCT(nc_close(ncid));
         nct_snapshot input = nct_snap("lay_in.nc");
 
-        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", out, "A_inv", NULL, NULL), MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", out, "A_inv", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
         CHECK(nct_same(&input, "lay_in.nc"), "the input was modified");
         double *o = nct_read(out, "other", NULL), *x = nct_read(out, "A_inv", NULL);
         CHECK(memcmp(o, other, sizeof other) == 0, "%s: the other variable changed", out);
@@ -352,7 +352,7 @@ static void into_existing_file(minv_context *ctx) {
         free(h);
 
         /* again, from another matrix of the same shape: overwritten */
-        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A2", out, "A_inv", NULL, NULL), MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A2", out, "A_inv", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
         x = nct_read(out, "A_inv", NULL);
         CHECK(disk_inverse_ratio(a2, x, n) < 30, "%s: overwritten inverse", out);
         free(x);
@@ -364,14 +364,14 @@ static void into_existing_file(minv_context *ctx) {
     double *small = spd(3, 53);
     nct_write("lay_small.nc", 0, &nc4, "S", NC_DOUBLE, 2, dims3, lens3, 0, small);
     nct_snapshot before = nct_snap("lay_results.nc");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_small.nc", "S", "lay_results.nc", "A_inv", NULL, NULL),
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_small.nc", "S", "lay_results.nc", "A_inv", NCT_REPLACE, NULL),
                  MINV_ERR_SHAPE, ctx);
     HAS(minv_last_error(ctx), "already has a variable 'A_inv' of another shape");
     CHECK(nct_same(&before, "lay_results.nc") && !nct_tmp_left("lay_results.nc"), "refused output left changes");
     nct_snap_free(&before);
     /* a file that holds only the variable (an earlier run's output) is replaced */
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", "lay_only.nc", "X", NULL, NULL), MINV_SUCCESS, ctx);
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_small.nc", "S", "lay_only.nc", "X", NULL, NULL), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", "lay_only.nc", "X", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_small.nc", "S", "lay_only.nc", "X", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
     size_t count;
     double *x = nct_read("lay_only.nc", "X", &count);
     CHECK(count == 9 && disk_inverse_ratio(small, x, 3) < 30, "replaced output: %zu values", count);
@@ -387,7 +387,7 @@ static void output_storage_and_attributes(minv_context *ctx) {
     double *a = spd(n, 61);
     nct_write("lay_big.nc", 0, &classic, "B", NC_DOUBLE, 2, dims, lens, 0, a);
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     fo.deflate_level = 4;
     fo.precision = MINV_PRECISION_SINGLE;
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_big.nc", "B", "lay_big_inv.nc", "Binv", &fo, NULL), MINV_SUCCESS, ctx);
@@ -436,7 +436,7 @@ static void analysis(minv_context *ctx) {
     nct_write("lay_an.nc", 1, &nc4, "Tnan", NC_DOUBLE, 2, dims, lens, 0, a);
     minv_analysis an;
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     CHECK_STATUS(minv_analyze_file(ctx, "lay_an.nc", "T", &fo, &an), MINV_SUCCESS, ctx);
     CHECK(an.n == 9 && an.tridiagonal && !an.symmetric && an.lower_bandwidth == 0 && an.upper_bandwidth == 1 &&
               an.auto_method == MINV_METHOD_TRIDIAGONAL,

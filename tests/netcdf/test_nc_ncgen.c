@@ -38,7 +38,7 @@ static void kms(minv_context *ctx, const char *kind, const char *type) {
     run_ncgen(kind, cdl_name, cdl, path);
 
     minv_report rep;
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, path, "A", "gen_kms_inv.nc", NULL, NULL, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, path, "A", "gen_kms_inv.nc", NULL, NCT_REPLACE, &rep), MINV_SUCCESS, ctx);
     CHECK(rep.method == MINV_METHOD_CHOLESKY, "%s: %s", path, minv_method_name(rep.method));
     double *x = nct_read("gen_kms_inv.nc", "A_inv", NULL), err = 0, rho = 0.5, c = 1 / (1 - rho * rho);
     for (int i = 0; i < 5; i++)
@@ -59,7 +59,7 @@ static const char packed_cdl[] =
 
 static void packed(minv_context *ctx) {
     run_ncgen("nc4", "gen_packed.cdl", packed_cdl, "gen_packed.nc");
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "gen_packed.nc", "R", "gen_packed_inv.nc", NULL, NULL, NULL), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "gen_packed.nc", "R", "gen_packed_inv.nc", NULL, NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
     double r[16], *x = nct_read("gen_packed_inv.nc", "R_inv", NULL);
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++)
@@ -79,7 +79,7 @@ static const char wrf_cdl[] =
 static void wrf_batch(minv_context *ctx) {
     run_ncgen("nc4", "gen_wrf.cdl", wrf_cdl, "gen_wrf.nc");
     minv_report rep;
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "gen_wrf.nc", "cov", "gen_wrf_inv.nc", NULL, NULL, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "gen_wrf.nc", "cov", "gen_wrf_inv.nc", NULL, NCT_REPLACE, &rep), MINV_SUCCESS, ctx);
     size_t count;
     double *c = nct_read("gen_wrf.nc", "cov", NULL), *x = nct_read("gen_wrf_inv.nc", "cov_inv", &count);
     CHECK(count == 18, "batch: %zu values", count);
@@ -99,7 +99,7 @@ static const char solve_cdl[] =
 
 static void solve(minv_context *ctx) {
     run_ncgen("classic", "gen_solve.cdl", solve_cdl, "gen_solve.nc");
-    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "gen_solve.nc", "A", "gen_solve.nc", "B", "gen_x.nc", NULL, NULL, NULL),
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "gen_solve.nc", "A", "gen_solve.nc", "B", "gen_x.nc", NULL, NCT_REPLACE, NULL),
                  MINV_SUCCESS, ctx);
     double *a = nct_read("gen_solve.nc", "A", NULL), *b = nct_read("gen_solve.nc", "B", NULL), *x = nct_read("gen_x.nc", "X", NULL);
     double *ac = nct_c_view(a, 3, 3); /* B and X: their bytes are already 3 x 2, column-major */
@@ -125,7 +125,7 @@ static void bad_values(minv_context *ctx) {
         snprintf(cdl, sizeof cdl, "%s.cdl", cases[k].name);
         snprintf(nc, sizeof nc, "%s.nc", cases[k].name);
         run_ncgen("nc4", cdl, cases[k].cdl, nc);
-        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, nc, "A", "gen_bad_out.nc", NULL, NULL, NULL), MINV_ERR_NOT_FINITE, ctx);
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, nc, "A", "gen_bad_out.nc", NULL, NCT_REPLACE, NULL), MINV_ERR_NOT_FINITE, ctx);
         HAS(minv_last_error(ctx), cases[k].expect);
         HAS(minv_last_error(ctx), "variable 'A'");
         CHECK(!nct_exists("gen_bad_out.nc") && !nct_tmp_left("gen_bad_out.nc"), "%s: output left behind", nc);

@@ -82,7 +82,7 @@ static void every_type_and_format(minv_context *ctx) {
             for (int variant = 0; variant < 3; variant++) {
                 minv_file_options fo;
                 minv_report rep;
-                minv_file_options_default(&fo);
+                nct_options(&fo);
                 fo.tile = variant == 1 ? 5 : 0; /* 5 x 5 tiles: neither aligned to 4 x 6 chunks nor to 13 */
                 fo.precision = variant == 2 ? MINV_PRECISION_SINGLE : MINV_PRECISION_DOUBLE;
                 double ratio = invert_ratio(ctx, path, "A", a, N, &fo, &rep);
@@ -110,7 +110,7 @@ static void packed(minv_context *ctx) {
     nct_put_att("types_packed.nc", "P", "add_offset", NC_FLOAT, 1, &offset);
     minv_file_options fo;
     minv_report rep;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     double ratio = invert_ratio(ctx, "types_packed.nc", "P", value, N, &fo, &rep);
     CHECK(ratio < 30, "packed short: ratio %.3g against the unpacked matrix", ratio);
 }
@@ -121,7 +121,7 @@ static void either_order(minv_context *ctx) {
     const size_t lens[2] = {N, N};
     const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0};
     minv_file_options fo;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     integer_matrix(N, a);
     nct_write("types_order.nc", 0, &st, "A", NC_DOUBLE, 2, row_col, lens, 0, a);
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "types_order.nc", "A", "types_c.nc", NULL, &fo, NULL), MINV_SUCCESS, ctx);
@@ -147,7 +147,7 @@ static void chunk_aligned_tiles(minv_context *ctx) {
     nct_write("types_large.nc", 0, &st, "A", NC_DOUBLE, 2, row_col, lens, 0, a);
     minv_file_options fo;
     minv_report rep;
-    minv_file_options_default(&fo);
+    nct_options(&fo);
     double ratio = invert_ratio(ctx, "types_large.nc", "A", a, n, &fo, &rep);
     CHECK(ratio < 30, "1030 x 1030: ratio %.3g", ratio);
     /* 1 Mi elements a tile: whole rows of chunks (1030 wide), 7 chunk rows (896) a band */
