@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
            (long long)n, minv_method_name(rep.method), minv_backend_name(rep.backend), rep.seconds,
            rep.gflops, rep.residual, rep.rcond, rep.reason);
     /* the answer checked as a user would: B times a few columns of B^-1 gives those of I,
-     * to ||B e_j - ... ||_inf / (||B||_inf ||x_j||_inf) of a few eps */
+     * to ||e_j - B x_j||_inf / (||B||_inf ||x_j||_inf) of a few eps */
     double bnorm = 0, worst = 0;
     for (int64_t i = 0; i < n; i++) {
         double s = 0;
