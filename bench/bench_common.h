@@ -1,5 +1,6 @@
-// Helpers shared by the benchmark programs: clocks, seeded random matrices, medians, and the
-// header every result file starts with (device, date, command).
+// Helpers shared by the benchmark programs: clocks, seeded random matrices, the one way every
+// benchmark measures (warm-up, median of enough runs, energy from one meter reading), and the
+// header every result file starts with (device, date, commit, command).
 #ifndef MINV_BENCH_COMMON_H
 #define MINV_BENCH_COMMON_H
 
@@ -28,11 +29,54 @@ double bench_median(double *v, int count);
 #endif
 
 /* ---- bench_common.cu: CUDA ---- */
-/* "# device: ..., date: ..., command: ..."; several GPUs are named all ("2 x NVIDIA H200"). */
+/* "# device: ..., date: ..., commit: ..., command: ..."; several GPUs are named all ("2 x
+ * NVIDIA H200"); the commit is the build's (minv_commit.h). */
 void bench_header(FILE *out, int argc, char **argv);
-/* cuBLAS DGEMM on n x n device operands (no zeros in them): the peer rate, TFLOP/s, median of
- * three after a warm-up. */
-double bench_dgemm_tflops(int64_t n);
+/* Writes every page of a host buffer, so that no timed run pays its first-touch faults. */
+void bench_touch(void *p, size_t bytes);
+
+/* NVML, read by the benchmarks themselves: the energy counters of every visible GPU in one
+ * pass, and each board's enforced power limit. Loaded at run time; count = 0 without it. */
+struct bench_meter {
+    int count;                /* GPUs read (all visible ones), 0: no meter */
+    double limit_w[16];       /* enforced power limit of each, watts (0: unknown) */
+    void *lib, *dev[16];
+    int (*energy)(void *, unsigned long long *);
+};
+bench_meter *bench_meter_get(void); /* opened once per process */
+/* Joules of every GPU since a fixed moment, into j[0 .. count); false when a read fails. */
+bool bench_meter_read(bench_meter *m, double *j);
+
+/* ---- the measurement every benchmark makes (issue 22) ----
+ * BENCH_WARMUPS untimed runs, then timed runs until there are at least BENCH_MIN_RUNS, and
+ * BENCH_MIN_RUNS_SHORT when a run takes under BENCH_SHORT seconds; the median is reported.
+ * Before each run prepare() (untimed: restoring an in-place input, say) and the device idle.
+ * With energy on (a mask of the GPUs involved, bit d for device d), NVML's counters of every
+ * visible GPU are read in one pass right before and right after each timed run, runs go on
+ * until BENCH_ENERGY_SECONDS of timed work (the counters move in steps), and the figures are
+ * per run: joules over the runs of the GPUs involved, and of all visible GPUs, from the same
+ * readings; watts = their sum over the timed seconds, flagged `impossible` above 1.05 times
+ * the sum of those boards' power limits. */
+enum { BENCH_WARMUPS = 1, BENCH_MIN_RUNS = 3, BENCH_MIN_RUNS_SHORT = 5, BENCH_MAX_RUNS = 64 };
+static const double BENCH_SHORT = 0.010, BENCH_ENERGY_SECONDS = 1.0;
+struct bench_result {
+    double seconds;              /* median of the timed runs */
+    double fastest, slowest;
+    int runs;
+    double joules, joules_all;   /* per run; -1 without energy */
+    double watts, limit_w;       /* mean power of the GPUs involved, and their limit (0: unknown) */
+    bool impossible;             /* watts above the boards' limit: not a valid reading */
+};
+/* Whether the timed runs so far suffice (see above). */
+bool bench_enough(const double *t, int runs, double energy_seconds);
+/* The result of runs t[0 .. runs), with the energy readings' sums (mask 0: none). */
+bench_result bench_summarise(double *t, int runs, unsigned gpus, double joules, double joules_all);
+/* "%.1f J" or "-", and " (IMPOSSIBLE: W > limit)" where flagged; for result tables. */
+const char *bench_energy_text(const bench_result &r, char *buf, size_t len);
+
+/* DGEMM on n x n device operands (no zeros in them), run `products` times back to back per
+ * timed run, as an iteration of that many products runs: TFLOP/s, measured as above. */
+double bench_dgemm_tflops(int64_t n, int64_t products = 1);
 
 /* A CUDA, cuBLAS or cuSOLVER call that must succeed: else the call and line, and exit(3). */
 #define BENCH_CK(call)                                                                       \
@@ -60,31 +104,62 @@ struct bench_timer {
     }
 };
 
-/* Median of three runs after a warm-up, seconds. bench_median_wall: the whole call() on the
- * host clock, the device idle before it (minv's calls return when their work is done);
- * bench_median_events: prepare() untimed, then call() between CUDA events on the default
- * stream (library calls that return before their kernels end). */
-template <typename Call> double bench_median_wall(Call call) {
-    double times[3];
-    for (int k = -1; k < 3; k++) {
+/* The whole call() on the host clock, every device idle before it (minv's calls return when
+ * their work is done); energy over the GPUs in the mask `gpus` (0: none). */
+template <typename Prepare, typename Call> bench_result bench_measure(Prepare prepare, Call call, unsigned gpus = 0) {
+    bench_meter *m = gpus ? bench_meter_get() : NULL;
+    const bool metered = m && m->count > 0;
+    double t[BENCH_MAX_RUNS], before[16], after[16], joules = 0, joules_all = 0, timed = 0;
+    bool energy_ok = metered;
+    int runs = 0;
+    for (int k = -BENCH_WARMUPS; k < 0 || !bench_enough(t, runs, metered ? timed : -1); k++) {
+        prepare();
         cudaDeviceSynchronize();
+        if (k >= 0 && metered) energy_ok = bench_meter_read(m, before) && energy_ok;
         const double t0 = bench_now();
         call();
-        if (k >= 0) times[k] = bench_now() - t0;
+        cudaDeviceSynchronize();
+        const double s = bench_now() - t0;
+        if (k < 0) continue;
+        if (metered) {
+            energy_ok = bench_meter_read(m, after) && energy_ok;
+            for (int d = 0; d < m->count; d++) {
+                joules_all += after[d] - before[d];
+                if (gpus >> d & 1u) joules += after[d] - before[d];
+            }
+        }
+        t[runs++] = s;
+        timed += s;
     }
-    return bench_median(times, 3);
+    return bench_summarise(t, runs, energy_ok ? gpus : 0, joules, joules_all);
+}
+template <typename Call> bench_result bench_measure(Call call, unsigned gpus = 0) {
+    return bench_measure([] {}, call, gpus);
+}
+
+/* prepare() untimed, then call() between CUDA events on the default stream (library calls
+ * and kernels that return before their work ends); no energy. */
+template <typename Prepare, typename Call> bench_result bench_measure_events(Prepare prepare, Call call) {
+    bench_timer timer;
+    double t[BENCH_MAX_RUNS];
+    int runs = 0;
+    for (int k = -BENCH_WARMUPS; k < 0 || !bench_enough(t, runs, -1); k++) {
+        prepare();
+        timer.start();
+        call();
+        const double s = timer.stop();
+        if (k >= 0) t[runs++] = s;
+    }
+    return bench_summarise(t, runs, 0, 0, 0);
+}
+
+/* The medians alone, for tables without energy. */
+template <typename Call> double bench_median_wall(Call call) { return bench_measure(call).seconds; }
+template <typename Prepare, typename Call> double bench_median_wall(Prepare prepare, Call call) {
+    return bench_measure(prepare, call).seconds;
 }
 template <typename Prepare, typename Call> double bench_median_events(Prepare prepare, Call call) {
-    bench_timer t;
-    double times[3];
-    for (int k = -1; k < 3; k++) {
-        prepare();
-        t.start();
-        call();
-        const double s = t.stop();
-        if (k >= 0) times[k] = s;
-    }
-    return bench_median(times, 3);
+    return bench_measure_events(prepare, call).seconds;
 }
 #endif
 

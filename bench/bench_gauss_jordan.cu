@@ -120,7 +120,7 @@ void invert() {
         minv_report rep, rlu;
         double p = peer(h, a, n, NULL, n), m = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 0, a, n, NULL, 0, x, &rep);
         double lu = minv_time(ctx, MINV_METHOD_LU, 0, a, n, NULL, 0, x, &rlu);
-        double tf = 2.0 * n * n * n / m / 1e12, gemm = bench_dgemm_tflops(n);
+        double tf = 2.0 * n * n * n / m / 1e12, gemm = bench_dgemm_tflops(n, 1); /* 2 n^3: one product's flops */
         printf("| %lld | %.4f | %.4f | %.2f | %.1f | %.1f | %.2f | %.2g | %.4f | %.2f | %.2g |\n", (long long)n, p, m, p / m,
                tf, gemm, tf / gemm, rep.residual, lu, p / lu, rlu.residual);
         fflush(stdout);
@@ -216,24 +216,23 @@ void swap_share() {
             hl[i] = hp[i] - i / nb * nb + 1;
             hl[i] = hl[i] < 1 ? 1 : hl[i];
         }
-        for (int64_t i = 0; i < n; i++) hp[i] = i;
-        BENCH_CK(cudaMemcpy(cur, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
-        for (int64_t i = 0; i < n; i++) hp[i] = i + (n - i) / 2;
         BENCH_CK(cudaMemcpy(piv, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
         BENCH_CK(cudaMemcpy(local, hl, sizeof(int64_t) * n, cudaMemcpyHostToDevice));
-        bench_timer t;
-        t.start();
-        for (int64_t k0 = 0; k0 < n; k0 += nb) swap_col_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
-        const double tc = t.stop();
-        cudaDeviceSynchronize();
-        double t0 = bench_now();
-        for (int64_t k0 = 0; k0 < n; k0 += nb) { /* the library plans on its look-ahead stream, off the critical path */
-            const int64_t w = nb < n - k0 ? nb : n - k0;
-            BENCH_CK(minv_gpu_interchange_plan(ctx, local + k0, k0, w, cur, pairs));
-            BENCH_CK(minv_gpu_apply_interchange(ctx, MINV_R64, x, n, n, w, pairs, tmp));
-        }
-        cudaStreamSynchronize(ctx->gpu->stream);
-        const double tr = bench_now() - t0;
+        for (int64_t i = 0; i < n; i++) hp[i] = i; /* the permutation so far: none */
+        BENCH_CK(cudaMemset(x, 0, sizeof(double) * n * n));
+        const double tc = bench_median_events([] {}, [&] {
+            for (int64_t k0 = 0; k0 < n; k0 += nb) swap_col_major<<<1024, 256>>>(x, n, piv + k0, k0, nb < n - k0 ? nb : n - k0);
+        });
+        const double tr = bench_median_wall(
+            [&] { BENCH_CK(cudaMemcpy(cur, hp, sizeof(int64_t) * n, cudaMemcpyHostToDevice)); },
+            [&] {
+                for (int64_t k0 = 0; k0 < n; k0 += nb) { /* the library plans on its look-ahead stream, off the critical path */
+                    const int64_t w = nb < n - k0 ? nb : n - k0;
+                    BENCH_CK(minv_gpu_interchange_plan(ctx, local + k0, k0, w, cur, pairs));
+                    BENCH_CK(minv_gpu_apply_interchange(ctx, MINV_R64, x, n, n, w, pairs, tmp));
+                }
+                cudaStreamSynchronize(ctx->gpu->stream);
+            });
         minv_report rep;
         minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nb);
         double total = minv_time(ctx, MINV_METHOD_GAUSS_JORDAN, 0, a, n, NULL, 0, x, &rep);

@@ -107,22 +107,37 @@ bool enable_peers(int g) {
     return all;
 }
 
-/* NVML's joules over a context's GPUs since a fixed moment; -1 without a meter. */
-double joules(minv_context *meter) {
-    double j = -1;
-    return minv_energy_counter(meter, &j) == MINV_SUCCESS ? j : -1;
-}
-
-/* Joules between two readings of joules(); -1 when a reading is missing or the counter did
- * not move. */
-double joules_between(double before, double after) { return before >= 0 && after > before ? after - before : -1; }
-
-/* The median, or -1 when any value is missing (negative). */
-double median_or_none(std::vector<double> v) {
-    for (double x : v)
-        if (!(x >= 0)) return -1;
-    return v.empty() ? -1 : bench_median(v.data(), (int)v.size());
-}
+/* The timed runs of one case, bench_measure's way (bench_common.h): after a warm-up, at least
+ * `runs` runs (and three, five under 10 ms, and a second of timed work for the energy
+ * counters); around each timed run every visible GPU's NVML counter is read in one pass, so
+ * that the energy of the g GPUs used and of all visible GPUs come from the same readings and
+ * the same runs as the time. */
+struct timed_runs {
+    int g;
+    double t[BENCH_MAX_RUNS], before[16], joules = 0, joules_all = 0, timed = 0;
+    int count = 0;
+    bench_meter *m = bench_meter_get();
+    bool metered = m->count > 0;
+    explicit timed_runs(int g_) : g(g_) {}
+    bool more(int k) const { return k < 0 || count < runs || !bench_enough(t, count, metered ? timed : -1); }
+    void start(int k) {
+        if (k >= 0 && metered) metered = bench_meter_read(m, before);
+    }
+    void stop(int k, double seconds) {
+        if (k < 0) return;
+        double after[16];
+        if (metered && (metered = bench_meter_read(m, after)))
+            for (int d = 0; d < m->count; d++) {
+                joules_all += after[d] - before[d];
+                if (d < g) joules += after[d] - before[d];
+            }
+        t[count++] = seconds;
+        timed += seconds;
+    }
+    /* the median time; energy per run (the mean over the same runs), flagged where it implies
+     * more power than the g boards' limits */
+    bench_result result() { return bench_summarise(t, count, metered ? (1u << g) - 1 : 0, joules, joules_all); }
+};
 
 /* A (uniform in [-1, 1): partial pivoting has work to do) and B (uniform) of order n on device
  * 0, and ||A||_inf for the residuals. */
@@ -199,13 +214,16 @@ template <class F> double sampled_residual(cublasHandle_t blas, const problem &p
     return worst;
 }
 
-/* One measured case: medians over `runs` after a warm-up. Energies are -1 where not measured. */
+/* One measured case: the median time of its runs, the energy per run over the same runs
+ * (-1 where not measured; impossible: above the boards' power limits). */
 struct result {
     int64_t n;
     int g;
     bool solve, minv;
     int runs;
     double t, e, e_all, residual, excluded;
+    bool impossible;
+    double watts; /* the energy over the timed seconds of the same runs */
 };
 
 std::vector<result> results;
@@ -237,9 +255,9 @@ std::string fig(double v, const char *fmt = "%.4g") {
 
 void print_compare_row(const result &r) {
     const double f = flops(r.solve, r.n), e = r.e;
-    printf("| %lld | %d | %s | %s | %d | %.4f | %.1f | %s | %s | %s | %s | %s | %s | %s | %.2g%s | %s |\n", (long long)r.n,
+    printf("| %lld | %d | %s | %s | %d | %.4f | %.1f | %s%s | %s | %s | %s | %s | %s | %s | %.2g%s | %s |\n", (long long)r.n,
            r.g, r.solve ? "solve" : "inverse", r.minv ? "minv GJ" : "cusolverMg", r.runs, r.t, f / r.t / 1e12,
-           fig(e, "%.1f").c_str(), fig(r.e_all, "%.1f").c_str(), fig(e >= 0 ? e / r.t : -1, "%.0f").c_str(),
+           fig(e, "%.1f").c_str(), r.impossible ? " IMPOSSIBLE (above the power limit)" : "", fig(r.e_all, "%.1f").c_str(), fig(r.watts, "%.0f").c_str(),
            fig(e >= 0 ? e * r.t : -1).c_str(), fig(e >= 0 ? e * r.t * r.t : -1).c_str(),
            fig(e >= 0 ? e * r.t * r.t * r.t : -1).c_str(), fig(e > 0 ? f / e / 1e9 : -1, "%.1f").c_str(), r.residual,
            r.residual <= BAD_RESIDUAL ? "" : " BAD", r.minv ? "-" : fig(r.excluded, "%.3f").c_str());
@@ -252,8 +270,8 @@ void print_compare_row(const result &r) {
  * medians of a warm-up and `runs` calls; false (with a note) when the devices cannot hold it.
  * Energy is read around the call, as for the peer, not by the call's own MINV_OPT_ENERGY:
  * NVML's reads take milliseconds a GPU in some virtual machines, which would be timed. */
-bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t blas, const problem &p, bool solve,
-                  result *out, minv_report *rep) {
+bool minv_measure(minv_context *ctx, int g, cublasHandle_t blas, const problem &p, bool solve, result *out,
+                  minv_report *rep) {
     const int64_t n = p.n;
     double *x = nullptr;
     if (!fits(0, sizeof(double) * (double)n * (double)n) ||
@@ -263,13 +281,15 @@ bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t bl
              solve ? "solve" : "inverse");
         return false;
     }
-    std::vector<double> ts, es, eas;
-    for (int k = -1; k < runs; k++) {
+    timed_runs tr(g);
+    for (int k = -BENCH_WARMUPS; tr.more(k); k++) {
         sync_all(g);
-        const double e0 = joules(ctx), a0 = joules(all), t0 = bench_now();
+        tr.start(k);
+        const double t0 = bench_now();
         const minv_status st = solve ? minv_solve_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, n, p.a, n, p.b, n, x, n, rep)
                                      : minv_invert_device_d(ctx, MINV_METHOD_GAUSS_JORDAN, n, p.a, n, x, n, rep);
-        const double s = bench_now() - t0, e1 = joules(ctx), a1 = joules(all);
+        const double s = bench_now() - t0;
+        tr.stop(k, s);
         if (st == MINV_ERR_DEVICE_MEMORY) {
             note("n = %lld, %d GPU(s), minv %s: skipped, device memory: %s", (long long)n, g, solve ? "solve" : "inverse",
                  minv_last_error(ctx));
@@ -278,12 +298,9 @@ bool minv_measure(minv_context *ctx, int g, minv_context *all, cublasHandle_t bl
             return false;
         }
         bench_check(ctx, st, solve ? "minv_solve_device_d" : "minv_invert_device_d");
-        if (k < 0) continue;
-        ts.push_back(s);
-        es.push_back(joules_between(e0, e1));
-        eas.push_back(joules_between(a0, a1));
     }
-    *out = result{n, g, solve, true, runs, bench_median(ts.data(), runs), median_or_none(es), median_or_none(eas), 0, -1};
+    const bench_result m = tr.result();
+    *out = result{n, g, solve, true, m.runs, m.seconds, m.joules, m.joules_all, 0, -1, m.impossible, m.watts};
     out->residual = sampled_residual(blas, p, !solve, [&](int64_t j) { return std::make_pair((const double *)x + j * n, 0); });
     if (rep->residual_kind > 0 && !(rep->residual <= BAD_RESIDUAL)) out->residual = std::max(out->residual, rep->residual);
     BENCH_CK(cudaSetDevice(0));
@@ -453,17 +470,19 @@ struct mg_case {
     }
 
     /* getrf + getrs with nrhs = n (B = I for the inverse): the distribution of A and B from
-     * device 0 before each run is not timed (reported as `excluded`); energy over meter's GPUs
-     * (the same g) and all's. */
-    result measure(bool solve, const problem &p, minv_context *meter, minv_context *all, cublasHandle_t blas) {
-        std::vector<double> ts, es, eas, xs;
-        for (int k = -1; k < runs; k++) {
+     * device 0 before each run is not timed (reported as `excluded`), nor is its energy. */
+    result measure(bool solve, const problem &p, cublasHandle_t blas) {
+        std::vector<double> xs;
+        timed_runs tr(g);
+        for (int k = -BENCH_WARMUPS; tr.more(k); k++) {
             const double s0 = bench_now();
             a.scatter(p.a);
             if (solve) b.scatter(p.b);
             else b.identity();
+            sync_all(g);
             const double excluded = bench_now() - s0;
-            const double e0 = joules(meter), a0 = joules(all), t0 = bench_now();
+            tr.start(k);
+            const double t0 = bench_now();
             int info = 0;
             BENCH_CK(cusolverMgGetrf(h, (int)n, (int)n, (void **)a.part.data(), 1, 1, a.desc, ipiv.data(), CUDA_R_64F,
                                      (void **)work.data(), lwork, &info));
@@ -475,19 +494,17 @@ struct mg_case {
             BENCH_CK(cusolverMgGetrs(h, CUBLAS_OP_N, (int)n, (int)n, (void **)a.part.data(), 1, 1, a.desc, ipiv.data(),
                                      (void **)b.part.data(), 1, 1, b.desc, CUDA_R_64F, (void **)work.data(), lwork, &info));
             sync_all(g);
-            const double s = bench_now() - t0, e1 = joules(meter), a1 = joules(all);
+            const double s = bench_now() - t0;
+            tr.stop(k, s);
             if (info != 0) {
                 fprintf(stderr, "bench_multi_gpu: cusolverMgGetrs info = %d at n = %lld on %d GPU(s)\n", info, (long long)n, g);
                 exit(3);
             }
-            if (k < 0) continue;
-            ts.push_back(s);
-            es.push_back(joules_between(e0, e1));
-            eas.push_back(joules_between(a0, a1));
-            xs.push_back(excluded);
+            if (k >= 0) xs.push_back(excluded);
         }
-        result r{n, g, solve, false, runs, bench_median(ts.data(), runs), median_or_none(es), median_or_none(eas), 0,
-                 bench_median(xs.data(), runs)};
+        const bench_result m = tr.result();
+        result r{n, g, solve, false, m.runs, m.seconds, m.joules, m.joules_all, 0, bench_median(xs.data(), (int)xs.size()),
+                 m.impossible, m.watts};
         r.residual = sampled_residual(blas, p, !solve, [&](int64_t j) { return b.column(j); });
         return r;
     }
@@ -517,17 +534,17 @@ void compare() {
     printf("tiles of %lld over the same GPUs; that distribution from device 0 is NOT in its time (last column).\n",
            (long long)tile);
     printf("TFLOP/s on the Gauss-Jordan counts for both (solve n^3 + 2 n^2 nrhs, inverse 2 n^3). J: NVML energy over the\n");
-    printf("GPUs the method runs on; J all: over all %d visible GPUs, idle ones included. W = J / s; EDP(w) = J s^w;\n", visible);
-    printf("GFLOP/s/W = flops / J / 1e9. Medians of `runs` after a warm-up; energy figures are medians of the same runs.\n");
+    printf("GPUs the method runs on; J all: over all %d visible GPUs, idle ones included. W = J / s over the same runs; EDP(w) = J s^w;\n", visible);
+    printf("GFLOP/s/W = flops / J / 1e9. Times: medians after a warm-up (at least %d runs, 3, and 1 s of timed work); J and\n", runs);
+    printf("J all: per run, the mean over the same runs, from every GPU's counter read in one pass around each run; a J that\n");
+    printf("implies more power than the boards' limits (NVML) is marked IMPOSSIBLE.\n");
     printf("residual: max over 4 sampled columns of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf); BAD above %.0e.\n\n",
            BAD_RESIDUAL);
     printf("| n | GPUs | operation | method | runs | s | TFLOP/s | J | J all | W | EDP(1) J s | EDP(2) J s^2 | EDP(3) J s^3 | "
            "GFLOP/s/W | residual | distribution s (not timed) |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout);
-    minv_context *all = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, visible);
-    double probe;
-    if (minv_energy_counter(all, &probe) != MINV_SUCCESS) note("no energy figures: %s", minv_last_error(all));
+    if (!bench_meter_get()->count) note("no energy figures: NVML could not be loaded or has no counters for these GPUs");
     cublasHandle_t blas;
     BENCH_CK(cudaSetDevice(0));
     BENCH_CK(cublasCreate(&blas));
@@ -550,7 +567,7 @@ void compare() {
             for (int op = 0; op < 2; op++) {
                 result r;
                 minv_report rep;
-                if (!minv_measure(ctx, g, all, blas, p, op == 0, &r, &rep)) continue;
+                if (!minv_measure(ctx, g, blas, p, op == 0, &r, &rep)) continue;
                 if (!(r.residual <= BAD_RESIDUAL)) failures++;
                 results.push_back(r);
                 print_compare_row(r);
@@ -558,12 +575,11 @@ void compare() {
                      op == 0 ? "solve" : "inverse", count, devs[0], rep.reason);
             }
             minv_destroy(ctx); /* its workspaces go, for the peer */
-            minv_context *meter = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, g);
             mg_case mg;
             std::string why;
             if (mg.open(g, n, why)) {
                 for (int op = 0; op < 2; op++) {
-                    const result r = mg.measure(op == 0, p, meter, all, blas);
+                    const result r = mg.measure(op == 0, p, blas);
                     if (!(r.residual <= BAD_RESIDUAL)) failures++;
                     results.push_back(r);
                     print_compare_row(r);
@@ -574,11 +590,9 @@ void compare() {
                 note("n = %lld, %d GPU(s), cusolverMg: skipped, %s", (long long)n, g, why.c_str());
             }
             mg.close();
-            minv_destroy(meter);
         }
     }
     cublasDestroy(blas);
-    minv_destroy(all);
     print_notes();
 
     printf("\n## Ratios: minv against cusolverMg on the same GPUs (above 1: minv better), and g GPUs against 1\n\n");
@@ -611,11 +625,11 @@ void sweep() {
     const int64_t nbs[] = {128, 192, 256, 384, 512, 768, 1024};
     const int count = (int)(sizeof nbs / sizeof nbs[0]);
     printf("\n## Block size NB of minv's Gauss-Jordan solve (nrhs = n) on %d GPU(s): time and energy per NB\n\n", g);
-    printf("The whole call, A and B on device 0; medians of %d runs after a warm-up. J: NVML over the context's %d GPU(s).\n\n",
-           runs, g);
+    printf("The whole call, A and B on device 0; medians after a warm-up (at least %d runs, 3, and 1 s of timed work). J: NVML\n"
+           "over the context's %d GPU(s), per run, from the same runs.\n\n", runs, g);
     printf("| n | NB | s | TFLOP/s | J | W | EDP(1) J s | GFLOP/s/W | residual |\n|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout);
-    minv_context *ctx = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, g), *all = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, visible);
+    minv_context *ctx = bench_context_gpus(MINV_BACKEND_GPU, 0, 0, g);
     bench_check(ctx, minv_set_option(ctx, MINV_OPT_RESIDUAL, 1), "residual option");
     cublasHandle_t blas;
     BENCH_CK(cudaSetDevice(0));
@@ -636,11 +650,12 @@ void sweep() {
             result r;
             minv_report rep;
             bench_check(ctx, minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, (double)nbs[k]), "block size option");
-            if (!minv_measure(ctx, g, all, blas, p, true, &r, &rep)) continue;
+            if (!minv_measure(ctx, g, blas, p, true, &r, &rep)) continue;
             if (!(r.residual <= BAD_RESIDUAL)) failures++;
             const double f = flops(true, n);
             printf("| %lld | %lld | %.4f | %.1f | %s | %s | %s | %s | %.2g%s |\n", (long long)n, (long long)nbs[k], r.t,
-                   f / r.t / 1e12, fig(r.e, "%.1f").c_str(), fig(r.e >= 0 ? r.e / r.t : -1, "%.0f").c_str(),
+                   f / r.t / 1e12, (fig(r.e, "%.1f") + (r.impossible ? " IMPOSSIBLE (above the power limit)" : "")).c_str(),
+                   fig(r.watts, "%.0f").c_str(),
                    fig(r.e >= 0 ? r.e * r.t : -1).c_str(), fig(r.e > 0 ? f / r.e / 1e9 : -1, "%.1f").c_str(), r.residual,
                    r.residual <= BAD_RESIDUAL ? "" : " BAD");
             fflush(stdout);
@@ -652,7 +667,6 @@ void sweep() {
     bench_check(ctx, minv_set_option(ctx, MINV_OPT_BLOCK_SIZE, 0), "block size option");
     cublasDestroy(blas);
     minv_destroy(ctx);
-    minv_destroy(all);
     print_notes();
     printf("\n## Optimal NB per n on %d GPU(s) (the paper's Table 2) and the EDP(1) of both (its Table 3)\n\n", g);
     printf("| n | energy-optimal NB | J | s | time-optimal NB | s | J | EDP(1) energy-optimal | EDP(1) time-optimal |\n");

@@ -196,8 +196,8 @@ void blas() {
         bench_timer t;
         double rate[8];
         for (int op = 0; op < 8; op++) {
-            double times[3];
-            for (int k = -1; k < 3; k++) {
+            double times[BENCH_MIN_RUNS_SHORT]; /* bench_common's discipline: five runs cover the short ones */
+            for (int k = -BENCH_WARMUPS; k < BENCH_MIN_RUNS_SHORT; k++) {
                 c.reset();
                 int lwork = 0, *info = (int *)cc; /* scratch: cc is not an operand of these */
                 size_t dws = 0, hws = 0;
@@ -241,7 +241,7 @@ void blas() {
                 if (op == 2 || op == 4) BENCH_CK(cudaMemset(b, 0x3f, sizeof(double) * n * n)); /* keep it bounded */
             }
             const double flops[8] = {2 * n3, n3, n3, n3, n3, n3 / 3, n3 / 3, n3 / 3};
-            rate[op] = flops[op] / bench_median(times, 3) / 1e12;
+            rate[op] = flops[op] / bench_median(times, BENCH_MIN_RUNS_SHORT) / 1e12;
         }
         printf("| %lld | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", (long long)n, rate[0], rate[1], rate[2],
                rate[3], rate[4], rate[5], rate[6], rate[7]);
@@ -267,7 +267,7 @@ void parts() {
         spd_case c(n);
         int lwork = 0, *info;
         size_t dws = 0, hws = 0;
-        double *work, ms[4], times[3];
+        double *work, ms[4], times[BENCH_MIN_RUNS_SHORT];
         BENCH_CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, &lwork));
         BENCH_CK(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, c.d_x, n, CUDA_R_64F, &dws, &hws));
         size_t wb = dws > (size_t)lwork * 8 ? dws : (size_t)lwork * 8;
@@ -275,7 +275,7 @@ void parts() {
         BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
         bench_timer t;
         for (int part = 0; part < 4; part++) {
-            for (int r = -1; r < 3; r++) {
+            for (int r = -BENCH_WARMUPS; r < BENCH_MIN_RUNS_SHORT; r++) {
                 c.reset();
                 if (part == 2) BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, (int)n, c.d_x, (int)n, work, lwork, info));
                 cudaDeviceSynchronize();
@@ -295,7 +295,7 @@ void parts() {
                 }
                 if (r >= 0) times[r] = sec;
             }
-            ms[part] = 1e3 * bench_median(times, 3);
+            ms[part] = 1e3 * bench_median(times, BENCH_MIN_RUNS_SHORT);
         }
         printf("| %lld | %.1f | %.1f | %.1f | %.1f |\n", (long long)n, ms[0], ms[1], ms[2], ms[3]);
         fflush(stdout);

@@ -8,8 +8,9 @@
 //          multi-core CPU versions of the same algorithms (host data on the CPU)
 // minv is timed through its public API (minv_invert_tridiagonal_device_d, so the host-side
 // plan, the uploads, the residual and the report are included); the peers and the floor by
-// CUDA events. Each time is the median of several runs after a warm-up.
-// Usage: bench_tridiagonal [gpu|paper|all] [--max-n N] [--cpu-max-n N] [--reps R]
+// CUDA events. Every time, CPU and GPU, is bench_measure's (bench_common.h): a warm-up run,
+// then the median of at least three runs (five under 10 ms), the output written before.
+// Usage: bench_tridiagonal [gpu|paper|all] [--max-n N] [--cpu-max-n N]
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <math.h>
@@ -22,7 +23,6 @@
 namespace {
 
 int64_t max_n = 32768, cpu_max_n = 32768;
-int reps = 7;
 
 void check_cuda(cudaError_t err, const char *what) {
     if (err != cudaSuccess) {
@@ -71,39 +71,10 @@ __global__ void identity_kernel(double *x, int64_t n) {
     for (int64_t j = blockIdx.y; j < n && i < n; j += gridDim.y) x[j * n + i] = i == j ? 1.0 : 0.0;
 }
 
-/* Median seconds of `reps` runs of work (device work, timed by events on stream 0). */
-template <typename F> double time_events(F work, int count) {
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    double t[64];
-    work(); /* warm-up */
-    for (int k = 0; k < count; k++) {
-        cudaEventRecord(e0);
-        work();
-        cudaEventRecord(e1);
-        check_cuda(cudaEventSynchronize(e1), "event");
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        t[k] = ms / 1e3;
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return bench_median(t, count);
-}
-
-/* Median seconds of `count` calls of minv (synchronous: its results are ready on return). */
-template <typename F> double time_calls(F call, int count) {
-    double t[64];
-    call();
-    for (int k = 0; k < count; k++) {
-        check_cuda(cudaDeviceSynchronize(), "sync");
-        double t0 = bench_now();
-        call();
-        t[k] = bench_now() - t0;
-    }
-    return bench_median(t, count);
-}
+/* Device work timed by events on stream 0, and minv's calls (synchronous: results are ready
+ * on return) on the host clock: bench_measure's medians. */
+template <typename F> double time_events(F work) { return bench_median_events([] {}, work); }
+template <typename F> double time_calls(F call) { return bench_median_wall(call); }
 
 /* cuSPARSE gtsv2 (with pivoting) for an identity right-hand side, the identity set first;
  * NaN when its workspace does not fit. */
@@ -130,7 +101,7 @@ double gtsv2_seconds(const bands &b, double *x) {
                 fprintf(stderr, "bench: cusparseDgtsv2 failed\n");
                 exit(5);
             }
-        }, reps < 3 ? reps : 3);
+        });
     }
     cudaFree(buffer);
     cudaFree(d_dl), cudaFree(d_d), cudaFree(d_du);
@@ -150,7 +121,7 @@ double minv_device(minv_context *gpu, minv_tridiagonal_algorithm alg, int residu
     minv_set_option(gpu, MINV_OPT_RESIDUAL, residual);
     return time_calls([&] {
         bench_check(gpu, minv_invert_tridiagonal_device_d(gpu, b.n, dev[0], dev[1], dev[2], x, b.n, rep), "minv device");
-    }, reps);
+    });
 }
 
 /* Each n is measured once, for whichever table asks first. */
@@ -165,8 +136,8 @@ gpu_times measure_gpu(minv_context *gpu, const bands &b) {
     gpu_times t;
     double *x, *dev[3] = {device_copy(b.dl, n), device_copy(b.d, n), device_copy(b.du, n)};
     check_cuda(cudaMalloc((void **)&x, count * sizeof(double)), "cudaMalloc X");
-    t.memset = time_events([&] { cudaMemsetAsync(x, 0, count * sizeof(double)); }, reps);
-    t.store = time_events([&] { store_kernel<<<132 * 16, 256>>>(x, count); }, reps);
+    t.memset = time_events([&] { cudaMemsetAsync(x, 0, count * sizeof(double)); });
+    t.store = time_events([&] { store_kernel<<<132 * 16, 256>>>(x, count); });
     minv_report rep;
     t.write_once = minv_device(gpu, MINV_TRIDIAGONAL_WRITE_ONCE, 1, b, dev, x, &rep);
     t.residual = rep.residual / 2.220446049250313e-16;
@@ -209,16 +180,11 @@ void table_gpu(minv_context *gpu) {
     }
 }
 
-double minv_cpu(minv_context *cpu, minv_tridiagonal_algorithm alg, const bands &b, double *x, int count) {
+/* x was written before (bench_touch): no path pays the first touch of its pages. */
+double minv_cpu(minv_context *cpu, minv_tridiagonal_algorithm alg, const bands &b, double *x) {
     minv_report rep;
     minv_set_option(cpu, MINV_OPT_TRIDIAGONAL_ALGORITHM, alg);
-    double t[64];
-    for (int k = 0; k < count; k++) {
-        double t0 = bench_now();
-        bench_check(cpu, minv_invert_tridiagonal_d(cpu, b.n, b.dl, b.d, b.du, x, b.n, &rep), "minv cpu");
-        t[k] = bench_now() - t0;
-    }
-    return bench_median(t, count);
+    return time_calls([&] { bench_check(cpu, minv_invert_tridiagonal_d(cpu, b.n, b.dl, b.d, b.du, x, b.n, &rep), "minv cpu"); });
 }
 
 void table_paper(minv_context *gpu) {
@@ -235,10 +201,10 @@ void table_paper(minv_context *gpu) {
     for (int64_t n = 1024; n <= 32768 && n <= max_n && n <= cpu_max_n; n *= 2) {
         bands b = make_bands(n);
         double *x = (double *)malloc((size_t)n * n * sizeof(double));
-        int count = n >= 8192 ? 1 : 3;
-        double sw = minv_cpu(seq, MINV_TRIDIAGONAL_WRITE_ONCE, b, x, count), mw = minv_cpu(multi, MINV_TRIDIAGONAL_WRITE_ONCE, b, x, count);
-        double ss = minv_cpu(seq, MINV_TRIDIAGONAL_SHERMAN_MORRISON, b, x, count);
-        double ms = minv_cpu(multi, MINV_TRIDIAGONAL_SHERMAN_MORRISON, b, x, count);
+        bench_touch(x, (size_t)n * n * sizeof(double));
+        const double sw = minv_cpu(seq, MINV_TRIDIAGONAL_WRITE_ONCE, b, x), mw = minv_cpu(multi, MINV_TRIDIAGONAL_WRITE_ONCE, b, x);
+        const double ss = minv_cpu(seq, MINV_TRIDIAGONAL_SHERMAN_MORRISON, b, x);
+        const double ms = minv_cpu(multi, MINV_TRIDIAGONAL_SHERMAN_MORRISON, b, x);
         gpu_times t = measure_gpu(gpu, b);
         printf("| %lld | %.4f | %.4f | %.5f | %.0f | %.0f | %.4f | %.4f | %.5f | %.0f | %.0f |\n", (long long)n, sw, mw,
                t.write_once_quiet, sw / t.write_once_quiet, mw / t.write_once_quiet, ss, ms, t.sherman_morrison,
@@ -258,7 +224,6 @@ int main(int argc, char **argv) {
     for (int k = 1; k + 1 < argc; k++) {
         if (!strcmp(argv[k], "--max-n")) max_n = atoll(argv[k + 1]);
         if (!strcmp(argv[k], "--cpu-max-n")) cpu_max_n = atoll(argv[k + 1]);
-        if (!strcmp(argv[k], "--reps")) reps = atoi(argv[k + 1]) < 1 ? 1 : atoi(argv[k + 1]) > 64 ? 64 : atoi(argv[k + 1]);
     }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {

@@ -90,6 +90,7 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->target_condition = 1000;
     ctx->tridiagonal_algorithm = MINV_TRIDIAGONAL_AUTO;
     ctx->measure_energy = 0;
+    ctx->ooc_streams = 3;
 #ifdef _OPENMP
     ctx->cpu_threads = o.cpu_threads > 0 ? o.cpu_threads : omp_get_max_threads();
 #else

@@ -168,6 +168,10 @@ struct minv_context {
     double target_condition;
     minv_tridiagonal_algorithm tridiagonal_algorithm;
     int measure_energy;
+    /* Streams of the out-of-core product (src_cuda/ooc_gemm.cu): 3 (one upload stream) or 4
+     * (the paper's count: the two operands' slabs on two upload streams); not a public option,
+     * set by bench_iterative to measure one against the other. */
+    int ooc_streams;
     char last_error[MINV_ERROR_LEN];
     char backend_note[MINV_REASON_LEN]; /* why AUTO did not get the GPU, for reports */
     minv_progress_fn progress;

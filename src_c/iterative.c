@@ -1,9 +1,13 @@
 /* The iterative inversion of the paper (iterative-inversion-out-of-core-gpu.txt): an initial
  * inverse V0 chosen from the matrix type, then Soleymani's seventh-order matrix-multiplication
  * iteration (nine products a step, Horner form), or the order-8 member of the same
- * hyperpower family in six products, until ||I - A V|| reaches the tolerance. Every backend
- * runs this same driver on its own engine (CPU BLAS, GPU cuBLAS in core or out of core). */
+ * hyperpower family in six products, until ||I - A V|| reaches the tolerance. The starts are
+ * the paper's three, in its order of fallback under AUTO: diag(1/a_ii) for a diagonally
+ * dominant A, A^T/(||A||_1 ||A||_inf), and alpha I with alpha found adaptively such that
+ * ||I - alpha A|| < 1. Every backend runs this same driver on its own engine (CPU BLAS, GPU
+ * cuBLAS in core or out of core). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -13,6 +17,10 @@
 static const double FLOOR_PHASE = 1e-2;
 /* Single precision (TF32 on the GPU's tensor cores) stops helping near its own floor. */
 static const double LOW_PRECISION_FLOOR = 1e-3;
+/* alpha I: the candidates alpha_0 / ALPHA_SHRINK^k, k < ALPHA_TRIES, of each sign tried, and
+ * at most MAX_SQUARINGS products to decide each. */
+enum { ALPHA_TRIES = 3, MAX_SQUARINGS = 64 };
+static const double ALPHA_SHRINK = 4;
 
 static const char *guess_name(minv_guess g) {
     switch (g) {
@@ -53,17 +61,79 @@ cleanup:
     return status;
 }
 
+/* Whether the iteration converges from alpha I: it does exactly when the spectral radius of
+ * R = I - alpha A is below 1, and rho(R)^k <= ||R^k||_F, so ||R^(2^m)||_F < 1 for some m
+ * proves it. X = I - R^(2^m) is carried, X <- 2X - X^2 (one product, whose residual is
+ * ||I - X||_F = ||R^(2^(m+1))||_F); a norm that stops falling (or is not finite) rejects
+ * alpha: for a normal R with rho(R) < 1 it falls at every squaring. *m and *norm: the
+ * squarings done and the last norm. Uses V0 (alpha I), P, T0 and T1. */
+static minv_status alpha_converges(minv_iter_engine *e, double alpha, int *ok, int *m, double *norm,
+                                   minv_report *report) {
+    const double n3 = (double)e->n * (double)e->n * (double)e->n;
+    minv_status status;
+    double f, prev = INFINITY;
+    int x = IT_P, next = IT_T0;
+    *ok = 0;
+    MINV_TRY(e->guess(e, IT_V0, MINV_GUESS_IDENTITY, alpha));
+    MINV_TRY(e->product(e, IT_P, IT_A, IT_V0, 1, IT_NONE, 0, 0, &f)); /* X = alpha A: ||I - X|| = ||R|| */
+    report->flops += 2 * n3;
+    for (*m = 0; isfinite(f) && f < prev && *m < MAX_SQUARINGS; ++*m) {
+        if (f < 1) {
+            *ok = 1;
+            break;
+        }
+        prev = f;
+        MINV_TRY(e->product(e, next, x, x, -1, x, 2, 0, &f)); /* 2X - X^2 */
+        report->flops += 2 * n3;
+        const int swap = x;
+        x = next;
+        next = swap == IT_P ? IT_T1 : swap;
+    }
+    *norm = f;
+cleanup:
+    return status;
+}
+
+/* The paper's third start: V0 = alpha I, "alpha adaptively determined such that
+ * ||I - alpha A|| < 1". alpha_0 = 1/sqrt(||A||_1 ||A||_inf) keeps every eigenvalue of
+ * alpha_0 A in the unit disc; smaller alpha reach eigenvalues far from the real axis
+ * (|1 - alpha lambda| < 1 needs alpha < 2 Re(lambda) / |lambda|^2); the sign follows the
+ * diagonal, both signs where it has both. NO_CONVERGENCE when no candidate passes: the
+ * eigenvalues of A do not lie in one open half-plane (or too close to its edge). */
+static minv_status alpha_guess(minv_context *ctx, minv_iter_engine *e, const minv_analysis *an, minv_report *report) {
+    const double alpha0 = 1.0 / sqrt(an->norm_1 * an->norm_inf);
+    const double signs[2] = {an->diag_max <= 0 ? -1 : 1, an->diag_max <= 0 ? 1 : -1};
+    const int nsigns = an->diag_min < 0 && an->diag_max > 0 ? 2 : 1;
+    minv_status status = MINV_SUCCESS;
+    char tried[256] = "";
+    for (int si = 0; si < nsigns; si++)
+        for (int k = 0; k < ALPHA_TRIES; k++) {
+            const double alpha = signs[si] * alpha0 / pow(ALPHA_SHRINK, k);
+            int ok, m;
+            double norm;
+            MINV_TRY(alpha_converges(e, alpha, &ok, &m, &norm, report));
+            if (ok) {
+                minv_report_note(report, "alpha = %.3g: ||(I - alpha A)^%lld||_F = %.3g < 1", alpha, 1LL << m, norm);
+                return e->guess(e, IT_V0, MINV_GUESS_IDENTITY, alpha);
+            }
+            const size_t used = strlen(tried);
+            snprintf(tried + used, sizeof tried - used, "%s%.3g", used ? ", " : "", alpha);
+        }
+    return minv_fail(ctx, MINV_ERR_NO_CONVERGENCE,
+                     "V0 = alpha I: no alpha gives ||I - alpha A|| < 1 (tried %s: the powers of I - alpha A diverged "
+                     "or stalled), so the eigenvalues of A do not lie in one half-plane",
+                     tried);
+cleanup:
+    return status;
+}
+
 static minv_status make_guess(minv_context *ctx, minv_iter_engine *e, minv_guess kind,
-                              const minv_analysis *an) {
+                              const minv_analysis *an, minv_report *report) {
     if (kind == MINV_GUESS_DIAGONAL)
         return e->guess(e, IT_V0, kind, 0);
     if (kind == MINV_GUESS_TRANSPOSE)
         return e->guess(e, IT_V0, kind, 1.0 / (an->norm_1 * an->norm_inf));
-    /* alpha I with ||I - alpha A|| < 1: 1/||A||_inf bounds every eigenvalue of alpha A by 1 in
-     * modulus; the sign follows the diagonal so that a negative definite A converges too. */
-    (void)ctx;
-    double alpha = 1.0 / an->norm_inf;
-    return e->guess(e, IT_V0, kind, an->diag_max <= 0 ? -alpha : alpha);
+    return alpha_guess(ctx, e, an, report);
 }
 
 /* One run from a given start; *converged_v names the buffer holding the answer. */
@@ -152,20 +222,36 @@ minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
     if (ctx->call_guess) {
         MINV_TRY(e->load(e, IT_V0, ctx->call_guess));
         minv_report_note(report, "warm start from the caller's V0");
-    } else {
-        MINV_TRY(make_guess(ctx, e, kind, an));
-    }
-    status = run(ctx, e, t, tol, report, &v, &r);
-    /* The paper's fallback: a diagonal guess that fails gives way to the transpose. */
-    if (status == MINV_ERR_NO_CONVERGENCE && !ctx->call_guess && ctx->initial_guess == MINV_GUESS_AUTO &&
-        kind == MINV_GUESS_DIAGONAL) {
-        minv_report_note(report, "V0 = %s did not converge (%s), so V0 = %s", guess_name(kind), minv_last_error(ctx),
-                         guess_name(MINV_GUESS_TRANSPOSE));
-        minv_clear_error(ctx);
-        kind = MINV_GUESS_TRANSPOSE;
-        report->history_len = 0;
-        MINV_TRY(make_guess(ctx, e, kind, an));
         status = run(ctx, e, t, tol, report, &v, &r);
+    } else {
+        status = make_guess(ctx, e, kind, an, report);
+        if (status == MINV_SUCCESS)
+            status = run(ctx, e, t, tol, report, &v, &r);
+    }
+    /* The paper's fallback under AUTO: a diagonal start that fails gives way to the
+     * transpose, and the transpose to alpha I; if all fail, the error names each failure. */
+    char earlier[MINV_ERROR_LEN] = "";
+    while (status == MINV_ERR_NO_CONVERGENCE && !ctx->call_guess && ctx->initial_guess == MINV_GUESS_AUTO &&
+           kind != MINV_GUESS_IDENTITY) {
+        const minv_guess next = kind == MINV_GUESS_DIAGONAL ? MINV_GUESS_TRANSPOSE : MINV_GUESS_IDENTITY;
+        const char *why = minv_last_error(ctx) + strlen(minv_status_string(status)) + 2; /* past "status: " */
+        const size_t used = strlen(earlier);
+        snprintf(earlier + used, sizeof earlier - used, "V0 = %s: %s; ", guess_name(kind), why);
+        minv_report_note(report, "V0 = %s did not converge (%s), so V0 = %s", guess_name(kind), why, guess_name(next));
+        minv_clear_error(ctx);
+        kind = next;
+        report->history_len = 0;
+        status = make_guess(ctx, e, kind, an, report);
+        if (status == MINV_SUCCESS)
+            status = run(ctx, e, t, tol, report, &v, &r);
+    }
+    if (status == MINV_ERR_NO_CONVERGENCE && earlier[0]) {
+        char last[MINV_ERROR_LEN];
+        snprintf(last, sizeof last, "%s", minv_last_error(ctx) + strlen(minv_status_string(status)) + 2);
+        if (strncmp(last, "V0 = ", 5) == 0) /* alpha_guess names its start itself */
+            minv_fail(ctx, status, "no start converged: %s%s", earlier, last);
+        else
+            minv_fail(ctx, status, "no start converged: %sV0 = %s: %s", earlier, guess_name(kind), last);
     }
     if (status != MINV_SUCCESS)
         goto cleanup;

@@ -155,10 +155,12 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
 
 /* ---- out of core (ooc_gemm.cu, transpose.cu): n x n matrices in host memory, streamed ----
  * C-stationary tiles: a tile x tile block of C stays on the device while slabs of X (tile x
- * slab) and Y (slab x tile) stream in on one stream, GEMMs run on another and finished tiles
- * stream out on a third; two buffers of each let all three overlap. */
+ * slab) and Y (slab x tile) stream in on one stream (or, with 4 streams, X's and Y's on two),
+ * GEMMs run on another and finished tiles stream out on a third; two buffers of each let all
+ * of them overlap. */
 typedef struct {
     int64_t tile, slab;
+    int streams; /* 3 or 4: ctx->ooc_streams */
 } minv_ooc_plan;
 /* The largest tiles that fit the budget for n x n matrices of type t. */
 minv_status minv_gpu_ooc_plan(minv_context *ctx, minv_dtype t, int64_t n, minv_ooc_plan *plan);

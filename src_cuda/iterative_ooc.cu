@@ -72,8 +72,8 @@ minv_status invert_out_of_core(minv_context *ctx, const minv_mat *a, minv_mat *x
     minv_host_copy(a, &e.m[IT_A]);
     if (ctx->residual_mode == 1)
         MINV_TRY(minv_probes_make(ctx, a, an, &probes));
-    minv_report_note(report, "out of core: %.3g GB per matrix in host memory, tiles of %lld through a %.3g GB device budget",
-                     (double)bytes / 1e9, (long long)e.plan.tile, (double)ctx->gpu->budget / 1e9);
+    minv_report_note(report, "out of core: %.3g GB per matrix in host memory, tiles of %lld through a %.3g GB device budget, %d streams",
+                     (double)bytes / 1e9, (long long)e.plan.tile, (double)ctx->gpu->budget / 1e9, e.plan.streams);
     MINV_TRY(minv_iterate(ctx, &e.base, a->dtype, an, report));
     {
         double xnorm = minv_norm1(x);

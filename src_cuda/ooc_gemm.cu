@@ -40,23 +40,25 @@ cublasStatus_t gemm(cublasHandle_t h, minv_dtype t, int64_t m, int64_t n, int64_
                      (float *)c, ldc);
 }
 
-/* The events that order the three streams; created per product (cheap, and no state kept). */
+/* The events that order the streams; created per product (cheap, and no state kept).
+ * slab_ready_y: Y's slab, when it has an upload stream of its own. */
 struct ooc_events {
-    cudaEvent_t slab_ready[2], slab_free[2], tile_ready[2], tile_done[2], tile_out[2];
+    cudaEvent_t slab_ready[2], slab_ready_y[2], slab_free[2], tile_ready[2], tile_done[2], tile_out[2];
 };
+enum { OOC_EVENTS = 12 };
 
 minv_status create_events(minv_context *ctx, ooc_events *ev) {
     minv_status status = MINV_SUCCESS;
     cudaEvent_t *all = &ev->slab_ready[0];
-    for (int k = 0; k < 10; k++) all[k] = NULL;
-    for (int k = 0; k < 10; k++) CUDA_TRY(cudaEventCreateWithFlags(&all[k], cudaEventDisableTiming));
+    for (int k = 0; k < OOC_EVENTS; k++) all[k] = NULL;
+    for (int k = 0; k < OOC_EVENTS; k++) CUDA_TRY(cudaEventCreateWithFlags(&all[k], cudaEventDisableTiming));
 cleanup:
     return status;
 }
 
 void destroy_events(ooc_events *ev) {
     cudaEvent_t *all = &ev->slab_ready[0];
-    for (int k = 0; k < 10; k++)
+    for (int k = 0; k < OOC_EVENTS; k++)
         if (all[k]) cudaEventDestroy(all[k]);
 }
 
@@ -82,6 +84,7 @@ minv_status minv_gpu_ooc_plan(minv_context *ctx, minv_dtype t, int64_t n, minv_o
                          (double)ctx->gpu->budget / 1e6);
     plan->tile = s;
     plan->slab = slab_for(s, n);
+    plan->streams = ctx->ooc_streams == 4 ? 4 : 3;
     return MINV_SUCCESS;
 }
 
@@ -93,6 +96,7 @@ minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, cons
     const minv_dtype t = c->dtype;
     const int64_t n = c->rows, ts = plan->tile, kb = plan->slab, tiles = (n + ts - 1) / ts;
     cudaStream_t up = g->copy[0], down = g->copy[1], comp = g->stream;
+    cudaStream_t up_y = plan->streams == 4 ? g->copy[2] : up; /* Y's slabs */
     ooc_buffers b;
     ooc_events ev;
     int64_t slab_count = 0, tile_count = 0;
@@ -116,9 +120,15 @@ minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, cons
                 const int64_t kw = n - k0 < kb ? n - k0 : kb;
                 CUDA_TRY(cudaStreamWaitEvent(up, ev.slab_free[sb], 0));
                 CUDA_TRY(minv_gpu_copy_block(x, i0, k0, rows, kw, b.x[sb], 1, up));
-                CUDA_TRY(minv_gpu_copy_block(y, k0, j0, kw, cols, b.y[sb], 1, up));
+                if (up_y != up)
+                    CUDA_TRY(cudaStreamWaitEvent(up_y, ev.slab_free[sb], 0));
+                CUDA_TRY(minv_gpu_copy_block(y, k0, j0, kw, cols, b.y[sb], 1, up_y));
                 CUDA_TRY(cudaEventRecord(ev.slab_ready[sb], up));
                 CUDA_TRY(cudaStreamWaitEvent(comp, ev.slab_ready[sb], 0));
+                if (up_y != up) {
+                    CUDA_TRY(cudaEventRecord(ev.slab_ready_y[sb], up_y));
+                    CUDA_TRY(cudaStreamWaitEvent(comp, ev.slab_ready_y[sb], 0));
+                }
                 double beta_k = k0 > 0 ? 1.0 : (s ? beta : 0.0);
                 CUBLAS_TRY(gemm(g->blas, t, rows, cols, kw, alpha, b.x[sb], rows, b.y[sb], kw, beta_k, b.c[cb], rows));
                 CUDA_TRY(cudaEventRecord(ev.slab_free[sb], comp));
@@ -149,6 +159,7 @@ minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, cons
 cleanup:
     if (status != MINV_SUCCESS) {
         cudaStreamSynchronize(up);
+        cudaStreamSynchronize(up_y);
         cudaStreamSynchronize(down);
         cudaStreamSynchronize(comp);
     }

@@ -43,6 +43,10 @@ int main(void) {
     /* an ill-conditioned matrix works */
     tu_with_cond(&rng, n, 1e12, 1, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "ill-conditioned: ratio %.3g", tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON));
+    tu_general(&rng, n, a, n);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, 3, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(tu_solve_ratio(n, 3, a, n, b, n, x, n, DBL_EPSILON) < 30, "solve: ratio %.3g", tu_solve_ratio(n, 3, a, n, b, n, x, n, DBL_EPSILON));
 
     CHECK(fegetexcept() == traps, "trap mask changed to %#x", fegetexcept());
     CHECK(fetestexcept(FE_ALL_EXCEPT & ~FE_INEXACT) == 0, "flags leaked: %#x", fetestexcept(FE_ALL_EXCEPT));

@@ -1,7 +1,9 @@
 /* The iterative inversion on every backend: both iteration formulas and every initial guess
  * reach the LAPACK-tester residual bound; the residual history falls; a warm start from a
  * nearby inverse converges in one or two steps; mixed precision reaches the same tolerance;
- * a matrix on which the iteration diverges gets NO_CONVERGENCE, not a wrong answer. */
+ * alpha I finds its alpha (||I - alpha A|| < 1) or says there is none, and is the last of
+ * AUTO's fallbacks; a matrix on which the iteration diverges gets NO_CONVERGENCE, not a wrong
+ * answer. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +23,15 @@ static void converges(minv_context *ctx, int64_t n, int kind, minv_iteration it,
     double *a = tu_alloc(n, n, n + 1), *x = tu_alloc(n, n, n);
     if (kind == 0) tu_spd(&rng, n, a, n + 1);
     else if (kind == 1) tu_with_cond(&rng, n, 50, 0, a, n + 1);
-    else { /* strictly diagonally dominant */
+    else if (kind == 3) { /* 2 I + a skew-symmetric part: eigenvalues 2 +- i y, off the real axis */
+        tu_rect(&rng, n, n, a, n + 1);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i <= j; i++) {
+                const double v = i == j ? 2 : 0.3 * a[j * (n + 1) + i];
+                a[j * (n + 1) + i] = v;
+                a[i * (n + 1) + j] = i == j ? v : -v;
+            }
+    } else { /* strictly diagonally dominant */
         tu_rect(&rng, n, n, a, n + 1);
         for (int64_t i = 0; i < n; i++) a[i * (n + 1) + i] = (double)n * (1.2 + 0.5 * tu_uniform(&rng));
     }
@@ -46,6 +56,8 @@ static void converges(minv_context *ctx, int64_t n, int kind, minv_iteration it,
         minv_analyze_d(ctx, n, a, n + 1, &an);
         if (g == MINV_GUESS_AUTO)
             HAS(rep.reason, an.diag_dominant ? "diag(1/a_ii)" : "A^T/");
+        if (g == MINV_GUESS_IDENTITY)
+            HAS(rep.reason, "< 1"); /* the alpha found, and its check */
         if (n > 16)
             CHECK(rep.iterations >= 2, "n=%lld kind=%d: only %lld steps", (long long)n, kind, (long long)rep.iterations);
     }
@@ -109,16 +121,29 @@ static void failures(minv_context *ctx) {
         for (int64_t i = 0; i < n; i++) a[j * n + i] = (i == j) ? (i % 2 ? -1.0 : 1.0) * (1 + i) : 0.01 * a[j * n + i];
     set(ctx, MINV_OPT_INITIAL_GUESS, MINV_GUESS_IDENTITY);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_ERR_NO_CONVERGENCE, ctx);
-    HAS(minv_last_error(ctx), "diverged");
+    HAS(minv_last_error(ctx), "no alpha gives ||I - alpha A|| < 1");
+    HAS(minv_last_error(ctx), "half-plane");
     set(ctx, MINV_OPT_INITIAL_GUESS, MINV_GUESS_AUTO);
     /* the same matrix from A^T converges */
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
     CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "A^T start result");
+    /* AUTO's last fallback: SPD of condition 1e4, whose transpose start (condition 1e8 for
+     * A A^T) needs more steps than the cap allows, while alpha I (condition 1e4) does not */
+    tu_with_cond(&rng, n, 1e4, 1, a, n);
+    set(ctx, MINV_OPT_MAX_ITERATIONS, 10);
+    set(ctx, MINV_OPT_TOLERANCE, 0);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    HAS(rep.reason, "A^T/(||A||_1 ||A||_inf) did not converge");
+    HAS(rep.reason, "so V0 = alpha I");
+    CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "alpha I fallback: ratio %.3g (%s)",
+          tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON), rep.reason);
     /* an iteration cap that is too low */
     tu_with_cond(&rng, n, 1e4, 0, a, n);
     set(ctx, MINV_OPT_MAX_ITERATIONS, 2);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_ERR_NO_CONVERGENCE, ctx);
     HAS(minv_last_error(ctx), "MINV_OPT_MAX_ITERATIONS");
+    HAS(minv_last_error(ctx), "no start converged: V0 = A^T/(||A||_1 ||A||_inf): no convergence in 2 steps");
+    HAS(minv_last_error(ctx), "; V0 = alpha I: ");
     set(ctx, MINV_OPT_MAX_ITERATIONS, 100);
     /* float */
     tu_spd(&rng, n, a, n);
@@ -167,7 +192,10 @@ int main(void) {
                 converges(ctx[c], sizes[s], kind, MINV_ITERATION_SOLEYMANI7, MINV_GUESS_AUTO);
                 converges(ctx[c], sizes[s], kind, MINV_ITERATION_HYPERPOWER8, MINV_GUESS_AUTO);
             }
-        converges(ctx[c], 90, 0, MINV_ITERATION_SOLEYMANI7, MINV_GUESS_IDENTITY);
+        for (int s = 0; s < 5; s++)
+            for (int kind = 0; kind <= 3; kind += 1 + (kind == 0)) /* SPD, dominant, off the real axis */
+                converges(ctx[c], sizes[s], kind, s % 2 ? MINV_ITERATION_HYPERPOWER8 : MINV_ITERATION_SOLEYMANI7,
+                          MINV_GUESS_IDENTITY);
         converges(ctx[c], 90, 1, MINV_ITERATION_HYPERPOWER8, MINV_GUESS_TRANSPOSE);
         converges(ctx[c], 90, 2, MINV_ITERATION_SOLEYMANI7, MINV_GUESS_DIAGONAL);
         tolerance_warm_mixed(ctx[c]);

@@ -94,10 +94,12 @@ program test_context
   call check(stages == ' analysis iterate residual', 'progress stages analysis, iterate, residual:' // &
              trim(stages))
   call check(rep%residual_kind == 2, 'MINV_OPT_RESIDUAL = 2: the full residual')
+  call check(inverse_ratio(a, x, epsilon(1.0_real64)) < 30, 'the iterative inverse holds')
   seen = calls
   call minv_set_progress(ctx)
   call minv_invert(ctx, a, x, method=MINV_METHOD_ITERATIVE)
   call check(calls == seen, 'no progress after switching it off')
+  call check(inverse_ratio(a, x, epsilon(1.0_real64)) < 30, 'the inverse holds without progress too')
 
   ! ---- names and reports ----
   call check(minv_status_string(MINV_ERR_SINGULAR) == 'matrix is singular', 'status string')
@@ -117,6 +119,7 @@ program test_context
   close (u)
   call check(index(line, 'cholesky on ') == 1 .and. index(line, 'n 30, nrhs 0') > 0, &
              'print_report: ' // trim(line))
+  call check(inverse_ratio(a, x, epsilon(1.0_real64)) < 30, 'the reported inverse holds')
   call minv_finalize(ctx)
   call test_finish('test_context')
 end program test_context

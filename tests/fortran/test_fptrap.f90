@@ -19,6 +19,7 @@ program test_fptrap
   logical :: halting(3), flags(3)
   integer :: i, j, stat
   character(16) :: arg
+  type(rng_t) :: rng
 
   call ieee_get_halting_mode(traps, halting)
   call check(all(halting), 'the traps are on at the start (built with -ffpe-trap)')
@@ -50,6 +51,13 @@ program test_fptrap
   h(3, 4) = ieee_value(h(3, 4), ieee_quiet_nan)
   call minv_invert(ctx, h, x, stat=stat)
   call check(stat == MINV_ERR_NOT_FINITE, 'NaN input: not finite')
+  ! a well-conditioned matrix under the same traps: inverted, and right
+  call random_matrix(rng, h)
+  call minv_invert(ctx, h, x, stat=stat)
+  call check(stat == MINV_SUCCESS .and. inverse_ratio(h, x, epsilon(1.0_real64)) < 30, 'well conditioned: inverted')
+  b = h(:, 1:2)
+  call minv_solve(ctx, h, b, y, stat=stat)
+  call check(stat == MINV_SUCCESS .and. solve_ratio(h, b, y, epsilon(1.0_real64)) < 30, 'well conditioned: solved')
   call minv_finalize(ctx)
 
   call ieee_get_halting_mode(traps, halting)

@@ -1,6 +1,7 @@
 /* Every bad input of the file entry points: the status, a message that names the file, the
  * variable and (for bad entries) the first (row, column), 1-based; and after each failure no
  * output and no temporary file, an existing output left as it was, the input untouched. */
+#include <float.h>
 #include <math.h>
 
 #include "nctest.h"
@@ -295,6 +296,13 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
 
     /* a failure keeps an existing output as it was */
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_kept.nc", NULL, NCT_REPLACE, &rep), MINV_SUCCESS, ctx);
+    { /* what it wrote holds: the disk's row-major arrays, read as column-major, are A^T and
+       * X^T, whose product is I too */
+        double *x = nct_read("err_kept.nc", "A_inv", NULL);
+        CHECK(tu_inverse_ratio(N, a, N, x, N, DBL_EPSILON) < 30, "the kept output: ratio %.3g",
+              tu_inverse_ratio(N, a, N, x, N, DBL_EPSILON));
+        free(x);
+    }
     nct_snapshot kept = nct_snap("err_kept.nc");
     double b[N * N] = {0}; /* singular: a zero matrix */
     nct_write("err_zero.nc", 0, &nc4, "A", NC_DOUBLE, 2, ij, lens, 0, b);
