@@ -16,30 +16,6 @@ struct lu_factors {
     int64_t *ipiv, *perm;
 };
 
-/* LAPACK's interchanges (row i with row ipiv[i] - 1, in turn) applied to 0 .. n-1, on the
- * host: n steps, each depending on the last, are no work for a GPU. */
-minv_status permutation(minv_context *ctx, lu_factors *f) {
-    minv_gpu *g = ctx->gpu;
-    minv_status status = MINV_SUCCESS;
-    const int64_t n = f->lu.rows;
-    int64_t *piv = (int64_t *)malloc(2 * (size_t)n * sizeof(int64_t)), *perm;
-    if (!piv)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
-    perm = piv + n;
-    CUDA_TRY(cudaMemcpyAsync(piv, f->ipiv, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
-    for (int64_t i = 0; i < n; i++) perm[i] = i;
-    for (int64_t i = 0; i < n; i++) {
-        const int64_t p = piv[i] - 1, r = perm[i];
-        perm[i] = perm[p];
-        perm[p] = r;
-    }
-    CUDA_TRY(cudaMemcpyAsync(f->perm, perm, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
-cleanup:
-    free(piv);
-    return status;
-}
 
 minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_report *report) {
     minv_gpu *g = ctx->gpu;
@@ -79,7 +55,7 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     } else if (info < 0) {
         status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER getrf rejected argument %d", -info);
     } else {
-        status = permutation(ctx, f);
+        status = minv_gpu_pivot_permutation(ctx, f->ipiv, n, f->perm);
     }
 cleanup:
     free(host_work);
@@ -173,6 +149,29 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
 }
 
 } // namespace
+
+/* On the host: n steps, each depending on the last, are no work for a GPU. */
+minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    int64_t *piv = (int64_t *)malloc(2 * (size_t)n * sizeof(int64_t)), *p;
+    if (!piv)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
+    p = piv + n;
+    CUDA_TRY(cudaMemcpyAsync(piv, ipiv, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    for (int64_t i = 0; i < n; i++) p[i] = i;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t q = piv[i] - 1, r = p[i];
+        p[i] = p[q];
+        p[q] = r;
+    }
+    CUDA_TRY(cudaMemcpyAsync(perm, p, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
+    CUDA_TRY(cudaStreamSynchronize(g->stream));
+cleanup:
+    free(piv);
+    return status;
+}
 
 minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                minv_report *report) {
