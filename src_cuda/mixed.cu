@@ -142,9 +142,8 @@ minv_status factor(minv_refine_engine *eng, int level) {
     if (status == MINV_ERR_NOT_SPD && level == eng->levels - 1) {
         /* rounding can take a positive definite A of condition near 1/u past the edge: pivoted
          * LU still factors it */
-        minv_report_note(m->report, "the %s Cholesky factorisation broke down (%s; condition near 1e7, or A not "
-                                    "positive definite), so %s LU",
-                         eng->level_names[level], ctx->last_error, eng->level_names[level]);
+        minv_report_note(m->report, "%s Cholesky broke down (condition near 1e7, or A indefinite), so %s LU",
+                         eng->level_names[level], eng->level_names[level]);
         minv_clear_error(ctx);
         m->report->method = MINV_METHOD_LU;
         m->lu = 1;
@@ -194,9 +193,9 @@ minv_status step(minv_refine_engine *eng, double *berr) {
     LAUNCH_TRY();
     /* the corrections at the factors' precision: TF32 products beside TF32 factors */
     if (m->level == MINV_LOWP_TF32) CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_TF32_TENSOR_OP_MATH));
-    status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 0, m->blocks[0], &w);
+    status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 0, 0, m->blocks[0], &w);
     if (status == MINV_SUCCESS)
-        status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 1, m->blocks[m->lu], &w);
+        status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 1, 0, m->blocks[m->lu], &w);
     CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
     if (status != MINV_SUCCESS) goto cleanup;
     add_correction<<<grid_of(n, cols), THREADS, 0, s>>>(m->xw, m->w, m->norms + 2 * cols, n, cols);
@@ -247,8 +246,8 @@ minv_status solve(minv_context *ctx, int lu, const minv_mat *a, const minv_mat *
     m.e.n = n;
     m.e.nrhs = k;
     m.e.levels = MINV_LOWP_LEVELS;
-    m.e.level_names[MINV_LOWP_TF32] = "TF32 tensor-core";
-    m.e.level_names[MINV_LOWP_TF32X3] = "3xTF32 tensor-core (single-precision accuracy)";
+    m.e.level_names[MINV_LOWP_TF32] = "TF32";
+    m.e.level_names[MINV_LOWP_TF32X3] = "3xTF32";
     m.e.factor = factor;
     m.e.reset = reset;
     m.e.step = step;

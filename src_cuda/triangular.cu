@@ -291,9 +291,10 @@ minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int l
                : invert_diagonal_blocks<float>(ctx, (const float *)f->data, f->rows, f->ld, s, MINV_TRI_SOLVE_NB, (float *)e);
 }
 
-minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, const void *e, minv_mat *x) {
+minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int transpose, const void *e,
+                                    minv_mat *x) {
     const tri_shape s = triangle_shape(lu, which);
-    const cublasOperation_t op = triangle_op(lu, which);
+    const cublasOperation_t op = (triangle_op(lu, which) == CUBLAS_OP_T) != (transpose != 0) ? CUBLAS_OP_T : CUBLAS_OP_N;
     return f->dtype == MINV_R64 ? triangular_solve<double>(ctx, (const double *)f->data, f->rows, f->ld, s, op,
                                                             (const double *)e, MINV_TRI_SOLVE_NB, (double *)x->data,
                                                             x->cols, x->ld)

@@ -61,7 +61,7 @@ static void check(minv_context *gpu, minv_context *cpu, int64_t n, int64_t k, do
         HAS(r.reason, "so the double solve ran");
     } else {
         HAS(r.reason, "mixed precision:");
-        HAS(r.reason, cond > 1e4 ? "3xTF32" : "TF32 tensor-core factors");
+        HAS(r.reason, cond > 1e4 ? "3xTF32" : "TF32 factors");
         CHECK(r.residual <= (single ? 2 * FLT_EPSILON : 2 * DBL_EPSILON * 1.0001), "n=%lld cond %.0e spd=%d: residual %.3g",
               (long long)n, cond, spd, r.residual);
     }
