@@ -148,6 +148,7 @@ static minv_status run_solve_in_precision(minv_context *ctx, const minv_backend_
             minv_report_note(r, "%s, so the double solve ran", ctx->last_error);
             minv_clear_error(ctx);
             r->iterations = 0;
+            r->method = method; /* an engine may have gone from Cholesky to LU */
         }
     }
     return run_solve(ctx, ops, place, method, a, b, x, an, r);

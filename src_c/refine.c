@@ -57,7 +57,7 @@ minv_status minv_refine(minv_context *ctx, minv_refine_engine *e, minv_report *r
         double prev = INFINITY;
         status = e->factor(e, level);
         if (status == MINV_ERR_NOT_SPD || status == MINV_ERR_SINGULAR) {
-            append(trail, sizeof trail, "the %s factorisation broke down (%.120s)", name, ctx->last_error);
+            append(trail, sizeof trail, "%s factors broke down", name);
             minv_clear_error(ctx);
             status = MINV_SUCCESS;
             continue;
@@ -82,13 +82,12 @@ minv_status minv_refine(minv_context *ctx, minv_refine_engine *e, minv_report *r
             if (level_steps >= 2 && level + 1 < e->levels && log(TARGET / now) / log(rate) > SLOW_STEPS)
                 break;
         }
-        append(trail, sizeof trail, "%s factors, %d step%s to backward error %.2g", name, level_steps,
-               level_steps == 1 ? "" : "s", worst);
+        append(trail, sizeof trail, "%s factors, %d step%s to %.1e", name, level_steps, level_steps == 1 ? "" : "s",
+               worst);
     }
     if (!converged) {
         status = minv_fail(ctx, MINV_ERR_NO_CONVERGENCE,
-                           "mixed precision did not reach the double solve's backward error %.2g (%s): the condition "
-                           "number is too large for the low-precision factors",
+                           "mixed precision stopped short of backward error %.1e (%s: condition too large for them)",
                            TARGET, trail);
         goto cleanup;
     }
@@ -99,7 +98,7 @@ minv_status minv_refine(minv_context *ctx, minv_refine_engine *e, minv_report *r
         report->residual = worst_of(berr, k);
         report->residual_kind = 2;
     }
-    minv_report_note(report, "mixed precision: %s, the residuals in double", trail);
+    minv_report_note(report, "mixed precision: %s (backward error; residuals in double)", trail);
 cleanup:
     free(berr);
     return status;

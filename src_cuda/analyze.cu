@@ -154,7 +154,8 @@ minv_status begin(minv_context *ctx, int64_t n, analysis_buffers *b) {
     b->diag = b->rowsum + n;
     CUDA_TRY(cudaMemcpyAsync(b->st, &init, sizeof init, cudaMemcpyHostToDevice, ctx->gpu->stream));
     CUDA_TRY(cudaMemsetAsync(b->rowsum, 0, 2 * (size_t)n * sizeof(double), ctx->gpu->stream));
-    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    /* no synchronisation: the kernels follow on this stream, and a pageable copy has read init
+     * when it returns */
 cleanup:
     return status;
 }

@@ -16,6 +16,15 @@ minv_status lu_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv
  * faster than LU from n = 8192 (1.18x cuSOLVER's getrf + getrs(I) there, 1.30x at 16384, LU
  * 1.07x); it solves slower on one GPU (0.77x getrf + getrs at n = nrhs = 16384), but over two
  * it solves 1.72x faster than on one at 16384 (multi_gpu_compare_h200x2.md). */
+minv_status cholesky_solve_mixed(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                 const minv_analysis *an, minv_report *r) {
+    return minv_gpu_solve_host(c, minv_gpu_cholesky_solve_mixed, a, b, x, an, r);
+}
+minv_status lu_solve_mixed(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
+                           minv_report *r) {
+    return minv_gpu_solve_host(c, minv_gpu_lu_solve_mixed, a, b, x, an, r);
+}
+
 minv_method general_method(const minv_context *ctx, int64_t n, int64_t nrhs) {
     if (nrhs == 0 && n >= 8192) return MINV_METHOD_GAUSS_JORDAN;
     if (nrhs > 0 && ctx->device_count >= 2 && n >= 16384) return MINV_METHOD_GAUSS_JORDAN;
@@ -57,6 +66,10 @@ minv_backend_ops make_table() {
     t.solve_batched = minv_gpu_solve_batched;
     t.solve_batched_device = minv_gpu_solve_batched_device;
     t.end_call = minv_gpu_end_call;
+    t.solve_mixed[MINV_METHOD_CHOLESKY] = cholesky_solve_mixed;
+    t.solve_mixed[MINV_METHOD_LU] = lu_solve_mixed;
+    t.solve_mixed_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve_mixed;
+    t.solve_mixed_device[MINV_METHOD_LU] = minv_gpu_lu_solve_mixed;
     return t;
 }
 

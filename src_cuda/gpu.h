@@ -220,11 +220,6 @@ cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode
 cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
                          cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const float *a, int64_t lda,
                          float *b, int64_t ldb);
-/* x = op(A)^-1 x, A triangular, x one vector. */
-cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
-                         int64_t n, const double *a, int64_t lda, double *x);
-cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
-                         int64_t n, const float *a, int64_t lda, float *x);
 /* C (lower) = alpha op(A) op(A)^T + beta C, C n x n, op(A) n x k. */
 cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const double *a,
                          int64_t lda, double beta, double *c, int64_t ldc);
@@ -272,6 +267,9 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
                                     const minv_analysis *an, minv_report *r);
 minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                minv_report *r);
+/* LAPACK's interchanges (row i with row ipiv[i] - 1, 1-based over the whole matrix, in turn) as
+ * one permutation: perm[i] is the row of A that ends at row i of P A. Device vectors of n. */
+minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm);
 minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *r);
 /* cuSOLVER potrf on a device matrix (cholesky.cu): the device workspace for order n and leading
@@ -297,6 +295,15 @@ minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l,
 /* x = U^-1 L^-1 x from getrf's factors (L unit lower and U upper in lu), x already permuted by
  * getrf's interchanges (x = P B): the triangular solves of A^-1 B. */
 minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu, minv_mat *x);
+/* The same solves split for callers that solve many times with one factorisation (mixed
+ * precision, condition estimates): triangle `which` (0: L, unit for LU; 1: U for LU, L^T for
+ * Cholesky, whose blocks are triangle 0's) gets its diagonal blocks inverted into e
+ * (minv_gpu_triangle_blocks_bytes), then x = T^-1 x (T^-T x with transpose) as often as
+ * wanted, enqueued on the compute stream without synchronising. */
+size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n);
+minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, void *e);
+minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int transpose, const void *e,
+                                    minv_mat *x);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
 /* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */
@@ -323,6 +330,18 @@ minv_status minv_gpu_interchange_plan(minv_context *ctx, const int64_t *ipiv, in
                                       int64_t *pairs);
 minv_status minv_gpu_apply_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, int64_t w,
                                        const int64_t *pairs, void *tmp);
+/* Factorisations in low precision for the mixed-precision solves (mixed_factor.cu): f (float,
+ * n x n, on the device) becomes its Cholesky factor (lower; lu 0) or its LU factors with
+ * partial pivoting (lu 1; ipiv: n device int64, LAPACK's 1-based interchanges), with the GEMMs
+ * in TF32 or in three TF32 products (about single precision). MINV_ERR_NOT_SPD or
+ * MINV_ERR_SINGULAR, with the column in the message, when the factorisation breaks down. */
+enum { MINV_LOWP_TF32 = 0, MINV_LOWP_TF32X3 = 1, MINV_LOWP_LEVELS = 2 };
+minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu, int level, int64_t *ipiv);
+/* The mixed-precision solves (mixed.cu), device forms (the signature of minv_solve_op). */
+minv_status minv_gpu_cholesky_solve_mixed(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                          const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_lu_solve_mixed(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                    const minv_analysis *an, minv_report *r);
 /* The paper's Gauss-Jordan baseline; in core when the matrix fits, else slabs per pivot. */
 minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                              const minv_analysis *an, minv_report *r);

@@ -59,8 +59,7 @@ minv_status minv_gpu_inverse_residual_begin(minv_context *ctx, const minv_mat *a
         minv_probe_vectors(host, n, MINV_PROBES);
         CUDA_TRY(cudaMemcpyAsync(r->v, host, (size_t)n * MINV_PROBES * sizeof(double), cudaMemcpyHostToDevice, s));
         for (int k = 0; k < MINV_PROBES; k++) gemv_double(a, r->v + (size_t)k * n, r->av + (size_t)k * n, NULL, s);
-        LAUNCH_TRY();
-        CUDA_TRY(cudaStreamSynchronize(s));
+        LAUNCH_TRY(); /* no synchronisation: a pageable copy up has read `host` when it returns */
     } else if (r->mode == 2) {
         MINV_TRY(reserve_one(ctx, WS_RESID, (size_t)n * (size_t)n * (size_t)a->dtype, &p));
         r->acopy = (minv_mat){a->dtype, n, n, n, p};
@@ -135,8 +134,8 @@ minv_status minv_gpu_solve_residual_begin(minv_context *ctx, const minv_mat *b, 
     r->acopy.data = NULL;
     if (r->mode == 0)
         return MINV_SUCCESS;
-    /* the sampled columns of B, then room for x_j and A x_j */
-    MINV_TRY(reserve_one(ctx, WS_VEC, (size_t)n * (size_t)(r->count + 2) * sizeof(double), &p));
+    /* the sampled columns of B, then room for every x_j and A x_j */
+    MINV_TRY(reserve_one(ctx, WS_VEC, (size_t)n * (size_t)(3 * r->count) * sizeof(double), &p));
     r->v = (double *)p;
     r->av = r->v + (size_t)n * r->count;
     for (int64_t k = 0; k < r->count; k++)
@@ -157,19 +156,22 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
         return MINV_SUCCESS;
     }
     minv_progress(ctx, "residual", 0);
-    host = (double *)malloc(3 * (size_t)n * sizeof(double));
+    host = (double *)malloc(3 * (size_t)n * (size_t)r->count * sizeof(double));
     if (!host)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual vectors");
+    /* every sampled column's x_j and A x_j, then one copy back: one synchronisation in all */
     for (int64_t k = 0; k < r->count; k++) {
-        double *xj = r->av, *axj = r->av + n, *hb = host, *hx = host + n, *hax = host + 2 * n;
+        double *xj = r->av + 2 * (size_t)k * n, *axj = xj + n;
         column_to_double(x, minv_residual_column(k, r->count, x->cols), xj, s);
         gemv_double(a, xj, axj, NULL, s);
-        LAUNCH_TRY();
-        CUDA_TRY(cudaMemcpyAsync(hb, r->v + (size_t)k * n, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, s));
-        CUDA_TRY(cudaMemcpyAsync(hx, xj, 2 * (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, s));
-        CUDA_TRY(cudaStreamSynchronize(s));
+    }
+    LAUNCH_TRY();
+    CUDA_TRY(cudaMemcpyAsync(host, r->v, 3 * (size_t)n * (size_t)r->count * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+    for (int64_t k = 0; k < r->count; k++) {
+        double *hb = host + (size_t)k * n, *hx = host + (size_t)n * (r->count + 2 * k), *hax = hx + n;
         for (int64_t i = 0; i < n; i++) hax[i] -= hb[i];
-        double q = minv_solve_column_ratio(n, hax, hx, hb, an->norm_inf);
+        const double q = minv_solve_column_ratio(n, hax, hx, hb, an->norm_inf);
         if (q > worst || isnan(q)) worst = q;
     }
     report->residual = worst;

@@ -181,13 +181,23 @@ cleanup:
     return status;
 }
 
+/* Bytes of the inverted diagonal blocks of order nb of an n x n triangle of elements es. */
+size_t blocks_bytes(int64_t n, int64_t nb, size_t es) {
+    const int64_t order = n < nb ? n : nb; /* one block: no bigger than the matrix */
+    return (size_t)((n + nb - 1) / nb) * (size_t)order * (size_t)nb * es;
+}
+
 /* The solver's workspace, free once potrf or getrf is done, holds the inverted diagonal blocks. */
 template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, int64_t nb, T **e) {
     const int slot = WS_SOLVER;
-    const int64_t order = n < nb ? n : nb; /* one block: no bigger than the matrix */
-    const size_t bytes = (size_t)((n + nb - 1) / nb) * (size_t)order * (size_t)nb * sizeof(T);
+    const size_t bytes = blocks_bytes(n, nb, sizeof(T));
     return minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)e);
 }
+
+/* Triangle `which` of a factorisation: 0 its L (unit for LU), 1 U (LU) or L^T (Cholesky, the
+ * same stored triangle and blocks, transposed). */
+tri_shape triangle_shape(int lu, int which) { return which == 0 ? (lu ? UNIT_LOWER : LOWER) : (lu ? UPPER : LOWER); }
+cublasOperation_t triangle_op(int lu, int which) { return which == 1 && !lu ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
 template <typename T> minv_status inverse_from_factor(minv_context *ctx, minv_mat *l) {
     minv_status status = MINV_SUCCESS;
@@ -241,15 +251,14 @@ template <typename T> minv_status solve_with_factors(minv_context *ctx, const mi
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows;
     const T *a = (const T *)f->data;
-    const tri_shape first = lu ? UNIT_LOWER : LOWER, second = lu ? UPPER : LOWER;
     T *e;
     const int64_t nb = MINV_TRI_SOLVE_NB;
     MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
-    MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, first, nb, e));
-    MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, first, CUBLAS_OP_N, e, nb, (T *)x->data, x->cols, x->ld));
-    if (lu) MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, second, nb, e));
-    MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, second, lu ? CUBLAS_OP_N : CUBLAS_OP_T, e, nb, (T *)x->data, x->cols,
-                                 x->ld));
+    for (int which = 0; which < 2; which++) {
+        if (which == 0 || lu) MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, triangle_shape(lu, which), nb, e));
+        MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, triangle_shape(lu, which), triangle_op(lu, which), e, nb,
+                                     (T *)x->data, x->cols, x->ld));
+    }
     CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
 cleanup:
     return status;
@@ -271,4 +280,25 @@ minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l,
 
 minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu, minv_mat *x) {
     return solve_with(ctx, lu, 1, x);
+}
+
+size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n) { return blocks_bytes(n, MINV_TRI_SOLVE_NB, (size_t)t); }
+
+minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, void *e) {
+    const tri_shape s = triangle_shape(lu, which);
+    return f->dtype == MINV_R64
+               ? invert_diagonal_blocks<double>(ctx, (const double *)f->data, f->rows, f->ld, s, MINV_TRI_SOLVE_NB, (double *)e)
+               : invert_diagonal_blocks<float>(ctx, (const float *)f->data, f->rows, f->ld, s, MINV_TRI_SOLVE_NB, (float *)e);
+}
+
+minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int transpose, const void *e,
+                                    minv_mat *x) {
+    const tri_shape s = triangle_shape(lu, which);
+    const cublasOperation_t op = (triangle_op(lu, which) == CUBLAS_OP_T) != (transpose != 0) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    return f->dtype == MINV_R64 ? triangular_solve<double>(ctx, (const double *)f->data, f->rows, f->ld, s, op,
+                                                            (const double *)e, MINV_TRI_SOLVE_NB, (double *)x->data,
+                                                            x->cols, x->ld)
+                                : triangular_solve<float>(ctx, (const float *)f->data, f->rows, f->ld, s, op,
+                                                           (const float *)e, MINV_TRI_SOLVE_NB, (float *)x->data,
+                                                           x->cols, x->ld);
 }

@@ -53,8 +53,8 @@ static minv_status factor(minv_refine_engine *eng, int level) {
     (void)level;
     if (info > 0 && m->spd) { /* rounding to single can take a positive definite A of condition
                                  near 1/u_single past the edge: pivoted LU still factors it */
-        minv_report_note(m->report, "the single-precision Cholesky factorisation broke down at column %d (condition "
-                                    "near 1e7, or A not positive definite), so single-precision LU", info);
+        minv_report_note(m->report, "single-precision Cholesky broke down at column %d (condition near 1e7, or A "
+                                    "indefinite), so single-precision LU", info);
         m->report->method = MINV_METHOD_LU;
         m->spd = 0;
         info = factor_single(m);
@@ -162,7 +162,7 @@ static minv_status solve(minv_context *ctx, int spd, const minv_mat *a, const mi
     cpu_mixed m = {.a = a, .b = b, .x = x, .spd = spd, .report = report, .cols = cols, .anorm_inf = an->norm_inf,
                    .anorm_1 = an->norm_1};
     m.e = (minv_refine_engine){.ctx = ctx, .n = n, .nrhs = k, .levels = 1,
-                               .level_names = {"single-precision (LAPACK)"},
+                               .level_names = {"single-precision"},
                                .factor = factor, .reset = reset, .step = step, .finish = finish};
     if (a->dtype == MINV_R64) {
         m.ad = *a;
