@@ -1,14 +1,17 @@
-! minv_c_api: the raw bind(C) layer of minv's Fortran interface. It mirrors
-! src_c/include/minv.h line for line, in the header's order, and adds nothing: C semantics
-! throughout (0-based indices, -1 for "none", NUL-terminated strings, optional = NULL).
-! Users `use minv_mod`, which builds the Fortran conventions on top of this; this module is
-! public only so that tests (and the rare expert) can reach the C entry points directly.
+! minv_c_api: the raw bind(C) layer of minv's Fortran interface. It binds every function,
+! struct and enum constant of src_c/include/minv.h under C's names and adds nothing: C
+! semantics throughout (0-based indices, -1 for "none", NUL-terminated strings, optional =
+! NULL). Users `use minv_mod`, which builds the Fortran conventions on top of this; this
+! module is public only so that tests (and the rare expert) can reach the C entry points
+! directly. The test test_fortran_bindings (tests/api/check_fortran_api.py) fails on anything
+! of minv.h missing here or bound otherwise than by these rules: a change to minv.h needs its
+! binding here in the same commit.
 !
 ! Mapping rules, applied mechanically as FFTW's fftw3.f03 does:
 !   C enum              -> enum, bind(c) (enumerators of kind c_int)
 !   int32_t / int64_t   -> integer(c_int32_t) / integer(c_int64_t), by value
 !   const T *m (host)   -> real(c_T), intent(in) :: m(*)    (sequence association)
-!   T *m (host)         -> real(c_T), intent(inout) :: m(*)
+!   T *m (host)         -> real(c_T), intent(inout) :: m(*) (intent(out) for a scalar result)
 !   device pointers     -> type(c_ptr), value
 !   batched host arrays -> type(c_ptr), value (c_loc of a contiguous array), so that one array
 !                          may be a routine's input and output (in place)
@@ -220,7 +223,8 @@ module minv_c_api
   end type minv_file_options
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &
-            minv_set_option, minv_get_option, minv_status_string, minv_last_error, &
+            minv_set_option, minv_get_option, minv_context_devices, minv_energy_counter, &
+            minv_status_string, minv_last_error, &
             minv_method_name, minv_backend_name, minv_version, minv_analyze_d, minv_analyze_s, &
             minv_invert_d, minv_invert_s, minv_invert_inplace_d, minv_invert_inplace_s, &
             minv_invert_warm_d, minv_invert_warm_s, minv_invert_subset_d, minv_invert_subset_s, &
@@ -282,6 +286,23 @@ module minv_c_api
       real(c_double), intent(out) :: value
       integer(c_int) :: status
     end function minv_get_option
+
+    function minv_context_devices(ctx, count, devices) bind(c, name="minv_context_devices") &
+        result(status)
+      import :: c_int, c_int32_t, c_ptr
+      type(c_ptr), value :: ctx
+      integer(c_int32_t), intent(out) :: count
+      integer(c_int32_t), intent(out) :: devices(*)
+      integer(c_int) :: status
+    end function minv_context_devices
+
+    function minv_energy_counter(ctx, joules) bind(c, name="minv_energy_counter") &
+        result(status)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: ctx
+      real(c_double), intent(out) :: joules
+      integer(c_int) :: status
+    end function minv_energy_counter
 
     ! ---- errors and names ----
     function minv_status_string(status) bind(c, name="minv_status_string") result(str)
