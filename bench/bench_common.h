@@ -28,7 +28,8 @@ double bench_median(double *v, int count);
 }
 #endif
 
-/* ---- bench_common.cu: CUDA ---- */
+/* ---- bench_common.cu: CUDA (C++: the C programs see only the part above) ---- */
+#ifdef __cplusplus
 /* "# device: ..., date: ..., commit: ..., command: ..."; several GPUs are named all ("2 x
  * NVIDIA H200"); the commit is the build's (minv_commit.h). */
 void bench_header(FILE *out, int argc, char **argv);
@@ -162,5 +163,7 @@ template <typename Prepare, typename Call> double bench_median_events(Prepare pr
     return bench_measure_events(prepare, call).seconds;
 }
 #endif
+
+#endif /* __cplusplus */
 
 #endif
