@@ -20,13 +20,13 @@ static void run(minv_context *ctx, const double *a_disk, const double *b_disk, c
                 char **solve_reason) {
     minv_report rep;
     size_t count;
-    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "a.nc", "A", "inv.nc", "Ainv", NULL, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "a.nc", "A", "inv.nc", "Ainv", NCT_REPLACE, &rep), MINV_SUCCESS, ctx);
     double *x = nct_read("inv.nc", "Ainv", &count);
     /* symmetric A: the disk's row-major order is its column-major one */
     double ratio = tu_inverse_ratio(N, a_disk, N, x, N, DBL_EPSILON);
     CHECK(count == N * N && ratio < 30, "inverse ratio %.3g", ratio);
     free(x);
-    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "a.nc", "A", "b.nc", "B", "x.nc", "X", NULL, &rep),
+    CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "a.nc", "A", "b.nc", "B", "x.nc", "X", NCT_REPLACE, &rep),
                  MINV_SUCCESS, ctx);
     /* B(n, nrhs) in C order on disk: the file's X is nrhs columns of n, row-major */
     double *xs = nct_read("x.nc", "X", &count), *xc = nct_c_view(xs, N, K), *bc = nct_c_view(b_disk, N, K);
