@@ -21,6 +21,8 @@ const cli_option cli_compute_options[] = {
     {"recondition", "none|ridge|floor", "symmetric matrices: work on a nearby SPD matrix of condition --target-condition"},
     {"target-condition", "T", "reconditioning: the condition number to reach (default 1000)"},
     {"threads", "N", "threads for minv's own CPU loops (default: all)"},
+    {"symmetry-tol", "X", "relative asymmetry up to which a matrix is symmetric, for Cholesky on its lower "
+                          "triangle (default 16 roundings of the precision; 0 to 1e-5)"},
     {NULL, NULL, NULL}};
 
 const cli_option cli_file_options[] = {
@@ -185,7 +187,7 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     minv_options_default(&s->opts);
     minv_file_options_default(&s->fopts);
     s->method = MINV_METHOD_AUTO;
-    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = -1;
+    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = s->symmetry_tol = -1;
     s->quiet = cli_flag(a, "quiet");
     if ((v = cli_value(a, "method")) && !parse_method(v, &s->method))
         return cli_error(CLI_USAGE, "--method %s: expected auto, cholesky, lu, gauss-jordan, iterative or tridiagonal", v);
@@ -221,6 +223,8 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     }
     if ((v = cli_value(a, "tol")) && !(cli_parse_double(v, &s->tol) && s->tol >= 0))
         return cli_error(CLI_USAGE, "--tol %s: expected a number >= 0", v);
+    if ((v = cli_value(a, "symmetry-tol")) && !(cli_parse_double(v, &s->symmetry_tol) && s->symmetry_tol >= 0))
+        return cli_error(CLI_USAGE, "--symmetry-tol %s: expected a number from 0 to 1e-5", v);
     if ((v = cli_value(a, "max-iter"))) {
         if (!cli_parse_int(v, 1, INT32_MAX, &i))
             return cli_error(CLI_USAGE, "--max-iter %s: expected an integer >= 1", v);
@@ -274,7 +278,8 @@ int cli_context(const cli_settings *s, minv_context **ctx) {
                          st == MINV_ERR_NO_GPU ? ": --backend gpu needs a usable GPU and a minv built with CUDA; try --backend auto" : "");
     const struct { minv_option opt; double value; } tunables[] = {
         {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual},
-        {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition}};
+        {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition},
+        {MINV_OPT_SYMMETRY_TOL, s->symmetry_tol}};
     for (size_t k = 0; k < sizeof tunables / sizeof tunables[0]; k++)
         if (tunables[k].value >= 0 && (st = minv_set_option(*ctx, tunables[k].opt, tunables[k].value)) != MINV_SUCCESS) {
             int code = cli_fail(*ctx, st);

@@ -20,7 +20,8 @@ typedef struct {
 
 /* Option groups that subcommands combine. */
 extern const cli_option cli_compute_options[]; /* --method --backend --device-memory --precision
-                                                  --tol --max-iter --residual --threads */
+                                                  --tol --max-iter --residual --threads
+                                                  --symmetry-tol */
 extern const cli_option cli_file_options[];    /* --slice --tile --fortran-order --batch-chunk */
 extern const cli_option cli_output_options[];  /* --deflate */
 extern const cli_option cli_general_options[]; /* --quiet --help */
@@ -54,7 +55,7 @@ typedef struct {
     minv_options opts;
     minv_file_options fopts;
     minv_method method;
-    double tol, max_iter, residual, recondition, target_condition; /* < 0: not given */
+    double tol, max_iter, residual, recondition, target_condition, symmetry_tol; /* < 0: not given */
     int quiet;
 } cli_settings;
 

@@ -151,6 +151,7 @@ module minv_c_api
     integer(c_int64_t) :: history_len
     real(c_double) :: residual_history(MINV_HISTORY_LEN)
     character(kind=c_char) :: reason(MINV_REASON_LEN)
+    real(c_double) :: asymmetry
   end type minv_report
 
   type, bind(c), public :: minv_analysis

@@ -655,6 +655,7 @@ contains
       report%history_len = 0
       report%residual_history = 0
       report%reason = c_null_char
+      report%asymmetry = -1
     end if
     report%info = report%info + 1
   end subroutine report_to_fortran
