@@ -32,6 +32,8 @@ const cli_option cli_options[] = {
     {"recondition", "none|ridge|floor", "symmetric matrices: work on a nearby SPD matrix of condition --target-condition", INV | SOL},
     {"target-condition", "T", "reconditioning: the condition number to reach (default 1000)", INV | SOL},
     {"threads", "N", "threads for minv's own CPU loops (default: all)", COMPUTE},
+    {"symmetry-tol", "X", "relative asymmetry up to which a matrix is symmetric, for Cholesky on its lower "
+                          "triangle (default 16 roundings of the precision; 0 to 1e-5)", COMPUTE},
     /* reading the inputs */
     {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order", INV | INF},
     {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank A (and B), 0-based, in ncdump order", SOL},
@@ -228,7 +230,7 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     minv_options_default(&s->opts);
     minv_file_options_default(&s->fopts);
     s->method = MINV_METHOD_AUTO;
-    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = s->solve_precision = -1;
+    s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = s->solve_precision = s->symmetry_tol = -1;
     s->quiet = cli_flag(a, "quiet");
     if ((v = cli_value(a, "method")) && !parse_method(v, &s->method))
         return cli_error(CLI_USAGE, "--method %s: expected auto, cholesky, lu, gauss-jordan, iterative or tridiagonal", v);
@@ -265,6 +267,8 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     }
     if ((v = cli_value(a, "tol")) && !(cli_parse_double(v, &s->tol) && s->tol >= 0))
         return cli_error(CLI_USAGE, "--tol %s: expected a number >= 0", v);
+    if ((v = cli_value(a, "symmetry-tol")) && !(cli_parse_double(v, &s->symmetry_tol) && s->symmetry_tol >= 0))
+        return cli_error(CLI_USAGE, "--symmetry-tol %s: expected a number from 0 to 1e-5", v);
     if ((v = cli_value(a, "max-iter"))) {
         if (!cli_parse_int(v, 1, INT32_MAX, &i))
             return cli_error(CLI_USAGE, "--max-iter %s: expected an integer >= 1", v);
@@ -326,7 +330,7 @@ int cli_context(const cli_settings *s, minv_context **ctx) {
     const struct { minv_option opt; double value; } tunables[] = {
         {MINV_OPT_TOLERANCE, s->tol}, {MINV_OPT_MAX_ITERATIONS, s->max_iter}, {MINV_OPT_RESIDUAL, s->residual},
         {MINV_OPT_RECONDITION, s->recondition}, {MINV_OPT_TARGET_CONDITION, s->target_condition},
-        {MINV_OPT_PRECISION, s->solve_precision}};
+        {MINV_OPT_PRECISION, s->solve_precision}, {MINV_OPT_SYMMETRY_TOL, s->symmetry_tol}};
     for (size_t k = 0; k < sizeof tunables / sizeof tunables[0]; k++)
         if (tunables[k].value >= 0 && (st = minv_set_option(*ctx, tunables[k].opt, tunables[k].value)) != MINV_SUCCESS) {
             int code = cli_fail(*ctx, st);

@@ -55,7 +55,7 @@ typedef struct {
     minv_options opts;
     minv_file_options fopts;
     minv_method method;
-    double tol, max_iter, residual, recondition, target_condition; /* < 0: not given */
+    double tol, max_iter, residual, recondition, target_condition, symmetry_tol; /* < 0: not given */
     double solve_precision; /* MINV_OPT_PRECISION (--precision mixed); < 0: not given */
     int quiet;
 } cli_settings;

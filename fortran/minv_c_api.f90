@@ -155,6 +155,7 @@ module minv_c_api
     integer(c_int64_t) :: history_len
     real(c_double) :: residual_history(MINV_HISTORY_LEN)
     character(kind=c_char) :: reason(MINV_REASON_LEN)
+    real(c_double) :: asymmetry
   end type minv_report
 
   type, bind(c), public :: minv_analysis
@@ -231,6 +232,7 @@ module minv_c_api
             minv_invert_tridiagonal_d, &
             minv_invert_tridiagonal_s, minv_invert_tridiagonal_device_d, &
             minv_invert_tridiagonal_device_s, minv_solve_d, minv_solve_s, &
+            minv_solve_inplace_d, minv_solve_inplace_s, &
             minv_invert_device_d, minv_invert_device_s, minv_solve_device_d, &
             minv_solve_device_s, minv_progress_fn, minv_set_progress, &
             minv_file_options_default, minv_invert_file, minv_solve_file, minv_analyze_file
@@ -521,6 +523,30 @@ module minv_c_api
       type(minv_report), intent(inout), optional :: report
       integer(c_int) :: status
     end function minv_solve_s
+
+    function minv_solve_inplace_d(ctx, method, n, nrhs, a, lda, b, ldb, report) &
+        bind(c, name="minv_solve_inplace_d") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: n, nrhs, lda, ldb
+      real(c_double), intent(in) :: a(*)
+      real(c_double), intent(inout) :: b(*)
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_solve_inplace_d
+
+    function minv_solve_inplace_s(ctx, method, n, nrhs, a, lda, b, ldb, report) &
+        bind(c, name="minv_solve_inplace_s") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_float, minv_report
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: method
+      integer(c_int64_t), value :: n, nrhs, lda, ldb
+      real(c_float), intent(in) :: a(*)
+      real(c_float), intent(inout) :: b(*)
+      type(minv_report), intent(inout), optional :: report
+      integer(c_int) :: status
+    end function minv_solve_inplace_s
 
     ! ---- the same on device memory (GPU backend only) ----
     function minv_invert_device_d(ctx, method, n, a, lda, ainv, ldainv, report) &

@@ -6,6 +6,7 @@
 !   call minv_init(ctx)                           ! once; reuse it for every cycle
 !   call minv_invert(ctx, b, binv, report=rep)    ! binv = B^-1
 !   call minv_solve(ctx, s, d, x, stat=ierr, errmsg=msg)   ! S X = D, D of shape (n, k)
+!   call minv_solve_inplace(ctx, s, d)                      ! D overwritten by X, as dgesv
 !   call minv_invert_tridiagonal(ctx, dl, d, du, tinv)      ! a tridiagonal A by its bands
 !   call minv_invert_batched(ctx, a, ainv, status=st)  ! every a(:, :, m) of a(k, k, nbatch)
 !   call minv_finalize(ctx)
@@ -73,7 +74,8 @@ module minv_mod
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
     minv_invert_subset_d, minv_invert_subset_s, &
-    minv_solve_d, minv_solve_s, minv_invert_tridiagonal_d, minv_invert_tridiagonal_s, &
+    minv_solve_d, minv_solve_s, minv_solve_inplace_d, minv_solve_inplace_s, &
+    minv_invert_tridiagonal_d, minv_invert_tridiagonal_s, &
     c_set_progress => minv_set_progress, &
     minv_file_options, minv_file_options_default, c_invert_file => minv_invert_file, &
     c_solve_file => minv_solve_file, c_analyze_file => minv_analyze_file, &
@@ -122,6 +124,7 @@ module minv_mod
   type, public :: minv_context
     private
     type(c_ptr) :: ptr = c_null_ptr
+    type(minv_options) :: opts ! those it was created with (minv_init keeps it for the same)
     ! Allocated while a progress callback is set; C holds its address as the user pointer.
     type(progress_holder), pointer :: progress => null()
   end type minv_context
@@ -138,9 +141,10 @@ module minv_mod
   public :: minv_progress_callback
 
   ! ---- routines ----
-  public :: minv_init, minv_finalize, minv_context_backend, minv_set_option, minv_get_option, &
-            minv_set_progress
-  public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, minv_analyze
+  public :: minv_init, minv_initialized, minv_finalize, minv_context_backend, minv_set_option, &
+            minv_get_option, minv_set_progress
+  public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, &
+            minv_solve_inplace, minv_analyze
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
             minv_report_reason, minv_print_report
 
@@ -176,6 +180,12 @@ module minv_mod
     module procedure minv_solve_r32, minv_solve_r64, minv_solve_vector_r32, &
                      minv_solve_vector_r64
   end interface minv_solve
+
+  ! b = A^-1 b, in place (as LAPACK's gesv and posv), for b(n, k) or b(n).
+  interface minv_solve_inplace
+    module procedure minv_solve_inplace_r32, minv_solve_inplace_r64, &
+                     minv_solve_inplace_vector_r32, minv_solve_inplace_vector_r64
+  end interface minv_solve_inplace
 
   ! Properties of A: symmetry, dominance, bandwidth, norms, finiteness, AUTO's choice.
   interface minv_analyze
@@ -216,7 +226,8 @@ module minv_mod
 
   ! Batches of small matrices a(k, k, nbatch), in minv_mod_batched.inc.
   public :: minv_batch_report, minv_invert_batched, minv_invert_batched_inplace, &
-            minv_solve_batched, minv_batch_report_reason, minv_print_batch_report
+            minv_solve_batched, minv_solve_batched_inplace, minv_batch_report_reason, &
+            minv_print_batch_report
 
   ! ainv(:, :, m) = a(:, :, m)^-1; sizes= or index= and count= pick a block of each.
   interface minv_invert_batched
@@ -231,6 +242,11 @@ module minv_mod
   interface minv_solve_batched
     module procedure minv_solve_batched_r32, minv_solve_batched_r64
   end interface minv_solve_batched
+
+  ! b(:, :, m) = a(:, :, m)^-1 b(:, :, m), overwriting b.
+  interface minv_solve_batched_inplace
+    module procedure minv_solve_batched_inplace_r32, minv_solve_batched_inplace_r64
+  end interface minv_solve_batched_inplace
 
   ! Single-specific generics: the specifics cannot carry the names of the C entry points
   ! (the bind(c) labels) without gfortran reporting a clash of global names.
@@ -284,6 +300,11 @@ contains
   ! loops, 0 = all. ndevices and devices(:) select GPUs for multi-GPU methods (ndevices
   ! defaults to size(devices) when devices is given, else -1 = every visible device, device
   ! first; 0 = device alone).
+  !
+  ! minv_init may be called again on a live context, as an analysis routine entered every
+  ! cycle does: with the options it was made with it keeps it (workspaces, GPU handles and
+  ! settings stay); with other options it makes a new one and frees the old, which a failure
+  ! leaves as it was. minv_initialized(ctx) tells whether ctx is live.
   subroutine minv_init(ctx, backend, device, device_memory, cpu_threads, ndevices, devices, &
                        stat, errmsg)
     type(minv_context), intent(inout) :: ctx
@@ -293,13 +314,11 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     type(minv_options) :: opts
-    integer(c_int) :: status
+    type(c_ptr) :: made
+    integer(c_int) :: status, ignored
     character(:), allocatable :: why
 
     status = MINV_SUCCESS
-    if (c_associated(ctx%ptr)) &
-      call fail(status, why, MINV_ERR_INVALID_ARG, &
-                'ctx is already initialised; call minv_finalize(ctx) first')
     call minv_options_default(opts)
     if (present(backend)) opts%backend = backend
     if (present(device)) opts%device = device
@@ -315,19 +334,50 @@ contains
       end if
     end if
     if (present(ndevices)) opts%ndevices = ndevices
+    if (status == MINV_SUCCESS .and. c_associated(ctx%ptr)) then
+      if (same_options(opts, ctx%opts)) then
+        call finish('minv_init', status, ctx%ptr, stat, errmsg, why)
+        return
+      end if
+    end if
     if (status == MINV_SUCCESS) then
-      status = minv_create(ctx%ptr, opts)
+      status = minv_create(made, opts)
       ! minv_create leaves no context to hold its message (C keeps it for
       ! minv_last_error(NULL)), so say what was asked, and why it failed.
-      if (status /= MINV_SUCCESS) &
+      if (status /= MINV_SUCCESS) then
         call fail(status, why, status, 'could not create a context with backend ' // &
                   minv_backend_name(opts%backend) // ', device ' // str(opts%device) // &
                   ', ndevices ' // str(opts%ndevices) // ', device_memory ' // &
                   str(opts%device_memory) // ', cpu_threads ' // str(opts%cpu_threads) // &
                   ' (' // c_string(minv_last_error(c_null_ptr)) // ')')
+      else if (c_associated(ctx%ptr)) then
+        status = minv_destroy(ctx%ptr)
+        if (status /= MINV_SUCCESS) then ! another thread is inside a call on the old one
+          ignored = minv_destroy(made)
+          call fail(status, why, status, 'another thread is inside a call on ctx')
+        end if
+      end if
+      if (status == MINV_SUCCESS) then
+        if (associated(ctx%progress)) deallocate (ctx%progress)
+        ctx%ptr = made
+        ctx%opts = opts
+      end if
     end if
     call finish('minv_init', status, ctx%ptr, stat, errmsg, why)
   end subroutine minv_init
+
+  ! Whether ctx is live: minv_init succeeded on it and minv_finalize has not freed it since.
+  logical function minv_initialized(ctx)
+    type(minv_context), intent(in) :: ctx
+    minv_initialized = c_associated(ctx%ptr)
+  end function minv_initialized
+
+  logical function same_options(a, b)
+    type(minv_options), intent(in) :: a, b
+    same_options = a%backend == b%backend .and. a%device == b%device .and. &
+                   a%cpu_threads == b%cpu_threads .and. a%ndevices == b%ndevices .and. &
+                   a%device_memory == b%device_memory .and. all(a%devices == b%devices)
+  end function same_options
 
   ! Frees the context and everything it holds. Finalising an uninitialised context does
   ! nothing; the context may be initialised again afterwards.
@@ -669,6 +719,46 @@ contains
     if (saved >= 0) ignored = c_set_option(ctx%ptr, MINV_OPT_PRECISION, saved)
   end subroutine restore_precision
 
+  ! sym_tol= of one call: MINV_OPT_SYMMETRY_TOL for its duration (sym_tol_end puts the
+  ! context's own back); applied tells sym_tol_end whether there is something to put back.
+  subroutine sym_tol_begin(status, why, ctx, sym_tol, saved, applied)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    type(minv_context), intent(in) :: ctx
+    real(real64), intent(in), optional :: sym_tol
+    real(c_double), intent(out) :: saved
+    logical, intent(out) :: applied
+
+    applied = .false.
+    saved = -1
+    if (status /= MINV_SUCCESS .or. .not. present(sym_tol)) return
+    status = c_get_option(ctx%ptr, MINV_OPT_SYMMETRY_TOL, saved)
+    if (status == MINV_SUCCESS) status = c_set_option(ctx%ptr, MINV_OPT_SYMMETRY_TOL, real(sym_tol, c_double))
+    if (status /= MINV_SUCCESS) then
+      why = 'sym_tol: ' // c_string(minv_last_error(ctx%ptr))
+    else
+      applied = .true.
+    end if
+  end subroutine sym_tol_begin
+
+  ! After the call: its message kept (setting an option clears the context's), the context's
+  ! tolerance back.
+  subroutine sym_tol_end(status, why, ctx, saved, applied)
+    integer(c_int), intent(in) :: status
+    character(:), allocatable, intent(inout) :: why
+    type(minv_context), intent(in) :: ctx
+    real(c_double), intent(in) :: saved
+    logical, intent(in) :: applied
+    integer(c_int) :: ignored
+
+    if (.not. applied) return
+    if (status /= MINV_SUCCESS .and. .not. allocated(why)) then
+      why = c_string(minv_last_error(ctx%ptr))
+      if (len(why) == 0) why = minv_status_string(status)
+    end if
+    ignored = c_set_option(ctx%ptr, MINV_OPT_SYMMETRY_TOL, saved)
+  end subroutine sym_tol_end
+
   integer(c_int) function method_or_auto(method) result(m)
     integer, intent(in), optional :: method
     m = MINV_METHOD_AUTO
@@ -703,6 +793,7 @@ contains
       report%history_len = 0
       report%residual_history = 0
       report%reason = c_null_char
+      report%asymmetry = -1
     end if
     report%info = report%info + 1
   end subroutine report_to_fortran
@@ -784,6 +875,8 @@ contains
 #define T_INVERT_SUBSET minv_invert_subset_r32
 #define T_SOLVE minv_solve_r32
 #define T_SOLVE_VECTOR minv_solve_vector_r32
+#define T_SOLVE_INPLACE minv_solve_inplace_r32
+#define T_SOLVE_INPLACE_VECTOR minv_solve_inplace_vector_r32
 #define T_ANALYZE minv_analyze_r32
 #define T_SET_OPTION set_option_r32
 #define T_GET_OPTION get_option_r32
@@ -792,6 +885,7 @@ contains
 #define C_INVERT_WARM minv_invert_warm_s
 #define C_INVERT_SUBSET minv_invert_subset_s
 #define C_SOLVE minv_solve_s
+#define C_SOLVE_INPLACE minv_solve_inplace_s
 #define C_ANALYZE minv_analyze_s
 #include "minv_mod_kind.inc"
 #undef T_RK
@@ -801,6 +895,8 @@ contains
 #undef T_INVERT_SUBSET
 #undef T_SOLVE
 #undef T_SOLVE_VECTOR
+#undef T_SOLVE_INPLACE
+#undef T_SOLVE_INPLACE_VECTOR
 #undef T_ANALYZE
 #undef T_SET_OPTION
 #undef T_GET_OPTION
@@ -809,6 +905,7 @@ contains
 #undef C_INVERT_WARM
 #undef C_INVERT_SUBSET
 #undef C_SOLVE
+#undef C_SOLVE_INPLACE
 #undef C_ANALYZE
 
 #define T_RK real64
@@ -818,6 +915,8 @@ contains
 #define T_INVERT_SUBSET minv_invert_subset_r64
 #define T_SOLVE minv_solve_r64
 #define T_SOLVE_VECTOR minv_solve_vector_r64
+#define T_SOLVE_INPLACE minv_solve_inplace_r64
+#define T_SOLVE_INPLACE_VECTOR minv_solve_inplace_vector_r64
 #define T_ANALYZE minv_analyze_r64
 #define T_SET_OPTION set_option_r64
 #define T_GET_OPTION get_option_r64
@@ -826,6 +925,7 @@ contains
 #define C_INVERT_WARM minv_invert_warm_d
 #define C_INVERT_SUBSET minv_invert_subset_d
 #define C_SOLVE minv_solve_d
+#define C_SOLVE_INPLACE minv_solve_inplace_d
 #define C_ANALYZE minv_analyze_d
 #include "minv_mod_kind.inc"
 

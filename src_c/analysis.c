@@ -17,7 +17,15 @@ static minv_method choose_inverse_method(const minv_context *ctx, const minv_ana
     return an->tridiagonal ? MINV_METHOD_TRIDIAGONAL : minv_choose_dense_method(ctx, an, 0);
 }
 
-void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
+/* GEMM-formed covariances (H P H^T + R) come out symmetric to 1-3 roundings relative to their
+ * largest entry (bench/results/cpu_calls_devmachine.md), DA systems' up to 8: 16 takes them to
+ * Cholesky with room to spare, and a matrix made asymmetric on purpose at 36 roundings (the
+ * analysis test's) is still not symmetric. */
+double minv_symmetry_tol(const minv_context *ctx, minv_dtype t) {
+    return ctx->symmetry_tol >= 0 ? ctx->symmetry_tol : MINV_SYMMETRY_EPS * minv_eps(t);
+}
+
+void minv_analysis_assemble(const minv_context *ctx, minv_dtype dtype, int64_t n, const minv_scan_totals *t,
                             const double *rowsum, const double *diag, double max_asymmetry,
                             minv_analysis *out) {
     out->n = n;
@@ -43,6 +51,6 @@ void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_
     out->upper_bandwidth = t->upper_bw;
     out->tridiagonal = t->lower_bw <= 1 && t->upper_bw <= 1;
     out->asymmetry = !out->finite ? NAN : t->max_abs > 0 ? max_asymmetry / t->max_abs : 0;
-    out->symmetric = out->finite && out->asymmetry <= ctx->symmetry_tol;
+    out->symmetric = out->finite && out->asymmetry <= minv_symmetry_tol(ctx, dtype);
     out->auto_method = choose_inverse_method(ctx, out);
 }

@@ -80,7 +80,7 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
     ctx->max_iterations = 100;
     ctx->block_size = 0;
     ctx->tile_size = 0;
-    ctx->symmetry_tol = 0.0;
+    ctx->symmetry_tol = -1; /* MINV_SYMMETRY_EPS roundings of each call's precision */
     ctx->residual_mode = 1;
     ctx->initial_guess = MINV_GUESS_AUTO;
     ctx->iteration = MINV_ITERATION_SOLEYMANI7;
@@ -200,8 +200,13 @@ static minv_status set_option(minv_context *ctx, minv_option option, double valu
         ctx->tile_size = (int64_t)value;
         return MINV_SUCCESS;
     case MINV_OPT_SYMMETRY_TOL:
-        if (!(isfinite(value) && value >= 0))
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "symmetry tolerance must be finite and >= 0, got %g", value);
+        /* beyond the cap a matrix is not symmetric by any rounding argument, and Cholesky would
+         * invert its lower triangle mirrored, another matrix */
+        if (!(value == -1 || (value >= 0 && value <= MINV_SYMMETRY_TOL_MAX)))
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                             "symmetry tolerance must be from 0 (exactly symmetric) to %g, or -1 for the default "
+                             "(%d roundings of the working precision), got %g",
+                             MINV_SYMMETRY_TOL_MAX, MINV_SYMMETRY_EPS, value);
         ctx->symmetry_tol = value;
         return MINV_SUCCESS;
     case MINV_OPT_RESIDUAL:

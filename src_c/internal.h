@@ -314,9 +314,16 @@ typedef struct {
 /* AUTO for a solve (nrhs > 0), and for inversion (nrhs 0) when A is not tridiagonal:
  * Cholesky, or the backend's general method. */
 minv_method minv_choose_dense_method(const minv_context *ctx, const minv_analysis *an, int64_t nrhs);
-void minv_analysis_assemble(const minv_context *ctx, int64_t n, const minv_scan_totals *t,
+/* t: the type of the matrix analysed, which sets the default symmetry tolerance. */
+void minv_analysis_assemble(const minv_context *ctx, minv_dtype t, int64_t n, const minv_scan_totals *totals,
                             const double *rowsum, const double *diag, double max_asymmetry,
                             minv_analysis *out);
+/* MINV_OPT_SYMMETRY_TOL for data of type t: the context's setting, or by default
+ * MINV_SYMMETRY_EPS roundings of t. A matrix whose relative asymmetry is at most this is
+ * symmetric: Cholesky reads its lower triangle. */
+enum { MINV_SYMMETRY_EPS = 16 };
+#define MINV_SYMMETRY_TOL_MAX 1e-5
+double minv_symmetry_tol(const minv_context *ctx, minv_dtype t);
 
 /* ---- residuals (residual.c) ----
  * The pieces both backends share: the probe vectors, and the ratios from products the

@@ -88,7 +88,19 @@ static void note(char *reason, size_t size, const char *fmt, va_list args) {
 void minv_report_note(minv_report *r, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    note(r->reason, sizeof r->reason, fmt, args);
+    if (strcmp(fmt, "%s") == 0) { /* a fixed text, as most notes are: no formatting per call */
+        const char *text = va_arg(args, const char *);
+        size_t len = strlen(r->reason), add = strlen(text);
+        if (len > 0 && len + 2 < sizeof r->reason) {
+            memcpy(r->reason + len, "; ", 2);
+            len += 2;
+        }
+        if (len + add >= sizeof r->reason) add = sizeof r->reason - len - 1;
+        memcpy(r->reason + len, text, add);
+        r->reason[len + add] = '\0';
+    } else {
+        note(r->reason, sizeof r->reason, fmt, args);
+    }
     va_end(args);
 }
 

@@ -160,7 +160,7 @@ cleanup:
     return status;
 }
 
-minv_status finish(minv_context *ctx, int64_t n, const analysis_buffers *b, minv_analysis *out) {
+minv_status finish(minv_context *ctx, minv_dtype dtype, int64_t n, const analysis_buffers *b, minv_analysis *out) {
     minv_status status = MINV_SUCCESS;
     scan_state st;
     minv_scan_totals t;
@@ -176,7 +176,7 @@ minv_status finish(minv_context *ctx, int64_t n, const analysis_buffers *b, minv
     t.first_bad = st.first_bad == ULLONG_MAX ? INT64_MAX : (int64_t)st.first_bad;
     t.lower_bw = (int64_t)st.lower_bw;
     t.upper_bw = (int64_t)st.upper_bw;
-    minv_analysis_assemble(ctx, n, &t, host, host + n, st.max_asym, out);
+    minv_analysis_assemble(ctx, dtype, n, &t, host, host + n, st.max_asym, out);
 cleanup:
     free(host);
     return status;
@@ -233,7 +233,7 @@ minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *a, minv_a
         launch_asymmetry<float>(a->data, a->ld, a->data, a->ld, n, n, b.st, s);
     }
     LAUNCH_TRY();
-    MINV_TRY(finish(ctx, n, &b, out));
+    MINV_TRY(finish(ctx, a->dtype, n, &b, out));
 cleanup:
     return status;
 }
@@ -264,7 +264,7 @@ minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     if (w > n) w = n;
     MINV_TRY(begin(ctx, n, &b));
     MINV_TRY(minv_gpu_stream_panels(ctx, a, w, ooc_panel, &job));
-    MINV_TRY(finish(ctx, n, &b, out));
+    MINV_TRY(finish(ctx, a->dtype, n, &b, out));
 cleanup:
     return status;
 }

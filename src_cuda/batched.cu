@@ -218,7 +218,7 @@ minv_status run_chunk(minv_context *ctx, const plan &pl, const chunk_io &io, con
     p.k = pl.k;
     p.sizes = io.sizes;
     p.mode = pl.mode;
-    p.sym_tol = ctx->symmetry_tol;
+    p.sym_tol = minv_symmetry_tol(ctx, pl.tc);
     p.res = w.res;
     p.rcond = w.rcond;
     if (!pl.nrhs) {

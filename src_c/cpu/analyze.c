@@ -106,7 +106,7 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     else bandwidths_s(a, &totals.lower_bw, &totals.upper_bw);
     double *diag = sums + per_thread * (size_t)threads;
     for (int64_t i = 0; i < n; i++) diag[i] = r64 ? diagonal_d(a, i) : diagonal_s(a, i);
-    minv_analysis_assemble(ctx, n, &totals, all.rowsum, diag, finite ? all.asym : 0, out);
+    minv_analysis_assemble(ctx, a->dtype, n, &totals, all.rowsum, diag, finite ? all.asym : 0, out);
     if (finite && !sumsq_safe(all.max_abs, n))
         out->norm_fro = r64 ? frobenius_scaled_d(a) : frobenius_scaled_s(a);
     if (job.copy) {

@@ -102,7 +102,7 @@ static int load_member(const job *jb, int64_t m, int64_t n, scratch *w, member_s
         jb->res->info[m] = sc->bad_col;
         return 0;
     }
-    const int symmetric = sc->asym <= jb->ctx->symmetry_tol * sc->max_abs;
+    const int symmetric = sc->asym <= minv_symmetry_tol(jb->ctx, jb->tc) * sc->max_abs;
     if (jb->method == MINV_METHOD_CHOLESKY && !symmetric) {
         jb->res->status[m] = MINV_ERR_NOT_SPD;
         return 0;

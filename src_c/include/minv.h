@@ -92,8 +92,14 @@ typedef enum {
     MINV_OPT_BLOCK_SIZE = 2,     /* blocked methods: block size; 0 = automatic */
     MINV_OPT_TILE_SIZE = 3,      /* out-of-core methods: tile edge (Cholesky: the width of
                                     the slabs of L streamed past a panel); 0 = automatic */
-    MINV_OPT_SYMMETRY_TOL = 4,   /* relative asymmetry up to which AUTO treats A as
-                                    symmetric (default 0: exactly symmetric) */
+    MINV_OPT_SYMMETRY_TOL = 4,   /* relative asymmetry max|a_ij - a_ji| / max|a_ij| up to
+                                    which A is symmetric: AUTO takes Cholesky, which reads the
+                                    lower triangle (report.asymmetry gives A's). Default -1:
+                                    16 roundings of the call's precision (3.6e-15 in double,
+                                    1.9e-6 in single), which takes a GEMM-formed H P H^T + R;
+                                    0: exactly symmetric; at most 1e-5. A Cholesky result whose
+                                    residual exceeds 100 n eps is not a success: AUTO redoes it
+                                    by LU (out of place), CHOLESKY fails with NOT_SPD */
     MINV_OPT_RESIDUAL = 5,       /* residual in the report: 0 none, 1 sampled O(n^2)
                                     (default), 2 full O(n^3) */
     MINV_OPT_INITIAL_GUESS = 6,  /* iterative: a minv_guess (default MINV_GUESS_AUTO) */
@@ -185,6 +191,8 @@ typedef struct {
     double residual_history[MINV_HISTORY_LEN]; /* iterative: ||I - A V_k||_F / sqrt(n) per
                                                    step (the first MINV_HISTORY_LEN steps) */
     char reason[MINV_REASON_LEN]; /* why this method and backend, and any fallback taken */
+    double asymmetry;        /* A's relative asymmetry max|a_ij - a_ji| / max|a_ij| from the
+                                analysis (see MINV_OPT_SYMMETRY_TOL); -1 if not analysed */
 } minv_report;
 
 /* Properties of a matrix, from minv_analyze. Indices are 0-based, -1 when not applicable. */

@@ -21,7 +21,7 @@ int64_t ref_layout(int64_t *out) {
     OFF(minv_report, residual); OFF(minv_report, residual_kind); OFF(minv_report, reserved);
     OFF(minv_report, rcond); OFF(minv_report, seconds); OFF(minv_report, flops);
     OFF(minv_report, gflops); OFF(minv_report, energy); OFF(minv_report, history_len);
-    OFF(minv_report, residual_history); OFF(minv_report, reason);
+    OFF(minv_report, residual_history); OFF(minv_report, reason); OFF(minv_report, asymmetry);
     SIZE(minv_analysis);
     OFF(minv_analysis, n); OFF(minv_analysis, finite); OFF(minv_analysis, symmetric);
     OFF(minv_analysis, diag_dominant); OFF(minv_analysis, tridiagonal);

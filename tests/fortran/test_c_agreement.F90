@@ -167,6 +167,7 @@ contains
                at(c_loc(r%flops), c_loc(r)), at(c_loc(r%gflops), c_loc(r)), &
                at(c_loc(r%energy), c_loc(r)), at(c_loc(r%history_len), c_loc(r)), &
                at(c_loc(r%residual_history), c_loc(r)), at(c_loc(r%reason), c_loc(r)), &
+               at(c_loc(r%asymmetry), c_loc(r)), &
                int(c_sizeof(an), c_int64_t), at(c_loc(an%n), c_loc(an)), &
                at(c_loc(an%finite), c_loc(an)), at(c_loc(an%symmetric), c_loc(an)), &
                at(c_loc(an%diag_dominant), c_loc(an)), at(c_loc(an%tridiagonal), c_loc(an)), &

@@ -1,8 +1,10 @@
 ! minv in OpenMP Fortran code, as an EnKF/LETKF calls LAPACK (issue 19): a call inside
-! `!$omp parallel num_threads(2)` / `!$omp single` with a default context, and a parallel
-! loop of 10000 local solves of order 29 with one context per thread, on 1, 2 and 4 threads.
-! CTest runs it again under OMP_THREAD_LIMIT=2 OMP_NUM_THREADS=1. Every answer must equal
-! LAPACK's (dposv, dgesv) to rounding and no call may fail.
+! `!$omp parallel num_threads(2)` / `!$omp single` with a default context, a parallel loop of
+! 10000 local solves of order 29 with one context per thread (an array indexed by thread, and
+! a THREADPRIVATE context made on first use, the README's pattern), on 1, 2 and 4 threads,
+! and one context used by two threads at once (refused with MINV_ERR_CONTEXT_BUSY, the other
+! call unharmed). CTest runs it again under OMP_THREAD_LIMIT=2 OMP_NUM_THREADS=1. Every answer
+! must equal LAPACK's (dposv, dgesv) to rounding and no call may fail.
 module test_openmp_cases
   use, intrinsic :: iso_fortran_env, only: int64, real64
   use minv_mod
@@ -27,7 +29,33 @@ module test_openmp_cases
     end subroutine dposv
   end interface
 
+  ! The README's pattern: a context per thread, made on first use.
+  type(minv_context), save, public :: local_ctx
+  !$omp threadprivate(local_ctx)
+
+  ! Two threads on one context: the first, inside a long call, waits in its progress callback
+  ! until the second has tried.
+  integer, public :: inside = 0, tried = 0
+  public :: hold
+
 contains
+
+  subroutine hold(stage, fraction)
+    character(*), intent(in) :: stage
+    real(real64), intent(in) :: fraction
+    integer :: seen
+
+    !$omp atomic read
+    seen = inside
+    if (seen == 1) return
+    !$omp atomic write
+    inside = 1
+    do
+      !$omp atomic read
+      seen = tried
+      if (seen == 1) exit
+    end do
+  end subroutine hold
 
   ! The matrix and right-hand sides of grid point `point`: SPD (exactly symmetric) at two
   ! points of three, general at the third.
@@ -141,5 +169,73 @@ program test_openmp
     end do
     deallocate (per_thread)
   end do
+
+  ! ---- the same loop with a THREADPRIVATE context made on first use ----
+  do threads = 1, 2
+    worst = 0
+    !$omp parallel do num_threads(threads) schedule(dynamic, 64) private(a, b, spd) &
+    !$omp   reduction(max:worst)
+    do p = 1, points
+      if (.not. minv_initialized(local_ctx)) call minv_init(local_ctx, backend=MINV_BACKEND_CPU, cpu_threads=1)
+      call local_problem(p, a, b, spd)
+      worst = max(worst, solve_and_compare(local_ctx, a, b(:, 1:1)))
+    end do
+    !$omp end parallel do
+    call check(worst < 30, 'THREADPRIVATE contexts: every answer agrees with LAPACK')
+    !$omp parallel num_threads(threads)
+    call minv_finalize(local_ctx)
+    !$omp end parallel
+  end do
+
+  ! ---- one context, two threads at once ----
+  call busy_context()
   call test_finish('test_openmp')
+
+contains
+
+  subroutine busy_context()
+    integer, parameter :: big = 200
+    type(minv_context) :: shared
+    real(real64) :: g(big, big), gb(big, 1), gx(big, 1), x(n, 1)
+    integer :: stat0, stat1, team
+    character(256) :: msg
+
+    call minv_init(shared, backend=MINV_BACKEND_CPU)
+    call minv_set_option(shared, MINV_OPT_BLOCK_SIZE, 32) ! Gauss-Jordan reports progress per block
+    call minv_set_progress(shared, hold)
+    call random_number(g)
+    do p = 1, big
+      g(p, p) = g(p, p) + big
+    end do
+    gb = 1
+    call local_problem(1, a, b, spd)
+    stat1 = -1
+    msg = ''
+    !$omp parallel num_threads(2) private(team)
+    team = omp_get_num_threads()
+    if (omp_get_thread_num() == 0) then
+      if (team < 2) then ! no second thread: nothing to wait for
+        !$omp atomic write
+        tried = 1
+      end if
+      call minv_solve(shared, g, gb, gx, method=MINV_METHOD_GAUSS_JORDAN, stat=stat0)
+    else
+      do
+        !$omp atomic read
+        team = inside
+        if (team == 1) exit
+      end do
+      call minv_solve(shared, a, b(:, 1:1), x, stat=stat1, errmsg=msg)
+      !$omp atomic write
+      tried = 1
+    end if
+    !$omp end parallel
+    call check(stat0 == MINV_SUCCESS, 'the call inside is unharmed')
+    call check(maxval(abs(matmul(g, gx) - gb)) < 1e-10_real64, 'and its answer is right')
+    if (stat1 /= -1) &
+      call check_stat(stat1, MINV_ERR_CONTEXT_BUSY, msg, 'minv_solve: context in use by another thread', &
+                      'the second thread is refused')
+    call minv_set_progress(shared)
+    call minv_finalize(shared)
+  end subroutine busy_context
 end program test_openmp

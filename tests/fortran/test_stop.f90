@@ -23,8 +23,8 @@ program test_stop
   call minv_init(ctx)
 
   select case (which)
-  case ('init_twice')
-    call minv_init(ctx)
+  case ('init_again_bad')
+    call minv_init(ctx, device=-1)
   case ('init_options')
     call minv_init(none, device=-1)
   case ('uninitialised')
