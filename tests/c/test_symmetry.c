@@ -54,7 +54,7 @@ static void gemm_formed(minv_context *ctx) {
         CHECK(strstr(rep.reason, "lower triangle") && strstr(rep.reason, "relative asymmetry"), "the reason says so: %s",
               rep.reason);
         /* dposv on the same (lower) triangle */
-        CHECK(tu_lapack_solve(m, 3, s, m, b, m, 1, ref) == 0, "dposv");
+        CHECK(tu_lapack_solve(m, 3, s, m, b, m, 1, ref, m) == 0, "dposv");
         CHECK(tu_rel_diff(m, 3, x, m, ref, m) < 1e-12, "m %d: against dposv %.3g", m, tu_rel_diff(m, 3, x, m, ref, m));
         /* the same in float, formed in float by rounding each entry: still Cholesky */
         float *sf = tu_to_float(m, m, s, m, m), *bf = tu_to_float(m, 3, b, m, m), *xf = malloc(sizeof(float) * (size_t)(3 * m));
