@@ -31,12 +31,13 @@ static double worst_of(const double *berr, int64_t k) {
     return w;
 }
 
-/* Appends "; text" (or text) to the account of what each level did. */
+/* Appends ", then text" (or text) to the account of what each level did: one note, no ';',
+ * which separates a report's notes. */
 static void append(char *trail, size_t len, const char *fmt, ...) {
     size_t used = strlen(trail);
     va_list ap;
     if (used + 3 >= len) return;
-    if (used) used += (size_t)snprintf(trail + used, len - used, "; ");
+    if (used) used += (size_t)snprintf(trail + used, len - used, ", then ");
     va_start(ap, fmt);
     vsnprintf(trail + used, len - used, fmt, ap);
     va_end(ap);
@@ -98,7 +99,7 @@ minv_status minv_refine(minv_context *ctx, minv_refine_engine *e, minv_report *r
         report->residual = worst_of(berr, k);
         report->residual_kind = 2;
     }
-    minv_report_note(report, "mixed precision: %s (backward error; residuals in double)", trail);
+    minv_report_note(report, "mixed precision: %s (backward errors, the residuals in double)", trail);
 cleanup:
     free(berr);
     return status;

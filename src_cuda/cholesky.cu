@@ -58,20 +58,23 @@ cleanup:
     return status;
 }
 
-/* The factor and its inverted diagonal blocks: the condition estimate's vector solves L^-T L^-1 v
- * by triangular.cu's blocked solves, memory-bound GEMVs around the blocks (cuBLAS TRSV, and
- * potrs's TRSM, are latency-bound on one right-hand side). */
-struct blocked_factor {
-    const minv_mat *l;
-    const void *e;
-};
+/* The condition estimate's vector solves, L^-T L^-1 v, by cuBLAS TRSV: potrs's TRSM is
+ * slow on one right-hand side. */
+template <typename T> minv_status trsv_vector(minv_context *ctx, const minv_mat *l, T *v) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    CUBLAS_TRY(minv_trsv(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, l->rows, (const T *)l->data,
+                         l->ld, v));
+    CUBLAS_TRY(minv_trsv(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, l->rows, (const T *)l->data,
+                         l->ld, v));
+cleanup:
+    return status;
+}
 
-minv_status blocked_vector(minv_context *ctx, void *vec, int transpose, void *user) {
+minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
     (void)transpose; /* A = A^T */
-    const blocked_factor *f = (const blocked_factor *)user;
-    minv_mat v = {f->l->dtype, f->l->rows, 1, f->l->rows, vec};
-    minv_status status = minv_gpu_triangle_solve(ctx, f->l, 0, 0, 0, f->e, &v);
-    return status == MINV_SUCCESS ? minv_gpu_triangle_solve(ctx, f->l, 0, 1, 0, f->e, &v) : status;
+    const minv_mat *l = (const minv_mat *)user;
+    return l->dtype == MINV_R64 ? trsv_vector<double>(ctx, l, (double *)vec) : trsv_vector<float>(ctx, l, (float *)vec);
 }
 
 } // namespace
@@ -146,19 +149,9 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     minv_progress(ctx, "cholesky factor", 0);
     MINV_TRY(factor(ctx, &l, report));
-    {
-        const int blocks_slot = WS_E;
-        const size_t blocks_bytes = minv_gpu_triangle_blocks_bytes(a->dtype, n);
-        MINV_TRY(minv_gpu_reserve(ctx, 1, &blocks_slot, &blocks_bytes, &p));
-    }
-    MINV_TRY(minv_gpu_triangle_blocks(ctx, &l, 0, 0, p));
-    {
-        blocked_factor f = {&l, p};
-        MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, blocked_vector, &f, &report->rcond));
-    }
+    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, factor_vector, &l, &report->rcond));
     minv_progress(ctx, "cholesky solve", 0);
-    MINV_TRY(minv_gpu_triangle_solve(ctx, &l, 0, 0, 0, p, x));
-    MINV_TRY(minv_gpu_triangle_solve(ctx, &l, 0, 1, 0, p, x));
+    MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

@@ -20,29 +20,13 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "interchange.cuh"
 
 namespace {
 
-/* The row interchanges of one panel as one permutation: a single thread replays the
- * transpositions on cur (the original row now at each position; the identity between panels)
- * and lists, for every touched position, which original row lands there. */
+/* The row interchanges of one panel as one permutation (interchange.cuh), by one thread. */
 __global__ void panel_permutation(const int64_t *ipiv, int64_t k0, int64_t w, int64_t *cur, int64_t *pairs) {
-    for (int64_t t = 0; t < w; t++) {
-        const int64_t a = k0 + t, b = k0 + ipiv[t] - 1, x = cur[a];
-        cur[a] = cur[b];
-        cur[b] = x;
-    }
-    for (int64_t t = 0; t < w; t++) {
-        const int64_t a = k0 + t, b = k0 + ipiv[t] - 1;
-        pairs[4 * t] = a;
-        pairs[4 * t + 1] = cur[a];
-        pairs[4 * t + 2] = b;
-        pairs[4 * t + 3] = cur[b];
-    }
-    for (int64_t t = 0; t < w; t++) { /* back to the identity; repeated positions are harmless */
-        cur[k0 + t] = k0 + t;
-        cur[k0 + ipiv[t] - 1] = k0 + ipiv[t] - 1;
-    }
+    minv_interchange_pairs(ipiv, k0, w, cur, pairs);
 }
 
 /* Rows of A are columns of the row-major buffer v (rows storage rows): every listed column

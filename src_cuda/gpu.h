@@ -220,6 +220,11 @@ cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode
 cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
                          cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const float *a, int64_t lda,
                          float *b, int64_t ldb);
+/* x = op(A)^-1 x, A triangular, x one vector. */
+cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
+                         int64_t n, const double *a, int64_t lda, double *x);
+cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
+                         int64_t n, const float *a, int64_t lda, float *x);
 /* C (lower) = alpha op(A) op(A)^T + beta C, C n x n, op(A) n x k. */
 cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const double *a,
                          int64_t lda, double beta, double *c, int64_t ldc);
@@ -296,13 +301,13 @@ minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l,
  * getrf's interchanges (x = P B): the triangular solves of A^-1 B. */
 minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu, minv_mat *x);
 /* The same solves split for callers that solve many times with one factorisation (mixed
- * precision, condition estimates): triangle `which` (0: L, unit for LU; 1: U for LU, L^T for
- * Cholesky, whose blocks are triangle 0's) gets its diagonal blocks inverted into e
- * (minv_gpu_triangle_blocks_bytes), then x = T^-1 x (T^-T x with transpose) as often as
- * wanted, enqueued on the compute stream without synchronising. */
-size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n);
-minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, void *e);
-minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int transpose, const void *e,
+ * precision): triangle `which` (0: L, unit for LU; 1: U for LU, L^T for Cholesky, whose blocks
+ * are triangle 0's) gets its diagonal blocks of order nb inverted into e
+ * (minv_gpu_triangle_blocks_bytes), then x = T^-1 x as often as wanted, enqueued on the
+ * compute stream without synchronising. */
+size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n, int64_t nb);
+minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, void *e);
+minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, const void *e,
                                     minv_mat *x);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);

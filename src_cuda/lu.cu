@@ -1,9 +1,8 @@
 // General inversion and solve on the GPU: cuSOLVER's getrf with partial pivoting, then the
 // rows of B (solve) or of the identity (inverse) permuted as getrf's interchanges say, and
 // U^-1 L^-1 applied by triangular.cu's recursive solve, whose flops go to GEMM (cuSOLVER's
-// getrs, whose TRSMs run well below the GEMM rate, was slower at every n on an H100); a solve
-// keeps the triangles' inverted diagonal blocks, and the condition estimate's vectors go through
-// the same blocked solves.
+// getrs, whose TRSMs run well below the GEMM rate, was slower at every n on an H100); the
+// condition estimate's vectors go through cuBLAS TRSV.
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -123,31 +122,30 @@ cleanup:
     return status;
 }
 
-/* The factors and their triangles' inverted diagonal blocks: the condition estimate's vectors
- * by triangular.cu's blocked solves (cuBLAS TRSV, and getrs's TRSM, are latency-bound on one
- * right-hand side): A^-1 v = U^-1 L^-1 P v, A^-T v = P^T L^-T U^-T v. */
-struct blocked_factors {
-    const lu_factors *f;
-    const void *e[2];
-};
-
-template <typename T> minv_status blocked_vector(minv_context *ctx, const blocked_factors *b, int transpose, minv_mat *v) {
+/* The condition estimate's vectors by cuBLAS TRSV (getrs's TRSM is slow on one right-hand
+ * side): A^-1 v = U^-1 L^-1 P v, A^-T v = P^T L^-T U^-T v. */
+template <typename T> minv_status trsv_vector(minv_context *ctx, const lu_factors *f, int transpose, minv_mat *v) {
+    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const minv_mat *lu = &b->f->lu;
-    if (!transpose) MINV_TRY(permute<T>(ctx, b->f, v, v, 0));
+    const int64_t n = f->lu.rows, ld = f->lu.ld;
+    const T *lu = (const T *)f->lu.data;
+    T *x = (T *)v->data;
+    const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (!transpose) MINV_TRY(permute<T>(ctx, f, v, v, 0));
     for (int k = 0; k < 2; k++) { /* L then U, or U^T then L^T */
-        const int which = transpose ? 1 - k : k;
-        MINV_TRY(minv_gpu_triangle_solve(ctx, lu, 1, which, transpose, b->e[which], v));
+        const int lower = (k == 0) != (transpose != 0);
+        CUBLAS_TRY(minv_trsv(g->blas, lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, op,
+                             lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, lu, ld, x));
     }
-    if (transpose) MINV_TRY(permute<T>(ctx, b->f, v, v, 1));
+    if (transpose) MINV_TRY(permute<T>(ctx, f, v, v, 1));
 cleanup:
     return status;
 }
 
-minv_status factors_vector(minv_context *ctx, void *vec, int transpose, void *user) {
-    const blocked_factors *b = (const blocked_factors *)user;
-    minv_mat v = {b->f->lu.dtype, b->f->lu.rows, 1, b->f->lu.rows, vec};
-    return v.dtype == MINV_R64 ? blocked_vector<double>(ctx, b, transpose, &v) : blocked_vector<float>(ctx, b, transpose, &v);
+minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
+    const lu_factors *f = (const lu_factors *)user;
+    minv_mat v = {f->lu.dtype, f->lu.rows, 1, f->lu.rows, vec};
+    return v.dtype == MINV_R64 ? trsv_vector<double>(ctx, f, transpose, &v) : trsv_vector<float>(ctx, f, transpose, &v);
 }
 
 } // namespace
@@ -196,23 +194,12 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
     lu_factors f;
-    blocked_factors bf;
-    void *e;
-    const int blocks_slot = WS_E;
-    const size_t triangle = (minv_gpu_triangle_blocks_bytes(a->dtype, a->rows) + 255) / 256 * 256, bytes = 2 * triangle;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
     minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, report));
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &blocks_slot, &bytes, &e));
-    bf.f = &f;
-    bf.e[0] = e;
-    bf.e[1] = (char *)e + triangle;
-    for (int which = 0; which < 2; which++) MINV_TRY(minv_gpu_triangle_blocks(ctx, &f.lu, 1, which, (void *)bf.e[which]));
-    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, factors_vector, &bf, &report->rcond));
+    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, factor_vector, &f, &report->rcond));
     minv_progress(ctx, "lu solve", 0);
-    if (x->dtype == MINV_R64) MINV_TRY(permute<double>(ctx, &f, b, x, 0));
-    else MINV_TRY(permute<float>(ctx, &f, b, x, 0));
-    for (int which = 0; which < 2; which++) MINV_TRY(minv_gpu_triangle_solve(ctx, &f.lu, 1, which, 0, bf.e[which], x));
+    MINV_TRY(lu_solve(ctx, &f, b, x));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

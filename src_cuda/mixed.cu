@@ -12,6 +12,7 @@
 namespace {
 
 constexpr int THREADS = 256;
+constexpr int64_t SOLVE_NB = MINV_TRI_SOLVE_NB; /* the corrections' diagonal blocks */
 
 struct gpu_mixed {
     minv_refine_engine e; /* first: refine.c's callbacks get this struct */
@@ -99,9 +100,13 @@ dim3 grid_of(int64_t n, int64_t cols) {
 
 unsigned columns_grid(int64_t cols) { return (unsigned)(cols < 65535 ? cols : 65535); }
 
-template <typename T> void launch_load_b(gpu_mixed *m, cudaStream_t s) {
+/* r = [b, (1/n, ...)] */
+void reload_r(gpu_mixed *m, cudaStream_t s) {
     const minv_mat *b = m->b;
-    load_b<T><<<grid_of(m->e.n, m->cols), THREADS, 0, s>>>((const T *)b->data, b->ld, m->e.n, m->e.nrhs, m->r);
+    if (b->dtype == MINV_R64)
+        load_b<double><<<grid_of(m->e.n, m->cols), THREADS, 0, s>>>((const double *)b->data, b->ld, m->e.n, m->e.nrhs, m->r);
+    else
+        load_b<float><<<grid_of(m->e.n, m->cols), THREADS, 0, s>>>((const float *)b->data, b->ld, m->e.n, m->e.nrhs, m->r);
 }
 
 /* r = b - A x, its norms and the next step's scales, and the backward errors of the caller's
@@ -112,8 +117,7 @@ minv_status residual(gpu_mixed *m, double *berr) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = m->e.n, cols = m->cols;
     const cudaStream_t s = g->stream;
-    if (m->b->dtype == MINV_R64) launch_load_b<double>(m, s);
-    else launch_load_b<float>(m, s);
+    reload_r(m, s);
     LAUNCH_TRY();
     CUBLAS_TRY(minv_gemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, cols, n, -1.0, (const double *)m->ad.data, m->ad.ld,
                          m->xw, n, 1.0, m->r, n));
@@ -154,8 +158,8 @@ minv_status factor(minv_refine_engine *eng, int level) {
     }
     if (status != MINV_SUCCESS) goto cleanup;
     if (m->lu) MINV_TRY(minv_gpu_pivot_permutation(ctx, m->ipiv, n, m->perm));
-    MINV_TRY(minv_gpu_triangle_blocks(ctx, &m->f, m->lu, 0, m->blocks[0]));
-    if (m->lu) MINV_TRY(minv_gpu_triangle_blocks(ctx, &m->f, m->lu, 1, m->blocks[1]));
+    MINV_TRY(minv_gpu_triangle_blocks(ctx, &m->f, m->lu, 0, SOLVE_NB, m->blocks[0]));
+    if (m->lu) MINV_TRY(minv_gpu_triangle_blocks(ctx, &m->f, m->lu, 1, SOLVE_NB, m->blocks[1]));
 cleanup:
     return status;
 }
@@ -168,8 +172,7 @@ minv_status reset(minv_refine_engine *eng) {
     const int64_t n = eng->n, cols = m->cols;
     const cudaStream_t s = g->stream;
     CUDA_TRY(cudaMemsetAsync(m->xw, 0, (size_t)n * (size_t)cols * sizeof(double), s));
-    if (m->b->dtype == MINV_R64) launch_load_b<double>(m, s);
-    else launch_load_b<float>(m, s);
+    reload_r(m, s);
     column_norms<<<columns_grid(cols), THREADS, 0, s>>>(m->r, n, cols, m->norms, m->norms + 3 * cols,
                                                          m->norms + 2 * cols);
     LAUNCH_TRY();
@@ -193,9 +196,9 @@ minv_status step(minv_refine_engine *eng, double *berr) {
     LAUNCH_TRY();
     /* the corrections at the factors' precision: TF32 products beside TF32 factors */
     if (m->level == MINV_LOWP_TF32) CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_TF32_TENSOR_OP_MATH));
-    status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 0, 0, m->blocks[0], &w);
+    status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 0, SOLVE_NB, m->blocks[0], &w);
     if (status == MINV_SUCCESS)
-        status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 1, 0, m->blocks[m->lu], &w);
+        status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 1, SOLVE_NB, m->blocks[m->lu], &w);
     CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
     if (status != MINV_SUCCESS) goto cleanup;
     add_correction<<<grid_of(n, cols), THREADS, 0, s>>>(m->xw, m->w, m->norms + 2 * cols, n, cols);
@@ -240,7 +243,7 @@ minv_status solve(minv_context *ctx, int lu, const minv_mat *a, const minv_mat *
                   minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows, k = b->cols, cols = k + 1;
-    const size_t blocks = aligned(minv_gpu_triangle_blocks_bytes(MINV_R32, n));
+    const size_t blocks = aligned(minv_gpu_triangle_blocks_bytes(MINV_R32, n, SOLVE_NB));
     gpu_mixed m = {};
     m.e.ctx = ctx;
     m.e.n = n;

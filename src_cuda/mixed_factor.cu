@@ -9,11 +9,14 @@
 //   L22 L22^T), so that nearly every flop is a large GEMM; cuSOLVER's potrf at the leaves.
 //   LU: right-looking in panels of nb columns, each panel by cuSOLVER's getrf with partial
 //   pivoting as the double factorisation does, its interchanges applied to the other columns
-//   at once, then U12 by TRSM and the trailing update by GEMM.
-// Leaves (potrf, getrf, trsm of one block) run in FP32: a small share of the flops.
+//   at once, then U12 and the trailing update by GEMM.
+// Leaves (potrf, getrf) run in FP32. A triangular solve with a leaf's diagonal block is a GEMM
+// with its inverse (inverted in FP32): cuBLAS STRSM with a 512-column triangle runs at a few
+// TFLOP/s, and its 1e11 flops (n = 16384) would take longer than all the GEMMs.
 #include <stdlib.h>
 
 #include "gpu.h"
+#include "interchange.cuh"
 
 namespace {
 
@@ -34,6 +37,7 @@ struct lowp {
     int64_t *leaf_col; /* host: the first column of each leaf, for the report */
     int64_t leaves, max_leaves;
     float *split;      /* 3xTF32: 2 SPLIT_K (m + n) floats */
+    float *inv, *tmp;  /* a leaf's inverted triangle (LEAF^2) and a copy of what it solves (n LEAF) */
     int64_t *pairs;    /* LU: a panel's interchanges, device */
 };
 
@@ -94,6 +98,34 @@ cleanup:
     return status;
 }
 
+__global__ void set_identity(float *a, int64_t k) {
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < k * k; e += (int64_t)gridDim.x * blockDim.x)
+        a[e] = e % k == e / k ? 1.0f : 0.0f;
+}
+
+/* p->inv = T^-1 for the k x k triangle t (lower; unit where asked), dense with zeros above. */
+minv_status invert_leaf(lowp *p, const float *t, int64_t k, int64_t ld, cublasDiagType_t diag) {
+    minv_context *ctx = p->ctx;
+    minv_status status = MINV_SUCCESS;
+    const float one = 1;
+    set_identity<<<(unsigned)((k * k + 255) / 256 < 1024 ? (k * k + 255) / 256 : 1024), 256, 0, ctx->gpu->stream>>>(p->inv, k);
+    LAUNCH_TRY();
+    CUBLAS_TRY(cublasStrsm_64(ctx->gpu->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, diag, k, k, &one, t,
+                              ld, p->inv, k));
+cleanup:
+    return status;
+}
+
+/* p->tmp = the rows x cols block x (dense, ld rows). */
+minv_status copy_to_tmp(lowp *p, const float *x, int64_t rows, int64_t cols, int64_t ldx) {
+    minv_context *ctx = p->ctx;
+    minv_status status = MINV_SUCCESS;
+    CUDA_TRY(cudaMemcpy2DAsync(p->tmp, (size_t)rows * sizeof(float), x, (size_t)ldx * sizeof(float),
+                               (size_t)rows * sizeof(float), (size_t)cols, cudaMemcpyDeviceToDevice, ctx->gpu->stream));
+cleanup:
+    return status;
+}
+
 int *next_info(lowp *p, int64_t col0) {
     p->leaf_col[p->leaves] = col0;
     return p->info + p->leaves++;
@@ -101,12 +133,11 @@ int *next_info(lowp *p, int64_t col0) {
 
 /* X (m x k) = X L^-T, L lower k x k. */
 minv_status trsm_right_lower_t(lowp *p, float *x, int64_t m, int64_t ldx, const float *l, int64_t k, int64_t ldl) {
-    minv_context *ctx = p->ctx;
     minv_status status = MINV_SUCCESS;
-    if (k <= TRSM_BASE) {
-        const float one = 1;
-        CUBLAS_TRY(cublasStrsm_64(ctx->gpu->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                                  CUBLAS_DIAG_NON_UNIT, m, k, &one, l, ldl, x, ldx));
+    if (k <= TRSM_BASE) { /* X = X L^-T as (a copy of X) (L^-1)^T */
+        MINV_TRY(invert_leaf(p, l, k, ldl, CUBLAS_DIAG_NON_UNIT));
+        MINV_TRY(copy_to_tmp(p, x, m, k, ldx));
+        MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_T, m, k, k, 1, p->tmp, m, p->inv, k, 0, x, ldx));
         return MINV_SUCCESS;
     }
     {
@@ -154,31 +185,8 @@ cleanup:
     return status;
 }
 
-/* A panel's interchanges (w of them from row k0, cuSOLVER's 1-based pivots within the panel)
- * as (destination, source) pairs, 2 w: the source is the row that ends at the destination.
- * On the host, as one pass over w: a single GPU thread takes 1 us a step in global memory,
- * the host a few ns, for one round trip a panel. cur is the identity on entry and on return. */
-void interchange_pairs(const int64_t *piv, int64_t k0, int64_t w, int64_t *cur, int64_t *pairs) {
-    for (int64_t t = 0; t < w; t++) {
-        const int64_t a = k0 + t, b = k0 + piv[t] - 1, x = cur[a];
-        cur[a] = cur[b];
-        cur[b] = x;
-    }
-    for (int64_t t = 0; t < w; t++) {
-        const int64_t a = k0 + t, b = k0 + piv[t] - 1;
-        pairs[4 * t] = a;
-        pairs[4 * t + 1] = cur[a];
-        pairs[4 * t + 2] = b;
-        pairs[4 * t + 3] = cur[b];
-    }
-    for (int64_t t = 0; t < w; t++) {
-        cur[k0 + t] = k0 + t;
-        cur[k0 + piv[t] - 1] = k0 + piv[t] - 1;
-    }
-}
-
-/* The pairs on every column outside the panel, [0, k0) and [k0 + w, n): a block a column,
- * the sources read before any destination is written. */
+/* A panel's interchanges (minv_interchange_pairs) on every column outside it, [0, k0) and
+ * [k0 + w, n): a block a column, the sources read before any destination is written. */
 __global__ void swap_rows(float *a, int64_t ld, int64_t n, int64_t k0, int64_t w, const int64_t *pairs) {
     __shared__ float moved[2 * LU_NB_MAX];
     for (int64_t c = blockIdx.x; c < n - w; c += gridDim.x) {
@@ -212,16 +220,16 @@ minv_status lu(lowp *p, float *a, int64_t n, int64_t ld, int64_t *ipiv, int64_t 
         if (n > w) {
             CUDA_TRY(cudaMemcpyAsync(piv, ipiv + k0, (size_t)w * sizeof(int64_t), cudaMemcpyDeviceToHost, g->stream));
             CUDA_TRY(cudaStreamSynchronize(g->stream));
-            interchange_pairs(piv, k0, w, cur, pairs);
+            minv_interchange_pairs(piv, k0, w, cur, pairs);
             CUDA_TRY(cudaMemcpyAsync(p->pairs, pairs, 4 * (size_t)w * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
             const int64_t cols = n - w;
             swap_rows<<<(unsigned)(cols < 65535 ? cols : 65535), 256, 0, g->stream>>>(a, ld, n, k0, w, p->pairs);
             LAUNCH_TRY();
         }
-        if (right > 0) {
-            const float one = 1;
-            CUBLAS_TRY(cublasStrsm_64(g->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, w,
-                                      right, &one, panel, ld, a12, ld));
+        if (right > 0) { /* U12 = L11^-1 A12, then A22 -= L21 U12 */
+            MINV_TRY(invert_leaf(p, panel, w, ld, CUBLAS_DIAG_UNIT));
+            MINV_TRY(copy_to_tmp(p, a12, w, right, ld));
+            MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_N, w, right, w, 1, p->inv, w, p->tmp, w, 0, a12, ld));
             MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_N, m - w, right, w, -1, panel + w, ld, a12, ld, 1, a12 + w, ld));
         }
     }
@@ -261,9 +269,12 @@ minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors,
         /* cuSOLVER's workspace, the infos, and for LU the identity and the pairs; the split */
         const size_t infos = ((size_t)p.max_leaves * sizeof(int) + 255) / 256 * 256,
                      lu_bytes = lu_factors ? 4 * (size_t)nb * sizeof(int64_t) : 0;
+        const int64_t leaf = lu_factors ? nb : TRSM_BASE;
+        const size_t split = level == MINV_LOWP_TF32X3 ? 4 * (size_t)SPLIT_K * (size_t)n : 0,
+                     inv = (size_t)(leaf * leaf + 63) / 64 * 64;
         const int slots[2] = {WS_SOLVER, WS_H};
         const size_t bytes[2] = {(dev_bytes + 255) / 256 * 256 + infos + lu_bytes,
-                                 level == MINV_LOWP_TF32X3 ? 4 * (size_t)SPLIT_K * (size_t)n * sizeof(float) : 1};
+                                 (split + inv + (size_t)n * (size_t)leaf) * sizeof(float)};
         void *ptrs[2];
         MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, ptrs));
         p.work = ptrs[0];
@@ -271,6 +282,8 @@ minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors,
         p.info = (int *)((char *)ptrs[0] + (dev_bytes + 255) / 256 * 256);
         p.pairs = (int64_t *)((char *)p.info + infos);
         p.split = (float *)ptrs[1];
+        p.inv = p.split + split;
+        p.tmp = p.inv + inv;
     }
     p.host_bytes = host_bytes;
     p.leaf_col = (int64_t *)malloc((size_t)p.max_leaves * sizeof(int64_t));

@@ -282,23 +282,21 @@ minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu
     return solve_with(ctx, lu, 1, x);
 }
 
-size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n) { return blocks_bytes(n, MINV_TRI_SOLVE_NB, (size_t)t); }
+size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n, int64_t nb) { return blocks_bytes(n, nb, (size_t)t); }
 
-minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, void *e) {
+minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, void *e) {
     const tri_shape s = triangle_shape(lu, which);
     return f->dtype == MINV_R64
-               ? invert_diagonal_blocks<double>(ctx, (const double *)f->data, f->rows, f->ld, s, MINV_TRI_SOLVE_NB, (double *)e)
-               : invert_diagonal_blocks<float>(ctx, (const float *)f->data, f->rows, f->ld, s, MINV_TRI_SOLVE_NB, (float *)e);
+               ? invert_diagonal_blocks<double>(ctx, (const double *)f->data, f->rows, f->ld, s, nb, (double *)e)
+               : invert_diagonal_blocks<float>(ctx, (const float *)f->data, f->rows, f->ld, s, nb, (float *)e);
 }
 
-minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int transpose, const void *e,
+minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, const void *e,
                                     minv_mat *x) {
     const tri_shape s = triangle_shape(lu, which);
-    const cublasOperation_t op = (triangle_op(lu, which) == CUBLAS_OP_T) != (transpose != 0) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op = triangle_op(lu, which);
     return f->dtype == MINV_R64 ? triangular_solve<double>(ctx, (const double *)f->data, f->rows, f->ld, s, op,
-                                                            (const double *)e, MINV_TRI_SOLVE_NB, (double *)x->data,
-                                                            x->cols, x->ld)
+                                                            (const double *)e, nb, (double *)x->data, x->cols, x->ld)
                                 : triangular_solve<float>(ctx, (const float *)f->data, f->rows, f->ld, s, op,
-                                                           (const float *)e, MINV_TRI_SOLVE_NB, (float *)x->data,
-                                                           x->cols, x->ld);
+                                                           (const float *)e, nb, (float *)x->data, x->cols, x->ld);
 }

@@ -125,9 +125,9 @@ typedef enum {
                                     of the double solve (<= 2 eps); where refinement does not get
                                     there (condition beyond about 1e7) the double solve runs and
                                     the report says so. Float data gets the double solution
-                                    rounded to float. Inversions and batches stay in double
-                                    (refining an inverse costs more than inverting in double):
-                                    their reports say so */
+                                    rounded to float. Inversions stay in double (refining an
+                                    inverse costs more than inverting in double) and their
+                                    reports say so; batched calls ignore this option */
 } minv_option;
 
 /* Compute precision: of the file routines (minv_file_options.precision: DOUBLE or SINGLE,

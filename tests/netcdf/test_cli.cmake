@@ -138,6 +138,10 @@ ok(ARGS solve soar.nc:B rhs.nc:Y x.nc:Z --method lu --precision single --residua
    EXPECT "method +lu" "residual .*full")
 residual_ok()
 file_ok(soar.nc:B x.nc:Z rhs.nc:Y)
+ok(ARGS solve soar.nc:B rhs.nc:Y xm.nc:Z --precision mixed --quiet
+   EXPECT "method +cholesky" "why +mixed precision: .* factors, [0-9]+ steps? to")
+residual_ok()
+fails(CODE 2 ARGS solve soar.nc:B rhs.nc:Y xq.nc --precision quad MESSAGE "expected double, single or mixed" OUTPUT xq.nc)
 if(NCDUMP)
   execute_process(COMMAND "${NCDUMP}" -h soar_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
   foreach(re "double B_inv\\(n, n\\)" "B_inv:minv_method = \"cholesky\"" "B_inv:minv_source_file = \"soar.nc\""
