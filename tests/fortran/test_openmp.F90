@@ -1,4 +1,4 @@
-! minv in OpenMP Fortran code, as an EnKF/LETKF calls LAPACK (issue 19): a call inside
+! minv in OpenMP Fortran code, as an EnKF/LETKF calls LAPACK: a call inside
 ! `!$omp parallel num_threads(2)` / `!$omp single` with a default context, and a parallel
 ! loop of 10000 local solves of order 29 with one context per thread, on 1, 2 and 4 threads.
 ! CTest runs it again under OMP_THREAD_LIMIT=2 OMP_NUM_THREADS=1. Every answer must equal
