@@ -93,5 +93,7 @@ program test_devices
 
   call minv_finalize(gpu)
   call minv_finalize(cpu)
+  deallocate (devices) ! the main program's locals are not freed at its end
+  if (allocated(a)) deallocate (a, x)
   call test_finish('test_fortran_devices')
 end program test_devices
