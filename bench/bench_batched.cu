@@ -1,4 +1,4 @@
-// Benchmark of the batched API (issue 9), each peer measured in the same run on the same data:
+// Benchmark of the batched API, each peer measured in the same run on the same data:
 //   gpu   minv's GPU batches on device data, SPD (Cholesky path) and general (Gauss-Jordan),
 //         against cuBLAS getrfBatched + getriBatched, cuBLAS matinvBatched (k <= 32), cuSOLVER
 //         potrfBatched + two cuBLAS trsmBatched on the identity (SPD), and for k >= 128 loops
@@ -267,7 +267,7 @@ void gpu_table() {
         cudaFree(d_info);
         cudaFree(d_piv);
     }
-    printf("\nTargets (issue 9, H100): k = 64, 20000 matrices: general and SPD at least 3x faster than getrf+getri; "
+    printf("\nTargets (H100): k = 64, 20000 matrices: general and SPD at least 3x faster than getrf+getri; "
            "k <= 32: at least 2x faster than matinv; k = 128 to 512: ahead of every peer.\n"
            "Peers get their inputs ready untimed (a fresh copy to factor, the identity to solve with); "
            "the SPD columns of getrf+getri and the streams LU are measured on the general batch.\n");

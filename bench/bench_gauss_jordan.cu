@@ -1,4 +1,4 @@
-// Benchmark for blocked Gauss-Jordan (issue 6), cuSOLVER measured in the same run, device
+// Benchmark for blocked Gauss-Jordan, cuSOLVER measured in the same run, device
 // data on both sides:
 //   invert   the paper's Table 4: inversion time and speed-up against cuSOLVER getrf +
 //            getrs(I), n = 1024 ... max-n, and the rate against DGEMM; minv's LU beside it

@@ -1,4 +1,4 @@
-// Benchmark for the iterative-inversion paper (issue 5), with the peers measured in the
+// Benchmark for the iterative-inversion paper, with the peers measured in the
 // same run:
 //   table1   the paper's Table 1: matrix type identification and norms, and the transpose,
 //            sequential CPU against the GPU (host data, transfers included), in core and out

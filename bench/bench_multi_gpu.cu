@@ -1,4 +1,4 @@
-// Benchmark for Gauss-Jordan over several GPUs (issue 10): time, energy to solution and the
+// Benchmark for Gauss-Jordan over several GPUs: time, energy to solution and the
 // energy-delay product EDP(w) = E t^w (the many-RHS paper's section 4), against cuSOLVER's
 // multi-GPU LU (cusolverMg) measured in the same run:
 //   compare    A X = B with nrhs = n, and A^-1, by minv's Gauss-Jordan on 1 and on g GPUs (A and

@@ -1,4 +1,4 @@
-// Benchmark for the covariance fast path (issue 8), with the peers measured in the same run,
+// Benchmark for the covariance fast path, with the peers measured in the same run,
 // on device data (both sides start and end on the GPU):
 //   invert   minv's SPD inversion against cuSOLVER potrf + potri, and its rate against DGEMM
 //   solve    minv's SPD solve with n right-hand sides against cuSOLVER potrf + potrs
@@ -318,12 +318,12 @@ double host_call(minv_context *ctx, int64_t n, const double *a, const double *b,
     });
 }
 
-/* Issue 8's goal: with the matrix four times the device budget, out of core at least 0.6 of the
+/* The goal: with the matrix four times the device budget, out of core at least 0.6 of the
  * in-core rate. Both are whole calls on pageable host data, without the residual check; the
  * last column compares three columns of the two results. */
 void ooc() {
     printf("\n## SPD inversion and solve (n right-hand sides) on host data: out of core, the budget a quarter of the matrix, against in core\n\n");
-    printf("Whole calls on pageable host memory, transfers included, no residual check. Goal (issue 8): out of core at least 0.6 of the in-core rate.\n\n");
+    printf("Whole calls on pageable host memory, transfers included, no residual check. Goal: out of core at least 0.6 of the in-core rate.\n\n");
     printf("| n | op | in core (s) | TFLOP/s | out of core (s) | TFLOP/s | out of core / in core rate | max rel. diff (3 columns) |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
     for (int64_t n = 16384; n <= max_n; n *= 2) {

@@ -1,4 +1,4 @@
-// Benchmark of the tridiagonal inversion (issue 7), with the peers measured in the same run,
+// Benchmark of the tridiagonal inversion, with the peers measured in the same run,
 // double precision, device data, a random tridiagonal matrix diagonally dominant by rows
 // (nonzero off-diagonals: the paper's conditions hold, so every path runs as asked):
 //   gpu    minv's GPU paths (write-once, the paper's Sherman-Morrison, pivoted) against the

@@ -40,9 +40,9 @@
 !     loops give each thread its own context (README, "OpenMP"). Do not copy a minv_context
 !     (copies share one C context and the first minv_finalize invalidates the others).
 module minv_mod
-  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_double, c_char, c_ptr, c_null_ptr, &
-                                         c_null_funptr, c_null_char, c_associated, c_f_pointer, &
-                                         c_loc, c_funloc, c_size_t
+  use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, &
+                                         c_null_ptr, c_null_funptr, c_null_char, c_associated, &
+                                         c_f_pointer, c_loc, c_funloc, c_size_t
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, output_unit
   use minv_c_api, only: &
     MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, MINV_ERR_SINGULAR, &
@@ -69,7 +69,9 @@ module minv_mod
     minv_options, minv_report, minv_analysis, &
     minv_options_default, minv_create, minv_destroy, &
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
-    c_get_option => minv_get_option, c_status_string => minv_status_string, minv_last_error, &
+    c_get_option => minv_get_option, c_context_devices => minv_context_devices, &
+    c_energy_counter => minv_energy_counter, c_status_string => minv_status_string, &
+    minv_last_error, &
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
@@ -142,7 +144,7 @@ module minv_mod
 
   ! ---- routines ----
   public :: minv_init, minv_initialized, minv_finalize, minv_context_backend, minv_set_option, &
-            minv_get_option, minv_set_progress
+            minv_get_option, minv_set_progress, minv_context_devices, minv_energy_counter
   public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, &
             minv_solve_inplace, minv_analyze
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
@@ -257,6 +259,15 @@ module minv_mod
   interface minv_set_progress
     module procedure set_progress
   end interface minv_set_progress
+
+  ! The context's GPUs, and the energy they have used (section "the context's GPUs" below).
+  interface minv_context_devices
+    module procedure context_devices
+  end interface minv_context_devices
+
+  interface minv_energy_counter
+    module procedure energy_counter
+  end interface minv_energy_counter
 
   interface minv_status_string
     module procedure status_string
@@ -515,6 +526,50 @@ contains
     call get_option(ctx, option, v, stat, errmsg)
     value = int(v, int64)
   end subroutine get_option_i64
+
+  ! ---- the context's GPUs ----
+
+  ! The CUDA device numbers (as nvidia-smi shows them) of the GPUs the context's multi-GPU
+  ! methods use, the first being the one of its single-GPU methods; none (size 0) on the CPU.
+  subroutine context_devices(ctx, devices, stat, errmsg)
+    type(minv_context), intent(in) :: ctx
+    integer, allocatable, intent(out) :: devices(:)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int32_t) :: count, list(MINV_MAX_DEVICES)
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    count = 0
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) status = c_context_devices(ctx%ptr, count, list)
+    if (status /= MINV_SUCCESS) count = 0
+    devices = int(list(1:count))
+    call finish('minv_context_devices', status, ctx%ptr, stat, errmsg, why)
+  end subroutine context_devices
+
+  ! Joules the context's GPUs have used since a fixed moment (NVML's counters, summed): the
+  ! difference of two readings is the energy of the code between them, as report%energy is
+  ! of a minv call. Where there is no meter (the CPU backend, or no NVML) the error is
+  ! MINV_ERR_NOT_IMPLEMENTED and joules is -1, as report%energy when not measured.
+  subroutine energy_counter(ctx, joules, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    real(real64), intent(out) :: joules
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+    real(c_double) :: j
+
+    j = -1
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) status = c_energy_counter(ctx%ptr, j)
+    joules = -1
+    if (status == MINV_SUCCESS) joules = j
+    call finish('minv_energy_counter', status, ctx%ptr, stat, errmsg, why)
+  end subroutine energy_counter
 
   ! ======================================================================================
   ! names and reports

@@ -296,7 +296,7 @@ void minv_nc_chunks_free(minv_nc_chunks *c);
 /* The method of a batch member that did not take the SPD path: Gauss-Jordan on the GPU or
  * when asked for, LU otherwise. */
 minv_method minv_nc_batch_general(minv_backend backend, minv_method asked);
-/* The minv_residual_kind_text attribute: what the report's residual measures. */
+/* The text of the minv_residual_kind attribute: what the report's residual measures. */
 const char *minv_nc_residual_kind_text(int kind);
 
 /* ---- a tridiagonal matrix from its bands (nc_tridiagonal.c), for the minv command ----

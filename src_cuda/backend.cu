@@ -12,10 +12,6 @@ minv_status lu_solve(minv_context *c, const minv_mat *a, const minv_mat *b, minv
     return minv_gpu_solve_host(c, minv_gpu_lu_solve, a, b, x, an, r);
 }
 
-/* Measured on one H100 (bench/results/gauss_jordan_table4_h100.md): Gauss-Jordan inverts
- * faster than LU from n = 8192 (1.18x cuSOLVER's getrf + getrs(I) there, 1.30x at 16384, LU
- * 1.07x); it solves slower on one GPU (0.77x getrf + getrs at n = nrhs = 16384), but over two
- * it solves 1.72x faster than on one at 16384 (multi_gpu_compare_h200x2.md). */
 minv_status cholesky_solve_mixed(minv_context *c, const minv_mat *a, const minv_mat *b, minv_mat *x,
                                  const minv_analysis *an, minv_report *r) {
     return minv_gpu_solve_host(c, minv_gpu_cholesky_solve_mixed, a, b, x, an, r);
@@ -25,6 +21,9 @@ minv_status lu_solve_mixed(minv_context *c, const minv_mat *a, const minv_mat *b
     return minv_gpu_solve_host(c, minv_gpu_lu_solve_mixed, a, b, x, an, r);
 }
 
+/* Gauss-Jordan where it measured faster than LU: inversions from n = 8192 on one GPU, solves
+ * only over two GPUs or more from n = 16384 (bench/results/README.md, "Blocked Gauss-Jordan"
+ * and "Several GPUs" give the figures). */
 minv_method general_method(const minv_context *ctx, int64_t n, int64_t nrhs) {
     if (nrhs == 0 && n >= 8192) return MINV_METHOD_GAUSS_JORDAN;
     if (nrhs > 0 && ctx->device_count >= 2 && n >= 16384) return MINV_METHOD_GAUSS_JORDAN;

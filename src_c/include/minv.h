@@ -89,9 +89,10 @@ typedef enum {
     MINV_OPT_TOLERANCE = 0,      /* iterative methods: stop when the residual norm <= this;
                                     0 = a precision-dependent default */
     MINV_OPT_MAX_ITERATIONS = 1, /* iterative methods: iteration cap (default 100) */
-    MINV_OPT_BLOCK_SIZE = 2,     /* blocked methods: block size; 0 = automatic */
-    MINV_OPT_TILE_SIZE = 3,      /* out-of-core methods: tile edge (Cholesky: the width of
-                                    the slabs of L streamed past a panel); 0 = automatic */
+    MINV_OPT_BLOCK_SIZE = 2,     /* Gauss-Jordan (CPU and GPU): block size; 0 = automatic */
+    MINV_OPT_TILE_SIZE = 3,      /* out-of-core Cholesky (GPU): the width of the slabs of L
+                                    streamed past a panel; 0 = automatic. The other out-of-core
+                                    methods size their tiles from the device budget */
     MINV_OPT_SYMMETRY_TOL = 4,   /* relative asymmetry max|a_ij - a_ji| / max|a_ij| up to
                                     which A is symmetric: AUTO takes Cholesky, which reads the
                                     lower triangle (report.asymmetry gives A's). Default -1:

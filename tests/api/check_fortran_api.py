@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that the raw Fortran layer binds all of minv.h, and binds it right.
 
-usage: check_fortran_api.py MINV_H MINV_C_API_F90
+usage: check_fortran_api.py MINV_H MINV_C_API_F90 [MINV_MOD_F90]
 
 Prints one line per problem, "file:line: what is missing or wrong", and exits 1; prints a
 one-line summary and exits 0 when the two agree; exits 2 when a file cannot be read or holds
@@ -18,6 +18,7 @@ What is compared, C -> Fortran (names compared without regard to case, as Fortra
   function type  (typedef R (*name)(...)) an abstract interface of the same name, bind(c),
                  checked as a function.
   and back: a bind(c) procedure, bind(c) type or enumerator that minv.h lacks is reported.
+  With MINV_MOD_F90 (the module users `use`), every enum constant must be public there too.
 
 Mapping (the rules written at the top of minv_c_api.f90):
   int32_t int64_t int size_t     integer(c_int32_t) (c_int64_t) (c_int) (c_size_t)
@@ -415,6 +416,15 @@ PROC_HEADER = re.compile(r"(?:(?P<prefix>.*?)\s+)?(?P<kind>function|subroutine)\
                          r")\s*\((?P<args>[^)]*)\)(?P<rest>.*)")
 
 
+def fortran_public_names(text):
+    """The names of the public statements of a Fortran file (of any content)."""
+    names = set()
+    for stmt, _ in fortran_statements(text):
+        if m := re.fullmatch(r"public\s*(?:::)?(.*)", stmt):
+            names.update(n.strip() for n in m.group(1).split(",") if n.strip())
+    return names
+
+
 def parse_fortran(text):
     mod = FModule()
     block, proc, ftype, enum_value = None, None, None, -1
@@ -524,9 +534,10 @@ C_PTR_VALUE = Form(("type", "c_ptr"), True, "scalar")
 
 
 class Checker:
-    def __init__(self, header, module, h_path, f_path):
+    def __init__(self, header, module, h_path, f_path, user_public=None, user_path=None):
         self.h, self.f = header, module
         self.h_path, self.f_path = h_path, f_path
+        self.user_public, self.user_path = user_public, user_path  # minv_mod's public names
         self.problems = []
 
     def problem(self, path, line, text):
@@ -545,7 +556,7 @@ class Checker:
         if base in self.h.enum_types:
             return C_ENUM_KIND
         if base in self.h.structs:
-            return ("type", base)
+            return ("type", base.lower())   # the Fortran side is read in lower case
         if base in self.h.fn_types:
             return ("type", "c_funptr")
         if base == "void" or base in self.h.opaque:
@@ -632,6 +643,8 @@ class Checker:
                 if got[0] != value:
                     self.at_f(got[2], f"enumerator {name} = {got[0]}, but minv.h:{line} says {value}")
                 self.check_public(name, got[2], f"enumerator {name}")
+            if self.user_public is not None and name.lower() not in self.user_public:
+                self.problem(self.user_path, 1, f"enum constant {name} (minv.h:{line}) is not public here")
         c_lower = {n.lower() for n in h.constants}
         for lname, (value, fname, line) in f.constants.items():
             if lname not in c_lower:
@@ -702,24 +715,29 @@ class Checker:
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     h_path, f_path = argv[1], argv[2]
+    user_path = argv[3] if len(argv) == 4 else None
     try:
         with open(h_path, encoding="utf-8") as fh:
             header = parse_c_header(fh.read())
         with open(f_path, encoding="utf-8") as ff:
             module = parse_fortran(ff.read())
-        problems = Checker(header, module, h_path, f_path).run()
+        user_public = None
+        if user_path:
+            with open(user_path, encoding="utf-8") as fu:
+                user_public = fortran_public_names(fu.read())
+        problems = Checker(header, module, h_path, f_path, user_public, user_path).run()
     except (OSError, ParseError) as e:
         print(f"check_fortran_api: cannot check: {e}", file=sys.stderr)
         return 2
     for p in problems:
         print(p)
     if problems:
-        print(f"check_fortran_api: {len(problems)} problem(s): {f_path} does not match {h_path} "
-              f"(the rules are in {argv[0]}'s docstring)")
+        print(f"check_fortran_api: {len(problems)} problem(s) between {h_path} and its Fortran "
+              f"bindings (the rules are in {argv[0]}'s docstring)")
         return 1
     print(f"check_fortran_api: {f_path} binds all of {h_path}: {len(header.functions)} functions, "
           f"{len(header.fn_types)} function type(s), {len(header.structs)} structs, "

@@ -226,6 +226,12 @@ class CheckFortranApi(unittest.TestCase):
                     self.assertTrue(any(words in p for p in found),
                                     f"expected {words!r} among {found}")
 
+    def test_constants_public_in_the_users_module(self):
+        header, module = cfa.parse_c_header(HEADER), cfa.parse_fortran(FORTRAN)
+        users = cfa.fortran_public_names("module m\n  public :: T_OK, T_BAD, &\n    T_LEN\nend module m\n")
+        found = cfa.Checker(header, module, "minv.h", "api.f90", users, "mod.F90").run()
+        self.assertEqual(found, ["mod.F90:1: enum constant T_NEXT (minv.h:11) is not public here"])
+
     def test_what_it_cannot_read_is_an_error(self):
         for which, old, new, words in UNREADABLE:
             with self.subTest(old=old, new=new):

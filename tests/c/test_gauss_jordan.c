@@ -1,4 +1,4 @@
-/* Blocked Gauss-Jordan (issue 6) on every backend, against LAPACK on the same input: sizes
+/* Blocked Gauss-Jordan on every backend, against LAPACK on the same input: sizes
  * around the block size and not multiples of it, matrices that need pivoting (zero or tiny
  * leading diagonal), condition 1e10, singular ones (SINGULAR with the column), solves with one
  * and with more right-hand sides than unknowns, float and double; the GPU against the CPU. */

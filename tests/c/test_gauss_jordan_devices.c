@@ -1,4 +1,4 @@
-/* Gauss-Jordan over the context's device list (issue 10): the list of length 1 and the list
+/* Gauss-Jordan over the context's device list: the list of length 1 and the list
  * of every visible GPU each hold LAPACK's residual bound and agree with LAPACK's own inverse
  * or solve of the same input (an independent reference), and with each other, for
  * inversions and solves (block sizes that leave ragged blocks, one right-hand side and more

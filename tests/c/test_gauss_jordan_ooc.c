@@ -1,4 +1,4 @@
-/* Out-of-core Gauss-Jordan on the GPU (issue 6): host matrices under a device budget of a
+/* Out-of-core Gauss-Jordan on the GPU: host matrices under a device budget of a
  * quarter of what the in-core elimination needs, so that super-panels are factored on the
  * device and the rest of D streams through. Random general matrices and ones that pivot in
  * every column, orders that are multiples of neither the super-panel width W nor the chunk

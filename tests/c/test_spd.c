@@ -1,4 +1,4 @@
-/* The covariance fast path (issue 8) on every backend: SPD inversion at sizes around the GPU's
+/* The covariance fast path on every backend: SPD inversion at sizes around the GPU's
  * recursion base (256) and beyond, against LAPACK; KMS matrices, whose inverse is known in
  * closed form; SOAR correlations; near-singular and indefinite inputs. */
 #include <float.h>

@@ -1,4 +1,4 @@
-/* Out-of-core Cholesky (issue 8): SPD matrices of a few thousand under a device budget of a
+/* Out-of-core Cholesky: SPD matrices of a few thousand under a device budget of a
  * quarter of the matrix, so that the factor, the inverse and the solve stream panels and slabs
  * from host memory; against the CPU, the in-core GPU and closed-form KMS inverses; orders that
  * are no multiple of the panels or slabs, pageable, pinned and in-place outputs, the column

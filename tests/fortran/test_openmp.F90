@@ -1,4 +1,4 @@
-! minv in OpenMP Fortran code, as an EnKF/LETKF calls LAPACK (issue 19): a call inside
+! minv in OpenMP Fortran code, as an EnKF/LETKF calls LAPACK: a call inside
 ! `!$omp parallel num_threads(2)` / `!$omp single` with a default context, a parallel loop of
 ! 10000 local solves of order 29 with one context per thread (an array indexed by thread, and
 ! a THREADPRIVATE context made on first use, the README's pattern), on 1, 2 and 4 threads,

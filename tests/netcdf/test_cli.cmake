@@ -426,7 +426,7 @@ if(NCGEN)
         MESSAGE "'bands.nc', bands DL,Z,DU: .*singular")
 endif()
 
-# ---- issue 23: each subcommand's help lists its own options, with its own text ----
+# ---- each subcommand's help lists its own options, with its own text ----
 # help(CMD HAS opt ... LACKS opt ...): the options section of `minv CMD --help`.
 function(help cmd)
   cmake_parse_arguments(T "" "" "HAS;LACKS" ${ARGN})
@@ -459,7 +459,7 @@ fails(CODE 2 ARGS info soar.nc:B --batch-chunk 2 MESSAGE "info: unknown option -
 fails(CODE 2 ARGS solve soar.nc:B rhs.nc:Y o.nc --tridiagonal DL,D,DU MESSAGE "solve: unknown option --tridiagonal"
       OUTPUT o.nc)
 
-# ---- issue 23: the progress of the computation on a terminal (a pseudo-terminal by `script`),
+# ---- the progress of the computation on a terminal (a pseudo-terminal by `script`),
 #      between the read and write bars: each phase with its percentage and the seconds so far ----
 find_program(SCRIPT script)
 if(SCRIPT)
@@ -499,7 +499,7 @@ if(SCRIPT)
   endif()
 endif()
 
-# ---- issue 23: minv info says what invert would do, batches included, and --json ----
+# ---- minv info says what invert would do, batches included, and --json ----
 # json_is(KEY... EQUALS value | TYPE type): the member of the last `out` (which must be valid
 # JSON) at that path, or its type (NULL, NUMBER, STRING, BOOLEAN, ARRAY, OBJECT).
 function(json_is)
