@@ -116,6 +116,7 @@ int main(int argc, char **argv) {
     const int solve = argc - arg == 3;
     stack b = solve ? load(argv[arg + 2], fortran) : (stack){0};
     const int64_t n = a.rows;
+    double *const a_all = a.data;
     if (slice >= 0) { /* matrix K of A alone */
         if (slice >= a.count) {
             fprintf(stderr, "nct_residual: slice %lld of %lld\n", (long long)slice, (long long)a.count);
@@ -143,5 +144,8 @@ int main(int argc, char **argv) {
     }
     printf("nct_residual: %s %s: ratio %.3g (n %lld, %lld matri%s)\n", argv[arg], argv[arg + 1], worst, (long long)n,
            (long long)a.count, a.count == 1 ? "x" : "ces");
+    free(a_all);
+    free(x.data);
+    free(b.data);
     return worst < 30 ? 0 : 1;
 }
