@@ -79,7 +79,10 @@ find_program(PKG_CONFIG pkg-config REQUIRED)
 file(GLOB pcs ${WORK}/prefix/lib*/pkgconfig/minv.pc ${WORK}/prefix/lib/*/pkgconfig/minv.pc) # lib, lib64, lib/<triplet>
 get_filename_component(pcdir "${pcs}" DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} ${pcdir})
-execute_process(COMMAND ${PKG_CONFIG} --cflags --libs minv OUTPUT_VARIABLE pc_flags RESULT_VARIABLE rc
+if(NOT libminv)
+  set(pc_static --static) # a static libminv: its dependencies too
+endif()
+execute_process(COMMAND ${PKG_CONFIG} ${pc_static} --cflags --libs minv OUTPUT_VARIABLE pc_flags RESULT_VARIABLE rc
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config --cflags --libs minv failed in ${pcdir}")
