@@ -43,8 +43,6 @@ static double element(minv_dtype t, const void *p, int64_t k) {
     return t == MINV_R64 ? ((const double *)p)[k] : (double)((const float *)p)[k];
 }
 
-static double diagonal(minv_dtype t, const void *p, int64_t n, int64_t i) { return element(t, p, i * n + i); }
-
 /* getri's workspace per column: its blocked form needs n times its block size, 64 at most. */
 enum { GETRI_BLOCK = 64 };
 
@@ -135,9 +133,9 @@ static int factor_member(const job *jb, int64_t m, int64_t n, scratch *w, int *s
     if (*spd) {
         const int64_t info = small ? minv_small_potrf(tc, n, w->s, n) : la_potrf(tc, n, w->s, n);
         if (info == 0) {
-            double least = INFINITY;
-            for (int64_t i = 0; i < n; i++) least = fmin(least, diagonal(tc, w->s, n, i) * diagonal(tc, w->s, n, i));
-            *inverse_bound = 1 / least;
+            const minv_mat f = {tc, n, n, n, w->s};
+            const double l = minv_cpu_min_abs_diagonal(&f);
+            *inverse_bound = 1 / (l * l);
             return 1;
         }
         if (jb->method != MINV_METHOD_AUTO) {
@@ -159,10 +157,8 @@ static int factor_member(const job *jb, int64_t m, int64_t n, scratch *w, int *s
         jb->res->info[m] = col;
         return 0;
     }
-    double least = INFINITY;
-    if (general_method(jb->method) != MINV_METHOD_GAUSS_JORDAN)
-        for (int64_t i = 0; i < n; i++) least = fmin(least, fabs(diagonal(tc, w->s, n, i)));
-    *inverse_bound = least < INFINITY ? 1 / (least * (double)n) : 0;
+    const minv_mat f = {tc, n, n, n, w->s};
+    *inverse_bound = general_method(jb->method) == MINV_METHOD_GAUSS_JORDAN ? 0 : 1 / (minv_cpu_min_abs_diagonal(&f) * (double)n);
     return 1;
 }
 
