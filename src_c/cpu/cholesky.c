@@ -30,13 +30,8 @@ static minv_status factor(minv_context *ctx, minv_mat *f, minv_report *report, d
     if (info < 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrf rejected argument %lld", (long long)-info);
     if (inverse_bound) {
-        double smallest = INFINITY;
-        for (int64_t i = 0; i < f->rows; i++) {
-            const double l = f->dtype == MINV_R64 ? ((const double *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i]
-                                                  : (double)((const float *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i];
-            smallest = fmin(smallest, l * l);
-        }
-        *inverse_bound = 1.0 / smallest;
+        const double l = minv_cpu_min_abs_diagonal(f);
+        *inverse_bound = 1.0 / (l * l);
     }
     return MINV_SUCCESS;
 }

@@ -75,6 +75,14 @@ double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x) {
     return bound;
 }
 
+double minv_cpu_min_abs_diagonal(const minv_mat *f) {
+    double least = INFINITY;
+    for (int64_t i = 0; i < f->rows; i++)
+        least = fmin(least, fabs(f->dtype == MINV_R64 ? *(const double *)minv_at(f, i, i)
+                                                      : (double)*(const float *)minv_at(f, i, i)));
+    return least;
+}
+
 double minv_cpu_rcond(double anorm_1, double inverse_norm_1) {
     if (!(inverse_norm_1 > 0) || !isfinite(inverse_norm_1) || !(anorm_1 > 0))
         return 0;

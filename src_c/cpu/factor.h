@@ -18,6 +18,8 @@ minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w
 /* After the solve of w: X = its first nrhs columns. Returns a lower bound on ||A^-1||_1: the
  * largest ||x_j||_1 / ||b_j||_1 over B's columns and Hager's. */
 double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x);
+/* min_i |f_ii|: with it a factor bounds ||A^-1||_1 from below (cholesky.c, lu.c). */
+double minv_cpu_min_abs_diagonal(const minv_mat *f);
 /* 1 / (||A||_1 ||A^-1||_1), or 0 when the inverse's norm is 0, not finite or unknown. */
 double minv_cpu_rcond(double anorm_1, double inverse_norm_1);
 /* x = f, or f's lower triangle mirrored to both triangles of x (lower_only); returns ||x||_1,

@@ -29,15 +29,8 @@ static minv_status factor(minv_context *ctx, minv_mat *f, int *ipiv, minv_report
         return no_pivot(ctx, info, report);
     if (info < 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrf rejected argument %lld", (long long)-info);
-    if (inverse_bound) {
-        double smallest = INFINITY;
-        for (int64_t i = 0; i < f->rows; i++) {
-            const double u = f->dtype == MINV_R64 ? ((const double *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i]
-                                                  : (double)((const float *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i];
-            smallest = fmin(smallest, fabs(u));
-        }
-        *inverse_bound = 1.0 / (smallest * (double)f->rows);
-    }
+    if (inverse_bound)
+        *inverse_bound = 1.0 / (minv_cpu_min_abs_diagonal(f) * (double)f->rows);
     return MINV_SUCCESS;
 }
 

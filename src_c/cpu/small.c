@@ -37,3 +37,7 @@ int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, in
     return t == MINV_R64 ? small_gauss_jordan_d(n, a, ld, pivoting, f, perm)
                          : small_gauss_jordan_s(n, a, ld, pivoting, f, perm);
 }
+
+int64_t minv_small_sweep(minv_dtype t, int64_t n, void *a, int64_t ld, void *f) {
+    return t == MINV_R64 ? small_sweep_d(n, a, ld, f) : small_sweep_s(n, a, ld, f);
+}

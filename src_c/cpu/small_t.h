@@ -155,3 +155,36 @@ MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t 
             }
     return 0;
 }
+
+/* A = A^-1 in place for an SPD A by the sweep operator on its lower triangle (Goodnight 1979):
+ * the matrix stays symmetric, so each step updates one triangle, n^3 flops in all (half of
+ * Gauss-Jordan's), and its pivots are potrf's. The sweeps leave -A^-1; the sign is turned
+ * at the end. The strict upper triangle is not read; on return it is not meaningful. f: n
+ * elements of work. Returns 0, or the 1-based column whose pivot is not positive. */
+MINV_SIMD_CLONES static int64_t FN(small_sweep)(int64_t n, T *a, int64_t ld, T *f) {
+    for (int64_t k = 0; k < n; k++) {
+        T *ck = a + (size_t)k * (size_t)ld;
+        const T d = ck[k];
+        if (!(d > 0)) return k + 1;
+        const T inv = (T)1 / d;
+        for (int64_t i = 0; i < k; i++) f[i] = a[(size_t)i * (size_t)ld + (size_t)k]; /* row k, left of the diagonal */
+        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                               /* column k, below it */
+        f[k] = 0;
+        for (int64_t j = 0; j < n; j++) { /* a_ij -= f_i f_j / d on the lower triangle, i, j != k */
+            if (j == k) continue;
+            T *cj = a + (size_t)j * (size_t)ld;
+            const T t = f[j] * inv;
+#pragma omp simd
+            for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
+        }
+        for (int64_t i = 0; i < k; i++) a[(size_t)i * (size_t)ld + (size_t)k] = f[i] * inv;
+        for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
+        ck[k] = -inv;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        T *cj = a + (size_t)j * (size_t)ld;
+#pragma omp simd
+        for (int64_t i = j; i < n; i++) cj[i] = -cj[i];
+    }
+    return 0;
+}
