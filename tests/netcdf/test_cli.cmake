@@ -327,6 +327,56 @@ if(NCGEN)
   fails(CODE 1 ARGS invert bad.nc:W o.nc --slice 1 MESSAGE "holds no matrices|is empty|missing|fill" OUTPUT o.nc)
   ok(ARGS info bad.nc:N EXPECT "finite +no: the first NaN or Inf is at \\(3, 1\\)" "rcond +not estimated")
 
+  # ---- what the output carries over: global attributes, history (NCO's way), units ----
+  file(WRITE "${WORK}/meta.cdl" "netcdf meta {\ndimensions:\n  n = 2 ;\n  m = 1 ;\nvariables:\n"
+       "  double B(n, n) ;\n    B:units = \"K2\" ;\n    B:long_name = \"background error covariance\" ;\n"
+       "    B:standard_name = \"air_temperature\" ;\n    B:comment = \"from the ensemble\" ;\n"
+       "    B:coordinates = \"lat lon\" ;\n    B:valid_range = 0., 100. ;\n"
+       "  double Y(n) ;\n    Y:units = \"m s-1\" ;\n  double T(n) ;\n    T:units = \"days since 2000-01-01\" ;\n"
+       "  double DL(m) ;\n  double D(n) ;\n    D:units = \"s-1\" ;\n  double DU(m) ;\n"
+       "  string :source = \"a string attribute\" ;\n  :title = \"3D-Var test case\" ;\n  :Conventions = \"CF-1.8\" ;\n"
+       "  :history = \"Mon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\" ;\n"
+       "data:\n  B = 2, 0, 0, 4 ;\n  Y = 1, 1 ;\n  T = 1, 2 ;\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n}\n")
+  execute_process(COMMAND "${NCGEN}" -k nc4 -o meta.nc meta.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
+  ok(ARGS invert meta.nc:B meta_inv.nc EXPECT "time +[0-9.]+ s, ")
+  ok(ARGS solve meta.nc:B meta.nc:Y meta_x.nc)
+  ok(ARGS invert meta.nc meta_bands.nc --tridiagonal DL,D,DU)
+  ok(ARGS solve meta.nc:B meta.nc:T meta_t.nc)
+  ok(ARGS invert meta.nc:B meta_classic.nc --format classic)
+  if(NCDUMP)
+    execute_process(COMMAND "${NCDUMP}" -h meta_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+    foreach(re "B_inv:units = \"K-2\"" "B_inv:comment = \"from the ensemble\"" ":title = \"3D-Var test case\""
+               "B_inv:minv_not_carried = \"standard_name, coordinates, valid_range \\(not true of the result\\)\""
+               ":Conventions = \"CF-1.8\"" "string :source = \"a string attribute\""
+               ":history = \"[A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]+ [0-9]+: minv invert meta.nc:B meta_inv.nc \\(minv [0-9.]+: inversion of meta.nc:B written as B_inv[^\n]*\\)\\\\nMon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\" ;")
+      if(NOT header MATCHES "${re}")
+        message(SEND_ERROR "meta_inv.nc lacks /${re}/:\n${header}")
+      endif()
+    endforeach()
+    foreach(re "B_inv:standard_name" "B_inv:coordinates" "B_inv:valid_range")
+      if(header MATCHES "${re}")
+        message(SEND_ERROR "meta_inv.nc keeps ${re}:\n${header}")
+      endif()
+    endforeach()
+    execute_process(COMMAND "${NCDUMP}" -h meta_x.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+    if(NOT header MATCHES "X:units = \"m s-1 K-2\"" OR NOT header MATCHES ":title = \"3D-Var test case\"")
+      message(SEND_ERROR "meta_x.nc: X's units are Y's over B's, the globals carried:\n${header}")
+    endif()
+    execute_process(COMMAND "${NCDUMP}" -h meta_t.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+    if(NOT header MATCHES "X:minv_not_carried = \"units .+days since 2000-01-01.+ over .+K2.+ \\(minv cannot divide them\\)\""
+       OR header MATCHES "X:units")
+      message(SEND_ERROR "meta_t.nc: units that do not divide are dropped, and said so:\n${header}")
+    endif()
+    execute_process(COMMAND "${NCDUMP}" -h meta_classic.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+    if(NOT header MATCHES "global source \\(the format lacks the type: netCDF-3 classic\\)" OR header MATCHES ":source")
+      message(SEND_ERROR "meta_classic.nc: a string global is left out of a classic file, and said so:\n${header}")
+    endif()
+    execute_process(COMMAND "${NCDUMP}" -h meta_bands.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+    if(NOT header MATCHES "D_inv:units = \"s\"")
+      message(SEND_ERROR "meta_bands.nc: D_inv's units the inverse of D's:\n${header}")
+    endif()
+  endif()
+
   # a tridiagonal matrix as its three bands: A = [2 0; 1 2], so A^-1 = [0.5 0; -0.25 0.5]
   file(WRITE "${WORK}/bands.cdl" "netcdf bands {\ndimensions:\n  n = 2 ;\n  m = 1 ;\n  k = 3 ;\nvariables:\n"
        "  double DL(m) ;\n  double D(n) ;\n  float DU(m) ;\n  double E(k) ;\n  double F(n, n) ;\n  double Z(n) ;\n"
