@@ -13,3 +13,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 LSAN_OPTIONS=suppressions="$MINV_ROOT/scripts/lsan.supp" \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$san" --output-on-failure -j "$MINV_JOBS" -LE gpu
+
+# Fuzz the NetCDF reader for a bounded time (libFuzzer, ASan, UBSan; fuzz/run.sh, skipped where
+# clang is missing): fails when an input fails in minv's own code.
+MINV_JOBS="$MINV_JOBS" "$MINV_ROOT/fuzz/run.sh" "${MINV_FUZZ_SECONDS:-60}"
