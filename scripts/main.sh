@@ -8,7 +8,7 @@ minv="$MINV_BUILD/cli/minv"
 data="$MINV_BUILD/default"
 mkdir -p "$data"
 [ -f "$data/soar.nc" ] || "$minv" generate soar 4096 "$data/soar.nc:B" --length 3
-"$minv" invert "$data/soar.nc:B" "$data/soar_inv.nc"
+"$minv" invert "$data/soar.nc:B" "$data/soar_inv.nc" -O # -O: the previous run's result is replaced
 echo "main: the inverse is $data/soar_inv.nc (variable B_inv)"
 echo "main: the command is $minv ('$minv --help'); to build your own code against minv, see"
 echo "      'Using minv in your own code' in README.md (cmake --install $MINV_BUILD --prefix DIR)"
