@@ -71,6 +71,23 @@ function(residual_ok)
   endif()
 endfunction()
 
+# header_check(FILE f [HAS regex ...] [LACKS regex ...]): `ncdump -h f` matches every HAS and
+# no LACKS (regexes without ';', which would split the list).
+function(header_check)
+  cmake_parse_arguments(H "" "FILE" "HAS;LACKS" ${ARGN})
+  execute_process(COMMAND "${NCDUMP}" -h ${H_FILE} WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
+  foreach(re IN LISTS H_HAS)
+    if(NOT header MATCHES "${re}")
+      message(SEND_ERROR "${H_FILE} lacks /${re}/:\n${header}")
+    endif()
+  endforeach()
+  foreach(re IN LISTS H_LACKS)
+    if(header MATCHES "${re}")
+      message(SEND_ERROR "${H_FILE} has /${re}/:\n${header}")
+    endif()
+  endforeach()
+endfunction()
+
 # ---- help and version ----
 ok(ARGS --help EXPECT "usage: minv COMMAND" "generate")
 ok(ARGS --version EXPECT "^minv [0-9]+\\.[0-9]+")
@@ -91,10 +108,7 @@ residual_ok()
 ok(ARGS invert soar.nc:B ridge.nc --recondition ridge --target-condition 50
    EXPECT "reconditioned by ridge: delta = [0-9.e+-]+ added to the diagonal")
 if(NCDUMP)
-  execute_process(COMMAND "${NCDUMP}" -h ridge.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-  if(NOT header MATCHES "B_inv:minv_reason = \"reconditioned by ridge")
-    message(SEND_ERROR "ridge.nc does not record the reconditioning:\n${header}")
-  endif()
+  header_check(FILE ridge.nc HAS "B_inv:minv_reason = \"reconditioned by ridge")
 endif()
 fails(CODE 2 ARGS invert soar.nc:B r.nc --recondition lasso MESSAGE "expected none, ridge or floor" OUTPUT r.nc)
 ok(ARGS generate general 400 --cols 5 --seed 3 rhs.nc:Y)
@@ -104,17 +118,10 @@ ok(ARGS solve soar.nc:B rhs.nc:Y x.nc:Z --method lu --precision single --residua
    EXPECT "method +lu" "residual .*full")
 residual_ok()
 if(NCDUMP)
-  execute_process(COMMAND "${NCDUMP}" -h soar_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-  foreach(re "double B_inv\\(n, n\\)" "B_inv:minv_method = \"cholesky\"" "B_inv:minv_source_file = \"soar.nc\""
-             "B_inv:minv_rcond = " "B_inv:minv_reason = \"AUTO: symmetric" ":history = \".*minv")
-    if(NOT header MATCHES "${re}")
-      message(SEND_ERROR "soar_inv.nc lacks /${re}/:\n${header}")
-    endif()
-  endforeach()
-  execute_process(COMMAND "${NCDUMP}" -h x.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-  if(NOT header MATCHES "double X\\(n, rhs\\)" OR NOT header MATCHES "float Z\\(n, rhs\\)")
-    message(SEND_ERROR "x.nc: X and Z with B's dimensions expected:\n${header}")
-  endif()
+  header_check(FILE soar_inv.nc
+    HAS "double B_inv\\(n, n\\)" "B_inv:minv_method = \"cholesky\"" "B_inv:minv_source_file = \"soar.nc\""
+        "B_inv:minv_rcond = " "B_inv:minv_reason = \"AUTO: symmetric" ":history = \".*minv")
+  header_check(FILE x.nc HAS "double X\\(n, rhs\\)" "float Z\\(n, rhs\\)") # with B's dimensions
 endif()
 
 # ---- one right-hand side as a 1-D variable, and variables inside netCDF-4 groups ----
@@ -138,18 +145,10 @@ ok(ARGS invert cli_grp.nc grp_bands.nc --tridiagonal analysis/DL,analysis/D,anal
    EXPECT "-> 'grp_bands.nc':D_inv" "method +tridiagonal")
 residual_ok()
 if(NCDUMP)
-  execute_process(COMMAND "${NCDUMP}" -h xv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-  foreach(re "double X\\(n\\)" "float XF\\(n\\)" "X:minv_rhs_variable = \"v\"" "X:minv_residual_kind = \"\\|\\|b - A x\\|\\|_inf")
-    if(NOT header MATCHES "${re}")
-      message(SEND_ERROR "xv.nc lacks /${re}/:\n${header}")
-    endif()
-  endforeach()
-  execute_process(COMMAND "${NCDUMP}" -h grp_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-  foreach(re "double M_inv\\(n, n\\)" "double inner_inv\\(n, n\\)" "M_inv:minv_source_variable = \"analysis/M\"")
-    if(NOT header MATCHES "${re}")
-      message(SEND_ERROR "grp_inv.nc lacks /${re}/:\n${header}")
-    endif()
-  endforeach()
+  header_check(FILE xv.nc
+    HAS "double X\\(n\\)" "float XF\\(n\\)" "X:minv_rhs_variable = \"v\"" "X:minv_residual_kind = \"\\|\\|b - A x\\|\\|_inf")
+  header_check(FILE grp_inv.nc
+    HAS "double M_inv\\(n, n\\)" "double inner_inv\\(n, n\\)" "M_inv:minv_source_variable = \"analysis/M\"")
 endif()
 fails(CODE 1 ARGS solve cli_vec.nc:v cli_vec.nc:v o.nc MESSAGE "'cli_vec.nc', variable 'v' has rank 1: a matrix needs 2 dimensions"
       OUTPUT o.nc INPUT cli_vec.nc)
@@ -344,37 +343,19 @@ if(NCGEN)
   ok(ARGS solve meta.nc:B meta.nc:T meta_t.nc)
   ok(ARGS invert meta.nc:B meta_classic.nc --format classic)
   if(NCDUMP)
-    execute_process(COMMAND "${NCDUMP}" -h meta_inv.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-    foreach(re "B_inv:units = \"K-2\"" "B_inv:comment = \"from the ensemble\"" ":title = \"3D-Var test case\""
-               "B_inv:minv_not_carried = \"standard_name, coordinates, valid_range \\(not true of the result\\)\""
-               ":Conventions = \"CF-1.8\"" "string :source = \"a string attribute\""
-               ":history = \"[A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]+ [0-9]+: minv invert meta.nc:B meta_inv.nc \\(minv [0-9.]+: inversion of meta.nc:B written as B_inv[^\n]*\\)\\\\nMon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\" ;")
-      if(NOT header MATCHES "${re}")
-        message(SEND_ERROR "meta_inv.nc lacks /${re}/:\n${header}")
-      endif()
-    endforeach()
-    foreach(re "B_inv:standard_name" "B_inv:coordinates" "B_inv:valid_range")
-      if(header MATCHES "${re}")
-        message(SEND_ERROR "meta_inv.nc keeps ${re}:\n${header}")
-      endif()
-    endforeach()
-    execute_process(COMMAND "${NCDUMP}" -h meta_x.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-    if(NOT header MATCHES "X:units = \"m s-1 K-2\"" OR NOT header MATCHES ":title = \"3D-Var test case\"")
-      message(SEND_ERROR "meta_x.nc: X's units are Y's over B's, the globals carried:\n${header}")
-    endif()
-    execute_process(COMMAND "${NCDUMP}" -h meta_t.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-    if(NOT header MATCHES "X:minv_not_carried = \"units .+days since 2000-01-01.+ over .+K2.+ \\(minv cannot divide them\\)\""
-       OR header MATCHES "X:units")
-      message(SEND_ERROR "meta_t.nc: units that do not divide are dropped, and said so:\n${header}")
-    endif()
-    execute_process(COMMAND "${NCDUMP}" -h meta_classic.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-    if(NOT header MATCHES "global source \\(the format lacks the type: netCDF-3 classic\\)" OR header MATCHES ":source")
-      message(SEND_ERROR "meta_classic.nc: a string global is left out of a classic file, and said so:\n${header}")
-    endif()
-    execute_process(COMMAND "${NCDUMP}" -h meta_bands.nc WORKING_DIRECTORY "${WORK}" OUTPUT_VARIABLE header)
-    if(NOT header MATCHES "D_inv:units = \"s\"")
-      message(SEND_ERROR "meta_bands.nc: D_inv's units the inverse of D's:\n${header}")
-    endif()
+    header_check(FILE meta_inv.nc
+      HAS "B_inv:units = \"K-2\"" "B_inv:comment = \"from the ensemble\"" ":title = \"3D-Var test case\""
+          "B_inv:minv_not_carried = \"standard_name, coordinates, valid_range \\(not true of the result\\)\""
+          ":Conventions = \"CF-1.8\"" "string :source = \"a string attribute\""
+          ":history = \"[A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]+ [0-9]+: minv invert meta.nc:B meta_inv.nc \\(minv [0-9.]+: inversion of meta.nc:B written as B_inv[^\n]*\\)\\\\nMon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\""
+      LACKS "B_inv:standard_name" "B_inv:coordinates" "B_inv:valid_range")
+    # a solve's units are B's over A's; units that do not divide are dropped, and said so
+    header_check(FILE meta_x.nc HAS "X:units = \"m s-1 K-2\"" ":title = \"3D-Var test case\"")
+    header_check(FILE meta_t.nc LACKS "X:units"
+      HAS "X:minv_not_carried = \"units .+days since 2000-01-01.+ over .+K2.+ \\(minv cannot divide them\\)\"")
+    # a string global cannot go to a classic file
+    header_check(FILE meta_classic.nc HAS "global source \\(the format lacks the type: netCDF-3 classic\\)" LACKS ":source")
+    header_check(FILE meta_bands.nc HAS "D_inv:units = \"s\"")
   endif()
 
   # a tridiagonal matrix as its three bands: A = [2 0; 1 2], so A^-1 = [0.5 0; -0.25 0.5]
