@@ -88,6 +88,8 @@ int cli_info(int argc, char **argv) {
     if ((code = cli_settings_from(&args, &s)) != CLI_OK || (code = cli_split(args.pos[0], "input", 1, &in)) != CLI_OK ||
         (code = cli_context(&s, &ctx)) != CLI_OK)
         goto cleanup;
+    if ((code = cli_probe_input(in.path, in.var, &s.fopts, 0)) != CLI_OK)
+        goto cleanup;
     minv_nc_lock();
     minv_status st = minv_nc_read_square(ctx, &src, in.path, in.var, &s.fopts, 1, &m);
     minv_nc_unlock();

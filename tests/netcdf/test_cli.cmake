@@ -1,5 +1,6 @@
 # End-to-end tests of the minv command, run by `cmake -P` with
 #   -DMINV=<the minv executable> -DWORK=<an empty folder> -DFIXTURES=<nct_fixtures>
+#   -DLIBRARY_CRASH=<a file on which HDF5 itself crashes>
 #   [-DNCGEN=<ncgen>] [-DNCDUMP=<ncdump>] [-DTRUNCATE=<truncate>]
 # Every success must exit 0 with nothing on stderr (no progress bar when stderr is not a
 # terminal); every failure must exit non-zero with exactly one line "minv: error: ..." naming
@@ -213,6 +214,20 @@ run(info http://127.0.0.1:9/kms.nc:A --allow-remote) # asked: netCDF-C tries (an
 if(rc EQUAL 0 OR err MATCHES "is a URL")
   message(SEND_ERROR "info --allow-remote: exit ${rc}, ${err}")
 endif()
+
+# ---- a file that crashes HDF5 itself: the command's guarded open says so in one line ----
+file(COPY "${LIBRARY_CRASH}" DESTINATION "${WORK}")
+get_filename_component(crash "${LIBRARY_CRASH}" NAME)
+foreach(cmd info invert solve)
+  set(args ${crash}:A)
+  if(cmd STREQUAL "invert")
+    list(APPEND args crash_out.nc)
+  elseif(cmd STREQUAL "solve")
+    set(args kms.nc:A ${crash}:A crash_out.nc)
+  endif()
+  fails(CODE 1 ARGS ${cmd} ${args} INPUT ${crash} OUTPUT crash_out.nc
+        MESSAGE "'${crash}': NetCDF-C or HDF5 crashed \\([^)]+\\) reading it for variable 'A': the file is corrupt")
+endforeach()
 
 # ---- the output's format follows the input's where the result fits it; --format, --deflate ----
 if(NCDUMP)
