@@ -38,13 +38,18 @@ grep -E '^#[0-9]+' "$artifacts/fuzz.log" | tail -n 1 | sed 's/^/fuzz: /' || true
 # sanitizer's nor the C library's says: minv's sources, or libnetcdf / libhdf5.
 in_minv=0
 in_libraries=0
+not_alone=0
 for input in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/leak-*; do
     [ -e "$input" ] || continue
     report=$(timeout 60 "$build/fuzz/fuzz_reader" -timeout=10 -rss_limit_mb=2048 "$input" 2>&1 || true)
     frame=$(echo "$report" | grep -E '^ +#[0-9]+ 0x' |
             grep -vE '__interceptor|__asan|__sanitizer|__ubsan|libc\.so|libc-|/libsanitizer/|compiler-rt|fuzzer::' |
             head -n 1 || true)
-    if echo "$frame" | grep -qE 'libnetcdf|libhdf5'; then
+    if ! echo "$report" | grep -qE 'ERROR|runtime error|SUMMARY'; then
+        # HDF5 reads memory it never set on some corrupt files: such a failure comes and goes
+        not_alone=$((not_alone + 1))
+        echo "fuzz: $(basename "$input") does not fail when replayed alone (its report is in fuzz.log)"
+    elif echo "$frame" | grep -qE 'libnetcdf|libhdf5'; then
         in_libraries=$((in_libraries + 1))
         echo "fuzz: $(basename "$input") fails inside netCDF-C/HDF5: ${frame#*in }"
     else
@@ -53,5 +58,5 @@ for input in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$ar
         echo "$report" | grep -E 'ERROR|SUMMARY|runtime error' | head -n 3 | sed 's/^/fuzz:   /'
     fi
 done
-echo "fuzz: $in_minv failing input(s) in minv's code, $in_libraries inside netCDF-C/HDF5 ($artifacts)"
+echo "fuzz: $in_minv failing input(s) in minv's code, $in_libraries inside netCDF-C/HDF5, $not_alone not failing alone ($artifacts)"
 [ "$in_minv" -eq 0 ]
