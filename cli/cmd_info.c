@@ -496,6 +496,8 @@ int cli_info(int argc, char **argv) {
     const int no_rcond = cli_flag(&args, "no-rcond"), json = cli_flag(&args, "json");
     memset(&o, 0, sizeof o);
     memset(&b, 0, sizeof b);
+    if ((code = cli_probe_input(in.path, in.var, &s.fopts, 0)) != CLI_OK)
+        goto cleanup;
     minv_nc_lock();
     locked = 1;
     minv_status st = minv_nc_source_open(ctx, &src, in.path, in.var, &s.fopts, MINV_NC_ALLOW_BATCH);

@@ -240,7 +240,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     minv_nc_source src = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
     per_matrix p = {0};
-    char *methods = NULL, *backends = NULL, name[NC_MAX_NAME + 1], text[1024], slice[512];
+    char *methods = NULL, *backends = NULL, name[NC_MAX_NAME + 1], text[1024], slice[512], units[256], units_note[600];
     int64_t chunk = 1;
     minv_status status = MINV_SUCCESS;
 
@@ -259,7 +259,10 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
                               .scale = 1,
                               .view = src.view,
                               .inputs = &in_path,
-                              .ninputs = 1};
+                              .ninputs = 1,
+                              .from = &src,
+                              .units = minv_nc_result_units(NULL, &src, units, sizeof units, units_note, sizeof units_note),
+                              .units_note = units_note};
     if (src.batch)
         spec.dims[0] = src.dims[src.nlead_fixed];
     spec.dims[spec.rank - 2] = src.dims[src.rank - 2];
@@ -301,6 +304,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     minv_nc_sink_note(&dst, report);
     minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds,
                      minv_now() - t0);
+    minv_nc_sink_meta_note(&dst, report);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&src);

@@ -52,7 +52,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     minv_nc_sink xs = {.ncid = -1};
     minv_mat a = {0}, b = {0}, x = {0};
     minv_status status = MINV_SUCCESS;
-    char where[768], text[2048], history[2048];
+    char where[768], text[2048], history[2048], units[256], units_note[600];
 
     if (!x_var || !x_var[0])
         x_var = "X";
@@ -71,7 +71,10 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
                               .scale = 1,
                               .view = bs.view,
                               .inputs = inputs,
-                              .ninputs = 2};
+                              .ninputs = 2,
+                              .from = &bs, /* X has B's dimensions, and B's units over A's */
+                              .units = minv_nc_result_units(&bs, &as, units, sizeof units, units_note, sizeof units_note),
+                              .units_note = units_note};
     const int r0 = minv_nc_row_dim(bs.rank);
     spec.dims[0] = bs.dims[r0];
     spec.dims[1] = bs.dims[r0 + 1];
@@ -118,6 +121,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     minv_nc_source_note(&bs, report);
     minv_nc_sink_note(&xs, report);
     minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
+    minv_nc_sink_meta_note(&xs, report);
 cleanup:
     minv_nc_sink_abort(&xs);
     minv_nc_source_close(&as);

@@ -583,7 +583,10 @@ minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user
  * two dimensions are equal is a batch, and every matrix of it is processed. An input variable
  * inside netCDF-4 groups is named by its path ("analysis/M", "/analysis/M", "a/b/M"); output
  * variables are written to the root group, so their names hold no '/'. Output is written to a
- * temporary name and renamed when complete; the input file is never modified. */
+ * temporary name and renamed when complete; the input file is never modified. A new output
+ * takes the input's format (see minv_file_format), global attributes and history (with a
+ * line for this call first), and the input variable's attributes that still hold, with its
+ * units inverted; what was left behind is listed in the attribute minv_not_carried. */
 /* The format of a new output file. AUTO follows the input's where the result fits it (a
  * classic input too large for classic gives 64-bit offset or CDF-5, and the report says so);
  * a deflate level above 0 asks for netCDF-4. */
@@ -632,7 +635,8 @@ minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *
                              const minv_file_options *fopts, minv_report *report);
 /* x_var NULL or "" means "X". B has one dimension of length n (its rows) and one of length
  * nrhs, in either order; when both have length n, the order of fortran_order applies. A 1-D
- * B(n) is one right-hand side. X is written with B's dimensions and layout (1-D for a 1-D B). */
+ * B(n) is one right-hand side. X is written with B's dimensions and layout (1-D for a 1-D B);
+ * an existing x_path is treated as out_path of minv_invert_file is. */
 minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a_path,
                             const char *a_var, const char *b_path, const char *b_var,
                             const char *x_path, const char *x_var,
