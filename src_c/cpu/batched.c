@@ -199,7 +199,7 @@ static void *invert_in_scratch(const job *jb, int64_t m, int64_t n, scratch *w, 
             *spd = 0;
             minv_batch_gather(jb->a, m, tc, w->s, n);
         }
-        const int64_t info = minv_small_gauss_jordan(tc, n, w->s, n, 1, w->f, w->ipiv);
+        const int64_t info = minv_small_gauss_jordan(tc, n, w->s, n, w->f, w->ipiv);
         if (info > 0) {
             jb->res->status[m] = MINV_ERR_SINGULAR;
             jb->res->info[m] = info - 1;
