@@ -401,6 +401,13 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
 
 /* Every form ends here: a is the input batch, b the right-hand sides (NULL to invert), x the
  * output; the members' outcomes go to `given` when not NULL. */
+/* Members of order 0, or no right-hand sides: every member succeeds with nothing read or
+ * written (LAPACK's quick return). Taken before a solve's batches are described, where
+ * cols == 0 means square. */
+static void all_succeed(int64_t nbatch, minv_status *status_out) {
+    for (int64_t m = 0; status_out && m < nbatch; m++) status_out[m] = MINV_SUCCESS;
+}
+
 static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method,
                                   minv_dtype compute, const minv_batch *a, const minv_batch *b, const minv_batch *x,
                                   minv_status *status_out, minv_batch_results *given, minv_batch_report *r) {
@@ -411,6 +418,10 @@ static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place 
                          fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
     if (a->count == 0)
         return MINV_SUCCESS;
+    if (!a->sizes && a->rows == 0) { /* members of order 0: nothing for a backend to do */
+        all_succeed(a->count, status_out);
+        return MINV_SUCCESS;
+    }
     /* device data whose members' outcomes nobody asked for: the backend tallies them there */
     if (!given && (place == MINV_ON_HOST || status_out))
         MINV_TRY(results_alloc(ctx, &res, a->count));
@@ -448,7 +459,7 @@ static minv_status invert_strided(minv_context *ctx, const char *fn, minv_place 
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 5, "a", a, k, k, lda, stride_a, nbatch, t));
@@ -478,7 +489,7 @@ static minv_status invert_pointers(minv_context *ctx, const char *fn, minv_metho
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 5, "a", (const void *const *)a, 6, lda, NULL, k, NULL, 0, 1, nbatch, t));
@@ -545,7 +556,7 @@ static minv_status invert_subset(minv_context *ctx, const char *fn, minv_method 
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 5, "a", a, k, k, lda, stride_a, nbatch, t));
@@ -586,8 +597,8 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
-    MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
+    MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 0));
     MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 6, "a", a, k, k, lda, stride_a, nbatch, t));
@@ -598,6 +609,10 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
             status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 12 (x) is a; x may be b (in place), not a", fn);
             goto cleanup;
         }
+    }
+    if (nrhs == 0) {
+        all_succeed(nbatch, status_out);
+        goto cleanup;
     }
     {
         minv_batch am = strided(t, nbatch, k, 0, a, lda, stride_a), bm = strided(t, nbatch, k, nrhs, b, ldb, stride_b),
@@ -631,10 +646,10 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
         MINV_TRY(check_orders(ctx, fn, 4, ks, nbatch, &kmax));
         r->k = kmax;
     } else {
-        MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+        MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
         MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
     }
-    MINV_TRY(check_size(ctx, fn, 4 + p, "nrhs", nrhs, 1));
+    MINV_TRY(check_size(ctx, fn, 4 + p, "nrhs", nrhs, 0));
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 6, "a", (const void *const *)a, 7, lda, ldas, k, ks, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 8, "b", (const void *const *)b, 9, ldb, ldbs, k, ks, nrhs, 0, nbatch, t));
@@ -649,6 +664,10 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
                 goto cleanup;
             }
         }
+    }
+    if (nrhs == 0) {
+        all_succeed(nbatch, status_out);
+        goto cleanup;
     }
     {
         minv_batch am = pointers(t, nbatch, kmax, 0, a, lda, ks, ldas), bm = pointers(t, nbatch, kmax, nrhs, b, ldb, ks, ldbs),

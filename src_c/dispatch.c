@@ -77,22 +77,22 @@ void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrh
 minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,
                               const char *name, int64_t rows, int64_t cols, int64_t ld,
                               const char *ldname, minv_dtype t) {
-    if (!p)
+    if (!p && rows > 0 && cols > 0) /* an empty matrix may be NULL, as Fortran's may be */
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
     if (ld < (rows > 1 ? rows : 1))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be >= %lld",
                          fn, pos + 1, ldname, (long long)ld, (long long)(rows > 1 ? rows : 1));
     /* ld * cols elements must be addressable. */
-    if ((uint64_t)ld > (uint64_t)INT64_MAX / (uint64_t)t / (uint64_t)cols ||
-        (uint64_t)ld * (uint64_t)cols * (uint64_t)t > (uint64_t)SIZE_MAX)
+    if (cols > 0 && ((uint64_t)ld > (uint64_t)INT64_MAX / (uint64_t)t / (uint64_t)cols ||
+                     (uint64_t)ld * (uint64_t)cols * (uint64_t)t > (uint64_t)SIZE_MAX))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s of %lld x %lld with %s = %lld overflows the address space",
                          fn, name, (long long)rows, (long long)cols, ldname, (long long)ld);
     return MINV_SUCCESS;
 }
 
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n) {
-    if (n <= 0)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be > 0",
+    if (n < 0)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be >= 0",
                          fn, pos, name, (long long)n);
     return MINV_SUCCESS;
 }
@@ -343,6 +343,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     MINV_TRY(minv_check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
     if (!inplace)
         MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
+    if (n == 0) /* LAPACK's quick return */
+        goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
     request_staging(ctx, place, method, 1);
@@ -563,6 +565,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     MINV_TRY(minv_check_matrix(ctx, fn, a, 5, "a", n, n, lda, "lda", t));
     MINV_TRY(minv_check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
     MINV_TRY(minv_check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
+    if (n == 0 || nrhs == 0) /* LAPACK's quick return (which factors A all the same for nrhs = 0) */
+        goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
     request_staging(ctx, place, method, 0);
@@ -710,6 +714,10 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
     if (status != MINV_SUCCESS)
         return status;
     minv_mat m = {t, n, n, lda, (void *)a};
+    if (n == 0) { /* unlike the calls, no quick return: there is no analysis to give */
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (n) = 0: an empty matrix has nothing to analyse", fn);
+        goto cleanup;
+    }
     MINV_TRY(minv_check_order(ctx, fn, 2, "n", n));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));
     if (!out) {

@@ -468,6 +468,8 @@ static minv_status tridiagonal_expert(minv_context *ctx, const char *fn, minv_pl
     MINV_TRY(check_band(ctx, fn, d, 4, "d", n));
     MINV_TRY(check_band(ctx, fn, du, 5, "du", n - 1));
     MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
+    if (n == 0) /* LAPACK's quick return */
+        goto cleanup;
     if (place == MINV_ON_DEVICE) {
         const size_t es = (size_t)t;
         MINV_TRY(alloc_bands(ctx, t, n, &bands));

@@ -9,6 +9,9 @@
  *   - every routine returns a minv_status; minv_last_error() holds the detail of the last
  *     failure on a context (which argument, which (i, j), which pivot);
  *   - the caller's input is never modified unless the routine's name says `inplace`;
+ *   - an order or a number of right-hand sides of 0 is LAPACK's quick return: MINV_SUCCESS,
+ *     nothing read or written (the arrays may be NULL), the report's rcond and residual -1;
+ *     batches may hold members of order 0; only minv_analyze refuses n = 0;
  *   - a context is used by one thread at a time; separate contexts may run concurrently. A
  *     call on a context that another thread is inside is refused with MINV_ERR_CONTEXT_BUSY
  *     (it neither waits nor touches the context); give each thread its own context, as OpenMP
