@@ -28,54 +28,79 @@ const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_
     return "bands of whole rows";
 }
 
-void minv_nc_tile_to_mat(const double *tile, const size_t start[2], const size_t count[2],
-                         minv_nc_view view, minv_mat *m) {
-    const size_t tc = count[1];
-    for (size_t r = 0; r < count[0]; r++) {
-        const double *src = tile + r * tc;
-        int64_t R = (int64_t)(start[0] + r), C0 = (int64_t)start[1];
-        if (view == MINV_NC_FORTRAN_VIEW) { /* M(C, R): a contiguous run of column R */
-            if (m->dtype == MINV_R64) {
-                double *dst = minv_at(m, C0, R);
-                for (size_t c = 0; c < tc; c++) dst[c] = src[c];
-            } else {
-                float *dst = minv_at(m, C0, R);
-                for (size_t c = 0; c < tc; c++) dst[c] = (float)src[c];
-            }
-        } else { /* M(R, C): row R, a stride of ld */
-            if (m->dtype == MINV_R64) {
-                double *dst = minv_at(m, R, C0);
-                for (size_t c = 0; c < tc; c++) dst[(size_t)m->ld * c] = src[c];
-            } else {
-                float *dst = minv_at(m, R, C0);
-                for (size_t c = 0; c < tc; c++) dst[(size_t)m->ld * c] = (float)src[c];
-            }
-        }
-    }
+/* The C view transposes: blocks of BLOCK x BLOCK values, whose source lines stay in L1 while
+ * each destination column receives BLOCK consecutive values. */
+enum { BLOCK = 32 };
+
+#define TILE_TO_MAT(T)                                                                             \
+    do {                                                                                           \
+        T *out = m->data;                                                                          \
+        const size_t ldm = (size_t)m->ld, R0 = start[0], C0 = start[1];                            \
+        if (view == MINV_NC_FORTRAN_VIEW) { /* M(C, R): row r of the tile is a run of column R */  \
+            for (size_t r = 0; r < count[0]; r++) {                                                \
+                const double *src = tile + r * ld;                                                 \
+                T *dst = out + (R0 + r) * ldm + C0;                                                \
+                if (unpack)                                                                        \
+                    for (size_t c = 0; c < count[1]; c++) dst[c] = (T)(src[c] * scale + offset);   \
+                else                                                                               \
+                    for (size_t c = 0; c < count[1]; c++) dst[c] = (T)src[c];                      \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
+        for (size_t r0 = 0; r0 < count[0]; r0 += BLOCK) { /* M(R, C): row R, a stride of ld */    \
+            const size_t rows = count[0] - r0 < BLOCK ? count[0] - r0 : BLOCK;                     \
+            for (size_t c0 = 0; c0 < count[1]; c0 += BLOCK) {                                      \
+                const size_t cols = count[1] - c0 < BLOCK ? count[1] - c0 : BLOCK;                 \
+                for (size_t c = c0; c < c0 + cols; c++) {                                          \
+                    const double *src = tile + r0 * ld + c;                                        \
+                    T *dst = out + (C0 + c) * ldm + R0 + r0;                                       \
+                    if (unpack)                                                                    \
+                        for (size_t r = 0; r < rows; r++) dst[r] = (T)(src[r * ld] * scale + offset); \
+                    else                                                                           \
+                        for (size_t r = 0; r < rows; r++) dst[r] = (T)src[r * ld];                 \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], const size_t count[2],
+                         minv_nc_view view, double scale, double offset, minv_mat *m) {
+    const int unpack = scale != 1 || offset != 0;
+    if (m->dtype == MINV_R64)
+        TILE_TO_MAT(double);
+    else
+        TILE_TO_MAT(float);
 }
 
+#define MAT_TO_TILE(T)                                                                             \
+    do {                                                                                           \
+        const T *in = m->data;                                                                     \
+        const size_t ldm = (size_t)m->ld, R0 = start[0], C0 = start[1];                            \
+        if (view == MINV_NC_FORTRAN_VIEW) {                                                        \
+            for (size_t r = 0; r < count[0]; r++) {                                                \
+                const T *src = in + (R0 + r) * ldm + C0;                                           \
+                double *dst = tile + r * ld;                                                       \
+                for (size_t c = 0; c < count[1]; c++) dst[c] = src[c];                             \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
+        for (size_t r0 = 0; r0 < count[0]; r0 += BLOCK) {                                          \
+            const size_t rows = count[0] - r0 < BLOCK ? count[0] - r0 : BLOCK;                     \
+            for (size_t c0 = 0; c0 < count[1]; c0 += BLOCK) {                                      \
+                const size_t cols = count[1] - c0 < BLOCK ? count[1] - c0 : BLOCK;                 \
+                for (size_t c = c0; c < c0 + cols; c++) {                                          \
+                    const T *src = in + (C0 + c) * ldm + R0 + r0;                                  \
+                    double *dst = tile + r0 * ld + c;                                              \
+                    for (size_t r = 0; r < rows; r++) dst[r * ld] = src[r];                        \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
-                         const size_t count[2], double *tile) {
-    const size_t tc = count[1];
-    for (size_t r = 0; r < count[0]; r++) {
-        double *dst = tile + r * tc;
-        int64_t R = (int64_t)(start[0] + r), C0 = (int64_t)start[1];
-        if (view == MINV_NC_FORTRAN_VIEW) {
-            if (m->dtype == MINV_R64) {
-                const double *src = minv_at(m, C0, R);
-                for (size_t c = 0; c < tc; c++) dst[c] = src[c];
-            } else {
-                const float *src = minv_at(m, C0, R);
-                for (size_t c = 0; c < tc; c++) dst[c] = src[c];
-            }
-        } else {
-            if (m->dtype == MINV_R64) {
-                const double *src = minv_at(m, R, C0);
-                for (size_t c = 0; c < tc; c++) dst[c] = src[(size_t)m->ld * c];
-            } else {
-                const float *src = minv_at(m, R, C0);
-                for (size_t c = 0; c < tc; c++) dst[c] = src[(size_t)m->ld * c];
-            }
-        }
-    }
+                         const size_t count[2], double *tile, size_t ld) {
+    if (m->dtype == MINV_R64)
+        MAT_TO_TILE(double);
+    else
+        MAT_TO_TILE(float);
 }

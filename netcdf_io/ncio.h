@@ -5,6 +5,9 @@
  *   nc_sink.c     an output variable written tile by tile under a temporary name, renamed
  *                 into place on commit
  *   nc_tiles.c    the tile plan and the copies between tiles and column-major matrices
+ *   nc_direct.c   direct access to stored values beside NetCDF-C (pread, pwrite, HDF5 chunks)
+ *   nc_codec.c    stored bytes to doubles and back: types, byte order, shuffle, deflate
+ *   nc_classic_layout.c  where a classic variable's values begin, from the file's header
  *   nc_classic.c  the size a classic-format file must have (truncation is otherwise silent)
  *   nc_util.c     errors, names, the NetCDF lock, file identity
  *
@@ -49,13 +52,118 @@ static inline int minv_nc_row_dim(int rank) { return rank > 1 ? rank - 2 : 0; }
 /* The virtual column dimension of a 1-D variable. */
 static inline minv_nc_dim minv_nc_column_dim(void) { return (minv_nc_dim){"", 1, 0}; }
 
+/* ---- direct access to stored values (nc_direct.c, nc_codec.c, nc_classic_layout.c) ---- */
+
+/* How values are stored: netCDF type, bytes each, and whether their byte order is the
+ * host's other one. */
+typedef struct {
+    nc_type xtype;
+    size_t size;
+    int swap;
+} minv_nc_encoding;
+
+/* 0 for a non-numeric type. */
+int minv_nc_encoding_set(minv_nc_encoding *e, nc_type xtype, int big_endian);
+/* n stored values to doubles (C casts, as NetCDF-C converts); src and dst may be the same
+ * buffer only for a double in the host's byte order. */
+void minv_nc_decode_values(const minv_nc_encoding *e, const void *src, size_t n, double *dst);
+/* n doubles (integer types: already rounded and in range) to stored values; returns the
+ * index of the first value a float cannot hold (NetCDF-C's NC_ERANGE), -1 when none. */
+int64_t minv_nc_encode_values(const minv_nc_encoding *e, const double *src, size_t n, void *dst);
+/* HDF5's shuffle filter (element size `size`) undone and applied. */
+void minv_nc_unshuffle(const unsigned char *src, size_t bytes, size_t size, unsigned char *dst);
+void minv_nc_shuffle(const unsigned char *src, size_t bytes, size_t size, unsigned char *dst);
+/* zlib streams, as HDF5's deflate filter writes them: 1 when src inflates to exactly
+ * dst_bytes; the compressed size (0 on failure) into at most dst_cap bytes. */
+int minv_nc_inflate(const void *src, size_t src_bytes, void *dst, size_t dst_bytes);
+size_t minv_nc_deflate(const void *src, size_t src_bytes, int level, void *dst, size_t dst_cap);
+size_t minv_nc_deflate_bound(size_t bytes);
+
+/* A variable of a netCDF-3 or CDF-5 file: the offset of its first value and, for a record
+ * variable, the bytes from one record to the next. */
+typedef struct {
+    int64_t begin, record_bytes;
+    int record;
+} minv_nc_classic_var;
+/* From the header read through fd; 0 on success, -1 for a header this reader does not
+ * follow or a variable varid not called `name`. */
+int minv_nc_classic_layout(int fd, const char *name, int varid, minv_nc_classic_var *out);
+
+/* A variable named without NetCDF-C's ids, so that the writer can open it while NetCDF-C has
+ * the file closed. */
+typedef struct {
+    const char *path;
+    char group[1024];           /* "/" or "/analysis/inner" */
+    char name[NC_MAX_NAME + 1];
+    int varid, rank, format;
+    nc_type xtype;
+} minv_nc_var_id;
+/* From NetCDF-C's ids; 0 when they cannot be read (or the group path is too long). */
+int minv_nc_var_identify(minv_nc_var_id *v, const char *path, int grpid, int varid, int format);
+
+enum { MINV_NC_DIRECT_NONE = 0, MINV_NC_DIRECT_CONTIGUOUS = 1, MINV_NC_DIRECT_CHUNKED = 2 };
+enum { MINV_NC_FILTER_SHUFFLE = 1, MINV_NC_FILTER_DEFLATE = 2, MINV_NC_MAX_FILTERS = 4 };
+
+/* A variable's storage as the direct reader and writer use it. */
+typedef struct {
+    int kind;                   /* MINV_NC_DIRECT_*: NONE leaves the values to NetCDF-C */
+    char why_not[96];           /* for NONE: why */
+    int fd;                     /* the file opened again, for pread/pwrite */
+    minv_nc_encoding enc;
+    int rank;                   /* the variable's own rank */
+    /* contiguous: value e of the variable (row-major, a record variable's first dimension
+     * left out) at begin + e * enc.size, plus r * record_bytes in record r */
+    int64_t begin, record_bytes;
+    int record;
+    /* netCDF-4 */
+    size_t extent[MINV_NC_MAX_RANK]; /* the dataset's shape (of an unlimited dimension: as
+                                        far as this variable was written) */
+    size_t chunk[MINV_NC_MAX_RANK];
+    size_t chunk_values;        /* values in a whole chunk */
+    int nfilters;
+    int filter[MINV_NC_MAX_FILTERS]; /* MINV_NC_FILTER_*, in the order the writer applies them */
+    int deflate_level;
+    size_t shuffle_size;
+    int64_t h5file, h5dset;     /* HDF5 ids, -1 when closed */
+} minv_nc_direct;
+
+/* One stored chunk: where it is, its bytes, and the filters the writer skipped (bit f: the
+ * pipeline's filter f). */
+typedef struct {
+    int64_t address;
+    size_t bytes;
+    unsigned mask;
+} minv_nc_chunk;
+
+/* Opens a variable for direct access: kind says how, or NONE and why_not why not. To write
+ * (write = 1) NetCDF-C must have closed the file; a reader may keep it open. Never fails
+ * otherwise: NetCDF-C's path is always there. */
+void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
+void minv_nc_direct_close(minv_nc_direct *d);
+/* The chunk whose first value is at coord (the variable's rank); 0 when it was never written. */
+int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c);
+/* Writes a whole encoded chunk (H5Dwrite_chunk); 1 on success. */
+int minv_nc_direct_put_chunk(const minv_nc_direct *d, const size_t *coord, const void *bytes, size_t size);
+/* A stored chunk's filters undone: work and out hold a whole chunk's stored bytes each; the
+ * values end up in one of raw, work and out (*result). 1 on success. */
+int minv_nc_direct_decode(const minv_nc_direct *d, unsigned mask, void *raw, size_t raw_bytes, void *work,
+                          void *out, void **result);
+/* A whole chunk of stored values (in) through the filters: work and out hold
+ * minv_nc_direct_encoded_bound bytes each; returns the encoded size (0 on failure) and where
+ * the bytes are (*result: in, work or out). */
+size_t minv_nc_direct_encode(const minv_nc_direct *d, void *in, void *work, void *out, size_t cap,
+                             const void **result);
+size_t minv_nc_direct_encoded_bound(const minv_nc_direct *d);
+
 /* ---- reading (nc_source.c) ---- */
 
 /* Flags of minv_nc_source_open. */
 enum {
     MINV_NC_ALLOW_BATCH = 1,  /* a rank-3 variable of square matrices without a slice is a batch */
     MINV_NC_SLICE_IF_RANKED = 2, /* the slice applies only when the rank exceeds 2 (B of a solve) */
-    MINV_NC_ALLOW_VECTOR = 4     /* a 1-D variable is one column (B of a solve: one right-hand side) */
+    MINV_NC_ALLOW_VECTOR = 4,    /* a 1-D variable is one column (B of a solve: one right-hand side) */
+    MINV_NC_LIBRARY = 8          /* values through NetCDF-C only: the reference the direct path
+                                    is tested against */
 };
 
 /* What makes a stored value missing or invalid, and how it unpacks (NetCDF Users Guide
@@ -87,11 +195,14 @@ typedef struct {
     minv_nc_values values;
     int chunked, deflate_level;
     size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
-    size_t tile[2];                /* tile edges along d0, d1 */
+    size_t esize;                  /* bytes of a stored value */
+    minv_nc_direct direct;         /* the direct path, or why NetCDF-C reads the values */
+    size_t tile[2];                /* tile edges along d0, d1, for NetCDF-C's path */
     const char *tile_rule;         /* how the tile was chosen, for the report */
-    double *buffer;                /* one tile of doubles */
     double bytes, seconds;         /* read so far (stored bytes) and the time it took */
-    int64_t tiles;
+    int64_t tiles;                 /* read through NetCDF-C */
+    int64_t direct_units;          /* chunks or blocks of rows read directly */
+    int threads;                   /* the most threads a read ran on */
     int64_t batch_reads;           /* reads of whole matrices (minv_nc_source_read_matrices) */
 } minv_nc_source;
 
@@ -102,14 +213,15 @@ typedef struct {
  * (saying which group or variable is missing and what is there), IO, SHAPE, INVALID_ARG. */
 minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts, int flags);
-/* Matrix k (0 <= k < count) into m (rows x cols of the source's view, R32 or R64), tile by
- * tile with nc_get_vara. A _FillValue, missing_value or value outside the valid range fails
+/* Matrix k (0 <= k < count) into m (rows x cols of the source's view, R32 or R64), on all
+ * of the context's threads (nc_read.c): directly where the storage allows, else tile by tile
+ * with nc_get_vara. A _FillValue, missing_value or value outside the valid range fails
  * with NOT_FINITE naming the first (i, j) in file order; so do NaN and Inf unless
  * keep_nonfinite (an analysis reports them itself). */
 minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m);
-/* Matrices k0 .. k0 + count - 1 of a batch whole, in one nc_get_vara, each checked as
- * minv_nc_source_read checks it and stored column-major in the source's view at
+/* Matrices k0 .. k0 + count - 1 of a batch whole (directly, or in one nc_get_vara), each
+ * checked as minv_nc_source_read checks it and stored column-major in the source's view at
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst);
@@ -152,6 +264,8 @@ typedef struct {
     minv_nc_view view;              /* how matrices sit in the last two dimensions */
     const char *const *inputs;      /* files of this call that must never be touched */
     int ninputs;
+    int library;                    /* values through NetCDF-C only: the reference the direct
+                                       path is tested against */
 } minv_nc_sink_spec;
 
 typedef struct {
@@ -159,10 +273,15 @@ typedef struct {
     char *tmp;                      /* path.tmp.<pid>, where everything is written */
     int ncid, varid, format;
     minv_nc_sink_spec spec;
-    size_t tile[2];
-    double *buffer;
+    size_t tile[2];                 /* for NetCDF-C's path */
+    minv_nc_var_id id;              /* the variable, for the direct path */
+    int direct_off;                 /* NetCDF-C writes every value, and why_not says why */
+    char why_not[96];
+    char chunk_note[64];            /* how the direct path stored chunks, for the report */
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
+    int64_t tiles, direct_units;    /* pieces written through NetCDF-C and directly */
+    int threads;                    /* the most threads a write ran on */
     char *old_history;              /* of a file that is added to */
 } minv_nc_sink;
 
@@ -180,10 +299,12 @@ typedef struct {
  * group: refuses a `var` that names a group, and a path that is one of the inputs. */
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
                               const char *var, const minv_nc_sink_spec *spec, int64_t count);
-/* Matrix k of the variable from m (rows x cols in the spec's view). */
+/* Matrix k of the variable from m (rows x cols in the spec's view), on all of the context's
+ * threads (nc_write.c): directly where the storage allows (NetCDF-C closes the file
+ * meanwhile), else tile by tile with nc_put_vara. */
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
 /* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,
- * dense, type t) in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
+ * dense, type t), directly or in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
                                         int64_t count, const void *src, minv_dtype t, double *disk);
 /* Attributes, minv_version, the global history line (appended to an existing history),
@@ -203,12 +324,13 @@ char *minv_nc_tmp_name(const char *path);
  * variable, grouped up to MINV_NC_TILE_ELEMS; else (contiguous) bands of whole rows. */
 const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_t edge,
                                size_t tile[2]);
-/* Between a row-major tile of doubles at (start[0], start[1]) of the d0 x d1 matrix on disk
- * and the column-major matrix m in `view`. */
-void minv_nc_tile_to_mat(const double *tile, const size_t start[2], const size_t count[2],
-                         minv_nc_view view, minv_mat *m);
+/* Between a row-major tile of doubles (rows ld apart) at (start[0], start[1]) of the d0 x d1
+ * matrix on disk and the column-major matrix m in `view`, blocked so that the C view's
+ * transpose runs at memory speed. The reader unpacks on the way: value * scale + offset. */
+void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], const size_t count[2],
+                         minv_nc_view view, double scale, double offset, minv_mat *m);
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
-                         const size_t count[2], double *tile);
+                         const size_t count[2], double *tile, size_t ld);
 
 /* ---- the jobs behind the file entry points (nc_invert.c, nc_solve.c) ----
  * Arguments are checked and defaults filled by the entry points (nc_files.c). */

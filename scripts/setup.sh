@@ -9,7 +9,7 @@ MINV_JOBS=${MINV_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 minv_install_packages() {
     local want=(build-essential cmake gfortran pkg-config libopenblas-dev liblapack-dev
-                libnetcdf-dev libnetcdff-dev netcdf-bin)
+                libnetcdf-dev libnetcdff-dev netcdf-bin libhdf5-dev zlib1g-dev)
     local missing=()
     for p in "${want[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

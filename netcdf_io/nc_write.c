@@ -1,0 +1,498 @@
+/* Writing a sink's matrices on all cores: each piece is gathered from the column-major matrix
+ * (transposed for the C view), packed for an integer type and encoded on its own thread, then
+ * stored: netCDF-4 chunks compressed here and written whole with H5Dwrite_chunk, classic
+ * rows with pwrite, or tiles through NetCDF-C (its calls one at a time, in order) where the
+ * storage allows neither. NetCDF-C has the file closed while the direct path writes and opens
+ * it again after, so that the commit (attributes, close, fsync, rename) is NetCDF-C's.
+ *
+ * A value the stored type cannot hold fails the write with the first such value in file
+ * order. The file holds the values nc_put_vara_double would store, bit for bit. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ncio.h"
+
+enum { UNIT_BYTES = 1 << 20 }; /* rows of a classic variable written at a time */
+
+static int thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* ---- packing: integer types store round(value / scale), in range ---- */
+
+static int pack_range(nc_type t, double *lo, double *hi) {
+    switch (t) {
+    case NC_BYTE: *lo = -128; *hi = 127; return 1;
+    case NC_UBYTE: *lo = 0; *hi = 255; return 1;
+    case NC_SHORT: *lo = -32768; *hi = 32767; return 1;
+    case NC_USHORT: *lo = 0; *hi = 65535; return 1;
+    case NC_INT: *lo = -2147483648.0; *hi = 2147483647.0; return 1;
+    case NC_UINT: *lo = 0; *hi = 4294967295.0; return 1;
+    case NC_INT64: *lo = -9223372036854775808.0; *hi = 9223372036854774784.0; return 1;
+    case NC_UINT64: *lo = 0; *hi = 18446744073709549568.0; return 1;
+    default: return 0;
+    }
+}
+
+typedef struct {
+    int found;
+    int64_t matrix;   /* within the run */
+    size_t r, c;      /* as stored: along d0, d1 */
+    double value;
+} bad_value;
+
+static int comes_first(const bad_value *a, const bad_value *b) {
+    if (!a->found)
+        return 0;
+    if (!b->found || a->matrix != b->matrix)
+        return !b->found || a->matrix < b->matrix;
+    return a->r < b->r || (a->r == b->r && a->c < b->c);
+}
+
+/* Rounds a row-major piece (rows ld apart) for an integer type; records its first value out
+ * of range. */
+static void pack(const minv_nc_sink *w, double *v, size_t ld, const size_t start[2], const size_t count[2],
+                 int64_t matrix, bad_value *bad) {
+    double lo, hi;
+    if (!pack_range(w->spec.xtype, &lo, &hi))
+        return;
+    for (size_t r = 0; r < count[0]; r++)
+        for (size_t c = 0; c < count[1]; c++) {
+            const double x = round(v[r * ld + c] / w->spec.scale);
+            if (!(x >= lo && x <= hi)) {
+                const bad_value here = {1, matrix, start[0] + r, start[1] + c, v[r * ld + c]};
+                if (comes_first(&here, bad))
+                    *bad = here;
+                return;
+            }
+            v[r * ld + c] = x;
+        }
+}
+
+/* ---- a run of matrices and what the threads share ---- */
+
+typedef struct {
+    minv_context *ctx;
+    minv_nc_sink *w;
+    int64_t k0, count;
+    minv_mat first;            /* matrix k0; matrix k0 + m at first.data + m * stride bytes */
+    size_t stride;
+    size_t d0, d1;
+    double base, span;         /* the part of the whole write this run is (progress) */
+    int64_t units, done;
+    bad_value bad;             /* the first value the type cannot hold */
+    int out_of_range;          /* bad is a float's NC_ERANGE, not an integer's range */
+    int stop;                  /* set with status on the first failure */
+    minv_status status;
+} run;
+
+static minv_mat run_matrix(const run *u, int64_t m) {
+    minv_mat out = u->first;
+    out.data = (char *)u->first.data + (size_t)m * u->stride;
+    return out;
+}
+
+static void unit_done(run *u) {
+    int64_t done;
+#pragma omp atomic capture
+    done = ++u->done;
+    if (thread_id() == 0)
+        minv_progress(u->ctx, "write", u->base + u->span * (double)done / (double)u->units);
+}
+
+static void merge_bad(run *u, const bad_value *b, int out_of_range) {
+    if (!b->found)
+        return;
+#pragma omp critical(minv_nc_write_merge)
+    if (comes_first(b, &u->bad)) {
+        u->bad = *b;
+        u->out_of_range = out_of_range;
+    }
+}
+
+static void fail_once(run *u, minv_status status, int nc_status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void fail_once(run *u, minv_status status, int nc_status, const char *fmt, ...) {
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+#pragma omp critical(minv_nc_write_merge)
+    if (!u->stop) {
+        u->status = nc_status != NC_NOERR ? minv_nc_fail(u->ctx, nc_status, "%s", text) : minv_fail(u->ctx, status, "%s", text);
+#pragma omp atomic write
+        u->stop = 1;
+    }
+}
+
+static int failed(const run *u) {
+    int stop;
+#pragma omp atomic read
+    stop = u->stop;
+    return stop;
+}
+
+static int threads_for(run *u) {
+    const int64_t most = u->ctx->cpu_threads;
+    const int threads = (int)(u->units < most ? (u->units > 0 ? u->units : 1) : most);
+    if (threads > u->w->threads)
+        u->w->threads = threads;
+    return threads;
+}
+
+/* The variable's coordinates of matrix k's first value (rank entries). */
+static void matrix_coords(const minv_nc_sink *w, int64_t k, size_t *coord) {
+    for (int d = 0; d < w->spec.rank; d++)
+        coord[d] = d < minv_nc_row_dim(w->spec.rank) ? (size_t)k : 0;
+}
+
+static int write_fully(int fd, const void *buf, size_t bytes, int64_t at) {
+    errno = 0;
+    for (size_t put = 0; put < bytes;) {
+        ssize_t n = pwrite(fd, (const char *)buf + put, bytes - put, (off_t)(at + (int64_t)put));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        put += (size_t)n;
+    }
+    return 1;
+}
+
+/* ---- direct: classic rows ---- */
+
+static void write_rows(run *u, const minv_nc_direct *d) {
+    minv_nc_sink *w = u->w;
+    const size_t esize = d->enc.size, row_bytes = u->d1 * esize;
+    size_t rows = UNIT_BYTES / row_bytes;
+    rows = rows < 32 ? 32 : rows;
+    rows = rows > u->d0 ? u->d0 : rows;
+    const int64_t blocks = (int64_t)((u->d0 + rows - 1) / rows);
+    u->units = blocks * u->count;
+#pragma omp parallel num_threads(threads_for(u))
+    {
+        double *values = malloc(rows * u->d1 * sizeof *values);
+        void *stored = malloc(rows * row_bytes);
+        bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
+        if (!values || !stored)
+            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %zu rows for writing '%s'", rows, w->var);
+#pragma omp for schedule(dynamic)
+        for (int64_t unit = 0; unit < u->units; unit++) {
+            if (failed(u))
+                continue;
+            const int64_t m = unit / blocks;
+            const size_t r0 = (size_t)(unit % blocks) * rows, nr = u->d0 - r0 < rows ? u->d0 - r0 : rows;
+            const size_t start[2] = {r0, 0}, count[2] = {nr, u->d1};
+            minv_mat in = run_matrix(u, m);
+            minv_nc_mat_to_tile(&in, w->spec.view, start, count, values, u->d1);
+            pack(w, values, u->d1, start, count, m, &bad);
+            const int64_t over = minv_nc_encode_values(&d->enc, values, nr * u->d1, stored);
+            if (over >= 0) {
+                const bad_value here = {1, m, r0 + (size_t)over / u->d1, (size_t)over % u->d1, values[over]};
+                if (comes_first(&here, &range))
+                    range = here;
+                continue;
+            }
+            /* a fixed-size variable: matrix k is the (k)th of its shape's leading index */
+            const int64_t at = d->begin + (int64_t)(((size_t)(u->k0 + m) * u->d0 + r0) * row_bytes);
+            if (!write_fully(d->fd, stored, nr * row_bytes, at)) {
+                fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s': writing rows %zu to %zu of '%s' failed: %s", w->path, r0,
+                          r0 + nr - 1, w->var, errno ? strerror(errno) : "nothing written");
+                continue;
+            }
+            unit_done(u);
+        }
+        merge_bad(u, &bad, 0);
+        merge_bad(u, &range, 1);
+        free(values);
+        free(stored);
+    }
+}
+
+/* ---- direct: whole netCDF-4 chunks ---- */
+
+static void write_chunks(run *u, const minv_nc_direct *d) {
+    minv_nc_sink *w = u->w;
+    const int r0 = minv_nc_row_dim(w->spec.rank), two = w->spec.rank > 1;
+    const size_t c0 = d->chunk[r0], c1 = two ? d->chunk[r0 + 1] : 1;
+    const size_t nr = (u->d0 + c0 - 1) / c0, nc = (u->d1 + c1 - 1) / c1, per = nr * nc;
+    const size_t cap = minv_nc_direct_encoded_bound(d), plain = d->chunk_values * d->enc.size;
+    u->units = (int64_t)per * u->count;
+#pragma omp parallel num_threads(threads_for(u))
+    {
+        double *values = calloc(d->chunk_values, sizeof *values); /* edges stay zero */
+        void *stored = malloc(plain), *work = malloc(cap), *out = malloc(cap);
+        bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
+        if (!values || !stored || !work || !out)
+            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate buffers of %zu bytes for the chunks of '%s'", cap, w->var);
+        /* prepared in parallel, written in file order one at a time (HDF5 is not thread-safe) */
+#pragma omp for ordered schedule(static, 1)
+        for (int64_t unit = 0; unit < u->units; unit++) {
+            const int64_t m = unit / (int64_t)per;
+            const size_t i = (size_t)(unit % (int64_t)per) / nc, j = (size_t)(unit % (int64_t)per) % nc;
+            const size_t start[2] = {i * c0, j * c1};
+            const size_t count[2] = {u->d0 - start[0] < c0 ? u->d0 - start[0] : c0, u->d1 - start[1] < c1 ? u->d1 - start[1] : c1};
+            const void *encoded = NULL;
+            size_t bytes = 0;
+            int ready = !failed(u);
+            if (ready) {
+                minv_mat in = run_matrix(u, m);
+                if (count[0] < c0 || count[1] < c1) /* an edge chunk: zeros beyond the variable */
+                    memset(values, 0, d->chunk_values * sizeof *values);
+                minv_nc_mat_to_tile(&in, w->spec.view, start, count, values, c1);
+                pack(w, values, c1, start, count, m, &bad);
+                const int64_t over = minv_nc_encode_values(&d->enc, values, d->chunk_values, stored);
+                if (over >= 0) {
+                    const bad_value here = {1, m, start[0] + (size_t)over / c1, start[1] + (size_t)over % c1, values[over]};
+                    if (comes_first(&here, &range))
+                        range = here;
+                    ready = 0;
+                }
+            }
+            if (ready) {
+                bytes = minv_nc_direct_encode(d, stored, work, out, cap, &encoded);
+                if (bytes == 0) {
+                    fail_once(u, MINV_ERR_INTERNAL, NC_NOERR, "'%s': compressing a chunk of '%s' failed", w->path, w->var);
+                    ready = 0;
+                }
+            }
+#pragma omp ordered
+            if (ready && !failed(u)) {
+                size_t coord[MINV_NC_MAX_RANK];
+                matrix_coords(w, u->k0 + m, coord);
+                coord[r0] = start[0];
+                if (two)
+                    coord[r0 + 1] = start[1];
+                if (minv_nc_direct_put_chunk(d, coord, encoded, bytes))
+                    unit_done(u);
+                else
+                    fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': writing the chunk at entries [%zu, %zu] failed (disk full?)",
+                              w->path, w->var, start[0], start[1]);
+            }
+        }
+        merge_bad(u, &bad, 0);
+        merge_bad(u, &range, 1);
+        free(values);
+        free(stored);
+        free(work);
+        free(out);
+    }
+}
+
+/* An unlimited leading dimension grows through NetCDF-C: the run's last value is written by
+ * it first, so that the dataset reaches far enough for the chunks (which then replace it). */
+static int grow_through_netcdf(const run *u) {
+    const minv_nc_sink *w = u->w;
+    const int r0 = minv_nc_row_dim(w->spec.rank);
+    int grows = 0;
+    for (int d = 0; d < r0; d++)
+        grows |= w->spec.dims[d].unlimited;
+    if (!grows)
+        return NC_NOERR;
+    size_t start[3], count[3] = {1, 1, 1};
+    matrix_coords(w, u->k0 + u->count - 1, start);
+    start[r0] = u->d0 - 1;
+    if (w->spec.rank > 1)
+        start[r0 + 1] = u->d1 - 1;
+    const minv_mat last = run_matrix(u, u->count - 1);
+    const size_t at[2] = {u->d0 - 1, u->d1 - 1}, one[2] = {1, 1};
+    double value;
+    bad_value bad = {0, 0, 0, 0, 0};
+    minv_nc_mat_to_tile(&last, w->spec.view, at, one, &value, 1);
+    pack(w, &value, 1, at, one, 0, &bad);
+    return bad.found ? NC_NOERR : nc_put_vara_double(w->ncid, w->varid, start, count, &value);
+}
+
+/* 1 when the direct path wrote the run (u->status and u->bad say how it went); 0 when
+ * NetCDF-C must write it (nothing was written). */
+static int write_direct(run *u) {
+    minv_nc_sink *w = u->w;
+    if (w->direct_off)
+        return 0;
+    minv_nc_direct d;
+    int st = grow_through_netcdf(u);
+    if (st == NC_NOERR)
+        st = nc_close(w->ncid);
+    w->ncid = -1;
+    if (st != NC_NOERR) {
+        fail_once(u, MINV_ERR_IO, st, "'%s': preparing variable '%s' for writing failed", w->path, w->var);
+        return 1;
+    }
+    minv_nc_direct_open(&d, &w->id, 1);
+    const int r0 = minv_nc_row_dim(w->spec.rank);
+    for (int r = 0; r < r0 && d.kind == MINV_NC_DIRECT_CHUNKED; r++)
+        if (d.chunk[r] != 1) {
+            minv_nc_direct_close(&d);
+            d.kind = MINV_NC_DIRECT_NONE;
+            snprintf(d.why_not, sizeof d.why_not, "its chunks span several matrices");
+        }
+    if (d.kind == MINV_NC_DIRECT_CHUNKED)
+        write_chunks(u, &d);
+    else if (d.kind == MINV_NC_DIRECT_CONTIGUOUS)
+        write_rows(u, &d);
+    else {
+        w->direct_off = 1;
+        snprintf(w->why_not, sizeof w->why_not, "%s", d.why_not);
+    }
+    if (d.kind != MINV_NC_DIRECT_NONE) {
+        w->direct_units += u->units;
+        if (w->chunk_note[0] == '\0' && d.kind == MINV_NC_DIRECT_CHUNKED)
+            snprintf(w->chunk_note, sizeof w->chunk_note, "as %s%zu x %zu chunks", d.nfilters ? "deflated " : "",
+                     d.chunk[r0], w->spec.rank > 1 ? d.chunk[r0 + 1] : (size_t)1);
+    }
+    minv_nc_direct_close(&d);
+    st = nc_open(w->tmp, NC_WRITE, &w->ncid);
+    if (st != NC_NOERR) {
+        w->ncid = -1;
+        fail_once(u, MINV_ERR_IO, st, "'%s': reopening the new file failed", w->tmp);
+        return 1;
+    }
+    return d.kind != MINV_NC_DIRECT_NONE;
+}
+
+/* ---- through NetCDF-C: tiles prepared in parallel, written in order ---- */
+
+static void write_tiles(run *u) {
+    minv_nc_sink *w = u->w;
+    const int r0 = minv_nc_row_dim(w->spec.rank);
+    const size_t bands = (u->d0 + w->tile[0] - 1) / w->tile[0], across = (u->d1 + w->tile[1] - 1) / w->tile[1];
+    const int64_t per = (int64_t)(bands * across);
+    u->units = per * u->count;
+#pragma omp parallel num_threads(threads_for(u))
+    {
+        double *tile = malloc(w->tile[0] * w->tile[1] * sizeof *tile);
+        bad_value bad = {0, 0, 0, 0, 0};
+        if (!tile)
+            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a %zu x %zu tile for writing", w->tile[0], w->tile[1]);
+#pragma omp for ordered schedule(static, 1)
+        for (int64_t unit = 0; unit < u->units; unit++) {
+            const int64_t m = unit / per, t = unit % per;
+            size_t start[3], count[3] = {1, 1, 1};
+            matrix_coords(w, u->k0 + m, start);
+            start[r0] = (size_t)t / across * w->tile[0];
+            start[r0 + 1] = (size_t)t % across * w->tile[1];
+            count[r0] = u->d0 - start[r0] < w->tile[0] ? u->d0 - start[r0] : w->tile[0];
+            count[r0 + 1] = u->d1 - start[r0 + 1] < w->tile[1] ? u->d1 - start[r0 + 1] : w->tile[1];
+            int ready = !failed(u);
+            if (ready) {
+                bad_value mine = {0, 0, 0, 0, 0};
+                minv_mat in = run_matrix(u, m);
+                minv_nc_mat_to_tile(&in, w->spec.view, start + r0, count + r0, tile, count[r0 + 1]);
+                pack(w, tile, count[r0 + 1], start + r0, count + r0, m, &mine);
+                if (mine.found && comes_first(&mine, &bad))
+                    bad = mine;
+                ready = !mine.found;
+            }
+#pragma omp ordered
+            if (ready && !failed(u)) {
+                const int st = nc_put_vara_double(w->ncid, w->varid, start, count, tile);
+                if (st == NC_NOERR)
+                    unit_done(u);
+                else
+                    fail_once(u, MINV_ERR_IO, st, "'%s', variable '%s': writing entries [%zu:%zu, %zu:%zu] failed%s", w->path,
+                              w->var, start[r0], start[r0] + count[r0], start[r0 + 1], start[r0 + 1] + count[r0 + 1],
+                              st == NC_ERANGE ? " (a value out of the type's range)" : "");
+            }
+        }
+        merge_bad(u, &bad, 0);
+        free(tile);
+    }
+    w->tiles += u->units;
+}
+
+/* ---- the entry points ---- */
+
+static minv_status finish(run *u, double t0) {
+    minv_nc_sink *w = u->w;
+    minv_nc_encoding e;
+    w->seconds += minv_now() - t0;
+    if (u->bad.found) {
+        if (u->out_of_range)
+            return minv_fail(u->ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) is out of the range of %s",
+                             w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype));
+        return minv_fail(u->ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) does not fit %s with scale %g",
+                         w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype), w->spec.scale);
+    }
+    if (u->stop)
+        return u->status;
+    w->bytes += (double)((size_t)u->count * u->d0 * u->d1 * (minv_nc_encoding_set(&e, w->spec.xtype, 0) ? e.size : 8));
+    return MINV_SUCCESS;
+}
+
+static void run_start(run *u, minv_context *ctx, minv_nc_sink *w, int64_t k0, int64_t count, minv_mat first,
+                      size_t stride) {
+    const int r0 = minv_nc_row_dim(w->spec.rank);
+    memset(u, 0, sizeof *u);
+    u->ctx = ctx;
+    u->w = w;
+    u->k0 = k0;
+    u->count = count;
+    u->first = first;
+    u->stride = stride;
+    u->d0 = w->spec.dims[r0].len;
+    u->d1 = w->spec.dims[r0 + 1].len;
+    u->base = (double)k0 / (double)w->expected;
+    u->span = (double)count / (double)w->expected;
+}
+
+minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m) {
+    run u;
+    const double t0 = minv_now();
+    run_start(&u, ctx, w, k, 1, *m, 0);
+    if (!write_direct(&u) && !u.stop)
+        write_tiles(&u);
+    return finish(&u, t0);
+}
+
+minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
+                                        int64_t count, const void *src, minv_dtype t, double *disk) {
+    const minv_nc_sink_spec *sp = &w->spec;
+    const size_t d0 = sp->dims[1].len, d1 = sp->dims[2].len, elems = d0 * d1;
+    const int64_t rows = (int64_t)(sp->view == MINV_NC_C_VIEW ? d0 : d1), cols = (int64_t)(sp->view == MINV_NC_C_VIEW ? d1 : d0);
+    const double t0 = minv_now();
+    run u;
+    run_start(&u, ctx, w, k0, count, (minv_mat){t, rows, cols, rows, (void *)src}, elems * (size_t)t);
+    if (write_direct(&u) || u.stop)
+        return finish(&u, t0);
+    /* the matrices prepared in parallel, then one call for the run */
+    u.units = count;
+#pragma omp parallel num_threads(threads_for(&u))
+    {
+        bad_value bad = {0, 0, 0, 0, 0};
+        const size_t origin[2] = {0, 0}, whole[2] = {d0, d1};
+#pragma omp for schedule(dynamic)
+        for (int64_t m = 0; m < count; m++) {
+            minv_mat in = run_matrix(&u, m);
+            minv_nc_mat_to_tile(&in, sp->view, origin, whole, disk + (size_t)m * elems, d1);
+            pack(w, disk + (size_t)m * elems, d1, origin, whole, m, &bad);
+        }
+        merge_bad(&u, &bad, 0);
+    }
+    if (!u.bad.found) {
+        size_t start[3] = {(size_t)k0, 0, 0}, cnt[3] = {(size_t)count, d0, d1};
+        const int st = nc_put_vara_double(w->ncid, w->varid, start, cnt, disk);
+        if (st != NC_NOERR)
+            fail_once(&u, MINV_ERR_IO, st, "'%s', variable '%s': writing matrices %lld to %lld failed%s", w->path, w->var,
+                      (long long)k0, (long long)(k0 + count - 1), st == NC_ERANGE ? " (a value out of the type's range)" : "");
+        w->tiles += count;
+    }
+    minv_progress(ctx, "write", (double)(k0 + count) / (double)w->expected);
+    return finish(&u, t0);
+}
