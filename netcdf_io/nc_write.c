@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -226,74 +227,231 @@ static void write_rows(run *u, const minv_nc_direct *d) {
     }
 }
 
-/* ---- direct: whole netCDF-4 chunks ---- */
+/* ---- in order: prepared on every thread, stored by one at a time ----
+ * HDF5 and NetCDF-C take one call at a time, and chunks are stored in file order so that the
+ * file does not depend on the threads. Threads claim units in order and prepare each into a
+ * slot of a ring; whichever thread gets the lock stores the ready units that come next, and
+ * no thread waits for its turn (a shared machine pays for spinning). */
 
-static void write_chunks(run *u, const minv_nc_direct *d) {
+typedef struct {
+    int64_t unit;        /* the unit the slot holds once prepared; -1 while free or busy */
+    int ok;              /* prepared (not skipped over a bad value or a failure) */
+    void *a, *b;         /* the slot's buffers */
+    const void *bytes;   /* what to store, in a or b */
+    size_t size;
+    size_t start[2];     /* where on disk: along d0, d1 */
+    int64_t matrix;      /* within the run */
+} slot;
+
+typedef struct {
+    run *u;
+    const minv_nc_direct *d;  /* the direct path's chunks, or NULL for NetCDF-C's tiles */
+    int window;
+    slot *slots;
+    int64_t next, stored;     /* units claimed; units stored (in order) */
+    size_t c0, c1;            /* chunk or tile edges */
+    size_t nr, nc;            /* units along d0, d1 per matrix */
+} pipeline;
+
+/* Unit k: matrix k / (nr nc), then chunks or tiles row by row. */
+static void unit_place(const pipeline *p, int64_t unit, slot *sl) {
+    const int64_t per = (int64_t)(p->nr * p->nc);
+    sl->matrix = unit / per;
+    sl->start[0] = (size_t)(unit % per) / p->nc * p->c0;
+    sl->start[1] = (size_t)(unit % per) % p->nc * p->c1;
+}
+
+/* Gathers, packs and encodes unit `unit` into sl; values and stored are the thread's. */
+static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_value *bad, bad_value *range) {
+    run *u = p->u;
+    minv_nc_sink *w = u->w;
+    unit_place(p, unit, sl);
+    const size_t count[2] = {u->d0 - sl->start[0] < p->c0 ? u->d0 - sl->start[0] : p->c0,
+                             u->d1 - sl->start[1] < p->c1 ? u->d1 - sl->start[1] : p->c1};
+    minv_mat in = run_matrix(u, sl->matrix);
+    sl->ok = 0;
+    if (failed(u))
+        return;
+    if (!p->d) { /* a tile for NetCDF-C: doubles, packed */
+        double *tile = sl->a;
+        bad_value mine = {0, 0, 0, 0, 0};
+        minv_nc_mat_to_tile(&in, w->spec.view, sl->start, count, tile, count[1]);
+        pack(w, tile, count[1], sl->start, count, sl->matrix, &mine);
+        if (mine.found && comes_first(&mine, bad))
+            *bad = mine;
+        sl->bytes = tile;
+        sl->ok = !mine.found;
+        return;
+    }
+    const minv_nc_direct *d = p->d;
+    if (count[0] < p->c0 || count[1] < p->c1) /* an edge chunk: zeros beyond the variable */
+        memset(values, 0, d->chunk_values * sizeof *values);
+    minv_nc_mat_to_tile(&in, w->spec.view, sl->start, count, values, p->c1);
+    bad_value mine = {0, 0, 0, 0, 0};
+    pack(w, values, p->c1, sl->start, count, sl->matrix, &mine);
+    if (mine.found) {
+        if (comes_first(&mine, bad))
+            *bad = mine;
+        return;
+    }
+    const int64_t over = minv_nc_encode_values(&d->enc, values, d->chunk_values, sl->a);
+    if (over >= 0) {
+        const bad_value here = {1, sl->matrix, sl->start[0] + (size_t)over / p->c1, sl->start[1] + (size_t)over % p->c1,
+                                values[over]};
+        if (comes_first(&here, range))
+            *range = here;
+        return;
+    }
+    sl->size = minv_nc_direct_encode(d, sl->a, sl->b, sl->a, minv_nc_direct_encoded_bound(d), &sl->bytes);
+    if (sl->size == 0)
+        fail_once(u, MINV_ERR_INTERNAL, NC_NOERR, "'%s': compressing a chunk of '%s' failed", w->path, w->var);
+    sl->ok = sl->size > 0;
+}
+
+static void store(pipeline *p, const slot *sl) {
+    run *u = p->u;
     minv_nc_sink *w = u->w;
     const int r0 = minv_nc_row_dim(w->spec.rank), two = w->spec.rank > 1;
-    const size_t c0 = d->chunk[r0], c1 = two ? d->chunk[r0 + 1] : 1;
-    const size_t nr = (u->d0 + c0 - 1) / c0, nc = (u->d1 + c1 - 1) / c1, per = nr * nc;
-    const size_t cap = minv_nc_direct_encoded_bound(d), plain = d->chunk_values * d->enc.size;
-    u->units = (int64_t)per * u->count;
-#pragma omp parallel num_threads(threads_for(u))
+    size_t coord[MINV_NC_MAX_RANK], count[MINV_NC_MAX_RANK] = {1, 1, 1};
+    matrix_coords(w, u->k0 + sl->matrix, coord);
+    coord[r0] = sl->start[0];
+    if (two)
+        coord[r0 + 1] = sl->start[1];
+    if (p->d) {
+        if (!minv_nc_direct_put_chunk(p->d, coord, sl->bytes, sl->size))
+            fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': writing the chunk at entries [%zu, %zu] failed (disk full?)",
+                      w->path, w->var, sl->start[0], sl->start[1]);
+        return;
+    }
+    count[r0] = u->d0 - sl->start[0] < p->c0 ? u->d0 - sl->start[0] : p->c0;
+    count[r0 + 1] = u->d1 - sl->start[1] < p->c1 ? u->d1 - sl->start[1] : p->c1;
+    const int st = nc_put_vara_double(w->ncid, w->varid, coord, count, sl->bytes);
+    if (st != NC_NOERR)
+        fail_once(u, MINV_ERR_IO, st, "'%s', variable '%s': writing entries [%zu:%zu, %zu:%zu] failed%s", w->path, w->var,
+                  coord[r0], coord[r0] + count[r0], coord[r0 + 1], coord[r0 + 1] + count[r0 + 1],
+                  st == NC_ERANGE ? " (a value out of the type's range)" : "");
+}
+
+#ifdef _OPENMP
+static int64_t atomic_get(const int64_t *x) {
+    int64_t v;
+#pragma omp atomic read seq_cst
+    v = *x;
+    return v;
+}
+
+/* The slot's contents are flushed before the store that publishes them (+ 0: GCC 12 takes
+ * a parameter written atomically for unused). */
+static void atomic_set(int64_t *x, int64_t value) {
+#pragma omp flush
+#pragma omp atomic write
+    *x = value + 0;
+#pragma omp flush
+}
+
+/* Stores the prepared units that come next, if no other thread is storing. */
+static void store_ready(pipeline *p, omp_lock_t *lock) {
+    if (!omp_test_lock(lock))
+        return;
+    for (;;) {
+        const int64_t next = atomic_get(&p->stored);
+        slot *sl = &p->slots[next % p->window];
+        if (next >= p->u->units || atomic_get(&sl->unit) != next)
+            break;
+        if (sl->ok && !failed(p->u)) {
+            store(p, sl);
+            unit_done(p->u);
+        }
+        atomic_set(&sl->unit, -1);
+        atomic_set(&p->stored, next + 1);
+    }
+    omp_unset_lock(lock);
+}
+#endif
+
+static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
+    run *u = p->u;
+    const int threads = threads_for(u);
+    const size_t values_count = p->d ? p->d->chunk_values : 0;
+    p->window = 2 * threads;
+    p->slots = calloc((size_t)p->window, sizeof *p->slots);
+    int ok = p->slots != NULL;
+    for (int k = 0; ok && k < p->window; k++) {
+        p->slots[k].unit = -1;
+        ok = (p->slots[k].a = malloc(a_bytes)) && (!b_bytes || (p->slots[k].b = malloc(b_bytes)));
+    }
+    if (!ok)
+        fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %d buffers of %zu bytes for writing '%s'", p->window,
+                  a_bytes + b_bytes, u->w->var);
+#ifdef _OPENMP
+    omp_lock_t lock;
+    omp_init_lock(&lock);
+#pragma omp parallel num_threads(threads)
     {
-        double *values = calloc(d->chunk_values, sizeof *values); /* edges stay zero */
-        void *stored = malloc(plain), *work = malloc(cap), *out = malloc(cap);
+        double *values = values_count ? malloc(values_count * sizeof *values) : NULL;
         bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
-        if (!values || !stored || !work || !out)
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate buffers of %zu bytes for the chunks of '%s'", cap, w->var);
-        /* prepared in parallel, written in file order one at a time (HDF5 is not thread-safe) */
-#pragma omp for ordered schedule(static, 1)
-        for (int64_t unit = 0; unit < u->units; unit++) {
-            const int64_t m = unit / (int64_t)per;
-            const size_t i = (size_t)(unit % (int64_t)per) / nc, j = (size_t)(unit % (int64_t)per) % nc;
-            const size_t start[2] = {i * c0, j * c1};
-            const size_t count[2] = {u->d0 - start[0] < c0 ? u->d0 - start[0] : c0, u->d1 - start[1] < c1 ? u->d1 - start[1] : c1};
-            const void *encoded = NULL;
-            size_t bytes = 0;
-            int ready = !failed(u);
-            if (ready) {
-                minv_mat in = run_matrix(u, m);
-                if (count[0] < c0 || count[1] < c1) /* an edge chunk: zeros beyond the variable */
-                    memset(values, 0, d->chunk_values * sizeof *values);
-                minv_nc_mat_to_tile(&in, w->spec.view, start, count, values, c1);
-                pack(w, values, c1, start, count, m, &bad);
-                const int64_t over = minv_nc_encode_values(&d->enc, values, d->chunk_values, stored);
-                if (over >= 0) {
-                    const bad_value here = {1, m, start[0] + (size_t)over / c1, start[1] + (size_t)over % c1, values[over]};
-                    if (comes_first(&here, &range))
-                        range = here;
-                    ready = 0;
-                }
+        if (values_count && !values)
+            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a chunk for writing '%s'", u->w->var);
+        for (;;) {
+            int64_t unit;
+#pragma omp atomic capture seq_cst
+            unit = p->next++;
+            if (unit >= u->units)
+                break;
+            /* the slot is free once the unit a window earlier is stored */
+            while (atomic_get(&p->stored) <= unit - p->window && !failed(u)) {
+                store_ready(p, &lock);
+                if (atomic_get(&p->stored) <= unit - p->window)
+                    sched_yield();
             }
-            if (ready) {
-                bytes = minv_nc_direct_encode(d, stored, work, out, cap, &encoded);
-                if (bytes == 0) {
-                    fail_once(u, MINV_ERR_INTERNAL, NC_NOERR, "'%s': compressing a chunk of '%s' failed", w->path, w->var);
-                    ready = 0;
-                }
-            }
-#pragma omp ordered
-            if (ready && !failed(u)) {
-                size_t coord[MINV_NC_MAX_RANK];
-                matrix_coords(w, u->k0 + m, coord);
-                coord[r0] = start[0];
-                if (two)
-                    coord[r0 + 1] = start[1];
-                if (minv_nc_direct_put_chunk(d, coord, encoded, bytes))
-                    unit_done(u);
-                else
-                    fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': writing the chunk at entries [%zu, %zu] failed (disk full?)",
-                              w->path, w->var, start[0], start[1]);
+            slot *sl = &p->slots[unit % p->window];
+            prepare(p, unit, sl, values, &bad, &range);
+            atomic_set(&sl->unit, unit);
+            store_ready(p, &lock);
+        }
+        while (atomic_get(&p->stored) < u->units && !failed(u)) { /* the last units */
+            store_ready(p, &lock);
+            if (atomic_get(&p->stored) < u->units)
+                sched_yield();
+        }
+        merge_bad(u, &bad, 0);
+        merge_bad(u, &range, 1);
+        free(values);
+    }
+    omp_destroy_lock(&lock);
+#else
+    {
+        double *values = values_count ? malloc(values_count * sizeof *values) : NULL;
+        bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
+        for (int64_t unit = 0; ok && unit < u->units && !failed(u); unit++) {
+            prepare(p, unit, &p->slots[0], values, &bad, &range);
+            if (p->slots[0].ok) {
+                store(p, &p->slots[0]);
+                unit_done(u);
             }
         }
         merge_bad(u, &bad, 0);
         merge_bad(u, &range, 1);
         free(values);
-        free(stored);
-        free(work);
-        free(out);
     }
+#endif
+    for (int k = 0; p->slots && k < p->window; k++) {
+        free(p->slots[k].a);
+        free(p->slots[k].b);
+    }
+    free(p->slots);
+}
+
+/* ---- direct: whole netCDF-4 chunks ---- */
+
+static void write_chunks(run *u, const minv_nc_direct *d) {
+    const int r0 = minv_nc_row_dim(u->w->spec.rank), two = u->w->spec.rank > 1;
+    pipeline p = {u, d, 0, NULL, 0, 0, d->chunk[r0], two ? d->chunk[r0 + 1] : 1, 0, 0};
+    p.nr = (u->d0 + p.c0 - 1) / p.c0;
+    p.nc = (u->d1 + p.c1 - 1) / p.c1;
+    u->units = (int64_t)(p.nr * p.nc) * u->count;
+    const size_t cap = minv_nc_direct_encoded_bound(d);
+    run_pipeline(&p, cap, d->nfilters ? cap : 0);
 }
 
 /* An unlimited leading dimension grows through NetCDF-C: the run's last value is written by
@@ -367,53 +525,15 @@ static int write_direct(run *u) {
     return d.kind != MINV_NC_DIRECT_NONE;
 }
 
-/* ---- through NetCDF-C: tiles prepared in parallel, written in order ---- */
+/* ---- through NetCDF-C: tiles prepared in parallel, stored in order ---- */
 
 static void write_tiles(run *u) {
     minv_nc_sink *w = u->w;
-    const int r0 = minv_nc_row_dim(w->spec.rank);
-    const size_t bands = (u->d0 + w->tile[0] - 1) / w->tile[0], across = (u->d1 + w->tile[1] - 1) / w->tile[1];
-    const int64_t per = (int64_t)(bands * across);
-    u->units = per * u->count;
-#pragma omp parallel num_threads(threads_for(u))
-    {
-        double *tile = malloc(w->tile[0] * w->tile[1] * sizeof *tile);
-        bad_value bad = {0, 0, 0, 0, 0};
-        if (!tile)
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a %zu x %zu tile for writing", w->tile[0], w->tile[1]);
-#pragma omp for ordered schedule(static, 1)
-        for (int64_t unit = 0; unit < u->units; unit++) {
-            const int64_t m = unit / per, t = unit % per;
-            size_t start[3], count[3] = {1, 1, 1};
-            matrix_coords(w, u->k0 + m, start);
-            start[r0] = (size_t)t / across * w->tile[0];
-            start[r0 + 1] = (size_t)t % across * w->tile[1];
-            count[r0] = u->d0 - start[r0] < w->tile[0] ? u->d0 - start[r0] : w->tile[0];
-            count[r0 + 1] = u->d1 - start[r0 + 1] < w->tile[1] ? u->d1 - start[r0 + 1] : w->tile[1];
-            int ready = !failed(u);
-            if (ready) {
-                bad_value mine = {0, 0, 0, 0, 0};
-                minv_mat in = run_matrix(u, m);
-                minv_nc_mat_to_tile(&in, w->spec.view, start + r0, count + r0, tile, count[r0 + 1]);
-                pack(w, tile, count[r0 + 1], start + r0, count + r0, m, &mine);
-                if (mine.found && comes_first(&mine, &bad))
-                    bad = mine;
-                ready = !mine.found;
-            }
-#pragma omp ordered
-            if (ready && !failed(u)) {
-                const int st = nc_put_vara_double(w->ncid, w->varid, start, count, tile);
-                if (st == NC_NOERR)
-                    unit_done(u);
-                else
-                    fail_once(u, MINV_ERR_IO, st, "'%s', variable '%s': writing entries [%zu:%zu, %zu:%zu] failed%s", w->path,
-                              w->var, start[r0], start[r0] + count[r0], start[r0 + 1], start[r0 + 1] + count[r0 + 1],
-                              st == NC_ERANGE ? " (a value out of the type's range)" : "");
-            }
-        }
-        merge_bad(u, &bad, 0);
-        free(tile);
-    }
+    pipeline p = {u, NULL, 0, NULL, 0, 0, w->tile[0], w->tile[1], 0, 0};
+    p.nr = (u->d0 + p.c0 - 1) / p.c0;
+    p.nc = (u->d1 + p.c1 - 1) / p.c1;
+    u->units = (int64_t)(p.nr * p.nc) * u->count;
+    run_pipeline(&p, w->tile[0] * w->tile[1] * sizeof(double), 0);
     w->tiles += u->units;
 }
 
