@@ -8,13 +8,16 @@
  *          fsync, and the commit (close, fsync, rename); the same through NetCDF-C alone
  *
  * Each is timed `repeat` times after a warm-up; the median is printed as a markdown table
- * row (stage, path, seconds, MB/s of stored bytes). Built without CUDA; bench_data_path.sh
- * runs it beside dd and the netCDF4-python reader.
+ * row: stage, path, wall seconds, MB/s of stored bytes, and the CPU seconds the process spent
+ * (user + system, all threads), whose MB per CPU second is the rate a core sustains even on
+ * a machine that other jobs load. Built without CUDA; bench_data_path.sh runs it beside dd
+ * and the netCDF4-python reader.
  *
  *   bench_data_path_io FILE VAR OUT_DIR [--threads T] [--repeat R] [--deflate L] [--fortran-order] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "ncio.h"
 
@@ -34,8 +37,15 @@ static double median(double *t, int n) {
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-static void row(const char *stage, const char *path, double seconds, double bytes) {
-    printf("| %s | %s | %.4f | %.0f |\n", stage, path, seconds, bytes / 1e6 / seconds);
+static double cpu_now(void) {
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+
+static void row(const char *stage, const char *path, double seconds, double cpu, double bytes) {
+    printf("| %s | %s | %.4f | %.0f | %.4f | %.0f |\n", stage, path, seconds, bytes / 1e6 / seconds, cpu,
+           bytes / 1e6 / cpu);
     fflush(stdout);
 }
 
@@ -155,47 +165,60 @@ int main(int argc, char **argv) {
     if (minv_create(&one, &o) != MINV_SUCCESS)
         return 1;
     const int n = b.repeat < 1 ? 1 : b.repeat;
-    double *t = malloc((size_t)n * sizeof *t), *u = malloc((size_t)n * sizeof *u), bytes = 0;
+    double *t = malloc((size_t)n * sizeof *t), *u = malloc((size_t)n * sizeof *u), *c = malloc((size_t)n * sizeof *c),
+           bytes = 0;
     minv_mat m = {0};
-    printf("| stage | path | seconds | MB/s |\n|---|---|---|---|\n");
+    printf("| stage | path | seconds | MB/s | CPU s | MB per CPU s |\n|---|---|---|---|---|---|\n");
 
     minv_context *all = b.ctx;
     for (int pass = 0; pass < 3; pass++) {
         const int flags = pass == 2 ? MINV_NC_LIBRARY : 0;
         b.ctx = pass == 1 ? one : all;
         minv_read(&b, flags, &m, &bytes); /* warm-up */
-        for (int r = 0; r < n; r++)
+        for (int r = 0; r < n; r++) {
+            const double c0 = cpu_now();
             t[r] = minv_read(&b, flags, &m, &bytes);
+            c[r] = cpu_now() - c0;
+        }
         char what[96];
         snprintf(what, sizeof what, pass == 0 ? "minv, %d threads" : pass == 1 ? "minv, 1 thread" : "minv through NetCDF-C, %d threads",
                  all->cpu_threads);
-        row("read", what, median(t, n), bytes);
+        row("read", what, median(t, n), median(c, n), bytes);
     }
     b.ctx = all;
     double *plain = malloc((size_t)m.rows * (size_t)m.cols * sizeof *plain);
     for (int whole = 0; whole < 2; whole++) {
         plain_read(&b, whole, plain);
-        for (int r = 0; r < n; r++)
+        for (int r = 0; r < n; r++) {
+            const double c0 = cpu_now();
             t[r] = plain_read(&b, whole, plain);
-        row("read", whole ? "nc_get_var_double, whole variable" : "nc_get_vara_double loop, 256 rows a call", median(t, n), bytes);
+            c[r] = cpu_now() - c0;
+        }
+        row("read", whole ? "nc_get_var_double, whole variable" : "nc_get_vara_double loop, 256 rows a call", median(t, n),
+            median(c, n), bytes);
     }
     free(plain);
 
     for (int library = 0; library < 2; library++) {
         double data_s, commit_s;
         minv_write(&b, &m, library, &data_s, &commit_s, &bytes);
-        for (int r = 0; r < n; r++)
+        for (int r = 0; r < n; r++) {
+            const double c0 = cpu_now();
             minv_write(&b, &m, library, &t[r], &u[r], &bytes);
+            c[r] = cpu_now() - c0;
+        }
         char what[96];
         snprintf(what, sizeof what, "%s%s, %d threads, up to fsync", library ? "minv through NetCDF-C" : "minv",
                  b.deflate ? ", deflate" : "", all->cpu_threads);
-        row("write", what, median(t, n), bytes);
+        /* the CPU column of the write is the whole write's, commit included */
+        row("write", what, median(t, n), median(c, n), bytes);
         snprintf(what, sizeof what, "%s: commit (close, fsync, rename)", library ? "minv through NetCDF-C" : "minv");
-        row("write", what, median(u, n), bytes);
+        row("write", what, median(u, n), median(c, n), bytes);
     }
     minv_mat_free(&m);
     free(t);
     free(u);
+    free(c);
     minv_destroy(all);
     minv_destroy(one);
     return 0;

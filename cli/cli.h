@@ -90,6 +90,8 @@ int cli_error(int code, const char *fmt, ...)
 int cli_fail(minv_context *ctx, minv_status status);
 /* The report of an invert or solve, line by line on stdout. */
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision);
+/* "read       134 MB in 0.05 s (2700 MB/s) <how>" */
+void cli_print_stage(const char *label, double seconds, double bytes, const char *how);
 /* Progress on stderr, only when it is a terminal and not --quiet. */
 void cli_progress(void *user, const char *stage, double fraction);
 void cli_progress_done(void);

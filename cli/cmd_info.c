@@ -96,12 +96,11 @@ int cli_info(int argc, char **argv) {
         code = cli_fail(ctx, st);
         goto cleanup;
     }
-    char storage[1024];
-    minv_report notes;
-    memset(&notes, 0, sizeof notes);
+    char storage[1024], how[256];
     minv_nc_source_describe(&src, storage, sizeof storage);
-    minv_nc_source_note(&src, &notes);
-    printf("minv info: '%s':%s\n%-10s %s\n%-10s %s\n", in.path, in.var, "variable", storage, "read", notes.reason + 5);
+    minv_nc_source_how(&src, how, sizeof how);
+    printf("minv info: '%s':%s\n%-10s %s\n", in.path, in.var, "variable", storage);
+    cli_print_stage("read", src.seconds, src.bytes, how);
     print_analysis(&an);
     if (cli_flag(&args, "no-rcond"))
         printf("%-10s not estimated (--no-rcond)\n", "rcond");

@@ -1,5 +1,6 @@
-/* What the minv command prints: one error line on stderr, the report on stdout, a progress
- * bar on stderr when it is a terminal, and the clean-up of temporary output on interruption. */
+/* What the minv command prints: one error line on stderr, the report (from its fields) on
+ * stdout, a progress bar on stderr when it is a terminal, and the clean-up of temporary output
+ * on interruption. */
 #include <float.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,41 +33,37 @@ int cli_fail(minv_context *ctx, minv_status status) {
 
 /* ---- the report ---- */
 
-static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+void cli_print_stage(const char *label, double seconds, double bytes, const char *how) {
+    printf("%-10s %.3g MB in %.3g s (%.0f MB/s)%s%s\n", label, bytes / 1e6, seconds,
+           seconds > 0 ? bytes / 1e6 / seconds : 0.0, how ? " " : "", how ? how : "");
+}
 
+/* From the report's fields; the reason's notes (for people) are printed as they are, one a
+ * line. */
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision) {
-    /* The reason is "; "-separated notes; the NetCDF layer's start with "read ", "wrote ",
-     * "compute ", "batch: ", and the core's GPU note with "GPU not used:". The rest says why. */
-    char reason[MINV_REASON_LEN], *notes[32];
-    int nnotes = 0;
-    snprintf(reason, sizeof reason, "%s", r->reason);
-    for (char *p = reason; p && *p && nnotes < 32;) {
-        notes[nnotes++] = p;
-        p = strstr(p, "; ");
-        if (p) {
-            *p = '\0';
-            p += 2;
-        }
-    }
-    const char *gpu = "", *compute = NULL;
-    int batch = 0;
-    for (int k = 0; k < nnotes; k++) {
-        if (starts(notes[k], "GPU not used:")) gpu = notes[k];
-        if (starts(notes[k], "compute ")) compute = notes[k] + 8;
-        batch |= starts(notes[k], "batch: ");
-    }
     printf("%s\n", title);
     printf("%-10s %s\n", "method", minv_method_name(r->method));
-    for (int k = 0; k < nnotes; k++)
-        if (!starts(notes[k], "GPU not used:") && !starts(notes[k], "read ") && !starts(notes[k], "wrote ") &&
-            !starts(notes[k], "compute ") && !starts(notes[k], "batch: "))
-            printf("%-10s %s\n", "why", notes[k]);
-    printf("%-10s %s%s%s%s\n", "backend", minv_backend_name(r->backend), gpu[0] ? " (" : "", gpu, gpu[0] ? ")" : "");
+    for (const char *note = r->reason; *note;) {
+        const char *end = strstr(note, "; ");
+        const int len = end ? (int)(end - note) : (int)strlen(note);
+        printf("%-10s %.*s\n", "why", len, note);
+        note += len + (end ? 2 : 0);
+    }
+    char fallbacks[128] = "";
+    for (int bit = 1; bit <= MINV_FALLBACK_PATH; bit <<= 1)
+        if (r->fallbacks & bit)
+            snprintf(fallbacks + strlen(fallbacks), sizeof fallbacks - strlen(fallbacks), "%s%s",
+                     fallbacks[0] ? ", " : "", minv_fallback_name((minv_fallback)bit));
+    printf("%-10s %s", "backend", minv_backend_name(r->backend));
+    if (r->device >= 0)
+        printf(" (device %d)", (int)r->device);
+    printf("%s%s%s\n", fallbacks[0] ? " (fallback: " : "", fallbacks, fallbacks[0] ? ")" : "");
     printf("%-10s %lld\n", "n", (long long)r->n);
     if (r->nrhs > 0)
         printf("%-10s %lld\n", "nrhs", (long long)r->nrhs);
-    if (compute)
-        printf("%-10s %s\n", "time", compute);
+    const double files = r->read_seconds + r->write_seconds;
+    if (files > 0)
+        printf("%-10s %.3g s, %.3g s in all with reading and writing\n", "time", r->seconds, r->seconds + files);
     else
         printf("%-10s %.3f s\n", "time", r->seconds);
     printf("%-10s %.*f GFLOP/s\n", "rate", r->gflops >= 10 ? 1 : 3, r->gflops);
@@ -80,12 +77,23 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
         printf("%-10s not computed\n", "residual");
     if (r->rcond >= 0)
         printf("%-10s %.2e (%s)\n", "rcond", r->rcond,
-               batch ? "the least reciprocal inf-norm condition of the batch" : "reciprocal 1-norm condition estimate");
-    for (int k = 0; k < nnotes; k++) {
-        if (starts(notes[k], "read ")) printf("%-10s %s\n", "read", notes[k] + 5);
-        if (starts(notes[k], "wrote ")) printf("%-10s %s\n", "wrote", notes[k] + 6);
-        if (starts(notes[k], "batch: ")) printf("%-10s %s\n", "batch", notes[k] + 7);
-    }
+               r->matrices > 1 ? "the least reciprocal inf-norm condition of the batch" : "reciprocal 1-norm condition estimate");
+    if (r->recondition != MINV_RECONDITION_NONE)
+        printf("%-10s %s: condition number %.3g -> %.3g\n", "recondition", minv_recondition_name((minv_recondition)r->recondition),
+               r->condition_before, r->condition_after);
+    /* the stages, where the time went */
+    if (r->read_bytes > 0)
+        cli_print_stage("read", r->read_seconds, r->read_bytes, NULL);
+    if (r->upload_bytes > 0)
+        cli_print_stage("upload", r->upload_seconds, r->upload_bytes, NULL);
+    printf("%-10s %.3g s\n", "compute", r->compute_seconds);
+    if (r->download_bytes > 0)
+        cli_print_stage("download", r->download_seconds, r->download_bytes, NULL);
+    if (r->write_bytes > 0)
+        cli_print_stage("wrote", r->write_seconds, r->write_bytes, "(fsynced)");
+    if (r->matrices > 1)
+        printf("%-10s %lld matrices, the largest residual is matrix %lld's (0-based)\n", "batch", (long long)r->matrices,
+               (long long)r->worst);
 }
 
 /* ---- progress ---- */

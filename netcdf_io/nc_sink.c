@@ -345,16 +345,3 @@ void minv_nc_sink_abort(minv_nc_sink *w) {
     w->tmp = NULL;
     w->old_history = NULL;
 }
-
-void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report) {
-    char how[256];
-    if (w->direct_units > 0 && w->chunk_note[0])
-        snprintf(how, sizeof how, "%s, directly on %d thread%s", w->chunk_note, w->threads, w->threads == 1 ? "" : "s");
-    else if (w->direct_units > 0)
-        snprintf(how, sizeof how, "as blocks of rows, directly on %d thread%s", w->threads, w->threads == 1 ? "" : "s");
-    else
-        snprintf(how, sizeof how, "through NetCDF-C (%s)", w->why_not);
-    minv_report_note(report, "wrote %.3g MB in %.3g s (%.0f MB/s) to '%s' as %s %s",
-                     w->bytes / 1e6, w->seconds, w->seconds > 0 ? w->bytes / 1e6 / w->seconds : 0.0,
-                     w->path, w->var, how);
-}

@@ -384,26 +384,6 @@ void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t 
 
 /* ---- for reports ---- */
 
-void minv_nc_source_note(const minv_nc_source *s, minv_report *report) {
-    const double rate = s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0;
-    char how[256], batch[64] = "";
-    if (s->batch_reads > 0)
-        snprintf(batch, sizeof batch, "in %lld read%s of whole matrices ", (long long)s->batch_reads,
-                 s->batch_reads == 1 ? "" : "s");
-    if (s->direct_units > 0 && s->direct.kind == MINV_NC_DIRECT_CHUNKED)
-        snprintf(how, sizeof how, "as %lld chunks of %zu x %zu%s, directly on %d thread%s", (long long)s->direct_units,
-                 s->chunk[0], s->chunk[1], s->direct.nfilters ? " inflated" : "", s->threads, s->threads == 1 ? "" : "s");
-    else if (s->direct_units > 0)
-        snprintf(how, sizeof how, "as %lld blocks of rows, directly on %d thread%s", (long long)s->direct_units, s->threads,
-                 s->threads == 1 ? "" : "s");
-    else if (s->batch_reads > 0)
-        snprintf(how, sizeof how, "through NetCDF-C (%s)", s->direct.why_not);
-    else
-        snprintf(how, sizeof how, "as %lld tile%s of %zu x %zu (%s) through NetCDF-C (%s)", (long long)s->tiles,
-                 s->tiles == 1 ? "" : "s", s->tile[0], s->tile[1], s->tile_rule, s->direct.why_not);
-    minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) %s%s", s->bytes / 1e6, s->seconds, rate, batch, how);
-}
-
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len) {
     char shape[512];
     shape_text(s, shape, sizeof shape);

@@ -11,14 +11,12 @@ static const char *const band_names[3] = {"sub-diagonal", "diagonal", "super-dia
 minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, const char *const bands[3],
                                        const char *out_path, const char *out_var, const minv_file_options *fopts,
                                        minv_report *report) {
-    const double t0 = minv_now();
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     minv_nc_source src[3];
     minv_nc_sink dst = {.ncid = -1};
     minv_mat band[3] = {{0}}, x = {0};
     minv_fpguard guard;
     char name[NC_MAX_NAME + 1], where[1024], text[1024], history[2048], vars[3 * NC_MAX_NAME + 8];
-    double read_bytes = 0, read_seconds = 0;
     minv_status status = MINV_SUCCESS;
 
     minv_fpguard_begin(&guard);
@@ -27,8 +25,6 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     minv_report_init(report, MINV_METHOD_TRIDIAGONAL, 0, 0);
     for (int k = 0; k < 3; k++) {
         MINV_TRY(minv_nc_read_vector(ctx, &src[k], in_path, bands[k], t, &band[k]));
-        read_bytes += src[k].bytes;
-        read_seconds += src[k].seconds;
     }
     const int64_t n = band[1].rows;
     for (int k = 0; k < 3; k += 2)
@@ -64,7 +60,10 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     MINV_TRY(minv_nc_sink_write(ctx, &dst, 0, &x));
     snprintf(text, sizeof text, "inverse of the tridiagonal matrix with sub-diagonal %s, diagonal %s and super-diagonal %s from %s",
              bands[0], bands[1], bands[2], in_path);
-    minv_nc_attr attrs[] = {
+    const minv_nc_source *in[3] = {&src[0], &src[1], &src[2]};
+    minv_nc_report_stages(report, in, 3, &dst, 0);
+    minv_nc_attr_store store;
+    minv_nc_attr attrs[8 + MINV_NC_REPORT_ATTRS] = {
         {"long_name", text, NULL, 0},
         {"minv_source_file", in_path, NULL, 0},
         {"minv_source_variable", vars, NULL, 0},
@@ -74,13 +73,13 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
         {"minv_residual_kind", minv_nc_residual_kind_text(report->residual_kind), NULL, 0},
         {"minv_rcond", NULL, &report->rcond, 1},
     };
+    const int nattrs = minv_nc_report_attrs(report, &store, attrs, 8);
     snprintf(history, sizeof history, "minv %s: tridiagonal inversion of %s:%s written as %s (on the %s)", minv_version(),
              in_path, vars, out_var, minv_backend_name(report->backend));
-    MINV_TRY(minv_nc_sink_commit(ctx, &dst, attrs, (int)(sizeof attrs / sizeof attrs[0]), history));
-    minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s), the three bands whole", read_bytes / 1e6, read_seconds,
-                     read_seconds > 0 ? read_bytes / 1e6 / read_seconds : 0.0);
-    minv_nc_sink_note(&dst, report);
-    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
+    const double committing = minv_now();
+    MINV_TRY(minv_nc_sink_commit(ctx, &dst, attrs, nattrs, history));
+    minv_nc_report_stages(report, in, 3, &dst, minv_now() - committing);
+    minv_nc_report_notes(report, in, 3, "the three bands whole", &dst);
 cleanup:
     minv_nc_sink_abort(&dst);
     for (int k = 0; k < 3; k++) minv_mat_free(&band[k]);

@@ -8,6 +8,7 @@
  *   nc_direct.c   direct access to stored values beside NetCDF-C (pread, pwrite, HDF5 chunks)
  *   nc_codec.c    stored bytes to doubles and back: types, byte order, shuffle, deflate
  *   nc_classic_layout.c  where a classic variable's values begin, from the file's header
+ *   nc_report.c   the read and write stages of a report, and the report as attributes
  *   nc_classic.c  the size a classic-format file must have (truncation is otherwise silent)
  *   nc_util.c     errors, names, the NetCDF lock, file identity
  *
@@ -229,8 +230,8 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
 void minv_nc_source_slice(const minv_nc_source *s, char *buf, size_t len);
 /* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)". */
 void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len);
-/* Appends "read ... MB in ... s (... MB/s) ..." to the report's reason. */
-void minv_nc_source_note(const minv_nc_source *s, minv_report *report);
+/* How the values were read: "as 256 chunks of 256 x 256, directly on 16 threads". */
+void minv_nc_source_how(const minv_nc_source *s, char *buf, size_t len);
 /* One line on the storage: type, format, chunking, compression. */
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len);
 /* Sets the view (rows and cols follow); the reader names entries in this view. */
@@ -311,7 +312,8 @@ minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int6
  * close, and rename over `path`. On failure the temporary file is gone. */
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
                                 int nattrs, const char *history);
-void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report);
+/* How the values were written: "as 256 x 256 chunks, directly on 16 threads". */
+void minv_nc_sink_how(const minv_nc_sink *w, char *buf, size_t len);
 /* Drops the temporary file; harmless after a commit. */
 void minv_nc_sink_abort(minv_nc_sink *w);
 /* The temporary name used for `path` by this process (the minv command removes it when
@@ -331,6 +333,25 @@ void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], c
                          minv_nc_view view, double scale, double offset, minv_mat *m);
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
                          const size_t count[2], double *tile, size_t ld);
+
+/* ---- reports (nc_report.c) ---- */
+
+/* The read stage from the inputs in[0..nin), the write stage from out plus the seconds of its
+ * commit (close, fsync, rename). */
+void minv_nc_report_stages(minv_report *r, const minv_nc_source *const *in, int nin, const minv_nc_sink *out,
+                           double commit_seconds);
+/* Notes for people on how the values moved: one per input, or `what` for them all ("the three
+ * bands whole"), and one for the output. */
+void minv_nc_report_notes(minv_report *r, const minv_nc_source *const *in, int nin, const char *what,
+                          const minv_nc_sink *out);
+enum { MINV_NC_REPORT_ATTRS = 16 };
+typedef struct {
+    double values[16];
+    char fallbacks[128];
+} minv_nc_attr_store;
+/* Appends the report's stages, device, fallbacks and reconditioning to attrs from index n (room
+ * for MINV_NC_REPORT_ATTRS more), their values kept in store; returns the new count. */
+int minv_nc_report_attrs(const minv_report *r, minv_nc_attr_store *store, minv_nc_attr *attrs, int n);
 
 /* ---- the jobs behind the file entry points (nc_invert.c, nc_solve.c) ----
  * Arguments are checked and defaults filled by the entry points (nc_files.c). */

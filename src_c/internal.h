@@ -134,6 +134,10 @@ extern const minv_backend_ops minv_gpu_backend;
 
 typedef struct minv_gpu minv_gpu; /* CUDA state: handles, streams, buffers (src_cuda) */
 
+typedef struct {
+    double upload_seconds, download_seconds, upload_bytes, download_bytes;
+} minv_moved;
+
 struct minv_context {
     minv_options opts;
     minv_backend backend;        /* resolved: CPU or GPU */
@@ -164,6 +168,9 @@ struct minv_context {
      * pages for 100000 members cost more than a small batch's whole GPU work */
     minv_batch_results batch_outcomes;
     int64_t batch_outcomes_count;
+    /* this call's copies of host arrays to and from the device, tallied by the GPU backend
+     * (transfer.cu) for the report's stages; cleared when a call begins */
+    minv_moved moved;
 };
 
 /* ---- errors (status.c) ---- */
@@ -353,6 +360,12 @@ typedef struct {
 void minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
+/* The stages of a call that took `seconds` on the context's backend `backend` (upload,
+ * download and the device from the context's tally, compute the rest), and the fallback of
+ * an AUTO context without a GPU; shared by the dense and batched reports. */
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, double *upload_seconds,
+                        double *compute_seconds, double *download_seconds, double *upload_bytes,
+                        double *download_bytes, int32_t *device, int32_t *fallbacks);
 /* The bad argument is named with its position, as LAPACK does. */
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);
 minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,

@@ -1,7 +1,9 @@
 // Moving matrices between host and device: whole matrices for the in-core methods, and
 // column panels streamed through pinned buffers on several streams for the out-of-core ones,
 // so that the host copy of panel p+1, the transfer of panel p and the kernels of panel p-1
-// run at the same time.
+// run at the same time. Whole-matrix copies are timed into the call's tally (ctx->moved) for
+// the report's upload and download stages; streamed panels count their bytes only, their
+// time overlapping the computation.
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -13,9 +15,12 @@ minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev) 
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)host->dtype;
     cudaStream_t s = ctx->gpu->stream;
+    const double t0 = minv_now();
     CUDA_TRY(cudaMemcpy2DAsync(dev, (size_t)host->rows * es, host->data, (size_t)host->ld * es,
                                (size_t)host->rows * es, (size_t)host->cols, cudaMemcpyHostToDevice, s));
     CUDA_TRY(cudaStreamSynchronize(s));
+    ctx->moved.upload_seconds += minv_now() - t0;
+    ctx->moved.upload_bytes += (double)host->rows * (double)host->cols * (double)es;
 cleanup:
     return status;
 }
@@ -24,9 +29,12 @@ minv_status minv_gpu_download(minv_context *ctx, const void *dev, const minv_mat
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)host->dtype;
     cudaStream_t s = ctx->gpu->stream;
+    const double t0 = minv_now();
     CUDA_TRY(cudaMemcpy2DAsync(host->data, (size_t)host->ld * es, dev, (size_t)host->rows * es,
                                (size_t)host->rows * es, (size_t)host->cols, cudaMemcpyDeviceToHost, s));
     CUDA_TRY(cudaStreamSynchronize(s));
+    ctx->moved.download_seconds += minv_now() - t0;
+    ctx->moved.download_bytes += (double)host->rows * (double)host->cols * (double)es;
 cleanup:
     return status;
 }
@@ -109,6 +117,7 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
             CUDA_TRY(cudaMemcpyAsync(dev[b], stage[b], (size_t)host->rows * (size_t)cols * es,
                                      cudaMemcpyHostToDevice, s));
         }
+        ctx->moved.upload_bytes += (double)host->rows * (double)cols * (double)es;
         minv_mat panel = {host->dtype, host->rows, cols, host->rows, dev[b]};
         MINV_TRY(work(ctx, &panel, j0, s, b, user));
         minv_progress(ctx, "stream", (double)(j0 + cols) / (double)host->cols);

@@ -183,7 +183,7 @@ ok(ARGS invert t.nc:T t_sm.nc --tridiagonal-algorithm sherman-morrison --precisi
 residual_ok()
 ok(ARGS generate spd 20 --batch 3 --format cdf5 --type int64 --scale 1e-9 batch.nc:cov)
 ok(ARGS invert batch.nc:cov batch_inv.nc EXPECT "batch +3 matrices")
-ok(ARGS invert batch.nc:cov batch_inv2.nc --batch-chunk 2 EXPECT "batch +3 matrices in chunks of up to 2")
+ok(ARGS invert batch.nc:cov batch_inv2.nc --batch-chunk 2 EXPECT "batch +3 matrices, the largest residual is matrix [0-2]" "why +batch of 3 matrices in chunks of up to 2")
 ok(ARGS invert batch.nc:cov slice_inv.nc --slice 2 --max-iter 50 --tol 1e-10 --device-memory 512M)
 ok(ARGS invert soar.nc:B devices_inv.nc --method gauss-jordan --devices all)
 ok(ARGS info batch.nc:cov --slice 1 --no-rcond EXPECT "rcond +not estimated \\(--no-rcond\\)")
