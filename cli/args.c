@@ -25,7 +25,7 @@ const cli_option cli_compute_options[] = {
 
 const cli_option cli_file_options[] = {
     {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order"},
-    {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)"},
+    {"tile", "N", "read through NetCDF-C in N x N tiles (default: whole chunks or rows, read directly on all threads)"},
     {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)"},
     {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)"},
     {NULL, NULL, NULL}};

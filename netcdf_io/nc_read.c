@@ -17,6 +17,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ncio.h"
 
@@ -113,15 +116,27 @@ static void scan_block(const minv_nc_source *s, const double *x, size_t ld, size
     int suspect = 0;
     for (size_t r = 0; r < rows; r++) {
         const double *row = x + r * ld;
-        for (size_t c = 0; c < cols; c++)
-            suspect |= !(row[c] >= lo && row[c] <= hi) | (row[c] == fill);
-        for (int m = 0; m < v->nmissing; m++)
-            for (size_t c = 0; c < cols; c++)
-                suspect |= row[c] == v->missing[m];
-        if (single)
-            for (size_t c = 0; c < cols; c++)
-                suspect |= !(fabs(row[c] * v->scale + v->offset) <= FLT_MAX);
+        size_t c = 0;
+#if defined(__SSE2__)
+        /* two values at a time: not >= lo, not <= hi (NaN is neither), or the fill value */
+        const __m128d vlo = _mm_set1_pd(lo), vhi = _mm_set1_pd(hi), vfill = _mm_set1_pd(fill);
+        __m128d any = _mm_setzero_pd();
+        for (; c + 1 < cols; c += 2) {
+            const __m128d v = _mm_loadu_pd(row + c);
+            any = _mm_or_pd(any, _mm_or_pd(_mm_or_pd(_mm_cmpnge_pd(v, vlo), _mm_cmpnle_pd(v, vhi)), _mm_cmpeq_pd(v, vfill)));
+        }
+        suspect |= _mm_movemask_pd(any);
+#endif
+        for (; c < cols; c++)
+            suspect |= !(row[c] >= lo && row[c] <= hi) || row[c] == fill;
     }
+    for (int m = 0; m < v->nmissing && !suspect; m++)
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < cols; c++)
+                suspect |= x[r * ld + c] == v->missing[m];
+    for (size_t r = 0; single && !suspect && r < rows; r++)
+        for (size_t c = 0; c < cols; c++)
+            suspect |= !(fabs(x[r * ld + c] * v->scale + v->offset) <= FLT_MAX);
     if (!suspect)
         return;
     for (size_t r = 0; r < rows; r++)

@@ -1,5 +1,9 @@
 /* The tile plan, and the copies between row-major tiles of doubles (as nc_get_vara and
  * nc_put_vara see the last two dimensions) and column-major matrices in either view. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ncio.h"
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
@@ -32,6 +36,30 @@ const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_
  * each destination column receives BLOCK consecutive values. */
 enum { BLOCK = 32 };
 
+/* dst[c ldd + r] = src[r lds + c] for a rows x cols block of doubles, two by two with SSE2
+ * (two loads, two shuffles and two stores move four values). */
+static void transpose_block(const double *src, size_t lds, double *dst, size_t ldd, size_t rows, size_t cols) {
+    size_t c = 0;
+#if defined(__SSE2__)
+    for (; c + 1 < cols; c += 2) {
+        double *d0 = dst + c * ldd, *d1 = d0 + ldd;
+        size_t r = 0;
+        for (; r + 1 < rows; r += 2) {
+            const __m128d x = _mm_loadu_pd(src + r * lds + c), y = _mm_loadu_pd(src + (r + 1) * lds + c);
+            _mm_storeu_pd(d0 + r, _mm_unpacklo_pd(x, y));
+            _mm_storeu_pd(d1 + r, _mm_unpackhi_pd(x, y));
+        }
+        if (r < rows) {
+            d0[r] = src[r * lds + c];
+            d1[r] = src[r * lds + c + 1];
+        }
+    }
+#endif
+    for (; c < cols; c++)
+        for (size_t r = 0; r < rows; r++)
+            dst[c * ldd + r] = src[r * lds + c];
+}
+
 #define TILE_TO_MAT(T)                                                                             \
     do {                                                                                           \
         T *out = m->data;                                                                          \
@@ -51,6 +79,11 @@ enum { BLOCK = 32 };
             const size_t rows = count[0] - r0 < BLOCK ? count[0] - r0 : BLOCK;                     \
             for (size_t c0 = 0; c0 < count[1]; c0 += BLOCK) {                                      \
                 const size_t cols = count[1] - c0 < BLOCK ? count[1] - c0 : BLOCK;                 \
+                if (sizeof(T) == sizeof(double) && !unpack) {                                      \
+                    transpose_block(tile + r0 * ld + c0, ld, (double *)out + (C0 + c0) * ldm + R0 + r0, \
+                                    ldm, rows, cols);                                              \
+                    continue;                                                                      \
+                }                                                                                  \
                 for (size_t c = c0; c < c0 + cols; c++) {                                          \
                     const double *src = tile + r0 * ld + c;                                        \
                     T *dst = out + (C0 + c) * ldm + R0 + r0;                                       \
@@ -88,6 +121,11 @@ void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], c
             const size_t rows = count[0] - r0 < BLOCK ? count[0] - r0 : BLOCK;                     \
             for (size_t c0 = 0; c0 < count[1]; c0 += BLOCK) {                                      \
                 const size_t cols = count[1] - c0 < BLOCK ? count[1] - c0 : BLOCK;                 \
+                if (sizeof(T) == sizeof(double)) { /* column c of m is row c of a transpose */    \
+                    transpose_block((const double *)in + (C0 + c0) * ldm + R0 + r0, ldm,           \
+                                    tile + r0 * ld + c0, ld, cols, rows);                          \
+                    continue;                                                                      \
+                }                                                                                  \
                 for (size_t c = c0; c < c0 + cols; c++) {                                          \
                     const T *src = in + (C0 + c) * ldm + R0 + r0;                                  \
                     double *dst = tile + r0 * ld + c;                                              \

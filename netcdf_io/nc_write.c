@@ -284,6 +284,10 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
         return;
     }
     const minv_nc_direct *d = p->d;
+    /* doubles stored as the host holds them are gathered straight into the slot */
+    const int native = d->enc.xtype == NC_DOUBLE && !d->enc.swap;
+    if (native)
+        values = sl->a;
     if (count[0] < p->c0 || count[1] < p->c1) /* an edge chunk: zeros beyond the variable */
         memset(values, 0, d->chunk_values * sizeof *values);
     minv_nc_mat_to_tile(&in, w->spec.view, sl->start, count, values, p->c1);
@@ -294,7 +298,7 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
             *bad = mine;
         return;
     }
-    const int64_t over = minv_nc_encode_values(&d->enc, values, d->chunk_values, sl->a);
+    const int64_t over = native ? -1 : minv_nc_encode_values(&d->enc, values, d->chunk_values, sl->a);
     if (over >= 0) {
         const bad_value here = {1, sl->matrix, sl->start[0] + (size_t)over / p->c1, sl->start[1] + (size_t)over % p->c1,
                                 values[over]};
