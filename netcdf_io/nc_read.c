@@ -23,10 +23,7 @@
 
 #include "ncio.h"
 
-enum {
-    PLACE_ROWS = 32, PLACE_COLS = 256, /* a block scanned then stored while in L1/L2 */
-    UNIT_BYTES = 1 << 20               /* rows of a contiguous variable fetched at a time */
-};
+enum { PLACE_ROWS = 32, PLACE_COLS = 256 }; /* a block scanned then stored while in L1/L2 */
 
 static int thread_id(void) {
 #ifdef _OPENMP
@@ -267,10 +264,7 @@ static int read_fully(int fd, void *buf, size_t bytes, int64_t at) {
 static void read_contiguous(run *u) {
     const minv_nc_source *s = u->s;
     const minv_nc_direct *d = &s->direct;
-    const size_t esize = d->enc.size, row_bytes = s->d1 * esize;
-    size_t rows = UNIT_BYTES / row_bytes;
-    rows = rows < PLACE_ROWS ? PLACE_ROWS : rows;
-    rows = rows > s->d0 ? s->d0 : rows;
+    const size_t esize = d->enc.size, row_bytes = s->d1 * esize, rows = minv_nc_unit_rows(row_bytes, s->d0);
     const int64_t blocks = (int64_t)((s->d0 + rows - 1) / rows);
     /* value strides of the variable's own dimensions, a record dimension left out */
     size_t stride[MINV_NC_MAX_RANK];

@@ -96,6 +96,15 @@ static void transpose_block(const double *src, size_t lds, double *dst, size_t l
         }                                                                                          \
     } while (0)
 
+size_t minv_nc_unit_rows(size_t row_bytes, size_t d0) {
+    enum { UNIT = 1 << 20, AT_LEAST = 32 }; /* AT_LEAST: a transpose block */
+    size_t rows = UNIT / row_bytes;
+    if (rows < AT_LEAST)
+        rows = 8 * UNIT / row_bytes < AT_LEAST ? 8 * UNIT / row_bytes : AT_LEAST;
+    rows = rows < 1 ? 1 : rows;
+    return rows > d0 ? d0 : rows;
+}
+
 void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], const size_t count[2],
                          minv_nc_view view, double scale, double offset, minv_mat *m) {
     const int unpack = scale != 1 || offset != 0;

@@ -21,8 +21,6 @@
 
 #include "ncio.h"
 
-enum { UNIT_BYTES = 1 << 20 }; /* rows of a classic variable written at a time */
-
 static int thread_id(void) {
 #ifdef _OPENMP
     return omp_get_thread_num();
@@ -181,10 +179,7 @@ static int write_fully(int fd, const void *buf, size_t bytes, int64_t at) {
 
 static void write_rows(run *u, const minv_nc_direct *d) {
     minv_nc_sink *w = u->w;
-    const size_t esize = d->enc.size, row_bytes = u->d1 * esize;
-    size_t rows = UNIT_BYTES / row_bytes;
-    rows = rows < 32 ? 32 : rows;
-    rows = rows > u->d0 ? u->d0 : rows;
+    const size_t esize = d->enc.size, row_bytes = u->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->d0);
     const int64_t blocks = (int64_t)((u->d0 + rows - 1) / rows);
     u->units = blocks * u->count;
 #pragma omp parallel num_threads(threads_for(u))

@@ -326,6 +326,9 @@ char *minv_nc_tmp_name(const char *path);
  * variable, grouped up to MINV_NC_TILE_ELEMS; else (contiguous) bands of whole rows. */
 const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_t edge,
                                size_t tile[2]);
+/* Rows of a contiguous variable (rows of row_bytes, d0 of them) moved at a time by the direct
+ * path: about 1 MiB, at least 32 (a transpose block) unless that passes 8 MiB. */
+size_t minv_nc_unit_rows(size_t row_bytes, size_t d0);
 /* Between a row-major tile of doubles (rows ld apart) at (start[0], start[1]) of the d0 x d1
  * matrix on disk and the column-major matrix m in `view`, blocked so that the C view's
  * transpose runs at memory speed. The reader unpacks on the way: value * scale + offset. */
