@@ -61,7 +61,7 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
     printf("%-10s %lld\n", "n", (long long)r->n);
     if (r->nrhs > 0)
         printf("%-10s %lld\n", "nrhs", (long long)r->nrhs);
-    const double files = r->read_seconds + r->write_seconds;
+    const double files = r->stages.read_seconds + r->stages.write_seconds;
     if (files > 0)
         printf("%-10s %.3g s, %.3g s in all with reading and writing\n", "time", r->seconds, r->seconds + files);
     else
@@ -82,15 +82,15 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
         printf("%-10s %s: condition number %.3g -> %.3g\n", "recondition", minv_recondition_name((minv_recondition)r->recondition),
                r->condition_before, r->condition_after);
     /* the stages, where the time went */
-    if (r->read_bytes > 0)
-        cli_print_stage("read", r->read_seconds, r->read_bytes, NULL);
-    if (r->upload_bytes > 0)
-        cli_print_stage("upload", r->upload_seconds, r->upload_bytes, NULL);
-    printf("%-10s %.3g s\n", "compute", r->compute_seconds);
-    if (r->download_bytes > 0)
-        cli_print_stage("download", r->download_seconds, r->download_bytes, NULL);
-    if (r->write_bytes > 0)
-        cli_print_stage("wrote", r->write_seconds, r->write_bytes, "(fsynced)");
+    if (r->stages.read_bytes > 0)
+        cli_print_stage("read", r->stages.read_seconds, r->stages.read_bytes, NULL);
+    if (r->stages.upload_bytes > 0)
+        cli_print_stage("upload", r->stages.upload_seconds, r->stages.upload_bytes, NULL);
+    printf("%-10s %.3g s\n", "compute", r->stages.compute_seconds);
+    if (r->stages.download_bytes > 0)
+        cli_print_stage("download", r->stages.download_seconds, r->stages.download_bytes, NULL);
+    if (r->stages.write_bytes > 0)
+        cli_print_stage("wrote", r->stages.write_seconds, r->stages.write_bytes, "(fsynced)");
     if (r->matrices > 1)
         printf("%-10s %lld matrices, the largest residual is matrix %lld's (0-based)\n", "batch", (long long)r->matrices,
                (long long)r->worst);

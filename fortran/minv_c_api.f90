@@ -142,6 +142,19 @@ module minv_c_api
   public :: MINV_FALLBACK_NO_GPU, MINV_FALLBACK_CPU, MINV_FALLBACK_LU, MINV_FALLBACK_DIRECT, &
             MINV_FALLBACK_PATH
 
+  ! Where a call's time went (minv.h's minv_stages).
+  type, bind(c), public :: minv_stages
+    real(c_double) :: read_seconds
+    real(c_double) :: upload_seconds
+    real(c_double) :: compute_seconds
+    real(c_double) :: download_seconds
+    real(c_double) :: write_seconds
+    real(c_double) :: read_bytes
+    real(c_double) :: upload_bytes
+    real(c_double) :: download_bytes
+    real(c_double) :: write_bytes
+  end type minv_stages
+
   type, bind(c), public :: minv_report
     integer(c_int) :: method
     integer(c_int) :: backend
@@ -159,15 +172,7 @@ module minv_c_api
     real(c_double) :: energy
     integer(c_int64_t) :: history_len
     real(c_double) :: residual_history(MINV_HISTORY_LEN)
-    real(c_double) :: read_seconds
-    real(c_double) :: upload_seconds
-    real(c_double) :: compute_seconds
-    real(c_double) :: download_seconds
-    real(c_double) :: write_seconds
-    real(c_double) :: read_bytes
-    real(c_double) :: upload_bytes
-    real(c_double) :: download_bytes
-    real(c_double) :: write_bytes
+    type(minv_stages) :: stages
     integer(c_int32_t) :: device
     integer(c_int32_t) :: fallbacks
     integer(c_int32_t) :: recondition
@@ -644,15 +649,7 @@ module minv_c_api
     real(c_double) :: seconds
     real(c_double) :: flops
     real(c_double) :: gflops
-    real(c_double) :: read_seconds
-    real(c_double) :: upload_seconds
-    real(c_double) :: compute_seconds
-    real(c_double) :: download_seconds
-    real(c_double) :: write_seconds
-    real(c_double) :: read_bytes
-    real(c_double) :: upload_bytes
-    real(c_double) :: download_bytes
-    real(c_double) :: write_bytes
+    type(minv_stages) :: stages
     integer(c_int32_t) :: device
     integer(c_int32_t) :: fallbacks
     character(kind=c_char) :: reason(MINV_REASON_LEN)

@@ -63,7 +63,7 @@ module minv_mod
     MINV_REASON_LEN, MINV_HISTORY_LEN, &
     MINV_FALLBACK_NO_GPU, MINV_FALLBACK_CPU, MINV_FALLBACK_LU, MINV_FALLBACK_DIRECT, MINV_FALLBACK_PATH, &
     MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_MAX_SLICE, &
-    minv_options, minv_report, minv_analysis, &
+    minv_options, minv_report, minv_analysis, minv_stages, &
     minv_options_default, minv_create, minv_destroy, &
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
     c_get_option => minv_get_option, c_status_string => minv_status_string, minv_last_error, &
@@ -108,7 +108,7 @@ module minv_mod
   ! ---- types ----
   ! minv_report and minv_analysis are C's structs (bind(c)), filled by C and then given
   ! 1-based indices by this module (see the conventions above).
-  public :: minv_report, minv_analysis
+  public :: minv_report, minv_analysis, minv_stages
 
   ! The Fortran procedure behind a context's progress callback.
   type :: progress_holder
@@ -528,10 +528,12 @@ contains
       report%nrhs, report%seconds, report%gflops, report%residual, report%rcond
     if (report%iterations > 0) write (u, '("  iterations ", i0)') report%iterations
     if (report%info > 0) write (u, '("  failed at column ", i0)') report%info
-    if (report%read_seconds + report%upload_seconds + report%download_seconds + report%write_seconds > 0) &
-      write (u, '("  seconds: read", es10.3, ", upload", es10.3, ", compute", es10.3, ", download", &
-                &es10.3, ", write", es10.3)') report%read_seconds, report%upload_seconds, &
-        report%compute_seconds, report%download_seconds, report%write_seconds
+    associate (st => report%stages)
+      if (st%read_seconds + st%upload_seconds + st%download_seconds + st%write_seconds > 0) &
+        write (u, '("  seconds: read", es10.3, ", upload", es10.3, ", compute", es10.3, &
+                  &", download", es10.3, ", write", es10.3)') st%read_seconds, st%upload_seconds, &
+          st%compute_seconds, st%download_seconds, st%write_seconds
+    end associate
     write (u, '("  ", a)') minv_report_reason(report)
   end subroutine minv_print_report
 
@@ -678,15 +680,7 @@ contains
       report%energy = -1
       report%history_len = 0
       report%residual_history = 0
-      report%read_seconds = 0
-      report%upload_seconds = 0
-      report%compute_seconds = 0
-      report%download_seconds = 0
-      report%write_seconds = 0
-      report%read_bytes = 0
-      report%upload_bytes = 0
-      report%download_bytes = 0
-      report%write_bytes = 0
+      report%stages = minv_stages(0, 0, 0, 0, 0, 0, 0, 0, 0)
       report%device = -1
       report%fallbacks = 0
       report%recondition = MINV_RECONDITION_NONE

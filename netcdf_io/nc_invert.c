@@ -70,18 +70,21 @@ const char *minv_nc_residual_kind_text(int kind) {
 
 /* What the chunks of a batch add up to. */
 typedef struct {
-    double seconds, flops, upload_seconds, compute_seconds, download_seconds, upload_bytes, download_bytes;
+    double seconds, flops;
+    minv_stages stages;
     int32_t fallbacks;
 } batch_sums;
 
 static void add_chunk(batch_sums *sum, const minv_batch_report *br) {
+    const minv_stages *b = &br->stages;
+    minv_stages *s = &sum->stages;
     sum->seconds += br->seconds;
     sum->flops += br->flops;
-    sum->upload_seconds += br->upload_seconds;
-    sum->compute_seconds += br->compute_seconds;
-    sum->download_seconds += br->download_seconds;
-    sum->upload_bytes += br->upload_bytes;
-    sum->download_bytes += br->download_bytes;
+    s->upload_seconds += b->upload_seconds;
+    s->compute_seconds += b->compute_seconds;
+    s->download_seconds += b->download_seconds;
+    s->upload_bytes += b->upload_bytes;
+    s->download_bytes += b->download_bytes;
     sum->fallbacks |= br->fallbacks;
 }
 
@@ -102,11 +105,7 @@ static void aggregate(minv_report *r, const minv_report *last, const per_matrix 
     r->seconds = sum->seconds;
     r->flops = sum->flops;
     r->gflops = sum->seconds > 0 ? sum->flops / sum->seconds / 1e9 : 0;
-    r->upload_seconds = sum->upload_seconds;
-    r->compute_seconds = sum->compute_seconds;
-    r->download_seconds = sum->download_seconds;
-    r->upload_bytes = sum->upload_bytes;
-    r->download_bytes = sum->download_bytes;
+    r->stages = sum->stages;
     r->fallbacks = sum->fallbacks;
     for (int64_t k = 1; k < count; k++)
         if (p->method[k] != p->method[0])
@@ -148,11 +147,7 @@ static void failed_chunk_report(const minv_batch_report *br, minv_report *r) {
     r->backend = br->backend;
     r->info = br->first_info;
     r->seconds = br->seconds;
-    r->upload_seconds = br->upload_seconds;
-    r->compute_seconds = br->compute_seconds;
-    r->download_seconds = br->download_seconds;
-    r->upload_bytes = br->upload_bytes;
-    r->download_bytes = br->download_bytes;
+    r->stages = br->stages;
     r->device = br->device;
     r->fallbacks = br->fallbacks;
     snprintf(r->reason, sizeof r->reason, "%s", br->reason);

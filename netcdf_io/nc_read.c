@@ -25,14 +25,6 @@
 
 enum { PLACE_ROWS = 32, PLACE_COLS = 256 }; /* a block scanned then stored while in L1/L2 */
 
-static int thread_id(void) {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* ---- what a value is ---- */
 
 typedef enum { OK = 0, IS_NAN, IS_INF, IS_FILL, IS_MISSING, IS_INVALID, TOO_BIG } value_kind;
@@ -166,33 +158,11 @@ static void place(const minv_nc_source *s, const double *piece, size_t ld, const
 /* ---- a run of matrices and what the threads share ---- */
 
 typedef struct {
-    minv_context *ctx;
+    minv_nc_run job;
     minv_nc_source *s;
-    int64_t k0, count;         /* matrices k0 .. k0 + count - 1 of the source */
     int keep_nonfinite;
-    minv_mat first;            /* matrix k0; matrix k0 + m at first.data + m * stride bytes */
-    size_t stride;
-    double base, span;         /* the part of the whole read this run is (progress) */
-    int64_t units, done;       /* pieces of work, and those finished */
     bad_entry bad;             /* the first bad entry */
-    int stop;                  /* set with status on the first failure */
-    minv_status status;
 } run;
-
-static minv_mat run_matrix(const run *u, int64_t m) {
-    minv_mat out = u->first;
-    out.data = (char *)u->first.data + (size_t)m * u->stride;
-    return out;
-}
-
-/* Thread 0 reports progress; the others only count. */
-static void unit_done(run *u) {
-    int64_t done;
-#pragma omp atomic capture
-    done = ++u->done;
-    if (thread_id() == 0)
-        minv_progress(u->ctx, "read", u->base + u->span * (double)done / (double)u->units);
-}
 
 static void merge_bad(run *u, const bad_entry *b) {
     if (b->kind == OK)
@@ -202,48 +172,10 @@ static void merge_bad(run *u, const bad_entry *b) {
         u->bad = *b;
 }
 
-/* The first failure of any thread is the run's: status, or the one a NetCDF error nc_status
- * maps to (with its text appended). */
-static void fail_once(run *u, minv_status status, int nc_status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static void fail_once(run *u, minv_status status, int nc_status, const char *fmt, ...) {
-    char text[1024];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
-    va_end(args);
-#pragma omp critical(minv_nc_read_merge)
-    if (!u->stop) {
-        u->status = nc_status != NC_NOERR ? minv_nc_fail(u->ctx, nc_status, "%s", text) : minv_fail(u->ctx, status, "%s", text);
-#pragma omp atomic write
-        u->stop = 1;
-    }
-}
-
-static int failed(const run *u) {
-    int stop;
-#pragma omp atomic read
-    stop = u->stop;
-    return stop;
-}
-
 /* The leading coordinates of matrix k (those before the row dimension). */
 static void matrix_coords(const minv_nc_source *s, int64_t k, size_t *coord) {
     for (int d = 0; d < minv_nc_row_dim(s->rank); d++)
         coord[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k;
-}
-
-/* Threads for a run of `units` pieces, recorded for the report. */
-static int threads_for(run *u) {
-    const int64_t units = u->units, most = u->ctx->cpu_threads;
-    const int threads = (int)(units < most ? (units > 0 ? units : 1) : most);
-    if (threads > u->s->threads)
-        u->s->threads = threads;
-    return threads;
 }
 
 static int read_fully(int fd, void *buf, size_t bytes, int64_t at) {
@@ -271,37 +203,37 @@ static void read_contiguous(run *u) {
     stride[s->rank - 1] = 1;
     for (int r = s->rank - 2; r >= 0; r--)
         stride[r] = stride[r + 1] * s->dims[r + 1].len;
-    u->units = blocks * u->count;
+    u->job.units = blocks * u->job.count;
     const int native = d->enc.xtype == NC_DOUBLE && !d->enc.swap;
-#pragma omp parallel num_threads(threads_for(u))
+#pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
     {
         double *values = malloc(rows * s->d1 * sizeof *values);
         void *raw = native ? (void *)values : malloc(rows * row_bytes);
         bad_entry bad = {OK, 0, 0, 0, 0};
         if (!values || !raw)
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %zu rows for reading '%s'", rows, s->var);
+            minv_nc_run_fail(&u->job, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %zu rows for reading '%s'", rows, s->var);
 #pragma omp for schedule(dynamic)
-        for (int64_t unit = 0; unit < u->units; unit++) {
-            if (failed(u))
+        for (int64_t unit = 0; unit < u->job.units; unit++) {
+            if (minv_nc_run_failed(&u->job))
                 continue;
             const int64_t m = unit / blocks;
             const size_t r0 = (size_t)(unit % blocks) * rows, nr = s->d0 - r0 < rows ? s->d0 - r0 : rows;
             size_t coord[MINV_NC_MAX_RANK];
-            matrix_coords(s, u->k0 + m, coord);
+            matrix_coords(s, u->job.k0 + m, coord);
             int64_t at = d->begin;
             for (int r = 0; r < minv_nc_row_dim(s->rank); r++)
                 at += r == 0 && d->record ? (int64_t)coord[0] * d->record_bytes : (int64_t)(coord[r] * stride[r] * esize);
             at += (int64_t)(r0 * row_bytes);
             if (!read_fully(d->fd, raw, nr * row_bytes, at)) {
-                fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': reading rows %zu to %zu failed (truncated file?): %s",
+                minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': reading rows %zu to %zu failed (truncated file?): %s",
                           s->path, s->var, r0, r0 + nr - 1, errno ? strerror(errno) : "end of file");
                 continue;
             }
             minv_nc_decode_values(&d->enc, raw, nr * s->d1, values);
-            minv_mat out = run_matrix(u, m);
+            minv_mat out = minv_nc_run_matrix(&u->job, m);
             const size_t start[2] = {r0, 0}, count[2] = {nr, s->d1};
             place(s, values, s->d1, start, count, u->keep_nonfinite, m, &out, &bad);
-            unit_done(u);
+            minv_nc_run_unit_done(&u->job);
         }
         merge_bad(u, &bad);
         if (raw != (void *)values)
@@ -328,7 +260,7 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
     const size_t c0 = d->chunk[r0], c1 = two ? d->chunk[r0 + 1] : 1;
     const size_t nr = (s->d0 + c0 - 1) / c0, nc = (s->d1 + c1 - 1) / c1;
     size_t coord[MINV_NC_MAX_RANK];
-    matrix_coords(s, u->k0, coord);
+    matrix_coords(s, u->job.k0, coord);
     for (int r = 0; r < r0; r++)
         if (coord[r] >= d->extent[r])
             return 0;
@@ -337,10 +269,10 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
     /* along a batch's dimension, chunks may hold several matrices */
     const int bd = s->batch ? s->nlead_fixed : -1;
     const size_t cb = bd >= 0 ? d->chunk[bd] : 1;
-    const int64_t last = u->k0 + u->count - 1;
+    const int64_t last = u->job.k0 + u->job.count - 1;
     if (bd >= 0 && (size_t)last >= d->extent[bd])
         return 0;
-    const int64_t kb0 = bd >= 0 ? u->k0 / (int64_t)cb : 0, kb1 = bd >= 0 ? last / (int64_t)cb : 0;
+    const int64_t kb0 = bd >= 0 ? u->job.k0 / (int64_t)cb : 0, kb1 = bd >= 0 ? last / (int64_t)cb : 0;
     const int64_t total = (kb1 - kb0 + 1) * (int64_t)(nr * nc);
     chunk_unit *units = malloc((size_t)total * sizeof *units);
     if (!units)
@@ -358,7 +290,7 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
                     c->chunk_coord[r0 + 1] = j * c1;
                 c->i = i;
                 c->j = j;
-                c->first = bd >= 0 ? (kb * (int64_t)cb > u->k0 ? kb * (int64_t)cb : u->k0) : u->k0;
+                c->first = bd >= 0 ? (kb * (int64_t)cb > u->job.k0 ? kb * (int64_t)cb : u->job.k0) : u->job.k0;
                 c->last = bd >= 0 ? ((kb + 1) * (int64_t)cb - 1 < last ? (kb + 1) * (int64_t)cb - 1 : last) : last;
                 if (!minv_nc_direct_find_chunk(d, c->chunk_coord, &c->where)) {
                     free(units);
@@ -384,22 +316,22 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
     for (int r = d->rank - 2; r >= 0; r--)
         cstride[r] = cstride[r + 1] * d->chunk[r + 1];
     const int native = d->enc.xtype == NC_DOUBLE && !d->enc.swap;
-#pragma omp parallel num_threads(threads_for(u))
+#pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
     {
         void *raw = malloc(max_bytes), *work = malloc(stored), *decoded = malloc(stored);
         double *values = native ? NULL : malloc(c0 * c1 * sizeof *values);
         bad_entry bad = {OK, 0, 0, 0, 0};
         if (!raw || !work || !decoded || (!native && !values))
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate buffers of %zu bytes for the chunks of '%s'", stored, s->var);
+            minv_nc_run_fail(&u->job, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate buffers of %zu bytes for the chunks of '%s'", stored, s->var);
 #pragma omp for schedule(dynamic)
-        for (int64_t n = 0; n < u->units; n++) {
-            if (failed(u))
+        for (int64_t n = 0; n < u->job.units; n++) {
+            if (minv_nc_run_failed(&u->job))
                 continue;
             const chunk_unit *c = &units[n];
             void *plain = NULL;
             if (!read_fully(d->fd, raw, c->where.bytes, c->where.address) ||
                 !minv_nc_direct_decode(d, c->where.mask, raw, c->where.bytes, work, decoded, &plain)) {
-                fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': the chunk at entries [%zu, %zu] (0-based) cannot be read or inflated (truncated or corrupt file?)",
+                minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': the chunk at entries [%zu, %zu] (0-based) cannot be read or inflated (truncated or corrupt file?)",
                           s->path, s->var, c->chunk_coord[r0], two ? c->chunk_coord[r0 + 1] : 0);
                 continue;
             }
@@ -420,10 +352,10 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
                     piece = values;
                     ld = count[1];
                 }
-                minv_mat out = run_matrix(u, k - u->k0);
-                place(s, piece, ld, start, count, u->keep_nonfinite, k - u->k0, &out, &bad);
+                minv_mat out = minv_nc_run_matrix(&u->job, k - u->job.k0);
+                place(s, piece, ld, start, count, u->keep_nonfinite, k - u->job.k0, &out, &bad);
             }
-            unit_done(u);
+            minv_nc_run_unit_done(&u->job);
         }
         merge_bad(u, &bad);
         free(raw);
@@ -433,27 +365,27 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
     }
 }
 
-/* 1 when the direct path read the run (u->status, u->bad say how it went); 0 when NetCDF-C
+/* 1 when the direct path read the run (u->job.status, u->bad say how it went); 0 when NetCDF-C
  * must read it (nothing was read). */
 static int read_direct(run *u) {
     minv_nc_source *s = u->s;
     if (s->direct.kind == MINV_NC_DIRECT_CONTIGUOUS) {
         read_contiguous(u);
-        s->direct_units += u->units;
+        s->direct_units += u->job.units;
         return 1;
     }
     if (s->direct.kind != MINV_NC_DIRECT_CHUNKED)
         return 0;
     chunk_unit *units = NULL;
     size_t max_bytes = 0;
-    if (!plan_chunks(u, &units, &u->units, &max_bytes)) {
+    if (!plan_chunks(u, &units, &u->job.units, &max_bytes)) {
         snprintf(s->direct.why_not, sizeof s->direct.why_not, "a chunk was never written (fill values)");
         s->direct.kind = MINV_NC_DIRECT_NONE;
         minv_nc_direct_close(&s->direct);
         return 0;
     }
     read_chunks(u, units, max_bytes);
-    s->direct_units += u->units;
+    s->direct_units += u->job.units;
     free(units);
     return 1;
 }
@@ -464,19 +396,19 @@ static void read_tiles(run *u) {
     minv_nc_source *s = u->s;
     const int r0 = minv_nc_row_dim(s->rank);
     const size_t bands = (s->d0 + s->tile[0] - 1) / s->tile[0], across = (s->d1 + s->tile[1] - 1) / s->tile[1];
-    u->units = (int64_t)(bands * across);
-#pragma omp parallel num_threads(threads_for(u))
+    u->job.units = (int64_t)(bands * across);
+#pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
     {
         double *tile = malloc(s->tile[0] * s->tile[1] * sizeof *tile);
         bad_entry bad = {OK, 0, 0, 0, 0};
         if (!tile)
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a %zu x %zu tile for reading '%s'", s->tile[0], s->tile[1], s->var);
+            minv_nc_run_fail(&u->job, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a %zu x %zu tile for reading '%s'", s->tile[0], s->tile[1], s->var);
 #pragma omp for schedule(dynamic)
-        for (int64_t t = 0; t < u->units; t++) {
-            if (failed(u))
+        for (int64_t t = 0; t < u->job.units; t++) {
+            if (minv_nc_run_failed(&u->job))
                 continue;
             size_t start[MINV_NC_MAX_RANK] = {0}, count[MINV_NC_MAX_RANK];
-            matrix_coords(s, u->k0, start);
+            matrix_coords(s, u->job.k0, start);
             for (int d = 0; d < r0; d++)
                 count[d] = 1;
             start[r0] = (size_t)t / across * s->tile[0];
@@ -488,19 +420,19 @@ static void read_tiles(run *u) {
             st = nc_get_vara_double(s->grpid, s->varid, start, count, tile);
             if (st != NC_NOERR) {
                 char where[768];
-                minv_nc_source_where(s, u->k0, where, sizeof where);
-                fail_once(u, MINV_ERR_IO, st, "%s: reading entries [%zu:%zu, %zu:%zu] failed (truncated or corrupt file?)",
+                minv_nc_source_where(s, u->job.k0, where, sizeof where);
+                minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "%s: reading entries [%zu:%zu, %zu:%zu] failed (truncated or corrupt file?)",
                           where, start[r0], start[r0] + count[r0], start[r0 + 1], start[r0 + 1] + count[r0 + 1]);
                 continue;
             }
-            minv_mat out = run_matrix(u, 0);
+            minv_mat out = minv_nc_run_matrix(&u->job, 0);
             place(s, tile, count[r0 + 1], start + r0, count + r0, u->keep_nonfinite, 0, &out, &bad);
-            unit_done(u);
+            minv_nc_run_unit_done(&u->job);
         }
         merge_bad(u, &bad);
         free(tile);
     }
-    s->tiles += u->units;
+    s->tiles += u->job.units;
 }
 
 /* ---- the entry points ---- */
@@ -508,18 +440,19 @@ static void read_tiles(run *u) {
 static minv_status finish(run *u, double t0) {
     minv_nc_source *s = u->s;
     s->seconds += minv_now() - t0;
-    if (u->stop)
-        return u->status;
-    s->bytes += (double)((size_t)u->count * s->d0 * s->d1 * s->esize);
+    if (u->job.stop)
+        return u->job.status;
+    s->bytes += (double)((size_t)u->job.count * s->d0 * s->d1 * s->esize);
     if (u->bad.kind != OK)
-        return fail_bad(u->ctx, s, u->k0 + u->bad.matrix, &u->bad);
+        return fail_bad(u->job.ctx, s, u->job.k0 + u->bad.matrix, &u->bad);
     return MINV_SUCCESS;
 }
 
 minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m) {
-    run u = {ctx, s, k, 1, keep_nonfinite, *m, 0, (double)k / (double)s->count, 1 / (double)s->count, 0, 0,
-             {OK, 0, 0, 0, 0}, 0, MINV_SUCCESS};
+    run u = {{ctx, "read", k, 1, *m, 0, (double)k / (double)s->count, 1 / (double)s->count, 0, 0, &s->threads, 0,
+              MINV_SUCCESS},
+             s, keep_nonfinite, {OK, 0, 0, 0, 0}};
     const double t0 = minv_now();
     if (!read_direct(&u))
         read_tiles(&u);
@@ -529,8 +462,9 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst) {
     const size_t elems = s->d0 * s->d1;
-    run u = {ctx, s, k0, count, 0, {t, s->rows, s->cols, s->rows, dst}, elems * (size_t)t,
-             (double)k0 / (double)s->count, (double)count / (double)s->count, 0, 0, {OK, 0, 0, 0, 0}, 0, MINV_SUCCESS};
+    run u = {{ctx, "read", k0, count, {t, s->rows, s->cols, s->rows, dst}, elems * (size_t)t, (double)k0 / (double)s->count,
+              (double)count / (double)s->count, 0, 0, &s->threads, 0, MINV_SUCCESS},
+             s, 0, {OK, 0, 0, 0, 0}};
     const double t0 = minv_now();
     if (read_direct(&u)) {
         s->batch_reads++;
@@ -553,14 +487,14 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
         return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld failed (truncated or corrupt file?)", where,
                             (long long)k0, (long long)(k0 + count - 1));
     }
-    u.units = count;
-#pragma omp parallel num_threads(threads_for(&u))
+    u.job.units = count;
+#pragma omp parallel num_threads(minv_nc_run_threads(&u.job))
     {
         bad_entry bad = {OK, 0, 0, 0, 0};
         const size_t origin[2] = {0, 0}, whole[2] = {s->d0, s->d1};
 #pragma omp for schedule(dynamic)
         for (int64_t m = 0; m < count; m++) {
-            minv_mat out = run_matrix(&u, m);
+            minv_mat out = minv_nc_run_matrix(&u.job, m);
             place(s, disk + (size_t)m * elems, s->d1, origin, whole, 0, m, &out, &bad);
         }
         merge_bad(&u, &bad);

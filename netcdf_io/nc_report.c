@@ -37,13 +37,13 @@ void minv_nc_sink_how(const minv_nc_sink *w, char *buf, size_t len) {
 
 void minv_nc_report_stages(minv_report *r, const minv_nc_source *const *in, int nin, const minv_nc_sink *out,
                            double commit_seconds) {
-    r->read_seconds = r->read_bytes = 0;
+    r->stages.read_seconds = r->stages.read_bytes = 0;
     for (int k = 0; k < nin; k++) {
-        r->read_seconds += in[k]->seconds;
-        r->read_bytes += in[k]->bytes;
+        r->stages.read_seconds += in[k]->seconds;
+        r->stages.read_bytes += in[k]->bytes;
     }
-    r->write_seconds = out->seconds + commit_seconds;
-    r->write_bytes = out->bytes;
+    r->stages.write_seconds = out->seconds + commit_seconds;
+    r->stages.write_bytes = out->bytes;
 }
 
 void minv_nc_report_notes(minv_report *r, const minv_nc_source *const *in, int nin, const char *what,
@@ -63,8 +63,8 @@ int minv_nc_report_attrs(const minv_report *r, minv_nc_attr_store *store, minv_n
     static const char *const names[] = {"minv_read_seconds", "minv_read_bytes", "minv_upload_seconds",
                                         "minv_upload_bytes", "minv_compute_seconds", "minv_download_seconds",
                                         "minv_download_bytes", "minv_write_seconds", "minv_write_bytes", "minv_device"};
-    const double values[] = {r->read_seconds,   r->read_bytes,     r->upload_seconds, r->upload_bytes, r->compute_seconds,
-                             r->download_seconds, r->download_bytes, r->write_seconds, r->write_bytes, (double)r->device};
+    const double values[] = {r->stages.read_seconds,   r->stages.read_bytes,     r->stages.upload_seconds, r->stages.upload_bytes, r->stages.compute_seconds,
+                             r->stages.download_seconds, r->stages.download_bytes, r->stages.write_seconds, r->stages.write_bytes, (double)r->device};
     for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++) {
         store->values[k] = values[k];
         attrs[n++] = (minv_nc_attr){names[k], NULL, &store->values[k], 1};

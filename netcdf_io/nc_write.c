@@ -21,14 +21,6 @@
 
 #include "ncio.h"
 
-static int thread_id(void) {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* ---- packing: integer types store round(value / scale), in range ---- */
 
 static int pack_range(nc_type t, double *lo, double *hi) {
@@ -83,33 +75,12 @@ static void pack(const minv_nc_sink *w, double *v, size_t ld, const size_t start
 /* ---- a run of matrices and what the threads share ---- */
 
 typedef struct {
-    minv_context *ctx;
+    minv_nc_run job;
     minv_nc_sink *w;
-    int64_t k0, count;
-    minv_mat first;            /* matrix k0; matrix k0 + m at first.data + m * stride bytes */
-    size_t stride;
     size_t d0, d1;
-    double base, span;         /* the part of the whole write this run is (progress) */
-    int64_t units, done;
     bad_value bad;             /* the first value the type cannot hold */
     int out_of_range;          /* bad is a float's NC_ERANGE, not an integer's range */
-    int stop;                  /* set with status on the first failure */
-    minv_status status;
 } run;
-
-static minv_mat run_matrix(const run *u, int64_t m) {
-    minv_mat out = u->first;
-    out.data = (char *)u->first.data + (size_t)m * u->stride;
-    return out;
-}
-
-static void unit_done(run *u) {
-    int64_t done;
-#pragma omp atomic capture
-    done = ++u->done;
-    if (thread_id() == 0)
-        minv_progress(u->ctx, "write", u->base + u->span * (double)done / (double)u->units);
-}
 
 static void merge_bad(run *u, const bad_value *b, int out_of_range) {
     if (!b->found)
@@ -119,41 +90,6 @@ static void merge_bad(run *u, const bad_value *b, int out_of_range) {
         u->bad = *b;
         u->out_of_range = out_of_range;
     }
-}
-
-static void fail_once(run *u, minv_status status, int nc_status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static void fail_once(run *u, minv_status status, int nc_status, const char *fmt, ...) {
-    char text[1024];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
-    va_end(args);
-#pragma omp critical(minv_nc_write_merge)
-    if (!u->stop) {
-        u->status = nc_status != NC_NOERR ? minv_nc_fail(u->ctx, nc_status, "%s", text) : minv_fail(u->ctx, status, "%s", text);
-#pragma omp atomic write
-        u->stop = 1;
-    }
-}
-
-static int failed(const run *u) {
-    int stop;
-#pragma omp atomic read
-    stop = u->stop;
-    return stop;
-}
-
-static int threads_for(run *u) {
-    const int64_t most = u->ctx->cpu_threads;
-    const int threads = (int)(u->units < most ? (u->units > 0 ? u->units : 1) : most);
-    if (threads > u->w->threads)
-        u->w->threads = threads;
-    return threads;
 }
 
 /* The variable's coordinates of matrix k's first value (rank entries). */
@@ -181,22 +117,22 @@ static void write_rows(run *u, const minv_nc_direct *d) {
     minv_nc_sink *w = u->w;
     const size_t esize = d->enc.size, row_bytes = u->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->d0);
     const int64_t blocks = (int64_t)((u->d0 + rows - 1) / rows);
-    u->units = blocks * u->count;
-#pragma omp parallel num_threads(threads_for(u))
+    u->job.units = blocks * u->job.count;
+#pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
     {
         double *values = malloc(rows * u->d1 * sizeof *values);
         void *stored = malloc(rows * row_bytes);
         bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
         if (!values || !stored)
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %zu rows for writing '%s'", rows, w->var);
+            minv_nc_run_fail(&u->job, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %zu rows for writing '%s'", rows, w->var);
 #pragma omp for schedule(dynamic)
-        for (int64_t unit = 0; unit < u->units; unit++) {
-            if (failed(u))
+        for (int64_t unit = 0; unit < u->job.units; unit++) {
+            if (minv_nc_run_failed(&u->job))
                 continue;
             const int64_t m = unit / blocks;
             const size_t r0 = (size_t)(unit % blocks) * rows, nr = u->d0 - r0 < rows ? u->d0 - r0 : rows;
             const size_t start[2] = {r0, 0}, count[2] = {nr, u->d1};
-            minv_mat in = run_matrix(u, m);
+            minv_mat in = minv_nc_run_matrix(&u->job, m);
             minv_nc_mat_to_tile(&in, w->spec.view, start, count, values, u->d1);
             pack(w, values, u->d1, start, count, m, &bad);
             const int64_t over = minv_nc_encode_values(&d->enc, values, nr * u->d1, stored);
@@ -207,13 +143,13 @@ static void write_rows(run *u, const minv_nc_direct *d) {
                 continue;
             }
             /* a fixed-size variable: matrix k is the (k)th of its shape's leading index */
-            const int64_t at = d->begin + (int64_t)(((size_t)(u->k0 + m) * u->d0 + r0) * row_bytes);
+            const int64_t at = d->begin + (int64_t)(((size_t)(u->job.k0 + m) * u->d0 + r0) * row_bytes);
             if (!write_fully(d->fd, stored, nr * row_bytes, at)) {
-                fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s': writing rows %zu to %zu of '%s' failed: %s", w->path, r0,
+                minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s': writing rows %zu to %zu of '%s' failed: %s", w->path, r0,
                           r0 + nr - 1, w->var, errno ? strerror(errno) : "nothing written");
                 continue;
             }
-            unit_done(u);
+            minv_nc_run_unit_done(&u->job);
         }
         merge_bad(u, &bad, 0);
         merge_bad(u, &range, 1);
@@ -263,9 +199,9 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
     unit_place(p, unit, sl);
     const size_t count[2] = {u->d0 - sl->start[0] < p->c0 ? u->d0 - sl->start[0] : p->c0,
                              u->d1 - sl->start[1] < p->c1 ? u->d1 - sl->start[1] : p->c1};
-    minv_mat in = run_matrix(u, sl->matrix);
+    minv_mat in = minv_nc_run_matrix(&u->job, sl->matrix);
     sl->ok = 0;
-    if (failed(u))
+    if (minv_nc_run_failed(&u->job))
         return;
     if (!p->d) { /* a tile for NetCDF-C: doubles, packed */
         double *tile = sl->a;
@@ -303,7 +239,7 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
     }
     sl->size = minv_nc_direct_encode(d, sl->a, sl->b, sl->a, minv_nc_direct_encoded_bound(d), &sl->bytes);
     if (sl->size == 0)
-        fail_once(u, MINV_ERR_INTERNAL, NC_NOERR, "'%s': compressing a chunk of '%s' failed", w->path, w->var);
+        minv_nc_run_fail(&u->job, MINV_ERR_INTERNAL, NC_NOERR, "'%s': compressing a chunk of '%s' failed", w->path, w->var);
     sl->ok = sl->size > 0;
 }
 
@@ -312,13 +248,13 @@ static void store(pipeline *p, const slot *sl) {
     minv_nc_sink *w = u->w;
     const int r0 = minv_nc_row_dim(w->spec.rank), two = w->spec.rank > 1;
     size_t coord[MINV_NC_MAX_RANK], count[MINV_NC_MAX_RANK] = {1, 1, 1};
-    matrix_coords(w, u->k0 + sl->matrix, coord);
+    matrix_coords(w, u->job.k0 + sl->matrix, coord);
     coord[r0] = sl->start[0];
     if (two)
         coord[r0 + 1] = sl->start[1];
     if (p->d) {
         if (!minv_nc_direct_put_chunk(p->d, coord, sl->bytes, sl->size))
-            fail_once(u, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': writing the chunk at entries [%zu, %zu] failed (disk full?)",
+            minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': writing the chunk at entries [%zu, %zu] failed (disk full?)",
                       w->path, w->var, sl->start[0], sl->start[1]);
         return;
     }
@@ -326,7 +262,7 @@ static void store(pipeline *p, const slot *sl) {
     count[r0 + 1] = u->d1 - sl->start[1] < p->c1 ? u->d1 - sl->start[1] : p->c1;
     const int st = nc_put_vara_double(w->ncid, w->varid, coord, count, sl->bytes);
     if (st != NC_NOERR)
-        fail_once(u, MINV_ERR_IO, st, "'%s', variable '%s': writing entries [%zu:%zu, %zu:%zu] failed%s", w->path, w->var,
+        minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "'%s', variable '%s': writing entries [%zu:%zu, %zu:%zu] failed%s", w->path, w->var,
                   coord[r0], coord[r0] + count[r0], coord[r0 + 1], coord[r0 + 1] + count[r0 + 1],
                   st == NC_ERANGE ? " (a value out of the type's range)" : "");
 }
@@ -355,11 +291,11 @@ static void store_ready(pipeline *p, omp_lock_t *lock) {
     for (;;) {
         const int64_t next = atomic_get(&p->stored);
         slot *sl = &p->slots[next % p->window];
-        if (next >= p->u->units || atomic_get(&sl->unit) != next)
+        if (next >= p->u->job.units || atomic_get(&sl->unit) != next)
             break;
-        if (sl->ok && !failed(p->u)) {
+        if (sl->ok && !minv_nc_run_failed(&p->u->job)) {
             store(p, sl);
-            unit_done(p->u);
+            minv_nc_run_unit_done(&p->u->job);
         }
         atomic_set(&sl->unit, -1);
         atomic_set(&p->stored, next + 1);
@@ -370,7 +306,7 @@ static void store_ready(pipeline *p, omp_lock_t *lock) {
 
 static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
     run *u = p->u;
-    const int threads = threads_for(u);
+    const int threads = minv_nc_run_threads(&u->job);
     const size_t values_count = p->d ? p->d->chunk_values : 0;
     p->window = 2 * threads;
     p->slots = calloc((size_t)p->window, sizeof *p->slots);
@@ -380,7 +316,7 @@ static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
         ok = (p->slots[k].a = malloc(a_bytes)) && (!b_bytes || (p->slots[k].b = malloc(b_bytes)));
     }
     if (!ok)
-        fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %d buffers of %zu bytes for writing '%s'", p->window,
+        minv_nc_run_fail(&u->job, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate %d buffers of %zu bytes for writing '%s'", p->window,
                   a_bytes + b_bytes, u->w->var);
 #ifdef _OPENMP
     omp_lock_t lock;
@@ -390,15 +326,15 @@ static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
         double *values = values_count ? malloc(values_count * sizeof *values) : NULL;
         bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
         if (values_count && !values)
-            fail_once(u, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a chunk for writing '%s'", u->w->var);
+            minv_nc_run_fail(&u->job, MINV_ERR_ALLOC, NC_NOERR, "cannot allocate a chunk for writing '%s'", u->w->var);
         for (;;) {
             int64_t unit;
 #pragma omp atomic capture seq_cst
             unit = p->next++;
-            if (unit >= u->units)
+            if (unit >= u->job.units)
                 break;
             /* the slot is free once the unit a window earlier is stored */
-            while (atomic_get(&p->stored) <= unit - p->window && !failed(u)) {
+            while (atomic_get(&p->stored) <= unit - p->window && !minv_nc_run_failed(&u->job)) {
                 store_ready(p, &lock);
                 if (atomic_get(&p->stored) <= unit - p->window)
                     sched_yield();
@@ -408,9 +344,9 @@ static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
             atomic_set(&sl->unit, unit);
             store_ready(p, &lock);
         }
-        while (atomic_get(&p->stored) < u->units && !failed(u)) { /* the last units */
+        while (atomic_get(&p->stored) < u->job.units && !minv_nc_run_failed(&u->job)) { /* the last units */
             store_ready(p, &lock);
-            if (atomic_get(&p->stored) < u->units)
+            if (atomic_get(&p->stored) < u->job.units)
                 sched_yield();
         }
         merge_bad(u, &bad, 0);
@@ -422,11 +358,11 @@ static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
     {
         double *values = values_count ? malloc(values_count * sizeof *values) : NULL;
         bad_value bad = {0, 0, 0, 0, 0}, range = {0, 0, 0, 0, 0};
-        for (int64_t unit = 0; ok && unit < u->units && !failed(u); unit++) {
+        for (int64_t unit = 0; ok && unit < u->job.units && !minv_nc_run_failed(&u->job); unit++) {
             prepare(p, unit, &p->slots[0], values, &bad, &range);
             if (p->slots[0].ok) {
                 store(p, &p->slots[0]);
-                unit_done(u);
+                minv_nc_run_unit_done(&u->job);
             }
         }
         merge_bad(u, &bad, 0);
@@ -448,7 +384,7 @@ static void write_chunks(run *u, const minv_nc_direct *d) {
     pipeline p = {u, d, 0, NULL, 0, 0, d->chunk[r0], two ? d->chunk[r0 + 1] : 1, 0, 0};
     p.nr = (u->d0 + p.c0 - 1) / p.c0;
     p.nc = (u->d1 + p.c1 - 1) / p.c1;
-    u->units = (int64_t)(p.nr * p.nc) * u->count;
+    u->job.units = (int64_t)(p.nr * p.nc) * u->job.count;
     const size_t cap = minv_nc_direct_encoded_bound(d);
     run_pipeline(&p, cap, d->nfilters ? cap : 0);
 }
@@ -464,11 +400,11 @@ static int grow_through_netcdf(const run *u) {
     if (!grows)
         return NC_NOERR;
     size_t start[3], count[3] = {1, 1, 1};
-    matrix_coords(w, u->k0 + u->count - 1, start);
+    matrix_coords(w, u->job.k0 + u->job.count - 1, start);
     start[r0] = u->d0 - 1;
     if (w->spec.rank > 1)
         start[r0 + 1] = u->d1 - 1;
-    const minv_mat last = run_matrix(u, u->count - 1);
+    const minv_mat last = minv_nc_run_matrix(&u->job, u->job.count - 1);
     const size_t at[2] = {u->d0 - 1, u->d1 - 1}, one[2] = {1, 1};
     double value;
     bad_value bad = {0, 0, 0, 0, 0};
@@ -477,7 +413,7 @@ static int grow_through_netcdf(const run *u) {
     return bad.found ? NC_NOERR : nc_put_vara_double(w->ncid, w->varid, start, count, &value);
 }
 
-/* 1 when the direct path wrote the run (u->status and u->bad say how it went); 0 when
+/* 1 when the direct path wrote the run (u->job.status and u->bad say how it went); 0 when
  * NetCDF-C must write it (nothing was written). */
 static int write_direct(run *u) {
     minv_nc_sink *w = u->w;
@@ -489,7 +425,7 @@ static int write_direct(run *u) {
         st = nc_close(w->ncid);
     w->ncid = -1;
     if (st != NC_NOERR) {
-        fail_once(u, MINV_ERR_IO, st, "'%s': preparing variable '%s' for writing failed", w->path, w->var);
+        minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "'%s': preparing variable '%s' for writing failed", w->path, w->var);
         return 1;
     }
     minv_nc_direct_open(&d, &w->id, 1);
@@ -509,7 +445,7 @@ static int write_direct(run *u) {
         snprintf(w->why_not, sizeof w->why_not, "%s", d.why_not);
     }
     if (d.kind != MINV_NC_DIRECT_NONE) {
-        w->direct_units += u->units;
+        w->direct_units += u->job.units;
         if (w->chunk_note[0] == '\0' && d.kind == MINV_NC_DIRECT_CHUNKED)
             snprintf(w->chunk_note, sizeof w->chunk_note, "as %s%zu x %zu chunks", d.nfilters ? "deflated " : "",
                      d.chunk[r0], w->spec.rank > 1 ? d.chunk[r0 + 1] : (size_t)1);
@@ -518,7 +454,7 @@ static int write_direct(run *u) {
     st = nc_open(w->tmp, NC_WRITE, &w->ncid);
     if (st != NC_NOERR) {
         w->ncid = -1;
-        fail_once(u, MINV_ERR_IO, st, "'%s': reopening the new file failed", w->tmp);
+        minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "'%s': reopening the new file failed", w->tmp);
         return 1;
     }
     return d.kind != MINV_NC_DIRECT_NONE;
@@ -531,9 +467,9 @@ static void write_tiles(run *u) {
     pipeline p = {u, NULL, 0, NULL, 0, 0, w->tile[0], w->tile[1], 0, 0};
     p.nr = (u->d0 + p.c0 - 1) / p.c0;
     p.nc = (u->d1 + p.c1 - 1) / p.c1;
-    u->units = (int64_t)(p.nr * p.nc) * u->count;
+    u->job.units = (int64_t)(p.nr * p.nc) * u->job.count;
     run_pipeline(&p, w->tile[0] * w->tile[1] * sizeof(double), 0);
-    w->tiles += u->units;
+    w->tiles += u->job.units;
 }
 
 /* ---- the entry points ---- */
@@ -544,14 +480,14 @@ static minv_status finish(run *u, double t0) {
     w->seconds += minv_now() - t0;
     if (u->bad.found) {
         if (u->out_of_range)
-            return minv_fail(u->ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) is out of the range of %s",
+            return minv_fail(u->job.ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) is out of the range of %s",
                              w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype));
-        return minv_fail(u->ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) does not fit %s with scale %g",
+        return minv_fail(u->job.ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) does not fit %s with scale %g",
                          w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype), w->spec.scale);
     }
-    if (u->stop)
-        return u->status;
-    w->bytes += (double)((size_t)u->count * u->d0 * u->d1 * (minv_nc_encoding_set(&e, w->spec.xtype, 0) ? e.size : 8));
+    if (u->job.stop)
+        return u->job.status;
+    w->bytes += (double)((size_t)u->job.count * u->d0 * u->d1 * (minv_nc_encoding_set(&e, w->spec.xtype, 0) ? e.size : 8));
     return MINV_SUCCESS;
 }
 
@@ -559,23 +495,18 @@ static void run_start(run *u, minv_context *ctx, minv_nc_sink *w, int64_t k0, in
                       size_t stride) {
     const int r0 = minv_nc_row_dim(w->spec.rank);
     memset(u, 0, sizeof *u);
-    u->ctx = ctx;
+    u->job = (minv_nc_run){ctx, "write", k0, count, first, stride, (double)k0 / (double)w->expected,
+                           (double)count / (double)w->expected, 0, 0, &w->threads, 0, MINV_SUCCESS};
     u->w = w;
-    u->k0 = k0;
-    u->count = count;
-    u->first = first;
-    u->stride = stride;
     u->d0 = w->spec.dims[r0].len;
     u->d1 = w->spec.dims[r0 + 1].len;
-    u->base = (double)k0 / (double)w->expected;
-    u->span = (double)count / (double)w->expected;
 }
 
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m) {
     run u;
     const double t0 = minv_now();
     run_start(&u, ctx, w, k, 1, *m, 0);
-    if (!write_direct(&u) && !u.stop)
+    if (!write_direct(&u) && !u.job.stop)
         write_tiles(&u);
     return finish(&u, t0);
 }
@@ -588,17 +519,17 @@ minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int6
     const double t0 = minv_now();
     run u;
     run_start(&u, ctx, w, k0, count, (minv_mat){t, rows, cols, rows, (void *)src}, elems * (size_t)t);
-    if (write_direct(&u) || u.stop)
+    if (write_direct(&u) || u.job.stop)
         return finish(&u, t0);
     /* the matrices prepared in parallel, then one call for the run */
-    u.units = count;
-#pragma omp parallel num_threads(threads_for(&u))
+    u.job.units = count;
+#pragma omp parallel num_threads(minv_nc_run_threads(&u.job))
     {
         bad_value bad = {0, 0, 0, 0, 0};
         const size_t origin[2] = {0, 0}, whole[2] = {d0, d1};
 #pragma omp for schedule(dynamic)
         for (int64_t m = 0; m < count; m++) {
-            minv_mat in = run_matrix(&u, m);
+            minv_mat in = minv_nc_run_matrix(&u.job, m);
             minv_nc_mat_to_tile(&in, sp->view, origin, whole, disk + (size_t)m * elems, d1);
             pack(w, disk + (size_t)m * elems, d1, origin, whole, m, &bad);
         }
@@ -608,7 +539,7 @@ minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int6
         size_t start[3] = {(size_t)k0, 0, 0}, cnt[3] = {(size_t)count, d0, d1};
         const int st = nc_put_vara_double(w->ncid, w->varid, start, cnt, disk);
         if (st != NC_NOERR)
-            fail_once(&u, MINV_ERR_IO, st, "'%s', variable '%s': writing matrices %lld to %lld failed%s", w->path, w->var,
+            minv_nc_run_fail(&u.job, MINV_ERR_IO, st, "'%s', variable '%s': writing matrices %lld to %lld failed%s", w->path, w->var,
                       (long long)k0, (long long)(k0 + count - 1), st == NC_ERANGE ? " (a value out of the type's range)" : "");
         w->tiles += count;
     }

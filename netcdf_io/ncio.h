@@ -337,6 +337,35 @@ void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], c
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
                          const size_t count[2], double *tile, size_t ld);
 
+/* ---- what the threads of a read or write share (nc_run.c) ---- */
+
+typedef struct {
+    minv_context *ctx;
+    const char *stage;          /* "read", "write": for progress */
+    int64_t k0, count;          /* matrices k0 .. k0 + count - 1 of the variable */
+    minv_mat first;             /* matrix k0 in memory; k0 + m at first.data + m stride bytes */
+    size_t stride;
+    double base, span;          /* the part of the whole read or write this run is */
+    int64_t units, done;        /* pieces of work, and those finished */
+    int *most_threads;          /* the source's or sink's record of the threads used */
+    int stop;                   /* set, with status, on the first failure of any thread */
+    minv_status status;
+} minv_nc_run;
+
+minv_mat minv_nc_run_matrix(const minv_nc_run *u, int64_t m);
+/* A piece done: counted, and the progress reported from thread 0. */
+void minv_nc_run_unit_done(minv_nc_run *u);
+/* The first failure of any thread becomes the run's: status, or the one a NetCDF error
+ * nc_status maps to (minv_nc_fail, its text appended). */
+void minv_nc_run_fail(minv_nc_run *u, minv_status status, int nc_status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int minv_nc_run_failed(const minv_nc_run *u);
+/* Threads for the run's units (the context's, fewer for few units), recorded. */
+int minv_nc_run_threads(minv_nc_run *u);
+
 /* ---- reports (nc_report.c) ---- */
 
 /* The read stage from the inputs in[0..nin), the write stage from out plus the seconds of its

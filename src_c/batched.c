@@ -245,8 +245,7 @@ static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
         minv_batch_note(r, "GPU not used: %s", ctx->backend_note);
     r->seconds = minv_now() - c->t0;
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
-    minv_report_stages(ctx, r->backend, r->seconds, &r->upload_seconds, &r->compute_seconds, &r->download_seconds,
-                       &r->upload_bytes, &r->download_bytes, &r->device, &r->fallbacks);
+    minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
     minv_fpguard_end(&c->guard);
 }
 

@@ -207,15 +207,14 @@ void minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_clear_error(ctx);
 }
 
-void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, double *upload_seconds,
-                        double *compute_seconds, double *download_seconds, double *upload_bytes,
-                        double *download_bytes, int32_t *device, int32_t *fallbacks) {
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, minv_stages *stages,
+                        int32_t *device, int32_t *fallbacks) {
     const minv_moved *m = &ctx->moved;
-    *upload_seconds = m->upload_seconds;
-    *download_seconds = m->download_seconds;
-    *upload_bytes = m->upload_bytes;
-    *download_bytes = m->download_bytes;
-    *compute_seconds = fmax(0, seconds - m->upload_seconds - m->download_seconds);
+    stages->upload_seconds = m->upload_seconds;
+    stages->download_seconds = m->download_seconds;
+    stages->upload_bytes = m->upload_bytes;
+    stages->download_bytes = m->download_bytes;
+    stages->compute_seconds = fmax(0, seconds - m->upload_seconds - m->download_seconds);
     *device = backend == MINV_BACKEND_GPU && ctx->device_count > 0 ? ctx->devices[0] : -1;
     if (ctx->backend_note[0])
         *fallbacks |= MINV_FALLBACK_NO_GPU;
@@ -229,8 +228,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
             minv_report_note(r, "GPU not used: %s", ctx->backend_note);
         r->seconds = minv_now() - c->t0;
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
-        minv_report_stages(ctx, r->backend, r->seconds, &r->upload_seconds, &r->compute_seconds, &r->download_seconds,
-                           &r->upload_bytes, &r->download_bytes, &r->device, &r->fallbacks);
+        minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
         const double e1 = c->e0 >= 0 ? ctx->ops->energy(ctx) : -1;
         if (e1 > c->e0 && r->seconds >= MIN_ENERGY_WINDOW)
             r->energy = e1 - c->e0;

@@ -360,12 +360,11 @@ typedef struct {
 void minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
-/* The stages of a call that took `seconds` on the context's backend `backend` (upload,
- * download and the device from the context's tally, compute the rest), and the fallback of
- * an AUTO context without a GPU; shared by the dense and batched reports. */
-void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, double *upload_seconds,
-                        double *compute_seconds, double *download_seconds, double *upload_bytes,
-                        double *download_bytes, int32_t *device, int32_t *fallbacks);
+/* The stages of a call that took `seconds` on backend `backend` (upload, download and the
+ * device from the context's tally, compute the rest), and the fallback of an AUTO context
+ * without a GPU; shared by the dense and batched reports. */
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, minv_stages *stages,
+                        int32_t *device, int32_t *fallbacks);
 /* The bad argument is named with its position, as LAPACK does. */
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);
 minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,

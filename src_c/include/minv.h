@@ -140,6 +140,24 @@ typedef enum {
                                    so another path ran */
 } minv_fallback;
 
+/* Where a call's time went, by stage, in seconds (0 for a stage that did not happen), and the
+ * bytes the stages moved. read and write: the file routines' reading of the inputs and
+ * writing of the output (write through the final fsync and rename), bytes as stored; upload
+ * and download: the GPU backend's whole copies of host arrays to the device and back (copies
+ * streamed beside the computation count their bytes, their time is compute's); compute: the
+ * library call less its uploads and downloads. */
+typedef struct {
+    double read_seconds;
+    double upload_seconds;
+    double compute_seconds;
+    double download_seconds;
+    double write_seconds;
+    double read_bytes;
+    double upload_bytes;
+    double download_bytes;
+    double write_bytes;
+} minv_stages;
+
 /* What a call did. Filled on success and, as far as it got, on failure. */
 typedef struct {
     minv_method method;      /* the method that produced the result */
@@ -167,20 +185,7 @@ typedef struct {
     int64_t history_len;     /* entries in residual_history */
     double residual_history[MINV_HISTORY_LEN]; /* iterative: ||I - A V_k||_F / sqrt(n) per
                                                    step (the first MINV_HISTORY_LEN steps) */
-    /* Where the time went, by stage, in seconds (0 for a stage that did not happen), and the
-     * bytes the stages moved. read and write: the file routines' reading of the input and
-     * writing of the output (write through the final fsync and rename), bytes as stored;
-     * upload and download: the GPU backend's copies of host arrays to the device and back;
-     * compute: the library call less its uploads and downloads. */
-    double read_seconds;
-    double upload_seconds;
-    double compute_seconds;
-    double download_seconds;
-    double write_seconds;
-    double read_bytes;
-    double upload_bytes;
-    double download_bytes;
-    double write_bytes;
+    minv_stages stages;      /* where the time went */
     int32_t device;          /* the CUDA device that computed (of several, the first); -1 on the
                                 CPU */
     int32_t fallbacks;       /* minv_fallback bits: what took the place of the first choice */
@@ -424,17 +429,8 @@ typedef struct {
     double seconds;          /* wall time of the whole call */
     double flops;            /* LAPACK's operation counts over the members that succeeded */
     double gflops;
-    /* Stages, as in minv_report: upload and download of host batches by the GPU backend,
-     * compute the rest of the call; read and write stay 0 (the batched API reads no file). */
-    double read_seconds;
-    double upload_seconds;
-    double compute_seconds;
-    double download_seconds;
-    double write_seconds;
-    double read_bytes;
-    double upload_bytes;
-    double download_bytes;
-    double write_bytes;
+    minv_stages stages;      /* where the time went (read and write stay 0: the batched API
+                                reads no file) */
     int32_t device;          /* the CUDA device that computed; -1 on the CPU */
     int32_t fallbacks;       /* minv_fallback bits */
     char reason[MINV_REASON_LEN]; /* methods, backend, paths and kernels, fallbacks; cut with

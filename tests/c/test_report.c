@@ -23,18 +23,18 @@ static void stages_and_fallbacks(void) {
     tu_spd(&rng, N, a, N);
     minv_report r;
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, N, a, N, x, N, &r), MINV_SUCCESS, ctx);
-    CHECK(r.compute_seconds > 0 && r.compute_seconds <= r.seconds, "compute %g of %g s", r.compute_seconds, r.seconds);
-    CHECK(r.read_seconds == 0 && r.write_seconds == 0 && r.read_bytes == 0 && r.write_bytes == 0, "file stages set");
+    CHECK(r.stages.compute_seconds > 0 && r.stages.compute_seconds <= r.seconds, "compute %g of %g s", r.stages.compute_seconds, r.seconds);
+    CHECK(r.stages.read_seconds == 0 && r.stages.write_seconds == 0 && r.stages.read_bytes == 0 && r.stages.write_bytes == 0, "file stages set");
     CHECK(r.matrices == 1 && r.worst == -1 && r.recondition == MINV_RECONDITION_NONE && r.condition_before == -1,
           "matrices %lld, worst %lld, recondition %d", (long long)r.matrices, (long long)r.worst, (int)r.recondition);
     if (!on_gpu) {
-        CHECK(r.device == -1 && r.upload_bytes == 0 && r.download_bytes == 0, "device %d, upload %g", (int)r.device,
-              r.upload_bytes);
+        CHECK(r.device == -1 && r.stages.upload_bytes == 0 && r.stages.download_bytes == 0, "device %d, upload %g", (int)r.device,
+              r.stages.upload_bytes);
         CHECK(r.fallbacks == MINV_FALLBACK_NO_GPU && strstr(r.reason, "GPU not used"), "fallbacks %d: %s", (int)r.fallbacks,
               r.reason);
     } else {
-        CHECK(r.device >= 0 && r.upload_bytes >= (double)N * N * 8 && r.download_bytes >= (double)N * N * 8,
-              "device %d, upload %g, download %g", (int)r.device, r.upload_bytes, r.download_bytes);
+        CHECK(r.device >= 0 && r.stages.upload_bytes >= (double)N * N * 8 && r.stages.download_bytes >= (double)N * N * 8,
+              "device %d, upload %g, download %g", (int)r.device, r.stages.upload_bytes, r.stages.download_bytes);
     }
     /* symmetric with a positive diagonal but indefinite: AUTO's Cholesky hands it to LU */
     for (int i = 0; i < N; i++)

@@ -93,11 +93,11 @@ static void every_type_and_format(minv_context *ctx) {
                 size_t size = 0;
                 NCT(nc_inq_type(NC_GLOBAL, types[t].type, NULL, &size)); /* atomic types need no file */
                 const double stored = (double)(N * N) * (double)size;
-                CHECK(rep.read_bytes == stored && rep.read_seconds > 0 && rep.write_seconds > 0 &&
-                          rep.write_bytes == (double)(N * N) * (variant == 2 ? 4 : 8) && rep.compute_seconds > 0 &&
-                          rep.compute_seconds <= rep.seconds && rep.matrices == 1 && rep.worst == -1 && rep.device == -1,
-                      "%s: stages read %g B in %g s, write %g B in %g s, compute %g s of %g", path, rep.read_bytes,
-                      rep.read_seconds, rep.write_bytes, rep.write_seconds, rep.compute_seconds, rep.seconds);
+                CHECK(rep.stages.read_bytes == stored && rep.stages.read_seconds > 0 && rep.stages.write_seconds > 0 &&
+                          rep.stages.write_bytes == (double)(N * N) * (variant == 2 ? 4 : 8) && rep.stages.compute_seconds > 0 &&
+                          rep.stages.compute_seconds <= rep.seconds && rep.matrices == 1 && rep.worst == -1 && rep.device == -1,
+                      "%s: stages read %g B in %g s, write %g B in %g s, compute %g s of %g", path, rep.stages.read_bytes,
+                      rep.stages.read_seconds, rep.stages.write_bytes, rep.stages.write_seconds, rep.stages.compute_seconds, rep.seconds);
             }
         }
     }
