@@ -76,24 +76,29 @@ static int h5_encoding(hid_t type, nc_type xtype, minv_nc_encoding *e) {
            H5Tget_sign(type) == (is_signed ? H5T_SGN_2 : H5T_SGN_NONE);
 }
 
-/* The dataset of a variable: its name in its group's path, or the name NetCDF-C gives a
- * variable that shares its name with a dimension it does not index. The dataset must have
- * the variable's rank. */
+/* The dataset of a variable: the name NetCDF-C gives a variable that shares its name with a
+ * dimension it does not index (the plain name is then the dimension's scale), else its name,
+ * in its group's path. The dataset must have the variable's rank and no more than its shape
+ * (along an unlimited dimension a dataset may hold less). */
 static hid_t open_dataset(hid_t file, const minv_nc_var_id *v) {
     char path[sizeof v->group + 2 * NC_MAX_NAME];
     const char *sep = strcmp(v->group, "/") == 0 ? "" : "/";
     for (int attempt = 0; attempt < 2; attempt++) {
-        snprintf(path, sizeof path, "%s%s%s%s", v->group, sep, attempt ? "_nc4_non_coord_" : "", v->name);
+        snprintf(path, sizeof path, "%s%s%s%s", v->group, sep, attempt ? "" : "_nc4_non_coord_", v->name);
         if (H5Lexists(file, path, H5P_DEFAULT) <= 0)
             continue;
         hid_t dset = H5Dopen2(file, path, H5P_DEFAULT);
         if (dset < 0)
             continue;
         hid_t space = H5Dget_space(dset);
-        const int r = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+        hsize_t extent[MINV_NC_MAX_RANK];
+        int fits = space >= 0 && H5Sget_simple_extent_ndims(space) == v->rank &&
+                   H5Sget_simple_extent_dims(space, extent, NULL) == v->rank;
+        for (int r = 0; fits && r < v->rank; r++)
+            fits = extent[r] <= v->shape[r];
         if (space >= 0)
             H5Sclose(space);
-        if (r == v->rank)
+        if (fits)
             return dset;
         H5Dclose(dset);
     }
@@ -215,9 +220,13 @@ int minv_nc_var_identify(minv_nc_var_id *v, const char *path, int grpid, int var
     v->path = path;
     v->varid = varid;
     v->format = format;
-    if (nc_inq_var(grpid, varid, v->name, &v->xtype, &v->rank, NULL, NULL) != NC_NOERR ||
+    int dimids[NC_MAX_VAR_DIMS];
+    if (nc_inq_var(grpid, varid, v->name, &v->xtype, &v->rank, dimids, NULL) != NC_NOERR || v->rank > MINV_NC_MAX_RANK ||
         nc_inq_grpname_full(grpid, &len, NULL) != NC_NOERR || len >= sizeof v->group)
         return 0;
+    for (int r = 0; r < v->rank; r++)
+        if (nc_inq_dimlen(grpid, dimids[r], &v->shape[r]) != NC_NOERR)
+            return 0;
     return nc_inq_grpname_full(grpid, NULL, v->group) == NC_NOERR;
 }
 

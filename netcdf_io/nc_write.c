@@ -421,6 +421,8 @@ static int write_direct(run *u) {
         return 0;
     minv_nc_direct d;
     int st = grow_through_netcdf(u);
+    if (st == NC_NOERR && !minv_nc_var_identify(&w->id, w->tmp, w->ncid, w->varid, w->format))
+        st = NC_EBADID; /* the shape as grown, for the dataset's check */
     if (st == NC_NOERR)
         st = nc_close(w->ncid);
     w->ncid = -1;

@@ -98,6 +98,7 @@ typedef struct {
     char name[NC_MAX_NAME + 1];
     int varid, rank, format;
     nc_type xtype;
+    size_t shape[MINV_NC_MAX_RANK]; /* NetCDF-C's dimension lengths */
 } minv_nc_var_id;
 /* From NetCDF-C's ids; 0 when they cannot be read (or the group path is too long). */
 int minv_nc_var_identify(minv_nc_var_id *v, const char *path, int grpid, int varid, int format);

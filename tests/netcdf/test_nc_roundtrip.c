@@ -335,6 +335,55 @@ static void bad_values(minv_context *ctx) {
     free(v);
 }
 
+/* Variables named like a dimension they do not index (stored by NetCDF-C under another name,
+ * the plain name then being the dimension's scale), and a filter the direct path leaves to
+ * NetCDF-C (Fletcher-32). */
+static void names_and_filters(minv_context *ctx) {
+    static const size_t c4[2] = {4, 4};
+    const size_t nn[2] = {9, 9}, len[1] = {9}, five[1] = {5};
+    const char *const dims_n[2] = {"n", "n"}, *const dim_n[1] = {"n"}, *const dim_x[1] = {"x"};
+    const nct_storage plain = {NC_CLOBBER | NC_NETCDF4, NULL, 0}, checked = {NC_CLOBBER | NC_NETCDF4, c4, 1, .fletcher32 = 1};
+    double *v = values(81, NC_DOUBLE, 21), *x = values(5, NC_DOUBLE, 22);
+    minv_file_options fo;
+    minv_file_options_default(&fo);
+    /* x(5) is a dimension with its coordinate values; "x" the variable over n is another */
+    nct_write("rt_names.nc", 0, &plain, "x", NC_DOUBLE, 1, dim_x, five, 0, x);
+    nct_write("rt_names.nc", 1, &plain, "n", NC_DOUBLE, 2, dims_n, nn, 0, v);
+    void *m = read_both(ctx, "a matrix named like its dimension", "rt_names.nc", "n", &fo, 0, MINV_R64, 1, MINV_SUCCESS, NULL);
+    check_reference("a matrix named like its dimension", "rt_names.nc", "n", m, 9, 9, 0, MINV_R64, 1, 0);
+    free(m);
+    nct_write("rt_vname.nc", 0, &plain, "x", NC_DOUBLE, 1, dim_x, five, 0, x);
+    nct_write("rt_vname.nc", 1, &plain, "n", NC_DOUBLE, 1, dim_n, len, 0, v); /* a coordinate variable */
+    m = read_both(ctx, "a coordinate variable", "rt_vname.nc", "n", &fo, MINV_NC_ALLOW_VECTOR, MINV_R64, 1, MINV_SUCCESS, NULL);
+    CHECK(memcmp(m, v, 9 * sizeof *v) == 0, "the coordinate variable's values differ");
+    free(m);
+    /* a 1-D "x" over n while x is a dimension of 5: not the dimension's scale */
+    nct_write("rt_vname2.nc", 0, &plain, "x", NC_DOUBLE, 1, dim_x, five, 0, x);
+    int ncid, varid, dimid;
+    NCT(nc_open("rt_vname2.nc", NC_WRITE, &ncid));
+    NCT(nc_redef(ncid));
+    NCT(nc_inq_varid(ncid, "x", &varid));
+    NCT(nc_rename_var(ncid, varid, "x_coord"));
+    NCT(nc_def_dim(ncid, "n", 9, &dimid));
+    NCT(nc_def_var(ncid, "x", NC_DOUBLE, 1, &dimid, &varid));
+    NCT(nc_enddef(ncid));
+    NCT(nc_put_var_double(ncid, varid, v));
+    NCT(nc_close(ncid));
+    m = read_both(ctx, "a 1-D variable named like another dimension", "rt_vname2.nc", "x", &fo, MINV_NC_ALLOW_VECTOR, MINV_R64,
+                  1, MINV_SUCCESS, NULL);
+    CHECK(memcmp(m, v, 9 * sizeof *v) == 0, "a 1-D variable named like another dimension: the dimension's values were read");
+    free(m);
+    /* Fletcher-32: NetCDF-C reads it, and says so */
+    minv_nc_source s;
+    nct_write("rt_fletcher.nc", 0, &checked, "M", NC_DOUBLE, 2, rc, nn, 0, v);
+    m = read_both(ctx, "Fletcher-32", "rt_fletcher.nc", "M", &fo, 0, MINV_R64, 0, MINV_SUCCESS, &s);
+    check_reference("Fletcher-32", "rt_fletcher.nc", "M", m, 9, 9, 0, MINV_R64, 1, 0);
+    HAS(s.direct.why_not, "filter other than shuffle and deflate");
+    free(m);
+    free(v);
+    free(x);
+}
+
 /* ---- writing ---- */
 
 /* Writes matrices through the direct path and through NetCDF-C alone and compares the files'
@@ -459,6 +508,7 @@ int main(void) {
     groups(ctx);
     packed_and_vector(ctx);
     bad_values(ctx);
+    names_and_filters(ctx);
     writes(ctx);
     write_out_of_range(ctx);
     minv_destroy(ctx);
