@@ -11,11 +11,18 @@
  *     storage or a compact dataset leave the variable to NetCDF-C, and why_not says so.
  *
  * HDF5 is not thread-safe: every call into it here runs on one thread at a time, under the
- * NetCDF lock the caller holds; only pread, pwrite and the codecs run in parallel. */
+ * NetCDF lock the caller holds; only pread, pwrite and the codecs run in parallel.
+ *
+ * A writer reserves its room on the disk first (fallocate): HDF5 1.10 cannot close a file
+ * after H5Dwrite_chunk met a full disk (it crashes at exit), so the disk must say no before
+ * HDF5 writes; the file is cut back to what HDF5 used when it is closed. */
+#define _GNU_SOURCE /* fallocate */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ncio.h"
@@ -246,17 +253,45 @@ void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write) 
 #endif
 }
 
+int minv_nc_direct_reserve(minv_nc_direct *d, const char *path, double bytes) {
+#if defined(__linux__)
+    struct stat st;
+    int fd = open(path, O_WRONLY), err = 0;
+    if (fd < 0 || fstat(fd, &st) != 0 || fallocate(fd, 0, st.st_size, (off_t)bytes) != 0)
+        err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL)
+        return 0; /* a file system without reservations: HDF5 meets the disk as it comes */
+    if (err == 0)
+        d->reserved = path;
+    return err;
+#else
+    (void)d; (void)path; (void)bytes;
+    return 0;
+#endif
+}
+
 void minv_nc_direct_close(minv_nc_direct *d) {
     if (d->fd >= 0)
         close(d->fd);
     d->fd = -1;
 #if MINV_NC_HDF5
+    haddr_t used = HADDR_UNDEF;
+    if (d->reserved && d->h5file >= 0 &&
+        (H5Fflush(d->h5file, H5F_SCOPE_LOCAL) < 0 || H5Fget_eoa(d->h5file, &used) < 0))
+        used = HADDR_UNDEF;
     if (d->h5dset >= 0)
         H5Dclose(d->h5dset);
     if (d->h5file >= 0)
         H5Fclose(d->h5file);
+    struct stat st;
+    if (d->reserved && used != HADDR_UNDEF && stat(d->reserved, &st) == 0 && (haddr_t)st.st_size > used &&
+        truncate(d->reserved, (off_t)used) != 0)
+        d->reserved = NULL; /* the reservation stays in the file, which is still whole */
 #endif
     d->h5dset = d->h5file = -1;
+    d->reserved = NULL;
 }
 
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c) {

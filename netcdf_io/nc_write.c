@@ -413,13 +413,48 @@ static int grow_through_netcdf(const run *u) {
     return bad.found ? NC_NOERR : nc_put_vara_double(w->ncid, w->varid, start, count, &value);
 }
 
-/* 1 when the direct path wrote the run (u->job.status and u->bad say how it went); 0 when
- * NetCDF-C must write it (nothing was written). */
+/* The direct writer for a run, on the variable opened in d (NetCDF-C has closed the file): 1
+ * when it wrote (or failed: u->job says so), 0 when NetCDF-C must write the run. */
+static int write_opened(run *u, minv_nc_direct *d) {
+    minv_nc_sink *w = u->w;
+    const int r0 = minv_nc_row_dim(w->spec.rank), two = w->spec.rank > 1;
+    for (int r = 0; r < r0 && d->kind == MINV_NC_DIRECT_CHUNKED; r++)
+        if (d->chunk[r] != 1) {
+            snprintf(d->why_not, sizeof d->why_not, "its chunks span several matrices");
+            return 0;
+        }
+    if (d->kind == MINV_NC_DIRECT_CONTIGUOUS) {
+        write_rows(u, d);
+        return 1;
+    }
+    if (d->kind != MINV_NC_DIRECT_CHUNKED)
+        return 0;
+    /* room for the chunks at their largest, their index and some metadata */
+    const size_t c1 = two ? d->chunk[r0 + 1] : 1;
+    const double chunks = (double)((u->d0 + d->chunk[r0] - 1) / d->chunk[r0] * ((u->d1 + c1 - 1) / c1)) * (double)u->job.count;
+    const double room = chunks * ((double)minv_nc_direct_encoded_bound(d) + 64) + (1 << 20);
+    const int err = minv_nc_direct_reserve(d, w->tmp, room);
+    if (err != 0 && d->nfilters > 0) { /* compressed, it may still fit: NetCDF-C writes as it goes */
+        snprintf(d->why_not, sizeof d->why_not, "no room to reserve the chunks uncompressed");
+        return 0;
+    }
+    if (err != 0)
+        minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s': no room on the disk for the %.3g MB of variable '%s': %s",
+                         w->path, room / 1e6, w->var, strerror(err));
+    else
+        write_chunks(u, d);
+    if (w->chunk_note[0] == '\0')
+        snprintf(w->chunk_note, sizeof w->chunk_note, "as %s%zu x %zu chunks", d->nfilters ? "deflated " : "",
+                 d->chunk[r0], c1);
+    return 1;
+}
+
+/* 1 when the direct path wrote the run (or failed: u->job and u->bad say how it went); 0
+ * when NetCDF-C must write it (nothing was written). */
 static int write_direct(run *u) {
     minv_nc_sink *w = u->w;
     if (w->direct_off)
         return 0;
-    minv_nc_direct d;
     int st = grow_through_netcdf(u);
     if (st == NC_NOERR && !minv_nc_var_identify(&w->id, w->tmp, w->ncid, w->varid, w->format))
         st = NC_EBADID; /* the shape as grown, for the dataset's check */
@@ -430,27 +465,14 @@ static int write_direct(run *u) {
         minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "'%s': preparing variable '%s' for writing failed", w->path, w->var);
         return 1;
     }
+    minv_nc_direct d;
     minv_nc_direct_open(&d, &w->id, 1);
-    const int r0 = minv_nc_row_dim(w->spec.rank);
-    for (int r = 0; r < r0 && d.kind == MINV_NC_DIRECT_CHUNKED; r++)
-        if (d.chunk[r] != 1) {
-            minv_nc_direct_close(&d);
-            d.kind = MINV_NC_DIRECT_NONE;
-            snprintf(d.why_not, sizeof d.why_not, "its chunks span several matrices");
-        }
-    if (d.kind == MINV_NC_DIRECT_CHUNKED)
-        write_chunks(u, &d);
-    else if (d.kind == MINV_NC_DIRECT_CONTIGUOUS)
-        write_rows(u, &d);
+    const int wrote = write_opened(u, &d);
+    if (wrote)
+        w->direct_units += u->job.units;
     else {
         w->direct_off = 1;
         snprintf(w->why_not, sizeof w->why_not, "%s", d.why_not);
-    }
-    if (d.kind != MINV_NC_DIRECT_NONE) {
-        w->direct_units += u->job.units;
-        if (w->chunk_note[0] == '\0' && d.kind == MINV_NC_DIRECT_CHUNKED)
-            snprintf(w->chunk_note, sizeof w->chunk_note, "as %s%zu x %zu chunks", d.nfilters ? "deflated " : "",
-                     d.chunk[r0], w->spec.rank > 1 ? d.chunk[r0 + 1] : (size_t)1);
     }
     minv_nc_direct_close(&d);
     st = nc_open(w->tmp, NC_WRITE, &w->ncid);
@@ -459,7 +481,7 @@ static int write_direct(run *u) {
         minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "'%s': reopening the new file failed", w->tmp);
         return 1;
     }
-    return d.kind != MINV_NC_DIRECT_NONE;
+    return wrote;
 }
 
 /* ---- through NetCDF-C: tiles prepared in parallel, stored in order ---- */

@@ -127,6 +127,7 @@ typedef struct {
     int deflate_level;
     size_t shuffle_size;
     int64_t h5file, h5dset;     /* HDF5 ids, -1 when closed */
+    const char *reserved;       /* a writer's file with room reserved, cut back on close */
 } minv_nc_direct;
 
 /* One stored chunk: where it is, its bytes, and the filters the writer skipped (bit f: the
@@ -141,7 +142,12 @@ typedef struct {
  * (write = 1) NetCDF-C must have closed the file; a reader may keep it open. Never fails
  * otherwise: NetCDF-C's path is always there. */
 void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
+/* Closes the file (a writer's: cut back to what HDF5 used of the room it reserved). */
 void minv_nc_direct_close(minv_nc_direct *d);
+/* Reserves `bytes` of disk past the end of the writer's file `path` before HDF5 writes
+ * (fallocate); 0, or the errno of a disk without the room (ENOSPC, EFBIG). A file system
+ * without reservations answers 0. */
+int minv_nc_direct_reserve(minv_nc_direct *d, const char *path, double bytes);
 /* The chunk whose first value is at coord (the variable's rank); 0 when it was never written. */
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c);
 /* Writes a whole encoded chunk (H5Dwrite_chunk); 1 on success. */

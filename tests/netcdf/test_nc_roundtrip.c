@@ -12,6 +12,8 @@
  * allows it, so that no comparison passes by both sides taking NetCDF-C's path. */
 #include <float.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include "ncio.h"
 #include "nctest.h"
@@ -37,7 +39,7 @@ static double *values(size_t count, nc_type t, uint64_t seed) {
 }
 
 /* Reads every matrix of var through the direct path and through NetCDF-C alone, in precision
- * t, and compares them bit for bit (and the failures word for word); checks that the direct
+ * t, and compares them bit for bit (and bad values' messages word for word); checks that the direct
  * path was taken when it should be. Returns matrix 0 as read (the caller frees it). */
 static void *read_both(minv_context *ctx, const char *label, const char *path, const char *var,
                        const minv_file_options *fo, int flags, minv_dtype t, int expect_direct, minv_status expect,
@@ -58,7 +60,7 @@ static void *read_both(minv_context *ctx, const char *label, const char *path, c
               minv_status_string(sa), minv_status_string(sb), why_a, why_b);
         if (sa == MINV_SUCCESS && sb == MINV_SUCCESS)
             CHECK(memcmp(ma.data, mb.data, bytes) == 0, "%s, matrix %lld: direct and NetCDF-C values differ", label, (long long)k);
-        else
+        else if (expect == MINV_ERR_NOT_FINITE) /* the same entry named the same way (I/O failures differ) */
             CHECK(strcmp(why_a, why_b) == 0, "%s: messages differ:\n  %s\n  %s", label, why_a, why_b);
         if (k == 0)
             first = ma.data;
@@ -500,6 +502,60 @@ static void write_out_of_range(minv_context *ctx) {
     }
 }
 
+/* Failures in the middle: a deflated chunk whose bytes were damaged fails the read (IO, on
+ * both paths), and a write that the disk refuses (here a file-size limit, which needs no
+ * root) fails with IO and leaves no output and no temporary file, on both paths, netCDF-4
+ * (deflated too) and classic; HDF5 must be able to close the file after (no crash at exit). */
+static void failures(minv_context *ctx) {
+    static const size_t c16[2] = {16, 16};
+    const size_t lens[2] = {64, 64};
+    const nct_storage st = {NC_CLOBBER | NC_NETCDF4, c16, 1};
+    double *v = values(64 * 64, NC_DOUBLE, 31);
+    nct_write("rt_damaged.nc", 0, &st, "M", NC_DOUBLE, 2, rc, lens, 0, v);
+    FILE *f = fopen("rt_damaged.nc", "r+b");
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET); /* inside the chunks, past the header */
+    for (int k = 0; k < 64; k++)
+        fputc(0x5a ^ k, f);
+    fclose(f);
+    minv_file_options fo;
+    minv_file_options_default(&fo);
+    free(read_both(ctx, "a damaged chunk", "rt_damaged.nc", "M", &fo, 0, MINV_R64, 1, MINV_ERR_IO, NULL));
+
+    struct rlimit old, small;
+    getrlimit(RLIMIT_FSIZE, &old);
+    small = old;
+    small.rlim_cur = 1 << 20; /* the output needs 4 MB */
+    void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
+    static const struct {
+        int format, deflate, lib;
+    } cases[] = {{NC_FORMAT_NETCDF4, 0, 0}, {NC_FORMAT_NETCDF4, 0, 1}, {NC_FORMAT_NETCDF4, 1, 0},
+                 {NC_FORMAT_CLASSIC, 0, 0}, {NC_FORMAT_CLASSIC, 0, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int lib = cases[c].lib;
+        minv_nc_sink_spec spec = {.rank = 2, .dims = {{"row", 700, 0}, {"col", 700, 0}}, .xtype = NC_DOUBLE,
+                                  .format = cases[c].format, .deflate_level = cases[c].deflate, .scale = 1,
+                                  .library = lib};
+        double *m = values(700 * 700, NC_DOUBLE, 32);
+        minv_mat one = {MINV_R64, 700, 700, 700, m};
+        minv_nc_sink w;
+        CHECK_STATUS(minv_nc_sink_open(ctx, &w, "rt_full.nc", "X", &spec, 1), MINV_SUCCESS, ctx);
+        setrlimit(RLIMIT_FSIZE, &small);
+        minv_status st_write = minv_nc_sink_write(ctx, &w, 0, &one);
+        if (st_write == MINV_SUCCESS)
+            st_write = minv_nc_sink_commit(ctx, &w, NULL, 0, NULL);
+        setrlimit(RLIMIT_FSIZE, &old);
+        CHECK(st_write == MINV_ERR_IO, "%s write past the disk's room, case %zu: %s (%s)", lib ? "NetCDF-C's" : "the direct",
+              c, minv_status_string(st_write), minv_last_error(ctx));
+        minv_nc_sink_abort(&w);
+        CHECK(!nct_exists("rt_full.nc") && !nct_tmp_left("rt_full.nc"), "an output was left behind");
+        free(m);
+    }
+    signal(SIGXFSZ, previous);
+    free(v);
+}
+
 int main(void) {
     minv_context *ctx = nct_context();
     every_type_and_storage(ctx);
@@ -511,6 +567,7 @@ int main(void) {
     names_and_filters(ctx);
     writes(ctx);
     write_out_of_range(ctx);
+    failures(ctx);
     minv_destroy(ctx);
     return tu_finish("test_nc_roundtrip");
 }
