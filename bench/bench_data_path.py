@@ -100,7 +100,7 @@ STAGES = ["read", "upload", "compute", "download", "wrote"]
 
 def whole_command(minv, src, out, repeat):
     """Median wall time of the command over `repeat` runs after a warm-up, its stages from the
-    report of that run, and the peak RSS (GNU time where present)."""
+    report of that run (the command's stage lines), and the peak RSS (GNU time where present)."""
     gnu_time = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
     runs = []
     for k in range(repeat + 1):
@@ -163,7 +163,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build tree (minv command, benchmarks)")
     ap.add_argument("--n", type=int, nargs="+", default=[4096, 8192])
     ap.add_argument("--work", default="/tmp/minv_bench_data_path", help="a scratch folder on the disk to measure")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs of each measurement, after a warm-up")
+    ap.add_argument("--command-repeat", type=int, default=None,
+                    help="timed runs of the whole command (default --repeat; on a CPU an inversion at n = 8192 "
+                         "takes minutes)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "data_path.md"))
     a = ap.parse_args()
 
@@ -194,7 +197,7 @@ def main():
         dd_sync = median_runs(a.repeat, lambda: dd_seconds(["if=/dev/zero", f"of={ddw}", "bs=16M", f"count={count}",
                                                              "conv=fdatasync"]))
         os.remove(ddw)
-        wall, stages, rss, report = whole_command(minv, src, out, a.repeat)
+        wall, stages, rss, report = whole_command(minv, src, out, a.command_repeat or a.repeat)
         known = sum(stages.get(s, 0.0) for s in STAGES)
         whole.append([str(n), f"{wall:.3f}"] + [f"{stages.get(s, 0.0):.3f}" for s in STAGES] +
                      [f"{max(wall - known, 0):.3f}", f"{rss:.0f}", f"{mb * 2:.0f}"])
