@@ -120,8 +120,8 @@ static minv_status invert_single(minv_context *ctx, minv_method method, minv_dty
     minv_mat a = {0}, x = {0};
     char where[768];
     minv_status status = MINV_SUCCESS;
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, n));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, n));
     MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
     status = t == MINV_R64 ? minv_invert_d(ctx, method, n, a.data, a.ld, x.data, x.ld, report)
                            : minv_invert_s(ctx, method, n, a.data, a.ld, x.data, x.ld, report);

@@ -333,6 +333,10 @@ char *minv_nc_tmp_name(const char *path);
  * variable, grouped up to MINV_NC_TILE_ELEMS; else (contiguous) bands of whole rows. */
 const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_t edge,
                                size_t tile[2]);
+/* A matrix the file routines fill or write from (minv_mat_alloc), on huge pages where the
+ * system grants them on request: faulting a fresh matrix in 4 KiB pages costs as much as
+ * reading it. */
+minv_status minv_nc_matrix_alloc(minv_context *ctx, minv_mat *m, minv_dtype t, int64_t rows, int64_t cols);
 /* Rows of a contiguous variable (rows of row_bytes, d0 of them) moved at a time by the direct
  * path: about 1 MiB, at least 32 (a transpose block) unless that passes 8 MiB. */
 size_t minv_nc_unit_rows(size_t row_bytes, size_t d0);
