@@ -27,15 +27,17 @@ static void stages_and_fallbacks(void) {
     CHECK(r.stages.read_seconds == 0 && r.stages.write_seconds == 0 && r.stages.read_bytes == 0 && r.stages.write_bytes == 0, "file stages set");
     CHECK(r.matrices == 1 && r.worst == -1 && r.recondition == MINV_RECONDITION_NONE && r.condition_before == -1,
           "matrices %lld, worst %lld, recondition %d", (long long)r.matrices, (long long)r.worst, (int)r.recondition);
-    if (!on_gpu) {
+    if (r.backend == MINV_BACKEND_GPU) /* the host form copies A up and the inverse down */
+        CHECK(r.device >= 0 && r.stages.upload_bytes >= (double)N * N * 8 && r.stages.download_bytes >= (double)N * N * 8 &&
+                  r.stages.upload_seconds > 0 && r.stages.download_seconds > 0,
+              "device %d, upload %g B in %g s, download %g B in %g s", (int)r.device, r.stages.upload_bytes,
+              r.stages.upload_seconds, r.stages.download_bytes, r.stages.download_seconds);
+    else
         CHECK(r.device == -1 && r.stages.upload_bytes == 0 && r.stages.download_bytes == 0, "device %d, upload %g", (int)r.device,
               r.stages.upload_bytes);
+    if (!on_gpu) /* AUTO found no GPU: every report says so */
         CHECK(r.fallbacks == MINV_FALLBACK_NO_GPU && strstr(r.reason, "GPU not used"), "fallbacks %d: %s", (int)r.fallbacks,
               r.reason);
-    } else {
-        CHECK(r.device >= 0 && r.stages.upload_bytes >= (double)N * N * 8 && r.stages.download_bytes >= (double)N * N * 8,
-              "device %d, upload %g, download %g", (int)r.device, r.stages.upload_bytes, r.stages.download_bytes);
-    }
     /* symmetric with a positive diagonal but indefinite: AUTO's Cholesky hands it to LU */
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++)
