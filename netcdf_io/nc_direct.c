@@ -45,7 +45,7 @@ static int is_netcdf4(int format) { return format == NC_FORMAT_NETCDF4 || format
 
 static void open_classic(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
     minv_nc_classic_var layout;
-    d->fd = open(v->path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    d->fd = open(v->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC); /* the header is read either way */
     if (d->fd < 0)
         return give_up(d, "the file cannot be opened a second time");
     if (minv_nc_classic_layout(d->fd, v->name, v->varid, &layout) != 0)
