@@ -2,8 +2,8 @@
  * (transposed for the C view), packed for an integer type and encoded on its own thread, then
  * stored: netCDF-4 chunks compressed here and written whole with H5Dwrite_chunk, classic
  * rows with pwrite, or tiles through NetCDF-C (its calls one at a time, in order) where the
- * storage allows neither. NetCDF-C has the file closed while the direct path writes and opens
- * it again after, so that the commit (attributes, close, fsync, rename) is NetCDF-C's.
+ * storage allows neither. The commit (attributes, close, fsync, rename) is NetCDF-C's: it
+ * keeps a netCDF-4 file open beside the direct path, and opens a classic one again after.
  *
  * A value the stored type cannot hold fails the write with the first such value in file
  * order. The file holds the values nc_put_vara_double would store, bit for bit. */
@@ -456,15 +456,19 @@ static int write_opened(run *u, minv_nc_direct *d) {
 }
 
 /* 1 when the direct path wrote the run (or failed: u->job and u->bad say how it went); 0
- * when NetCDF-C must write it (nothing was written). */
+ * when NetCDF-C must write it (nothing was written). A netCDF-4 file stays open in NetCDF-C:
+ * HDF5 shares it with the direct path's second opening (closing and opening it again would
+ * cost the 1.3 kB that NetCDF-C keeps of every netCDF-4 file it opens). A classic file is
+ * closed first, as NetCDF-C's buffers could write over the rows, and opened again after. */
 static int write_direct(run *u) {
     minv_nc_sink *w = u->w;
     if (w->direct_off)
         return 0;
+    const int beside = w->format == NC_FORMAT_NETCDF4 || w->format == NC_FORMAT_NETCDF4_CLASSIC;
     int st = grow_through_netcdf(u);
     if (st == NC_NOERR && !minv_nc_var_identify(&w->id, w->out.open_path, w->ncid, w->varid, w->format))
         st = NC_EBADID; /* the shape as grown, for the dataset's check */
-    if (st == NC_NOERR && (st = nc_close(w->ncid)) == NC_NOERR)
+    if (st == NC_NOERR && !beside && (st = nc_close(w->ncid)) == NC_NOERR)
         w->ncid = -1; /* a failed close leaves the id open: the sink's abort takes it */
     if (st != NC_NOERR) {
         minv_nc_run_fail(&u->job, MINV_ERR_IO, st, "'%s': preparing variable '%s' for writing failed", w->path, w->var);
@@ -485,6 +489,8 @@ static int write_direct(run *u) {
     minv_nc_direct_close(&d);
     if (u->job.stop)
         return 1;
+    if (beside)
+        return wrote;
     st = nc_open(w->out.open_path, NC_WRITE, &w->ncid);
     if (st != NC_NOERR) {
         w->ncid = -1;
