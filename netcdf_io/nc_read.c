@@ -455,6 +455,7 @@ static minv_status finish(run *u, double t0) {
     s->seconds += minv_now() - t0;
     if (u->job.stop)
         return u->job.status;
+    minv_nc_run_end(&u->job);
     s->bytes += (double)((size_t)u->job.count * s->d0 * s->d1 * s->esize);
     if (u->bad.kind != OK)
         return fail_bad(u->job.ctx, s, u->job.k0 + u->bad.matrix, &u->bad);
@@ -481,7 +482,6 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
     const double t0 = minv_now();
     if (read_direct(&u)) {
         s->batch_reads++;
-        minv_progress(ctx, "read", (double)(k0 + count) / (double)s->count);
         return finish(&u, t0);
     }
     /* one call for the whole run, then the matrices checked and placed in parallel */
@@ -514,6 +514,5 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
         merge_bad(&u, &bad);
     }
     s->batch_reads++;
-    minv_progress(ctx, "read", (double)(k0 + count) / (double)s->count);
     return finish(&u, t0);
 }

@@ -41,6 +41,10 @@ void minv_nc_run_fail(minv_nc_run *u, minv_status status, int nc_status, const c
     }
 }
 
+void minv_nc_run_end(const minv_nc_run *u) {
+    minv_progress(u->ctx, u->stage, u->base + u->span);
+}
+
 int minv_nc_run_failed(const minv_nc_run *u) {
     int stop;
 #pragma omp atomic read

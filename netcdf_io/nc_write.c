@@ -528,6 +528,7 @@ static minv_status finish(run *u, double t0) {
     }
     if (u->job.stop)
         return u->job.status;
+    minv_nc_run_end(&u->job);
     w->bytes += (double)((size_t)u->job.count * u->d0 * u->d1 * (minv_nc_encoding_set(&e, w->spec.xtype, 0) ? e.size : 8));
     return MINV_SUCCESS;
 }
@@ -584,6 +585,5 @@ minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int6
                       (long long)k0, (long long)(k0 + count - 1), st == NC_ERANGE ? " (a value out of the type's range)" : "");
         w->tiles += count;
     }
-    minv_progress(ctx, "write", (double)(k0 + count) / (double)w->expected);
     return finish(&u, t0);
 }

@@ -460,6 +460,9 @@ void minv_nc_run_fail(minv_nc_run *u, minv_status status, int nc_status, const c
 #endif
     ;
 int minv_nc_run_failed(const minv_nc_run *u);
+/* The run's end, reported from the calling thread: every run shows, whichever threads did its
+ * pieces. */
+void minv_nc_run_end(const minv_nc_run *u);
 /* Threads for the run's units (the context's, fewer for few units), recorded. */
 int minv_nc_run_threads(minv_nc_run *u);
 
