@@ -376,9 +376,10 @@ void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view) {
 }
 
 void minv_nc_source_close(minv_nc_source *s) {
+    if (s->ncid < 0) /* closed, or never opened: {.ncid = -1} holds no direct path either */
+        return;
     minv_nc_direct_close(&s->direct);
-    if (s->ncid >= 0)
-        nc_close(s->ncid);
+    nc_close(s->ncid);
     s->ncid = s->grpid = -1;
 }
 
