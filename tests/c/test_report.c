@@ -36,7 +36,7 @@ static void stages_and_fallbacks(void) {
         CHECK(r.device == -1 && r.stages.upload_bytes == 0 && r.stages.download_bytes == 0, "device %d, upload %g", (int)r.device,
               r.stages.upload_bytes);
     if (!on_gpu) /* AUTO found no GPU: every report says so */
-        CHECK(r.fallbacks == MINV_FALLBACK_NO_GPU && strstr(r.reason, "GPU not used"), "fallbacks %d: %s", (int)r.fallbacks,
+        CHECK(r.fallbacks == MINV_FALLBACK_NO_GPU && strstr(r.reason, "CPU backend: "), "fallbacks %d: %s", (int)r.fallbacks,
               r.reason);
     /* symmetric with a positive diagonal but indefinite: AUTO's Cholesky hands it to LU */
     for (int i = 0; i < N; i++)

@@ -414,7 +414,7 @@ if(NCGEN)
        "  :history = \"Mon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\" ;\n"
        "data:\n  B = 2, 0, 0, 4 ;\n  Y = 1, 1 ;\n  T = 1, 2 ;\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n}\n")
   execute_process(COMMAND "${NCGEN}" -k nc4 -o meta.nc meta.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
-  ok(ARGS invert meta.nc:B meta_inv.nc EXPECT "time +[0-9.]+ s, ")
+  ok(ARGS invert meta.nc:B meta_inv.nc EXPECT "time +[0-9.e+-]+ s, ")
   ok(ARGS solve meta.nc:B meta.nc:Y meta_x.nc)
   ok(ARGS invert meta.nc meta_bands.nc --tridiagonal DL,D,DU)
   ok(ARGS solve meta.nc:B meta.nc:T meta_t.nc)

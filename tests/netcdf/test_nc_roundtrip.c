@@ -456,7 +456,7 @@ static void writes(minv_context *ctx) {
                 char label[256];
                 /* 300 x 270: chunk edges of 256 that do not divide it */
                 minv_nc_sink_spec spec = {.rank = 2, .dims = {{"row", 300, 0}, {"col", 270, 0}}, .xtype = types[ty],
-                                          .format = formats[f].format, .deflate_level = formats[f].deflate,
+                                          .input_format = formats[f].format, .deflate_level = formats[f].deflate, .overwrite = 1,
                                           .scale = types[ty] == NC_SHORT ? 0.5 : 1, .view = (minv_nc_view)view};
                 snprintf(label, sizeof label, "write %s, %s, %s view", formats[f].name, minv_nc_type_name(types[ty]),
                          view ? "Fortran" : "C");
@@ -478,7 +478,7 @@ static void writes(minv_context *ctx) {
                          minv_nc_type_name(types[ty]), view ? "Fortran" : "C");
                 write_both(ctx, label, spec, "rt_wa.nc", "rt_wb.nc", 3, 0, 1);
             }
-    minv_nc_sink_spec column = {.rank = 1, .dims = {{"n", 70000, 0}}, .xtype = NC_DOUBLE, .format = NC_FORMAT_NETCDF4,
+    minv_nc_sink_spec column = {.rank = 1, .dims = {{"n", 70000, 0}}, .xtype = NC_DOUBLE, .input_format = NC_FORMAT_NETCDF4, .overwrite = 1,
                                 .deflate_level = 1, .scale = 1};
     write_both(ctx, "write 1-D", column, "rt_wa.nc", "rt_wb.nc", 1, 0, 1);
 }
@@ -487,7 +487,7 @@ static void writes(minv_context *ctx) {
 static void write_out_of_range(minv_context *ctx) {
     for (int lib = 0; lib < 2; lib++) {
         minv_nc_sink_spec spec = {.rank = 2, .dims = {{"row", 40, 0}, {"col", 40, 0}}, .xtype = NC_SHORT,
-                                  .format = NC_FORMAT_NETCDF4, .scale = 1, .library = lib};
+                                  .input_format = NC_FORMAT_NETCDF4, .scale = 1, .library = lib};
         double *m = calloc(40 * 40, sizeof *m);
         m[39 * 40 + 1] = 1e6;  /* M(1, 39) in the C view: stored at [1, 39] */
         m[2 * 40 + 30] = -1e6; /* M(30, 2): stored at [30, 2] */
@@ -535,7 +535,7 @@ static void failures(minv_context *ctx) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int lib = cases[c].lib;
         minv_nc_sink_spec spec = {.rank = 2, .dims = {{"row", 700, 0}, {"col", 700, 0}}, .xtype = NC_DOUBLE,
-                                  .format = cases[c].format, .deflate_level = cases[c].deflate, .scale = 1,
+                                  .input_format = cases[c].format, .deflate_level = cases[c].deflate, .scale = 1,
                                   .library = lib};
         double *m = values(700 * 700, NC_DOUBLE, 32);
         minv_mat one = {MINV_R64, 700, 700, 700, m};
