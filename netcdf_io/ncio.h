@@ -145,8 +145,9 @@ typedef struct {
 } minv_nc_chunk;
 
 /* Opens a variable for direct access: kind says how, or NONE and why_not why not. To write
- * (write = 1) NetCDF-C must have closed the file; a reader may keep it open. Never fails
- * otherwise: NetCDF-C's path is always there. */
+ * (write = 1) a classic file NetCDF-C must have closed it; a netCDF-4 file, which HDF5 shares,
+ * and a reader's may stay open in NetCDF-C. Never fails otherwise: NetCDF-C's path is always
+ * there. */
 void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
 void minv_nc_direct_close(minv_nc_direct *d);
 /* The chunk whose first value is at coord (the variable's rank); 0 when it was never written. */
