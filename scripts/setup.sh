@@ -10,7 +10,7 @@ source "$MINV_ROOT/scripts/progress.sh"
 
 minv_install_packages() {
     local want=(build-essential cmake gfortran pkg-config libopenblas-dev liblapack-dev
-                libnetcdf-dev libnetcdff-dev netcdf-bin python3 clang libclang-rt-dev)
+                libnetcdf-dev libnetcdff-dev netcdf-bin libhdf5-dev zlib1g-dev python3 clang libclang-rt-dev)
     local missing=()
     for p in "${want[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -223,6 +223,7 @@ static void report_init(minv_batch_report *r, minv_method method, int64_t nbatch
     r->residual = -1;
     r->worst = -1;
     r->rcond = -1;
+    r->device = -1;
 }
 
 typedef struct {
@@ -240,6 +241,7 @@ static minv_status call_begin(minv_context *ctx, batch_call *c, minv_batch_repor
     }
     minv_fpguard_begin(&c->guard);
     c->t0 = minv_now();
+    memset(&ctx->moved, 0, sizeof ctx->moved);
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
@@ -251,6 +253,7 @@ static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
         minv_batch_note(r, "CPU backend: %s", ctx->backend_note);
     r->seconds = minv_now() - c->t0;
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
     minv_fpguard_end(&c->guard);
     minv_context_leave(ctx);
 }
@@ -391,6 +394,7 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
         if ((status == MINV_ERR_NOT_IMPLEMENTED || status == MINV_ERR_DEVICE_MEMORY) && place == MINV_ON_HOST &&
             ops != &minv_cpu_backend) {
             minv_batch_note(r, "%s, so the CPU ran it", ctx->last_error);
+            r->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             continue;

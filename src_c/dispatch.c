@@ -70,6 +70,11 @@ void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrh
     r->rcond = -1;
     r->energy = -1;
     r->asymmetry = -1;
+    r->device = -1;
+    r->condition_before = -1;
+    r->condition_after = -1;
+    r->matrices = 1;
+    r->worst = -1;
 }
 
 /* ---- argument checks: the bad argument is named with its position, as LAPACK does ---- */
@@ -150,6 +155,7 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
         report->backend = MINV_BACKEND_CPU;
         minv_report_note(report, "%s %s is not available on the %s backend, so the CPU ran it",
                    minv_method_name(method), what, own->name);
+        report->fallbacks |= MINV_FALLBACK_CPU;
         return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend%s",
@@ -293,6 +299,7 @@ minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_fpguard_begin(&c->guard);
     c->e0 = ctx->measure_energy && ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
+    memset(&ctx->moved, 0, sizeof ctx->moved);
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
@@ -301,6 +308,19 @@ minv_status minv_call_refused(minv_report *r, minv_status status, minv_method me
     minv_report_init(r, method, n, nrhs);
     minv_report_note(r, "refused: %s", minv_status_string(status));
     return status;
+}
+
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, minv_stages *stages,
+                        int32_t *device, int32_t *fallbacks) {
+    const minv_moved *m = &ctx->moved;
+    stages->upload_seconds = m->upload_seconds;
+    stages->download_seconds = m->download_seconds;
+    stages->upload_bytes = m->upload_bytes;
+    stages->download_bytes = m->download_bytes;
+    stages->compute_seconds = fmax(0, seconds - m->upload_seconds - m->download_seconds);
+    *device = backend == MINV_BACKEND_GPU && ctx->device_count > 0 ? ctx->devices[0] : -1;
+    if (ctx->backend_note[0])
+        *fallbacks |= MINV_FALLBACK_NO_GPU;
 }
 
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
@@ -312,6 +332,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
             minv_report_note(r, "CPU backend: %s", ctx->backend_note);
         r->seconds = minv_now() - c->t0;
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+        minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
         const double e1 = c->e0 >= 0 ? ctx->ops->energy(ctx) : -1;
         if (e1 > c->e0 && r->seconds >= MIN_ENERGY_WINDOW)
             r->energy = e1 - c->e0;
@@ -385,6 +406,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.invert[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             report->backend = MINV_BACKEND_CPU;
@@ -392,6 +414,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         }
         if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
             minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+            report->fallbacks |= MINV_FALLBACK_LU;
             minv_clear_error(ctx);
             method = report->method = MINV_METHOD_LU;
             report->info = -1;
@@ -512,6 +535,7 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
         minv_clear_error(ctx);
         status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
         minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
+        r->fallbacks |= MINV_FALLBACK_DIRECT;
     }
 cleanup:
     ctx->call_guess = NULL;
@@ -609,6 +633,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.solve[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             report->backend = MINV_BACKEND_CPU;
@@ -616,6 +641,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         }
         if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
             minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+            report->fallbacks |= MINV_FALLBACK_LU;
             minv_clear_error(ctx);
             method = report->method = MINV_METHOD_LU;
             report->info = -1;

@@ -146,6 +146,10 @@ typedef enum {
     MINV_WORK_SLOTS
 } minv_work_slot;
 
+typedef struct {
+    double upload_seconds, download_seconds, upload_bytes, download_bytes;
+} minv_moved;
+
 struct minv_context {
     minv_options opts;
     minv_backend backend;        /* resolved: CPU or GPU */
@@ -198,6 +202,9 @@ struct minv_context {
         int64_t ld;
         const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
     } stage;
+    /* this call's copies of host arrays to and from the device, tallied by the GPU backend
+     * (transfer.cu) for the report's stages; cleared when a call begins */
+    minv_moved moved;
 };
 
 /* ---- one thread at a time (context.c) ----
@@ -477,6 +484,11 @@ minv_status minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
+/* The stages of a call that took `seconds` on backend `backend` (upload, download and the
+ * device from the context's tally, compute the rest), and the fallback of an AUTO context
+ * without a GPU; shared by the dense and batched reports. */
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, minv_stages *stages,
+                        int32_t *device, int32_t *fallbacks);
 /* The bad argument is named with its position, as LAPACK does. */
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);
 minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,

@@ -374,11 +374,13 @@ static minv_status invert_bands(minv_context *ctx, minv_place place, minv_dtype 
                                          : ops->invert_tridiagonal(ctx, &plan, x, report);
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             report->backend = MINV_BACKEND_CPU;
         } else if (status == MINV_ERR_SINGULAR && plan.path == MINV_TRIDIAGONAL_SHERMAN_MORRISON) {
             minv_report_note(report, "%s, so another path", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_PATH;
             minv_clear_error(ctx);
             plan_free(&plan);
             MINV_TRY(plan_make(ctx, t, n, dl, d, du, MINV_TRIDIAGONAL_AUTO, &plan, report));
