@@ -36,7 +36,7 @@ minv_backend_ops make_table() {
     t.general_method = general_method;
     t.computes_residual = 1;
     t.analyze = minv_gpu_analyze;
-    t.invert_tridiagonal = minv_gpu_tridiagonal_invert;
+    t.invert_tridiagonal = minv_gpu_tridiagonal_invert_host;
     t.invert_tridiagonal_device = minv_gpu_tridiagonal_invert_device;
     t.download_vector = minv_gpu_download_vector;
     t.invert[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert_host;
