@@ -36,6 +36,11 @@ struct minv_gpu {
      * opened by the first multi-GPU call and kept for the next DA cycle. */
     minv_gpu *team[MINV_MAX_DEVICES];
     int peers_enabled;
+    /* The caller's stream (minv_set_stream; NULL: none), the events that order minv's streams
+     * after it and it after them (created with it), and whether the current call joined it. */
+    cudaStream_t caller;
+    cudaEvent_t fork, join[MINV_GPU_STREAMS + 1];
+    int joined;
 };
 
 minv_status minv_cuda_fail(minv_context *ctx, cudaError_t err, const char *what, const char *file, int line);
@@ -74,6 +79,18 @@ minv_status minv_cusolver_fail(minv_context *ctx, cusolverStatus_t err, const ch
 /* Loads NVML and finds the given CUDA devices; on any failure g->energy stays NULL. */
 void minv_gpu_energy_open(minv_gpu *g, const int *devices, int count);
 void minv_gpu_energy_close(minv_gpu *g);
+
+/* ---- the caller's stream (stream.cu) ---- */
+/* minv_set_stream's backend op: checks that the stream is one of g's device. */
+minv_status minv_gpu_set_stream(minv_context *ctx, void *stream);
+/* A call on device data begins: minv's streams wait for the caller's (an event, no host
+ * synchronisation; multi-GPU methods synchronise it, as their other devices' streams must
+ * wait too). Without a caller's stream nothing happens. */
+minv_status minv_gpu_begin_device_call(minv_context *ctx);
+/* The call ends: the caller's stream waits for minv's streams; 0 if that could not be
+ * arranged (the caller must then synchronise minv's streams). */
+int minv_gpu_join_caller(minv_gpu *g);
+void minv_gpu_stream_close(minv_gpu *g);
 
 /* ---- several devices (gpu_context.cu) ---- */
 /* team[0 .. ctx->device_count): the state of each device of the context, ctx->gpu first;

@@ -125,9 +125,17 @@ void minv_gpu_release_all(minv_gpu *g) {
 
 void minv_gpu_end_call(minv_context *ctx) {
     minv_gpu *g = ctx->gpu;
-    /* Every call is synchronous: device-pointer results are ready, and the report's seconds
-     * true, when it returns. Errors were checked where they arose. */
-    cudaStreamSynchronize(g->stream);
+    /* Without the caller's stream every call is synchronous: device-pointer results are
+     * ready, and the report's seconds true, when it returns. With it, a device call's results
+     * are ordered before the stream's later work instead (multi-GPU methods still wait here).
+     * Errors were checked where they arose. */
+    const int joined = g->joined && minv_gpu_join_caller(g);
+    if (!joined || ctx->device_count > 1) {
+        cudaStreamSynchronize(g->stream);
+        if (g->joined)
+            for (int k = 0; k < MINV_GPU_STREAMS; k++) cudaStreamSynchronize(g->copy[k]);
+    }
+    g->joined = 0;
     for (int d = 0; d < MINV_MAX_DEVICES; d++)
         if (g->team[d])
             for (int k = 0; k < WS_COUNT; k++) g->team[d]->ws_locked[k] = 0;

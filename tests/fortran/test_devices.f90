@@ -1,10 +1,13 @@
-! The context's GPUs from Fortran: minv_context_devices and minv_energy_counter. On a CPU
-! context: no devices, and no meter (MINV_ERR_NOT_IMPLEMENTED with C's message, joules -1);
+! The context's GPUs from Fortran: minv_context_devices, minv_energy_counter and
+! minv_set_stream. On a CPU context: no devices, no meter (MINV_ERR_NOT_IMPLEMENTED with C's
+! message, joules -1), a null stream accepted in both forms and any other refused with
+! MINV_ERR_NO_GPU;
 ! on an uninitialised one: the usual error. On the default context where a GPU is present:
 ! the device asked for first, the list of all visible devices without repeats, and the meter
 ! read before and after a second's work (or its absence reported). With the argument
 ! 'stop', the CPU meter is read without stat, which must stop the program.
 program test_devices
+  use, intrinsic :: iso_c_binding, only: c_intptr_t, c_null_ptr, c_loc, c_ptr
   use, intrinsic :: iso_fortran_env, only: int64, real64
   use minv_mod
   use test_util
@@ -16,6 +19,7 @@ program test_devices
   real(real64), allocatable :: a(:, :), x(:, :)
   type(rng_t) :: rng
   integer :: stat, i
+  integer(c_intptr_t), target :: not_a_stream
   integer(int64) :: t0, t1, rate
   character(200) :: msg
   character(16) :: arg
@@ -42,6 +46,19 @@ program test_devices
   call check(j0 == -1, 'CPU meter: joules -1')
   call minv_energy_counter(cpu, j0, stat=stat)
   call check(stat == MINV_ERR_NOT_IMPLEMENTED, 'CPU meter with stat alone')
+
+  ! ---- CPU: a null stream (the default) only ----
+  msg = 'untouched'
+  call minv_set_stream(cpu, c_null_ptr, stat=stat, errmsg=msg)
+  call check(stat == MINV_SUCCESS .and. msg == '', 'CPU: null stream (c_ptr) accepted')
+  call minv_set_stream(cpu, 0_c_intptr_t, stat=stat)
+  call check(stat == MINV_SUCCESS, 'CPU: null stream (integer) accepted')
+  not_a_stream = 1
+  call minv_set_stream(cpu, c_loc(not_a_stream), stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_NO_GPU, msg, 'minv_set_stream: no usable GPU: ' // &
+                  'this context runs on the cpu', 'CPU: a stream (c_ptr)')
+  call minv_set_stream(cpu, 12345_c_intptr_t, stat=stat)
+  call check(stat == MINV_ERR_NO_GPU, 'CPU: a stream (integer) refused')
 
   ! ---- an uninitialised context ----
   call minv_context_devices(none, devices, stat=stat, errmsg=msg)
