@@ -74,6 +74,8 @@ module minv_mod
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
     c_get_option => minv_get_option, c_context_devices => minv_context_devices, &
     c_energy_counter => minv_energy_counter, c_set_stream => minv_set_stream, &
+    c_invert_device_d => minv_invert_device_d, c_invert_device_s => minv_invert_device_s, &
+    c_solve_device_d => minv_solve_device_d, c_solve_device_s => minv_solve_device_s, &
     c_status_string => minv_status_string, &
     minv_last_error, &
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
@@ -230,6 +232,18 @@ module minv_mod
   interface minv_analyze_file
     module procedure analyze_file
   end interface minv_analyze_file
+
+  ! Device memory (OpenACC, CUDA Fortran), in minv_mod_device.inc: arrays inside
+  ! `!$acc host_data use_device`, or addresses with sizes and the real kind.
+  public :: minv_invert_device, minv_solve_device
+
+  interface minv_invert_device
+    module procedure minv_invert_device_r32, minv_invert_device_r64, invert_device_address
+  end interface minv_invert_device
+
+  interface minv_solve_device
+    module procedure minv_solve_device_r32, minv_solve_device_r64, solve_device_address
+  end interface minv_solve_device
 
   ! Batches of small matrices a(k, k, nbatch), in minv_mod_batched.inc.
   public :: minv_batch_report, minv_invert_batched, minv_invert_batched_inplace, &
@@ -678,6 +692,11 @@ contains
   ! batches of small matrices
   ! ======================================================================================
 #include "minv_mod_batched.inc"
+
+  ! ======================================================================================
+  ! device memory
+  ! ======================================================================================
+#include "minv_mod_device.inc"
 
   ! ======================================================================================
   ! helpers shared by every routine

@@ -84,8 +84,8 @@ void minv_gpu_energy_close(minv_gpu *g);
 /* minv_set_stream's backend op: checks that the stream is one of g's device. */
 minv_status minv_gpu_set_stream(minv_context *ctx, void *stream);
 /* A call on device data begins: minv's streams wait for the caller's (an event, no host
- * synchronisation; multi-GPU methods synchronise it, as their other devices' streams must
- * wait too). Without a caller's stream nothing happens. */
+ * synchronisation; a context with several devices synchronises it, as the other devices'
+ * streams must wait too). Without a caller's stream nothing happens. */
 minv_status minv_gpu_begin_device_call(minv_context *ctx);
 /* The call ends: the caller's stream waits for minv's streams; 0 if that could not be
  * arranged (the caller must then synchronise minv's streams). */

@@ -127,7 +127,8 @@ void minv_gpu_end_call(minv_context *ctx) {
     minv_gpu *g = ctx->gpu;
     /* Without the caller's stream every call is synchronous: device-pointer results are
      * ready, and the report's seconds true, when it returns. With it, a device call's results
-     * are ordered before the stream's later work instead (multi-GPU methods still wait here).
+     * are ordered before the stream's later work instead (a context with several devices
+     * still waits here).
      * Errors were checked where they arose. */
     const int joined = g->joined && minv_gpu_join_caller(g);
     if (!joined || ctx->device_count > 1) {

@@ -252,7 +252,8 @@ minv_status minv_energy_counter(minv_context *ctx, double *joules);
  *   synchronisation for either); minv's kernels run on its own streams in between.
  *   What still waits on the host: the checks that decide the status (the factorisation's
  *   info: not SPD, singular), the residual and rcond the report carries (MINV_OPT_RESIDUAL,
- *   0 turns the residual off) and multi-GPU methods (which synchronise the stream at entry).
+ *   0 turns the residual off), and a context with several devices (minv_context_devices;
+ *   the default on a multi-GPU node), which synchronises the stream at entry and exit.
  *   The call returns once those are known; the last kernels (forming the inverse or the
  *   solution) may still run, and report->seconds then counts the host's part. Without a stream
  *   every call returns with its work finished, as before.
