@@ -117,6 +117,7 @@ program openacc_step
   call expect(err_a < 0.8_real64 * err_b, 'the analysis is closer to the truth than the background')
   if (.not. on_device) write (*, '(a)') 'openacc_step: host path (no GPU context or no OpenACC offloading)'
   call minv_finalize(ctx)
+  deallocate (b, s, truth, xb, xa, y, d, w, noise, kernel, w_host, sw) ! a main program's are not freed at its end
 
 contains
 
