@@ -10,7 +10,7 @@ const char *minv_gpu_slot_name(int slot, char name[MINV_SLOT_NAME_LEN]) {
     static const char *const fixed[] = {"WS_A", "WS_B", "WS_C", "WS_D", "WS_E", "WS_F", "WS_G", "WS_H"};
     static const char *const last[] = {"WS_SOLVER", "WS_SMALL", "WS_SCALAR", "WS_VEC", "WS_RESID"};
     if (slot < 0 || slot >= WS_COUNT)
-        snprintf(name, MINV_SLOT_NAME_LEN, "slot %d (none such)", slot);
+        snprintf(name, MINV_SLOT_NAME_LEN, "slot %d", slot);
     else if (slot < WS_LOW)
         snprintf(name, MINV_SLOT_NAME_LEN, "%s", fixed[slot]);
     else if (slot < WS_PANEL)
@@ -56,7 +56,10 @@ minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const
     int wanted[WS_COUNT] = {0};
     for (int k = 0; k < count; k++) {
         char name[MINV_SLOT_NAME_LEN];
-        if (slots[k] < 0 || slots[k] >= WS_COUNT || wanted[slots[k]])
+        if (slots[k] < 0 || slots[k] >= WS_COUNT)
+            return minv_fail(ctx, MINV_ERR_INTERNAL, "internal error: workspace slot %d does not exist (%d slots)",
+                             slots[k], (int)WS_COUNT);
+        if (wanted[slots[k]])
             return minv_fail(ctx, MINV_ERR_INTERNAL,
                              "internal error: workspace %s is reserved twice in one request (the buffers would alias)",
                              minv_gpu_slot_name(slots[k], name));

@@ -43,6 +43,7 @@ int main(void) {
 
     const int none[1] = {WS_COUNT};
     check(minv_gpu_reserve(ctx, 1, none, bytes, ptrs) == MINV_ERR_INTERNAL, "a slot past WS_COUNT", ctx);
+    check(strstr(minv_last_error(ctx), "does not exist") != NULL, "the message says the slot does not exist", ctx);
 
     const int two[2] = {WS_B, WS_C};
     check(minv_gpu_reserve(ctx, 2, two, bytes, ptrs) == MINV_SUCCESS, "WS_B and WS_C", ctx);
