@@ -259,6 +259,7 @@ module minv_c_api
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &
             minv_set_option, minv_get_option, minv_context_devices, minv_energy_counter, &
+            minv_set_stream, &
             minv_status_string, minv_last_error, &
             minv_method_name, minv_backend_name, minv_fallback_name, minv_recondition_name, &
             minv_version, minv_analyze_d, minv_analyze_s, &
@@ -340,6 +341,13 @@ module minv_c_api
       real(c_double), intent(out) :: joules
       integer(c_int) :: status
     end function minv_energy_counter
+
+    function minv_set_stream(ctx, stream) bind(c, name="minv_set_stream") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      type(c_ptr), value :: stream
+      integer(c_int) :: status
+    end function minv_set_stream
 
     ! ---- errors and names ----
     function minv_status_string(status) bind(c, name="minv_status_string") result(str)

@@ -47,7 +47,7 @@
 module minv_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, &
                                          c_null_ptr, c_null_funptr, c_null_char, c_associated, &
-                                         c_f_pointer, c_loc, c_funloc, c_size_t
+                                         c_f_pointer, c_loc, c_funloc, c_size_t, c_intptr_t
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, output_unit
   use minv_c_api, only: &
     MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, MINV_ERR_SINGULAR, &
@@ -76,7 +76,10 @@ module minv_mod
     minv_options_default, minv_create, minv_destroy, &
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
     c_get_option => minv_get_option, c_context_devices => minv_context_devices, &
-    c_energy_counter => minv_energy_counter, c_status_string => minv_status_string, &
+    c_energy_counter => minv_energy_counter, c_set_stream => minv_set_stream, &
+    c_invert_device_d => minv_invert_device_d, c_invert_device_s => minv_invert_device_s, &
+    c_solve_device_d => minv_solve_device_d, c_solve_device_s => minv_solve_device_s, &
+    c_status_string => minv_status_string, &
     minv_last_error, &
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
     c_fallback_name => minv_fallback_name, c_recondition_name => minv_recondition_name, &
@@ -153,7 +156,8 @@ module minv_mod
 
   ! ---- routines ----
   public :: minv_init, minv_initialized, minv_finalize, minv_context_backend, minv_set_option, &
-            minv_get_option, minv_set_progress, minv_context_devices, minv_energy_counter
+            minv_get_option, minv_set_progress, minv_context_devices, minv_energy_counter, &
+            minv_set_stream
   public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, &
             minv_solve_inplace, minv_analyze
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_fallback_name, &
@@ -235,6 +239,18 @@ module minv_mod
     module procedure analyze_file
   end interface minv_analyze_file
 
+  ! Device memory (OpenACC, CUDA Fortran), in minv_mod_device.inc: arrays inside
+  ! `!$acc host_data use_device`, or addresses with sizes and the real kind.
+  public :: minv_invert_device, minv_solve_device
+
+  interface minv_invert_device
+    module procedure minv_invert_device_r32, minv_invert_device_r64, invert_device_address
+  end interface minv_invert_device
+
+  interface minv_solve_device
+    module procedure minv_solve_device_r32, minv_solve_device_r64, solve_device_address
+  end interface minv_solve_device
+
   ! Batches of small matrices a(k, k, nbatch), in minv_mod_batched.inc.
   public :: minv_batch_report, minv_invert_batched, minv_invert_batched_inplace, &
             minv_solve_batched, minv_solve_batched_inplace, minv_batch_report_reason, &
@@ -277,6 +293,13 @@ module minv_mod
   interface minv_energy_counter
     module procedure energy_counter
   end interface minv_energy_counter
+
+  ! The CUDA stream the device-array calls follow: type(c_ptr) (OpenACC's
+  ! acc_get_cuda_stream as a c_ptr) or integer(c_intptr_t) (CUDA Fortran's
+  ! integer(kind=cuda_stream_kind), OpenACC's acc_get_cuda_stream).
+  interface minv_set_stream
+    module procedure set_stream_ptr, set_stream_int
+  end interface minv_set_stream
 
   interface minv_status_string
     module procedure status_string
@@ -588,6 +611,37 @@ contains
     call finish('minv_energy_counter', status, ctx%ptr, stat, errmsg, why)
   end subroutine energy_counter
 
+  ! ---- the caller's CUDA stream ----
+
+  ! minv_invert_device and minv_solve_device on ctx then start after the work enqueued on
+  ! stream before them, and work enqueued after them starts after theirs, without the host
+  ! waiting for either (minv.h, minv_set_stream, says what still waits: the checks that decide
+  ! the status, the report's residual and rcond). A null stream (c_null_ptr or 0) returns to
+  ! minv's own streams, the default, on which every call returns with its work done. On a CPU
+  ! context a null stream succeeds and any other fails with MINV_ERR_NO_GPU.
+  subroutine set_stream_ptr(ctx, stream, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    type(c_ptr), intent(in) :: stream
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) status = c_set_stream(ctx%ptr, stream)
+    call finish('minv_set_stream', status, ctx%ptr, stat, errmsg, why)
+  end subroutine set_stream_ptr
+
+  subroutine set_stream_int(ctx, stream, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer(c_intptr_t), intent(in) :: stream
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+
+    call set_stream_ptr(ctx, transfer(stream, c_null_ptr), stat, errmsg)
+  end subroutine set_stream_int
+
   ! ======================================================================================
   ! names and reports
   ! ======================================================================================
@@ -672,6 +726,11 @@ contains
   ! batches of small matrices
   ! ======================================================================================
 #include "minv_mod_batched.inc"
+
+  ! ======================================================================================
+  ! device memory
+  ! ======================================================================================
+#include "minv_mod_device.inc"
 
   ! ======================================================================================
   ! helpers shared by every routine

@@ -426,6 +426,7 @@ static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place 
         all_succeed(a->count, status_out);
         return MINV_SUCCESS;
     }
+    MINV_TRY(minv_call_place(ctx, place));
     /* device data whose members' outcomes nobody asked for: the backend tallies them there */
     if (!given && (place == MINV_ON_HOST || status_out))
         MINV_TRY(results_alloc(ctx, &res, a->count));

@@ -323,6 +323,12 @@ void minv_report_stages(const minv_context *ctx, minv_backend backend, double se
         *fallbacks |= MINV_FALLBACK_NO_GPU;
 }
 
+minv_status minv_call_place(minv_context *ctx, minv_place place) {
+    if (place == MINV_ON_DEVICE && ctx->ops->begin_device_call)
+        return ctx->ops->begin_device_call(ctx);
+    return MINV_SUCCESS;
+}
+
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
     if (ctx->ops->end_call)
         ctx->ops->end_call(ctx);
@@ -461,7 +467,9 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_status status = minv_call_begin(ctx, &call);
     if (status != MINV_SUCCESS)
         return minv_call_refused(r, status, method, n, 0);
-    status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
+    status = minv_call_place(ctx, place);
+    status = status == MINV_SUCCESS ? invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r)
+                                    : minv_call_refused(r, status, method, n, 0);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -690,7 +698,9 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_status status = minv_call_begin(ctx, &call);
     if (status != MINV_SUCCESS)
         return minv_call_refused(r, status, method, n, nrhs);
-    status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+    status = minv_call_place(ctx, place);
+    status = status == MINV_SUCCESS ? solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r)
+                                    : minv_call_refused(r, status, method, n, nrhs);
     minv_call_end(ctx, &call, r);
     return status;
 }

@@ -130,6 +130,10 @@ typedef struct minv_backend_ops {
      * solve's backward error, so that the caller runs that instead. */
     minv_solve_op solve_mixed[MINV_METHOD_COUNT];
     minv_solve_op solve_mixed_device[MINV_METHOD_COUNT];
+    /* minv_set_stream, and the start of a call on device data, which then waits for the
+     * caller's stream (end_call makes the stream wait for minv's); NULL on the CPU. */
+    minv_status (*set_stream)(minv_context *ctx, void *stream);
+    minv_status (*begin_device_call)(minv_context *ctx);
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
@@ -482,6 +486,9 @@ typedef struct {
  * at once, through minv_call_refused when it has a report, and does not call minv_call_end. */
 minv_status minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
+/* After minv_call_begin, in a call on data in `place`: device data follows the caller's
+ * stream (minv_set_stream). */
+minv_status minv_call_place(minv_context *ctx, minv_place place);
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* The stages of a call that took `seconds` on backend `backend` (upload, download and the

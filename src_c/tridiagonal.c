@@ -502,7 +502,9 @@ static minv_status tridiagonal_entry(minv_context *ctx, const char *fn, minv_pla
     minv_status status = minv_call_begin(ctx, &call);
     if (status != MINV_SUCCESS)
         return minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
-    status = tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r);
+    status = minv_call_place(ctx, place);
+    status = status == MINV_SUCCESS ? tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r)
+                                    : minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
     minv_call_end(ctx, &call, r);
     return status;
 }

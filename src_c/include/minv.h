@@ -298,6 +298,24 @@ minv_status minv_context_devices(const minv_context *ctx, int32_t *count, int32_
  * bracket other code as the report brackets minv's calls. MINV_ERR_NOT_IMPLEMENTED where
  * there is no meter (the CPU backend, or NVML absent). */
 minv_status minv_energy_counter(minv_context *ctx, double *joules);
+/* The CUDA stream (a cudaStream_t, or an OpenACC queue's acc_get_cuda_stream, passed as void *
+ * so that this header needs no CUDA header) that the device-memory calls (minv_*_device_*)
+ * follow; NULL, the default, leaves them on minv's own streams as before. The stream must be
+ * of the context's device (minv_context_devices' first) and outlive its use.
+ *   Order: a device call's work starts after the work enqueued on the stream before the call,
+ *   and work enqueued on the stream after the call starts after minv's (CUDA events, no host
+ *   synchronisation for either); minv's kernels run on its own streams in between.
+ *   What still waits on the host: the checks that decide the status (the factorisation's
+ *   info: not SPD, singular), the residual and rcond the report carries (MINV_OPT_RESIDUAL,
+ *   0 turns the residual off), and a context with several devices (minv_context_devices;
+ *   the default on a multi-GPU node), which synchronises the stream at entry and exit.
+ *   The call returns once those are known; the last kernels (forming the inverse or the
+ *   solution) may still run, and report->seconds then counts the host's part. Without a stream
+ *   every call returns with its work finished, as before.
+ * Host-memory calls are not affected. On a CPU context a NULL stream succeeds (nothing to do)
+ * and any other fails with MINV_ERR_NO_GPU; MINV_ERR_INVALID_ARG when the stream is not one
+ * of the context's device. */
+minv_status minv_set_stream(minv_context *ctx, void *stream);
 
 /* ---- errors and names ----------------------------------------------------------------- */
 const char *minv_status_string(minv_status status);
