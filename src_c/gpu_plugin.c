@@ -80,7 +80,7 @@ static void loader_folder(char *dir, size_t len) {
 static const minv_cuda_plugin *check_plugin(void *lib, const char *path, char *why, size_t len) {
     minv_cuda_plugin_entry entry = (minv_cuda_plugin_entry)dlsym(lib, MINV_CUDA_PLUGIN_ENTRY);
     if (!entry) {
-        snprintf(why, len, "%.*s is not a minv CUDA plugin (it has no %s)", PATH_SHOWN, path, MINV_CUDA_PLUGIN_ENTRY);
+        snprintf(why, len, "the CUDA plugin %.*s is not one of minv's (it has no %s)", PATH_SHOWN, path, MINV_CUDA_PLUGIN_ENTRY);
         return NULL;
     }
     const minv_cuda_plugin *p = entry();

@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
     else if (!driver)
         snprintf(expected, sizeof expected, "no NVIDIA driver (libcuda.so.1 not found)");
     else if (strcmp(mode, "bad-plugin") == 0)
-        snprintf(expected, sizeof expected, "%s is not a minv CUDA plugin (it has no minv_cuda_plugin_v1)", plugin);
+        snprintf(expected, sizeof expected, "the CUDA plugin %s is not one of minv's (it has no minv_cuda_plugin_v1)", plugin);
 
     /* asked for the CPU: no note at all */
     minv_options o;
