@@ -101,6 +101,85 @@ minv_status minv_mpi_solve_batched_vsize_s(minv_context *ctx, MPI_Comm comm, int
                                            const int64_t *ldx, minv_status *status,
                                            minv_batch_report *report);
 
+/* ---- one matrix over many ranks: ScaLAPACK's block-cyclic layout ---------------------------
+ * A global m x n matrix cut into nb x nb blocks (mb x nb for a caller's descriptor), dealt
+ * cyclically over an nprow x npcol grid of the communicator's ranks; rank r sits at grid row
+ * r % nprow, column r / nprow (the BLACS's column-major order), and holds its blocks as one
+ * column-major local piece of local_rows x local_cols with leading dimension lld. Ranks beyond
+ * nprow npcol, and ranks the matrix is too small to reach, hold an empty piece and still take
+ * part in every call. desc is ScaLAPACK's descriptor of the piece, for calling ScaLAPACK
+ * directly on the same data. A layout made by one of the three routines below is freed once
+ * by minv_mpi_layout_free; copies of the struct share its grid. */
+typedef struct {
+    int64_t m, n;                   /* global rows and columns */
+    int64_t mb, nb;                 /* block rows and columns */
+    int32_t nprow, npcol;           /* the process grid */
+    int32_t myrow, mycol;           /* this rank's place in it; -1, -1 outside */
+    int64_t local_rows, local_cols; /* this rank's piece */
+    int64_t lld;                    /* its leading dimension, >= 1 */
+    int32_t desc[9];                /* DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD (ScaLAPACK's int) */
+    int32_t reserved;
+    void *internal;                 /* minv's: the communicator and grids */
+} minv_mpi_layout;
+
+/* nb: the block edge, 0 = 64 (less for a matrix too small to give every grid row and column a
+ * block). nprow x npcol: the grid, 0 x 0 = the squarest nprow <= npcol with nprow npcol = the
+ * communicator's size; a grid of fewer ranks leaves the others out. Collective. */
+minv_status minv_mpi_layout_create(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n,
+                                   int64_t nb, int32_t nprow, int32_t npcol,
+                                   minv_mpi_layout *layout);
+/* An m x n layout on the grid and blocks of `like` (B and X of a solve: m = like->n). */
+minv_status minv_mpi_layout_like(minv_context *ctx, const minv_mpi_layout *like, int64_t m,
+                                 int64_t n, minv_mpi_layout *layout);
+/* The layout of the caller's own ScaLAPACK descriptor: its BLACS context is the caller's, over
+ * the ranks of comm. Collective over comm. */
+minv_status minv_mpi_layout_from_desc(minv_context *ctx, MPI_Comm comm, const int32_t desc[9],
+                                      minv_mpi_layout *layout);
+/* Collective over the layout's communicator. */
+void minv_mpi_layout_free(minv_mpi_layout *layout);
+/* The 0-based global row (column) of local row li (column lj) of this rank's piece. */
+int64_t minv_mpi_layout_row(const minv_mpi_layout *layout, int64_t li);
+int64_t minv_mpi_layout_col(const minv_mpi_layout *layout, int64_t lj);
+
+/* A whole matrix of rank root (leading dimension lda; ignored elsewhere) dealt into every
+ * rank's piece, and back: for codes that hold the matrix on one rank. Collective. */
+minv_status minv_mpi_scatter_d(minv_context *ctx, const minv_mpi_layout *layout, int root,
+                               const double *a, int64_t lda, double *local);
+minv_status minv_mpi_scatter_s(minv_context *ctx, const minv_mpi_layout *layout, int root,
+                               const float *a, int64_t lda, float *local);
+minv_status minv_mpi_gather_d(minv_context *ctx, const minv_mpi_layout *layout,
+                              const double *local, int root, double *a, int64_t lda);
+minv_status minv_mpi_gather_s(minv_context *ctx, const minv_mpi_layout *layout,
+                              const float *local, int root, float *a, int64_t lda);
+
+/* ainv = A^-1 for A distributed in `layout` (square, mb = nb); a and ainv are this rank's
+ * pieces, ainv may be a itself (in place). Methods:
+ *   AUTO      Cholesky where A is symmetric (MINV_OPT_SYMMETRY_TOL) with a positive diagonal,
+ *             LU otherwise, and LU again where Cholesky finds A not positive definite
+ *   CHOLESKY  ScaLAPACK p?potrf, p?potri (the inverse mirrored to both triangles); GPUs: see
+ *             below
+ *   LU        ScaLAPACK p?getrf, p?getri
+ * On GPU contexts (every rank's context on its own GPU, and minv built with cuSOLVERMp) the
+ * ranks factor with cuSOLVERMp over NCCL (potrf or getrf) and, since cuSOLVERMp has no
+ * inverse, solve for the identity (potrs or getrs): 7/3 n^3 flops for SPD and 8/3 n^3 for LU,
+ * against LAPACK's n^3 and 2 n^3, in exchange for the GPUs' speed. The report is the same on
+ * every rank: the method and backend, rcond, residual (MINV_OPT_RESIDUAL: sampled by two
+ * probe vectors, or the full ||I - A X||_1 / (n ||A||_1 ||X||_1)), and on SINGULAR or NOT_SPD
+ * info = the 0-based global column. Collective over the layout's communicator. */
+minv_status minv_mpi_invert_d(minv_context *ctx, minv_method method, const minv_mpi_layout *layout,
+                              const double *a, double *ainv, minv_report *report);
+minv_status minv_mpi_invert_s(minv_context *ctx, minv_method method, const minv_mpi_layout *layout,
+                              const float *a, float *ainv, minv_report *report);
+/* A X = B with A in la (square) and B, X in lb (lb->m = la->n, on la's grid with lb->mb =
+ * la->nb); x may be b itself (in place). ScaLAPACK p?potrf + p?potrs or p?getrf + p?getrs,
+ * cuSOLVERMp's on GPUs. */
+minv_status minv_mpi_solve_d(minv_context *ctx, minv_method method, const minv_mpi_layout *la,
+                             const double *a, const minv_mpi_layout *lb, const double *b,
+                             double *x, minv_report *report);
+minv_status minv_mpi_solve_s(minv_context *ctx, minv_method method, const minv_mpi_layout *la,
+                             const float *a, const minv_mpi_layout *lb, const float *b, float *x,
+                             minv_report *report);
+
 #ifdef __cplusplus
 }
 #endif
