@@ -90,6 +90,11 @@ static minv_status check_sizes(minv_context *ctx, const char *fn, int64_t m, int
 minv_status minv_mpi_layout_create(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n,
                                    int64_t nb, int32_t nprow, int32_t npcol,
                                    minv_mpi_layout *layout) {
+    return minv_mpi_layout_make(ctx, comm, m, n, nb, nb, nprow, npcol, layout);
+}
+
+minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                                 int32_t nprow, int32_t npcol, minv_mpi_layout *layout) {
     static const char fn[] = "minv_mpi_layout_create";
     int size;
     MPI_Comm_size(comm, &size);
@@ -108,8 +113,10 @@ minv_status minv_mpi_layout_create(minv_context *ctx, MPI_Comm comm, int64_t m, 
         const int64_t across = nprow > npcol ? nprow : npcol, big = m > n ? m : n, even = (big + across - 1) / across;
         nb = even < DEFAULT_BLOCK ? (even > 0 ? even : 1) : DEFAULT_BLOCK;
     }
+    if (mb == 0)
+        mb = nb;
     if (status == MINV_SUCCESS)
-        status = check_sizes(ctx, fn, m, n, nb, nb);
+        status = check_sizes(ctx, fn, m, n, mb, nb);
     if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS)
         return status;
     minv_mpi_grid *g = grid_new(comm);
@@ -123,7 +130,7 @@ minv_status minv_mpi_layout_create(minv_context *ctx, MPI_Comm comm, int64_t m, 
     int pr, pc, myrow = -1, mycol = -1;
     if (g->context >= 0)
         Cblacs_gridinfo(g->context, &pr, &pc, &myrow, &mycol);
-    *layout = (minv_mpi_layout){.m = m, .n = n, .mb = nb, .nb = nb, .nprow = nprow, .npcol = npcol,
+    *layout = (minv_mpi_layout){.m = m, .n = n, .mb = mb, .nb = nb, .nprow = nprow, .npcol = npcol,
                                 .myrow = myrow >= 0 ? myrow : -1, .mycol = myrow >= 0 ? mycol : -1, .internal = g};
     fill_piece(layout, 0, 0);
     return MINV_SUCCESS;

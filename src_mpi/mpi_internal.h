@@ -87,6 +87,9 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
 
 /* ---- layouts (layout.c) ---- */
 
+/* minv_mpi_layout_create with blocks of mb x nb (0 x 0: chosen). */
+minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                                 int32_t nprow, int32_t npcol, minv_mpi_layout *layout);
 /* The layout's communicator (minv's duplicate) and its context of every rank. */
 MPI_Comm minv_mpi_layout_comm(const minv_mpi_layout *l);
 int minv_mpi_layout_all(const minv_mpi_layout *l);
