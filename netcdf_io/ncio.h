@@ -238,6 +238,15 @@ void minv_nc_tile_to_mat(const double *tile, const size_t start[2], const size_t
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
                          const size_t count[2], double *tile);
 
+/* ---- argument checks of the file entry points (nc_files.c) ---- */
+
+/* A file or variable name: NULL or "" refused unless optional; the argument named by position. */
+minv_status minv_nc_check_name(minv_context *ctx, const char *fn, int pos, const char *what, const char *s,
+                               int optional);
+/* fopts checked field by field into out; NULL means the defaults. */
+minv_status minv_nc_check_fopts(minv_context *ctx, const char *fn, int pos, const minv_file_options *in,
+                                minv_file_options *out);
+
 /* ---- the jobs behind the file entry points (nc_invert.c, nc_solve.c) ----
  * Arguments are checked and defaults filled by the entry points (nc_files.c). */
 minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in_path,

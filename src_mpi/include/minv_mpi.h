@@ -180,6 +180,48 @@ minv_status minv_mpi_solve_s(minv_context *ctx, minv_method method, const minv_m
                              const float *a, const minv_mpi_layout *lb, const float *b, float *x,
                              minv_report *report);
 
+/* ---- NetCDF files across the ranks ----------------------------------------------------------
+ * Each rank reads and writes its own part of a variable: a slab of whole rows (as stored),
+ * redistributed to its blocks of a layout by ScaLAPACK's p?gemr2d, or its range of the matrices
+ * of a batch. Classic, 64-bit offset and CDF-5 files are read and written collectively by
+ * PnetCDF; netCDF-4 (HDF5) files are read by every rank through the serial netCDF library and
+ * written through rank 0, slab after slab: a program links one netCDF-C library, and the
+ * parallel build exports the same names as the serial one that libminv uses. The checks, the
+ * layouts (fortran_order, slices, netCDF-4 groups, a 1-D B as one column) and the atomic output
+ * (written under a temporary name, renamed when complete; the inputs never modified) are those
+ * of minv_invert_file and minv_solve_file; so are the output's attributes and history. A new
+ * output file is netCDF-4, as minv_invert_file writes it, except that inputs in a classic
+ * format give a CDF-5 output (written collectively) when PnetCDF is built in and no deflate
+ * level is asked for. The report is the same on every rank. Available when
+ * minv_mpi_config.h says MINV_MPI_HAVE_NETCDF; otherwise MINV_ERR_NOT_IMPLEMENTED. */
+
+/* A matrix variable (sliced by fopts) read into the pieces of layout, whose shape must be the
+ * variable's (rows x cols in the fopts->fortran_order view). */
+minv_status minv_mpi_read_d(minv_context *ctx, const minv_mpi_layout *layout, const char *path,
+                            const char *var, const minv_file_options *fopts, double *local);
+minv_status minv_mpi_read_s(minv_context *ctx, const minv_mpi_layout *layout, const char *path,
+                            const char *var, const minv_file_options *fopts, float *local);
+/* The layout's matrix written as variable var of path, over the dimensions dims[0] (rows) and
+ * dims[1] (columns) (NULL: "row" and "column"), in the fopts->fortran_order view. */
+minv_status minv_mpi_write_d(minv_context *ctx, const minv_mpi_layout *layout, const double *local,
+                             const char *path, const char *var, const char *const dims[2],
+                             const minv_file_options *fopts);
+minv_status minv_mpi_write_s(minv_context *ctx, const minv_mpi_layout *layout, const float *local,
+                             const char *path, const char *var, const char *const dims[2],
+                             const minv_file_options *fopts);
+/* minv_invert_file over the ranks of comm: one matrix in a layout of MINV_OPT_BLOCK_SIZE blocks
+ * (0: chosen) on the squarest grid, inverted by minv_mpi_invert; a batch (rank-3 variable)
+ * dealt to the ranks in ranges of whole matrices. */
+minv_status minv_mpi_invert_file(minv_context *ctx, MPI_Comm comm, minv_method method,
+                                 const char *in_path, const char *in_var, const char *out_path,
+                                 const char *out_var, const minv_file_options *fopts,
+                                 minv_report *report);
+/* minv_solve_file over the ranks of comm, by minv_mpi_solve. */
+minv_status minv_mpi_solve_file(minv_context *ctx, MPI_Comm comm, minv_method method,
+                                const char *a_path, const char *a_var, const char *b_path,
+                                const char *b_var, const char *x_path, const char *x_var,
+                                const minv_file_options *fopts, minv_report *report);
+
 #ifdef __cplusplus
 }
 #endif
