@@ -22,8 +22,8 @@ extern "C" {
 /* ---- agreement (comm.c) ---- */
 
 /* Every rank's `local` status meets: SUCCESS when all succeeded, else the status of the
- * lowest failing rank, whose message every rank's context then holds ("rank R: ..." when the
- * communicator has more than one rank). */
+ * lowest failing rank, whose message every rank's context then holds ("rank R: ..." unless
+ * every rank failed). */
 minv_status minv_mpi_agree(minv_context *ctx, MPI_Comm comm, minv_status local);
 /* The same, where a failure of some ranks outranks another kind of failure on others:
  * `local` with priority (higher wins; ties go to the lower rank). */

@@ -219,8 +219,9 @@ void minv_mpi_nc_in_note(minv_mpi_nc_in *in, minv_report *report) {
     minv_nc_source_note(&total, report);
     int size;
     MPI_Comm_size(in->comm, &size);
-    minv_report_note(report, "by %d rank%s%s", size, size == 1 ? "" : "s",
-                     in->collective ? ", collectively through PnetCDF" : ", each through netCDF-C");
+    const size_t used = strlen(report->reason); /* the same note goes on: "read ... by 4 ranks, ..." */
+    snprintf(report->reason + used, sizeof report->reason - used, " by %d rank%s, %s", size, size == 1 ? "" : "s",
+             in->collective ? "collectively through PnetCDF" : "each through netCDF-C");
 }
 
 /* ---- writing ---- */
