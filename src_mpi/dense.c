@@ -273,17 +273,23 @@ static void report_begin(minv_report *r, minv_method method, int64_t n, int64_t 
     r->residual = r->rcond = r->energy = -1;
 }
 
-/* The backend of this context: cuSOLVERMp on GPU contexts where every rank has it. */
-static const minv_mpi_dense_ops *backend_of(minv_context *ctx, MPI_Comm comm, minv_report *r) {
-    char why[256] = "";
+/* The backend of this context: cuSOLVERMp where every rank's context is on a GPU and the
+ * plugin serves the layout, ScaLAPACK otherwise (with a note where a GPU was there). */
+static const minv_mpi_dense_ops *backend_of(minv_context *ctx, const minv_mpi_layout *l, minv_report *r) {
+    char why[512] = "";
+    MPI_Comm comm = minv_mpi_layout_comm(l);
     const int gpu = minv_context_backend(ctx) == MINV_BACKEND_GPU;
-    const minv_mpi_dense_ops *ops = minv_mpi_gpu_ops(ctx, comm, why, sizeof why);
-    if (ops && minv_mpi_min_i64(gpu, comm) == 1) {
-        r->backend = MINV_BACKEND_GPU;
-        return ops;
+    if (minv_mpi_min_i64(gpu, comm) == 1) {
+        const minv_mpi_dense_ops *ops = minv_mpi_gpu_ops(ctx, l, why, sizeof why);
+        if (ops) {
+            r->backend = MINV_BACKEND_GPU;
+            return ops;
+        }
+    } else if (minv_mpi_max_i64(gpu, comm) == 1) {
+        snprintf(why, sizeof why, "not every rank's context is on a GPU");
     }
-    if (minv_mpi_max_i64(gpu, comm) == 1)
-        minv_report_note(r, "GPU not used: %s", why[0] ? why : "not every rank's context is on a GPU");
+    if (why[0])
+        minv_report_note(r, "GPU not used: %s", why);
     return &minv_mpi_scalapack_ops;
 }
 
@@ -393,7 +399,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         copy_piece(t, l, a, keep);
     }
     const void *orig = in_place ? keep : a;
-    const minv_mpi_dense_ops *ops = backend_of(ctx, comm, r);
+    const minv_mpi_dense_ops *ops = backend_of(ctx, l, r);
     for (;;) {
         copy_piece(t, l, orig ? orig : a, x);
         MINV_TRY(minv_mpi_agree(ctx, comm, ops->invert(ctx, l, t, spd, x, &info, r)));
@@ -484,7 +490,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     if (bkeep)
         copy_piece(t, lb, b, bkeep);
     const void *borig = bkeep ? bkeep : b;
-    const minv_mpi_dense_ops *ops = backend_of(ctx, comm, r);
+    const minv_mpi_dense_ops *ops = backend_of(ctx, la, r);
     for (;;) {
         copy_piece(t, la, a, work);
         copy_piece(t, lb, borig, x);

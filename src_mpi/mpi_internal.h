@@ -94,6 +94,10 @@ minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, in
 MPI_Comm minv_mpi_layout_comm(const minv_mpi_layout *l);
 int minv_mpi_layout_all(const minv_mpi_layout *l);
 static inline int minv_mpi_in_grid(const minv_mpi_layout *l) { return l->myrow >= 0; }
+/* The state a GPU backend keeps with a layout's grid (NULL at first; the NCCL communicator and
+ * solver handles of cuSOLVERMp), released by `release` with the grid or when replaced. */
+void *minv_mpi_layout_gpu(const minv_mpi_layout *l);
+void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*release)(void *));
 
 /* ---- one matrix over many ranks (dense.c and its backends) ---- */
 
@@ -115,9 +119,10 @@ typedef struct {
 } minv_mpi_dense_ops;
 
 extern const minv_mpi_dense_ops minv_mpi_scalapack_ops;
-/* The cuSOLVERMp plugin's backend for this context's GPU, or NULL with why it is not there
- * (the same on every rank of comm: a rank without it makes every rank go without). */
-const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, MPI_Comm comm, char *why, size_t len);
+/* The cuSOLVERMp plugin's backend for this context's GPU and the layout's grid (its session
+ * opened), or NULL with why it cannot be had; the same on every rank of the layout (a rank
+ * without it makes every rank go without). Collective. */
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len);
 
 #ifdef __cplusplus
 }
