@@ -84,23 +84,44 @@ static int by_value(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* The slowest rank's time of one call, after prepare (untimed) and a barrier. */
+static double timed(void (*prepare)(void *), void (*call)(void *), void *arg) {
+    if (prepare)
+        prepare(arg);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    call(arg);
+    double mine = MPI_Wtime() - t0, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+static double median_of(double *t, int reps) {
+    qsort(t, (size_t)reps, sizeof *t, by_value);
+    return reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
+}
+
 double bm_median(int reps, void (*prepare)(void *), void (*call)(void *), void *arg) {
     double *t = malloc((size_t)reps * sizeof(double));
-    for (int r = -1; r < reps; r++) {
-        if (prepare)
-            prepare(arg);
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
-        call(arg);
-        double mine = MPI_Wtime() - t0, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r >= 0)
-            t[r] = slowest;
-    }
-    qsort(t, (size_t)reps, sizeof *t, by_value);
-    const double m = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
+    timed(prepare, call, arg); /* warm-up */
+    for (int r = 0; r < reps; r++) t[r] = timed(prepare, call, arg);
+    const double m = median_of(t, reps);
     free(t);
     return m;
+}
+
+void bm_median_pair(int reps, void (*prep_a)(void *), void (*a)(void *), void (*prep_b)(void *), void (*b)(void *),
+                    void *arg, double *ta, double *tb) {
+    double *t = malloc(2 * (size_t)reps * sizeof(double));
+    timed(prep_a, a, arg);
+    timed(prep_b, b, arg);
+    for (int r = 0; r < reps; r++) {
+        t[r] = timed(prep_a, a, arg);
+        t[reps + r] = timed(prep_b, b, arg);
+    }
+    *ta = median_of(t, reps);
+    *tb = median_of(t + reps, reps);
+    free(t);
 }
 
 minv_context *bm_context(const char *backend) {

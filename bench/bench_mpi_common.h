@@ -22,6 +22,10 @@ int bm_list(const char *text, int64_t *out, int max);
 /* Median over reps (after one warm-up) of the slowest rank's time of call(arg); before each
  * call prepare(arg) (untimed, may be NULL), then a barrier. */
 double bm_median(int reps, void (*prepare)(void *), void (*call)(void *), void *arg);
+/* Two calls timed in turn (a, b, a, b, ...), so that a loaded machine's drift falls on both:
+ * the medians of each into *ta and *tb. */
+void bm_median_pair(int reps, void (*prep_a)(void *), void (*a)(void *), void (*prep_b)(void *), void (*b)(void *),
+                    void *arg, double *ta, double *tb);
 /* A context on the backend (cpu or gpu), the GPU a rank's own; exit(2) when it cannot be had. */
 minv_context *bm_context(const char *backend);
 /* exit(3) with the library's message unless st is MINV_SUCCESS (the same on every rank). */

@@ -114,8 +114,11 @@ int main(int argc, char **argv) {
             const minv_method m = j.spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
             bm_check(ctx, j.solve ? minv_mpi_solve_d(ctx, m, &la, j.a, &lb, j.b, j.x, &r) : minv_mpi_invert_d(ctx, m, &la, j.a, j.x, &r),
                      "minv");
-            const double t_minv = bm_median(reps, NULL, minv_side, &j);
-            const double t_direct = direct ? bm_median(reps, direct_prepare, direct_call, &j) : 0;
+            double t_minv = 0, t_direct = 0;
+            if (direct)
+                bm_median_pair(reps, NULL, minv_side, direct_prepare, direct_call, &j, &t_minv, &t_direct);
+            else
+                t_minv = bm_median(reps, NULL, minv_side, &j);
             if (bm_rank == 0) {
                 char direct_text[32] = "-", ratio[32] = "-";
                 if (direct) {

@@ -113,8 +113,9 @@ int main(int argc, char **argv) {
             fresh_file(path, j.cdf5);
         MPI_Barrier(MPI_COMM_WORLD);
         bm_check(ctx, minv_mpi_write_d(ctx, &l, j.piece, path, "A", NULL, &j.fo), "making the file");
-        const double tr = bm_median(reps, NULL, read_parallel, &j), ts = bm_median(reps, NULL, read_serial, &j);
-        const double tw = bm_median(reps, fresh_output, write_parallel, &j), t1 = bm_median(reps, fresh_output, write_one, &j);
+        double tr, ts, tw, t1;
+        bm_median_pair(reps, NULL, read_parallel, NULL, read_serial, &j, &tr, &ts);
+        bm_median_pair(reps, fresh_output, write_parallel, fresh_output, write_one, &j, &tw, &t1);
         if (bm_rank == 0) {
             printf("| %s | %lld | %.0f | %d | %.3f | %.0f | %.3f | %.0f | %.2f | %.3f | %.0f | %.3f | %.0f |\n", names[f], (long long)n, mb,
                    bm_size, tr, mb / tr, ts, mb / ts, ts / tr, tw, mb / tw, t1, mb / t1);
