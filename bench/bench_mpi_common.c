@@ -157,16 +157,19 @@ static double hashed(uint64_t i, uint64_t j) {
 }
 
 void bm_fill(const minv_mpi_layout *l, int spd, double *piece) {
+    int64_t *rows = malloc((size_t)(l->local_rows > 0 ? l->local_rows : 1) * sizeof(int64_t));
+    for (int64_t li = 0; li < l->local_rows; li++) rows[li] = minv_mpi_layout_row(l, li);
     for (int64_t lj = 0; lj < l->local_cols; lj++) {
         const int64_t j = minv_mpi_layout_col(l, lj);
         for (int64_t li = 0; li < l->local_rows; li++) {
-            const int64_t i = minv_mpi_layout_row(l, li);
+            const int64_t i = rows[li];
             double v = spd ? hashed((uint64_t)(i < j ? i : j), (uint64_t)(i < j ? j : i)) : hashed((uint64_t)i, (uint64_t)j);
             if (i == j)
                 v = (double)l->n + (spd ? 1.0 : v);
             piece[lj * l->lld + li] = v;
         }
     }
+    free(rows);
 }
 
 double *bm_alloc_piece(const minv_mpi_layout *l) {
