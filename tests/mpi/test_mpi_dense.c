@@ -31,35 +31,17 @@ static double *matrix(kind k, int64_t n, uint64_t seed) {
     return a;
 }
 
-/* The piece of this rank of a whole matrix held everywhere (the test's own dealing, checked
- * against minv_mpi_scatter elsewhere). */
-static double *piece_of(const minv_mpi_layout *l, const double *a, int64_t lda) {
-    double *p = malloc((size_t)(l->lld * (l->local_cols > 0 ? l->local_cols : 1)) * sizeof(double));
-    for (int64_t lj = 0; lj < l->local_cols; lj++)
-        for (int64_t li = 0; li < l->local_rows; li++)
-            p[lj * l->lld + li] = a[minv_mpi_layout_col(l, lj) * lda + minv_mpi_layout_row(l, li)];
-    return p;
-}
-
-/* The whole matrix of the pieces, on every rank. */
-static double *whole_of(minv_context *ctx, const minv_mpi_layout *l, const double *p) {
-    double *w = malloc((size_t)(l->m * l->n) * sizeof(double));
-    CHECK_STATUS(minv_mpi_gather_d(ctx, l, p, 0, w, l->m), MINV_SUCCESS, ctx);
-    MPI_Bcast(w, (int)(l->m * l->n), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    return w;
-}
-
 /* ---- inversion against serial minv ---- */
 
 static void invert_case(minv_context *ctx, kind k, int64_t n, int64_t nb, int nprow, int npcol, int in_place) {
     minv_mpi_layout l;
     CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, nb, nprow, npcol, &l), MINV_SUCCESS, ctx);
     double *a = matrix(k, n, 11 + (uint64_t)n), *ref = tu_alloc(n, n, n);
-    double *ap = piece_of(&l, a, n), *xp = in_place ? ap : piece_of(&l, a, n);
+    double *ap = mt_piece_of(&l, a, n), *xp = in_place ? ap : mt_piece_of(&l, a, n);
     minv_report r, rr;
     CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l, ap, xp, &r), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, ref, n, &rr), MINV_SUCCESS, ctx);
-    double *x = whole_of(ctx, &l, xp);
+    double *x = mt_whole_of(ctx, &l, xp);
     const double d = tu_rel_diff(n, n, x, n, ref, n), ratio = tu_inverse_ratio(n, a, n, x, n, EPS);
     CHECK(d < 1e-10, "%s n %lld nb %lld grid %dx%d%s: rel. difference %g from serial minv", k == SPD ? "spd" : "general",
           (long long)n, (long long)l.nb, (int)l.nprow, (int)l.npcol, in_place ? " in place" : "", d);
@@ -89,11 +71,11 @@ static void solve_case(minv_context *ctx, kind k, int64_t n, int64_t nrhs, int64
     tu_rng rng;
     tu_seed(&rng, 22);
     tu_rect(&rng, n, nrhs, b, n);
-    double *ap = piece_of(&la, a, n), *bp = piece_of(&lb, b, n), *xp = piece_of(&lb, b, n);
+    double *ap = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, b, n), *xp = mt_piece_of(&lb, b, n);
     minv_report r;
     CHECK_STATUS(minv_mpi_solve_d(ctx, MINV_METHOD_AUTO, &la, ap, &lb, bp, xp, &r), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, ref, n, NULL), MINV_SUCCESS, ctx);
-    double *x = whole_of(ctx, &lb, xp);
+    double *x = mt_whole_of(ctx, &lb, xp);
     const double d = tu_rel_diff(n, nrhs, x, n, ref, n), ratio = tu_solve_ratio(n, nrhs, a, n, b, n, x, n, EPS);
     CHECK(d < 1e-10, "solve %s n %lld nrhs %lld grid %dx%d: rel. difference %g", k == SPD ? "spd" : "general", (long long)n,
           (long long)nrhs, (int)la.nprow, (int)la.npcol, d);
@@ -103,7 +85,7 @@ static void solve_case(minv_context *ctx, kind k, int64_t n, int64_t nrhs, int64
     CHECK(MT_SAME_REPORT(r), "the solve report differs between the ranks");
     /* in place: x is b */
     CHECK_STATUS(minv_mpi_solve_d(ctx, MINV_METHOD_LU, &la, ap, &lb, bp, bp, NULL), MINV_SUCCESS, ctx);
-    double *x2 = whole_of(ctx, &lb, bp);
+    double *x2 = mt_whole_of(ctx, &lb, bp);
     CHECK(tu_rel_diff(n, nrhs, x2, n, ref, n) < 1e-10, "in-place solve differs");
     free(a);
     free(b);
@@ -123,7 +105,7 @@ static void failure_case(minv_context *ctx, const char *what, double *a, int64_t
                          minv_status want, int64_t want_info, const char *text) {
     minv_mpi_layout l;
     CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, 6, 0, 0, &l), MINV_SUCCESS, ctx);
-    double *ap = piece_of(&l, a, n), *xp = piece_of(&l, a, n), *ref = tu_alloc(n, n, n);
+    double *ap = mt_piece_of(&l, a, n), *xp = mt_piece_of(&l, a, n), *ref = tu_alloc(n, n, n);
     minv_report r, rr;
     minv_status got = minv_mpi_invert_d(ctx, method, &l, ap, xp, &r);
     char msg[1024];
@@ -169,11 +151,11 @@ static void auto_fallback(minv_context *ctx) {
     a[9 * n + 4] = a[4 * n + 9] = 10 * sqrt(a[4 * n + 4] * a[9 * n + 9]);
     minv_mpi_layout l;
     CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, 4, 0, 0, &l), MINV_SUCCESS, ctx);
-    double *ap = piece_of(&l, a, n);
+    double *ap = mt_piece_of(&l, a, n);
     minv_report r;
     CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l, ap, ap, &r), MINV_SUCCESS, ctx); /* in place */
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, ctx);
-    double *x = whole_of(ctx, &l, ap);
+    double *x = mt_whole_of(ctx, &l, ap);
     CHECK(r.method == MINV_METHOD_LU && strstr(r.reason, "so LU") != NULL, "fallback: %s, %s", minv_method_name(r.method), r.reason);
     CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-10, "fallback result differs from serial minv");
     free(a);
@@ -220,7 +202,7 @@ static void own_descriptor(minv_context *ctx) {
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
     CHECK(r.residual_kind == 2 && r.residual < 100 * EPS, "full residual %g", r.residual);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_LU, n, a, n, ref, n, NULL), MINV_SUCCESS, ctx);
-    double *x = whole_of(ctx, &l, xp);
+    double *x = mt_whole_of(ctx, &l, xp);
     CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-10, "own descriptor: the inverse differs from serial minv");
     free(a);
     free(ref);

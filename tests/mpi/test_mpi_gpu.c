@@ -11,21 +11,6 @@
 
 static const double EPS = 0x1p-52;
 
-static double *piece_of(const minv_mpi_layout *l, const double *a, int64_t lda) {
-    double *p = malloc((size_t)(l->lld * (l->local_cols > 0 ? l->local_cols : 1)) * sizeof(double));
-    for (int64_t lj = 0; lj < l->local_cols; lj++)
-        for (int64_t li = 0; li < l->local_rows; li++)
-            p[lj * l->lld + li] = a[minv_mpi_layout_col(l, lj) * lda + minv_mpi_layout_row(l, li)];
-    return p;
-}
-
-static double *whole_of(minv_context *ctx, const minv_mpi_layout *l, const double *p) {
-    double *w = malloc((size_t)(l->m * l->n) * sizeof(double));
-    CHECK_STATUS(minv_mpi_gather_d(ctx, l, p, 0, w, l->m), MINV_SUCCESS, ctx);
-    MPI_Bcast(w, (int)(l->m * l->n), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    return w;
-}
-
 /* 1 when every rank has a GPU of its own, so that NCCL (and cuSOLVERMp) can take them all:
  * no two ranks of a node on the same device. */
 static int own_gpus(minv_context *gpu) {
@@ -57,7 +42,7 @@ static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
     else
         tu_general(&rng, n, a, n);
     tu_rect(&rng, n, nrhs, b, n);
-    double *ap = piece_of(&la, a, n), *bp = piece_of(&lb, solve ? b : a, n), *xp = piece_of(&lb, solve ? b : a, n);
+    double *ap = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, solve ? b : a, n), *xp = mt_piece_of(&lb, solve ? b : a, n);
     minv_report r;
     if (solve) {
         CHECK_STATUS(minv_mpi_solve_d(gpu, MINV_METHOD_AUTO, &la, ap, &lb, bp, xp, &r), MINV_SUCCESS, gpu);
@@ -66,7 +51,7 @@ static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
         CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, &la, ap, xp, &r), MINV_SUCCESS, gpu);
         CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, cpu);
     }
-    double *x = whole_of(gpu, &lb, xp);
+    double *x = mt_whole_of(gpu, &lb, xp);
     const double d = tu_rel_diff(n, solve ? nrhs : n, x, n, ref, n);
     CHECK(d < 1e-10, "%s %s n %lld: rel. difference %g from serial minv on the CPU", spd ? "spd" : "general",
           solve ? "solve" : "inverse", (long long)n, d);
@@ -98,7 +83,7 @@ static void failures(minv_context *gpu) {
     tu_seed(&rng, 3);
     tu_spd(&rng, n, a, n);
     a[40 * n + 40] = -5; /* the minor of order 41 */
-    double *ap = piece_of(&l, a, n), *xp = piece_of(&l, a, n);
+    double *ap = mt_piece_of(&l, a, n), *xp = mt_piece_of(&l, a, n);
     minv_report r;
     minv_status got = minv_mpi_invert_d(gpu, MINV_METHOD_CHOLESKY, &l, ap, xp, &r);
     CHECK(got == MINV_ERR_NOT_SPD && r.info == 40 && MT_SAME_REPORT(r), "not SPD: %s, info %lld (%s)",
@@ -108,8 +93,8 @@ static void failures(minv_context *gpu) {
     for (int64_t i = 0; i < n; i++) a[60 * n + i] = 0;
     free(ap);
     free(xp);
-    ap = piece_of(&l, a, n);
-    xp = piece_of(&l, a, n);
+    ap = mt_piece_of(&l, a, n);
+    xp = mt_piece_of(&l, a, n);
     got = minv_mpi_invert_d(gpu, MINV_METHOD_LU, &l, ap, xp, &r);
     CHECK(got == MINV_ERR_SINGULAR && r.info == 60 && MT_SAME_REPORT(r), "singular: %s, info %lld (%s)",
           minv_status_string(got), (long long)r.info, minv_last_error(gpu));
