@@ -110,15 +110,18 @@ static minv_status analyze(minv_context *ctx, minv_dtype t, const minv_mpi_layou
         return status;
     if (minv_mpi_in_grid(l))
         sl_tran(t, (int)l->n, (int)l->n, a, l->desc, w, l->desc);
-    for (int64_t lj = 0; lj < l->local_cols; lj++)
+    for (int64_t lj = 0; lj < l->local_cols; lj++) {
+        const int64_t j = minv_mpi_layout_col(l, lj);
         for (int64_t li = 0; li < l->local_rows; li++) {
             const size_t e = (size_t)(lj * l->lld + li);
             const double v = get(t, a, e);
             diff = fmax(diff, fabs(v - get(t, w, e)));
             big = fmax(big, fabs(v));
-            if (minv_mpi_layout_row(l, li) == minv_mpi_layout_col(l, lj))
-                diag = fmin(diag, v);
         }
+        const int64_t li = minv_mpi_layout_local_row(l, j); /* the diagonal, where this rank holds it */
+        if (li >= 0)
+            diag = fmin(diag, get(t, a, (size_t)(lj * l->lld + li)));
+    }
     free(w);
     MPI_Comm comm = minv_mpi_layout_comm(l);
     diff = max_over(diff, comm);

@@ -223,6 +223,13 @@ int64_t minv_mpi_layout_col(const minv_mpi_layout *l, int64_t lj) {
     return global_index(lj, l->nb, l->mycol, l->desc[SL_CSRC], l->npcol);
 }
 
+int64_t minv_mpi_layout_local_row(const minv_mpi_layout *l, int64_t i) {
+    int g = (int)i + 1, b = (int)l->mb, nprocs = l->nprow, src = l->desc[SL_RSRC], me = l->myrow;
+    if (me < 0 || indxg2p_(&g, &b, &me, &src, &nprocs) != me)
+        return -1;
+    return (int64_t)indxg2l_(&g, &b, &me, &src, &nprocs) - 1;
+}
+
 /* ---- whole matrices of one rank ---- */
 
 /* A 1 x 1 grid on rank root of the layout's communicator (-1 elsewhere) and the descriptor of

@@ -94,6 +94,8 @@ minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, in
 MPI_Comm minv_mpi_layout_comm(const minv_mpi_layout *l);
 int minv_mpi_layout_all(const minv_mpi_layout *l);
 static inline int minv_mpi_in_grid(const minv_mpi_layout *l) { return l->myrow >= 0; }
+/* The local row of global row i (0-based) on this rank, or -1 where another rank holds it. */
+int64_t minv_mpi_layout_local_row(const minv_mpi_layout *l, int64_t i);
 /* The state a GPU backend keeps with a layout's grid (NULL at first; the NCCL communicator and
  * solver handles of cuSOLVERMp), released by `release` with the grid or when replaced. */
 void *minv_mpi_layout_gpu(const minv_mpi_layout *l);

@@ -22,6 +22,8 @@ void Cfree_blacs_system_handle(int handle);
 /* ScaLAPACK's TOOLS */
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 int indxl2g_(const int *indxloc, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
+int indxg2l_(const int *indxglob, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
+int indxg2p_(const int *indxglob, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 
 /* descriptor entries */
 enum { SL_DTYPE = 0, SL_CTXT, SL_M, SL_N, SL_MB, SL_NB, SL_RSRC, SL_CSRC, SL_LLD };
