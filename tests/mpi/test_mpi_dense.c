@@ -204,6 +204,16 @@ static void own_descriptor(minv_context *ctx) {
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_LU, n, a, n, ref, n, NULL), MINV_SUCCESS, ctx);
     double *x = mt_whole_of(ctx, &l, xp);
     CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-10, "own descriptor: the inverse differs from serial minv");
+    free(x);
+    /* an SPD matrix on the same grid: the analysis and the mirror transpose over its order */
+    double *s = matrix(SPD, n, 32);
+    CHECK_STATUS(minv_mpi_scatter_d(ctx, &l, 0, s, n, ap), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l, ap, xp, &r), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, s, n, ref, n, NULL), MINV_SUCCESS, ctx);
+    x = mt_whole_of(ctx, &l, xp);
+    CHECK(r.method == MINV_METHOD_CHOLESKY && tu_rel_diff(n, n, x, n, ref, n) < 1e-10 && tu_symmetric(n, x, n),
+          "own descriptor, SPD: %s, the inverse differs from serial minv or is not symmetric", minv_method_name(r.method));
+    free(s);
     free(a);
     free(ref);
     free(x);
