@@ -154,7 +154,8 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     for (int64_t b = 0; b < bands; b++) {
         const size_t at = (size_t)b * band, rows = local_status == MINV_SUCCESS && at < sb.count
                                                        ? (sb.count - at < band ? sb.count - at : band) : 0;
-        region(s->rank, s->lead, s->nlead_fixed, k, sb.first + at, rows, d1, start, count);
+        /* a rank done with its slab still joins a collective read, with nothing at the end */
+        region(s->rank, s->lead, s->nlead_fixed, k, rows > 0 ? sb.first + at : d0, rows, d1, start, count);
         int st = NC_NOERR;
         if (in->collective)
             st = minv_mpi_pnc_get(in->pncid, in->pvarid, s->rank, start, count, raw, msg, sizeof msg);
@@ -327,7 +328,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
             if (who == out->rank && rows > 0)
                 minv_nc_mat_to_tile(&m, sp->view, into, span, raw);
             if (out->collective) {
-                region(sp->rank, &lead, 0, k, sw.first + at, rows, d1, start, count);
+                region(sp->rank, &lead, 0, k, rows > 0 ? sw.first + at : d0, rows, d1, start, count);
                 if (minv_mpi_pnc_put(out->pncid, out->pvarid, sp->rank, start, count, raw, msg, sizeof msg) != 0 &&
                     local_status == MINV_SUCCESS)
                     local_status = minv_fail(ctx, MINV_ERR_IO, "'%s', variable '%s': writing rows %zu to %zu failed: %s",
