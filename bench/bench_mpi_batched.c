@@ -59,13 +59,14 @@ int main(int argc, char **argv) {
     for (int c = 0; c < count; c++) {
         job j = {.ctx = ctx, .k = ks[c], .solve = solve};
         j.n = uneven ? per * 2 * (bm_rank + 1) / (bm_size + 1) : per;
-        const size_t members = (size_t)(j.n > 0 ? j.n : 1), kk = (size_t)(j.k * j.k);
+        /* room for the one-rank baseline's per members too */
+        const size_t members = (size_t)(j.n > per ? j.n : per > 0 ? per : 1), kk = (size_t)(j.k * j.k);
         j.a = malloc(members * kk * sizeof(double));
         j.x = malloc(members * kk * sizeof(double));
         j.b = malloc(members * (size_t)j.k * sizeof(double));
-        for (int64_t m = 0; m < j.n; m++)
+        for (size_t m = 0; m < members; m++)
             for (size_t e = 0; e < kk; e++) /* diagonally dominant, different members */
-                j.a[(size_t)m * kk + e] = e % (size_t)(j.k + 1) == 0 ? (double)j.k : (double)((e * 7 + (size_t)m * 13) % 17) / 17.0 - 0.5;
+                j.a[m * kk + e] = e % (size_t)(j.k + 1) == 0 ? (double)j.k : (double)((e * 7 + m * 13) % 17) / 17.0 - 0.5;
         for (size_t e = 0; e < members * (size_t)j.k; e++) j.b[e] = 1.0 + (double)(e % 5);
         memset(j.x, 0, members * kk * sizeof(double));
         /* the one-rank baseline: rank 0's share of a uniform decomposition */
