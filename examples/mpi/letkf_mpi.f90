@@ -108,6 +108,7 @@ program letkf_mpi
   call expect(stat == 0, 'the solve R z = d: ' // trim(msg))
   call expect(grep%residual >= 0 .and. grep%residual < 1e-12_real64, 'R z = d to rounding')
 
+  deallocate (a, pa, rhs, w)
   call minv_finalize(ctx)
   call mpi_finalize(ierr)
 
