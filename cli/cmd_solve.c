@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "ncio.h"
 
 static const cli_command command = {
     "solve", "A.nc:VAR B.nc:VAR X.nc[:VAR] [options]",
@@ -35,7 +36,7 @@ int cli_solve(int argc, char **argv) {
         (code = cli_split(args.pos[1], "B", 1, &b)) != CLI_OK || (code = cli_split(args.pos[2], "X", 0, &x)) != CLI_OK ||
         (code = cli_context(&s, &ctx)) != CLI_OK)
         goto cleanup;
-    cli_guard_outputs();
+    cli_guard_outputs(minv_nc_remove_temporaries);
     minv_status st = minv_solve_file(ctx, s.method, a.path, a.var, b.path, b.var, x.path, x.var, &s.fopts, &report);
     cli_progress_done();
     if (st != MINV_SUCCESS) {

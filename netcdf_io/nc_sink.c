@@ -351,20 +351,29 @@ cleanup:
     return status;
 }
 
-minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
-                                        int64_t count, const void *src, minv_dtype t, double *disk) {
+minv_status minv_nc_sink_pack_matrices(minv_context *ctx, const minv_nc_sink *w, int64_t count,
+                                       const void *src, minv_dtype t, double *disk) {
     const minv_nc_sink_spec *sp = &w->spec;
     const size_t d0 = sp->dims[1].len, d1 = sp->dims[2].len, elems = d0 * d1, origin[2] = {0, 0}, whole[2] = {d0, d1};
     const int64_t rows = (int64_t)(sp->view == MINV_NC_C_VIEW ? d0 : d1), cols = (int64_t)(sp->view == MINV_NC_C_VIEW ? d1 : d0);
+    minv_status status = MINV_SUCCESS;
+    for (int64_t m = 0; m < count && status == MINV_SUCCESS; m++) {
+        minv_mat in = {t, rows, cols, rows, (char *)src + (size_t)m * elems * (size_t)t};
+        minv_nc_mat_to_tile(&in, sp->view, origin, whole, disk + (size_t)m * elems);
+        status = pack_tile(ctx, w, disk + (size_t)m * elems, origin, whole);
+    }
+    return status;
+}
+
+minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
+                                        int64_t count, const void *src, minv_dtype t, double *disk) {
+    const minv_nc_sink_spec *sp = &w->spec;
+    const size_t d0 = sp->dims[1].len, d1 = sp->dims[2].len, elems = d0 * d1;
     size_t start[3] = {(size_t)k0, 0, 0}, cnt[3] = {(size_t)count, d0, d1}, esize = 0;
     nc_inq_type(w->ncid, sp->xtype, NULL, &esize);
     const double t0 = minv_now();
     minv_status status = MINV_SUCCESS;
-    for (int64_t m = 0; m < count; m++) {
-        minv_mat in = {t, rows, cols, rows, (char *)src + (size_t)m * elems * (size_t)t};
-        minv_nc_mat_to_tile(&in, sp->view, origin, whole, disk + (size_t)m * elems);
-        MINV_TRY(pack_tile(ctx, w, disk + (size_t)m * elems, origin, whole));
-    }
+    MINV_TRY(minv_nc_sink_pack_matrices(ctx, w, count, src, t, disk));
     int st = nc_put_vara_double(w->ncid, w->varid, start, cnt, disk);
     if (st != NC_NOERR) {
         status = minv_nc_fail(ctx, st, "'%s', variable '%s': writing matrices %lld to %lld failed%s", w->path, w->var,
@@ -376,6 +385,33 @@ minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int6
 cleanup:
     w->seconds += minv_now() - t0;
     return status;
+}
+
+/* ---- another process's turn ---- */
+
+minv_status minv_nc_sink_suspend(minv_context *ctx, minv_nc_sink *w) {
+    int st = nc_close(w->ncid);
+    w->ncid = -1;
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s': closing the new file for the other ranks failed", w->out.tmp);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w) {
+    /* through our own descriptor (open_path), so this is the file we created, whatever its
+     * name points to now */
+    int st = nc_open(w->out.open_path, NC_WRITE, &w->ncid);
+    if (st != NC_NOERR)
+        w->ncid = -1;
+    else
+        st = nc_inq_varid(w->ncid, w->var, &w->varid);
+    if (st != NC_NOERR) {
+        if (w->ncid >= 0)
+            nc_close(w->ncid);
+        w->ncid = -1;
+        return minv_nc_fail(ctx, st, "'%s': opening the new file again after the other ranks wrote it failed", w->out.tmp);
+    }
+    return MINV_SUCCESS;
 }
 
 /* ---- commit ---- */

@@ -22,8 +22,7 @@ static const char *residual_kind_text(int kind, int64_t nrhs) {
     }
 }
 
-/* B's view: its rows are the dimension of length n. */
-static minv_status orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts) {
+minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts) {
     const size_t un = (size_t)n;
     if (b->rank == 1) {
         if (b->d0 != un)
@@ -41,60 +40,30 @@ static minv_status orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, c
     return MINV_SUCCESS;
 }
 
-minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
-                          const char *a_var, const char *b_path, const char *b_var,
-                          const char *x_path, const char *x_var, const minv_file_options *fopts,
-                          minv_report *report) {
-    const double t0 = minv_now();
-    const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
-    const char *inputs[2] = {a_path, b_path};
-    minv_nc_source as = {.ncid = -1}, bs = {.ncid = -1};
-    minv_nc_sink xs = {.ncid = -1};
-    minv_mat a = {0}, b = {0}, x = {0};
-    minv_status status = MINV_SUCCESS;
-    char where[768], text[2048], history[2048];
-
-    if (!x_var || !x_var[0])
-        x_var = "X";
-    MINV_TRY(minv_nc_source_open(ctx, &as, a_path, a_var, fopts, 0));
-    MINV_TRY(minv_nc_check_square(ctx, &as));
-    const int64_t n = as.rows;
-    MINV_TRY(minv_nc_source_open(ctx, &bs, b_path, b_var, fopts, MINV_NC_SLICE_IF_RANKED | MINV_NC_ALLOW_VECTOR));
-    MINV_TRY(orient_rhs(ctx, &bs, n, fopts));
-    const int64_t nrhs = bs.cols;
-    minv_nc_sink_spec spec = {.rank = bs.rank > 1 ? 2 : 1,
+minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *bs, minv_dtype t, const minv_file_options *fopts,
+                                     const char *const *inputs) {
+    minv_nc_sink_spec spec = {.rank = bs->rank > 1 ? 2 : 1,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .input_format = bs.format,
+                              .input_format = bs->format,
                               .format = fopts->format,
                               .deflate_level = fopts->deflate_level,
                               .overwrite = fopts->overwrite,
                               .scale = 1,
-                              .view = bs.view,
+                              .view = bs->view,
                               .inputs = inputs,
                               .ninputs = 2};
-    const int r0 = minv_nc_row_dim(bs.rank);
-    spec.dims[0] = bs.dims[r0];
-    spec.dims[1] = bs.dims[r0 + 1];
+    const int r0 = minv_nc_row_dim(bs->rank);
+    spec.dims[0] = bs->dims[r0];
+    spec.dims[1] = bs->dims[r0 + 1];
     spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
-    MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
-    MINV_TRY(minv_nc_source_read(ctx, &as, 0, 0, &a));
-    MINV_TRY(minv_nc_source_read(ctx, &bs, 0, 0, &b));
+    return spec;
+}
 
-    status = t == MINV_R64 ? minv_solve_d(ctx, method, n, nrhs, a.data, a.ld, b.data, b.ld, x.data, x.ld, report)
-                           : minv_solve_s(ctx, method, n, nrhs, a.data, a.ld, b.data, b.ld, x.data, x.ld, report);
-    if (status != MINV_SUCCESS) {
-        char both[1600];
-        minv_nc_source_where(&as, 0, where, sizeof where);
-        snprintf(both, sizeof both, "A = %s, B = '%s', variable '%s'", where, b_path, b_var);
-        minv_nc_fail_at(ctx, status, both);
-        goto cleanup;
-    }
-    MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
-
-    minv_nc_source_slice(&as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
+minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
+                                 const char *a_var, const char *b_path, const char *b_var, const char *x_var,
+                                 int64_t nrhs, const minv_report *report) {
+    char where[768], text[2048], history[2048];
+    minv_nc_source_slice(as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
     snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
              where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
     minv_nc_attr attrs[] = {
@@ -113,7 +82,50 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     snprintf(history, sizeof history, "minv %s: solve of A X = B, A = %s:%s, B = %s:%s, written as %s (%s on the %s)",
              minv_version(), a_path, a_var, b_path, b_var, x_var, minv_method_name(report->method),
              minv_backend_name(report->backend));
-    MINV_TRY(minv_nc_sink_commit(ctx, &xs, attrs, (int)(sizeof attrs / sizeof attrs[0]), history));
+    return minv_nc_sink_commit(ctx, xs, attrs, (int)(sizeof attrs / sizeof attrs[0]), history);
+}
+
+minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
+                          const char *a_var, const char *b_path, const char *b_var,
+                          const char *x_path, const char *x_var, const minv_file_options *fopts,
+                          minv_report *report) {
+    const double t0 = minv_now();
+    const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
+    const char *inputs[2] = {a_path, b_path};
+    minv_nc_source as = {.ncid = -1}, bs = {.ncid = -1};
+    minv_nc_sink xs = {.ncid = -1};
+    minv_mat a = {0}, b = {0}, x = {0};
+    minv_status status = MINV_SUCCESS;
+    char where[768];
+
+    if (!x_var || !x_var[0])
+        x_var = "X";
+    MINV_TRY(minv_nc_source_open(ctx, &as, a_path, a_var, fopts, 0));
+    MINV_TRY(minv_nc_check_square(ctx, &as));
+    const int64_t n = as.rows;
+    MINV_TRY(minv_nc_source_open(ctx, &bs, b_path, b_var, fopts, MINV_NC_SLICE_IF_RANKED | MINV_NC_ALLOW_VECTOR));
+    MINV_TRY(minv_nc_orient_rhs(ctx, &bs, n, fopts));
+    const int64_t nrhs = bs.cols;
+    const minv_nc_sink_spec spec = minv_nc_solve_spec(&bs, t, fopts, inputs);
+    MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
+    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
+    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
+    MINV_TRY(minv_nc_source_read(ctx, &as, 0, 0, &a));
+    MINV_TRY(minv_nc_source_read(ctx, &bs, 0, 0, &b));
+
+    status = t == MINV_R64 ? minv_solve_d(ctx, method, n, nrhs, a.data, a.ld, b.data, b.ld, x.data, x.ld, report)
+                           : minv_solve_s(ctx, method, n, nrhs, a.data, a.ld, b.data, b.ld, x.data, x.ld, report);
+    if (status != MINV_SUCCESS) {
+        char both[1600];
+        minv_nc_source_where(&as, 0, where, sizeof where);
+        snprintf(both, sizeof both, "A = %s, B = '%s', variable '%s'", where, b_path, b_var);
+        minv_nc_fail_at(ctx, status, both);
+        goto cleanup;
+    }
+    MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
+
+    MINV_TRY(minv_nc_solve_commit(ctx, &xs, &as, a_path, a_var, b_path, b_var, x_var, nrhs, report));
     minv_nc_source_note(&as, report);
     minv_nc_source_note(&bs, report);
     minv_nc_sink_note(&xs, report);

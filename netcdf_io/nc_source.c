@@ -392,13 +392,9 @@ static value_kind classify(const minv_nc_values *v, double x, int single) {
     return OK;
 }
 
-typedef struct {
-    value_kind kind;
-    size_t r, c; /* on disk: along d0, d1 */
-    double value;
-} bad_entry;
+typedef minv_nc_bad bad_entry;
 
-static minv_status fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k, const bad_entry *b) {
+minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k, const minv_nc_bad *b) {
     char where[768], what[256];
     const minv_nc_values *v = &s->values;
     minv_nc_source_where(s, k, where, sizeof where);
@@ -428,9 +424,8 @@ static minv_status fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t 
                      where, i + 1, j + 1, what);
 }
 
-/* Checks a tile as it arrives and unpacks it in place; records its first bad entry. */
-static void scan_tile(const minv_nc_source *s, double *tile, const size_t start[2], const size_t count[2],
-                      int keep_nonfinite, int single, bad_entry *bad) {
+void minv_nc_source_scan(const minv_nc_source *s, double *tile, const size_t start[2], const size_t count[2],
+                         int keep_nonfinite, int single, minv_nc_bad *bad) {
     const minv_nc_values *v = &s->values;
     const int unpack = v->scale != 1 || v->offset != 0;
     const size_t n = count[0] * count[1];
@@ -478,7 +473,7 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                     start[r0 + 1] + count[r0 + 1] - 1 + b, s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
             }
             bad_entry tile_bad = {OK, 0, 0, 0};
-            scan_tile(s, s->buffer, start + r0, count + r0, keep_nonfinite, m->dtype == MINV_R32, &tile_bad);
+            minv_nc_source_scan(s, s->buffer, start + r0, count + r0, keep_nonfinite, m->dtype == MINV_R32, &tile_bad);
             if (tile_bad.kind != OK) {
                 if (bad.kind == OK || tile_bad.r < bad.r || (tile_bad.r == bad.r && tile_bad.c < bad.c))
                     bad = tile_bad;
@@ -492,10 +487,25 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
         /* The band is complete, so its first bad entry is the first in file order. */
         if (bad.kind != OK) {
             s->seconds += minv_now() - t0;
-            return fail_bad(ctx, s, k, &bad);
+            return minv_nc_source_fail_bad(ctx, s, k, &bad);
         }
     }
     s->seconds += minv_now() - t0;
+    return MINV_SUCCESS;
+}
+
+minv_status minv_nc_source_convert_matrices(minv_context *ctx, const minv_nc_source *s, int64_t k0,
+                                            int64_t count, double *disk, minv_dtype t, void *dst) {
+    const size_t whole[2] = {s->d0, s->d1}, origin[2] = {0, 0}, elems = s->d0 * s->d1;
+    for (int64_t m = 0; m < count; m++) {
+        double *matrix = disk + (size_t)m * elems;
+        bad_entry bad = {OK, 0, 0, 0};
+        minv_nc_source_scan(s, matrix, origin, whole, 0, t == MINV_R32, &bad);
+        if (bad.kind != OK)
+            return minv_nc_source_fail_bad(ctx, s, k0 + m, &bad);
+        minv_mat out = {t, s->rows, s->cols, s->rows, (char *)dst + (size_t)m * elems * (size_t)t};
+        minv_nc_tile_to_mat(matrix, origin, whole, s->view, &out);
+    }
     return MINV_SUCCESS;
 }
 
@@ -511,7 +521,7 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
     cnt[r0 + 1] = s->d1;
     size_t esize = 0;
     nc_inq_type(s->grpid, s->xtype, NULL, &esize);
-    const size_t whole[2] = {s->d0, s->d1}, origin[2] = {0, 0}, elems = s->d0 * s->d1;
+    const size_t elems = s->d0 * s->d1;
     const double t0 = minv_now();
     int st = nc_get_vara_double(s->grpid, s->varid, start, cnt, disk);
     if (st != NC_NOERR) {
@@ -521,18 +531,7 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
                             (long long)k0 + s->index_base, (long long)(k0 + count - 1) + s->index_base,
                             minv_nc_base_label(s->index_base));
     }
-    minv_status status = MINV_SUCCESS;
-    for (int64_t m = 0; m < count && status == MINV_SUCCESS; m++) {
-        double *matrix = disk + (size_t)m * elems;
-        bad_entry bad = {OK, 0, 0, 0};
-        scan_tile(s, matrix, origin, whole, 0, t == MINV_R32, &bad);
-        if (bad.kind != OK) {
-            status = fail_bad(ctx, s, k0 + m, &bad);
-            break;
-        }
-        minv_mat out = {t, s->rows, s->cols, s->rows, (char *)dst + (size_t)m * elems * (size_t)t};
-        minv_nc_tile_to_mat(matrix, origin, whole, s->view, &out);
-    }
+    minv_status status = minv_nc_source_convert_matrices(ctx, s, k0, count, disk, t, dst);
     s->bytes += (double)((size_t)count * elems * esize);
     s->seconds += minv_now() - t0;
     s->batch_reads++;
@@ -641,9 +640,9 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
     s->tiles = 1;
     const size_t start[2] = {0, 0}, count[2] = {s->d0, 1};
     bad_entry bad = {OK, 0, 0, 0};
-    scan_tile(s, s->buffer, start, count, 0, t == MINV_R32, &bad);
+    minv_nc_source_scan(s, s->buffer, start, count, 0, t == MINV_R32, &bad);
     if (bad.kind != OK) {
-        status = fail_bad(ctx, s, 0, &bad);
+        status = minv_nc_source_fail_bad(ctx, s, 0, &bad);
         goto cleanup;
     }
     minv_nc_tile_to_mat(s->buffer, start, count, MINV_NC_C_VIEW, v);

@@ -118,6 +118,26 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst);
+/* The values count d0 d1 doubles at disk read raw for matrices k0 .. k0 + count - 1 (in one
+ * nc_get_vara, or by another library), checked and converted as minv_nc_source_read_matrices
+ * does it. */
+minv_status minv_nc_source_convert_matrices(minv_context *ctx, const minv_nc_source *s, int64_t k0,
+                                            int64_t count, double *disk, minv_dtype t, void *dst);
+/* The first bad entry of what was read: its kind (0 none; else fill, missing, NaN, Inf, out of
+ * the valid range, too large for single precision) and place on disk (along d0, d1). */
+typedef struct {
+    int kind;
+    size_t r, c;
+    double value;
+} minv_nc_bad;
+/* Checks raw values read at start/count (disk coordinates, row-major) of a matrix and unpacks
+ * them in place; the first bad one in file order goes to *bad (kind 0 when there is none),
+ * NaN and Inf passing with keep_nonfinite. The reader of the MPI layer checks its slabs so. */
+void minv_nc_source_scan(const minv_nc_source *s, double *tile, const size_t start[2],
+                         const size_t count[2], int keep_nonfinite, int single, minv_nc_bad *bad);
+/* NOT_FINITE naming the bad entry of matrix k as minv_nc_source_read does. */
+minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k,
+                                    const minv_nc_bad *bad);
 /* The fixed leading indices counted from `base`: "Time = 2, level = 0", "" without a slice.
  * Messages count from the caller's index_base; attributes in files from 0, as ncdump. */
 void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len);
@@ -249,6 +269,14 @@ minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, co
  * dense, type t) in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
                                         int64_t count, const void *src, minv_dtype t, double *disk);
+/* Matrices (rows x cols each in the spec's view, dense, type t) into the disk's order and type
+ * at disk (count d0 d1 doubles), as minv_nc_sink_write_matrices puts them. */
+minv_status minv_nc_sink_pack_matrices(minv_context *ctx, const minv_nc_sink *w, int64_t count,
+                                       const void *src, minv_dtype t, double *disk);
+/* Closes the temporary file (suspend) so that other processes may write the variable, the MPI
+ * layer's ranks through PnetCDF, and opens it again (resume) for the commit. */
+minv_status minv_nc_sink_suspend(minv_context *ctx, minv_nc_sink *w);
+minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w);
 /* Attributes, minv_version, the global history line (appended to an existing history),
  * close, and rename over `path`. On failure the temporary file is gone. */
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
@@ -269,6 +297,15 @@ void minv_nc_tile_to_mat(const double *tile, const size_t start[2], const size_t
                          minv_nc_view view, minv_mat *m);
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
                          const size_t count[2], double *tile);
+
+/* ---- argument checks of the file entry points (nc_files.c) ---- */
+
+/* A file or variable name: NULL or "" refused unless optional; the argument named by position. */
+minv_status minv_nc_check_name(minv_context *ctx, const char *fn, int pos, const char *what, const char *s,
+                               int optional);
+/* fopts checked field by field into out; NULL means the defaults. */
+minv_status minv_nc_check_fopts(minv_context *ctx, const char *fn, int pos, const minv_file_options *in,
+                                minv_file_options *out);
 
 /* ---- the jobs behind the file entry points (nc_invert.c, nc_solve.c) ----
  * Arguments are checked and defaults filled by the entry points (nc_files.c). */
@@ -296,6 +333,30 @@ void minv_nc_chunks_free(minv_nc_chunks *c);
 /* The method of a batch member that did not take the SPD path: Gauss-Jordan on the GPU or
  * when asked for, LU otherwise. */
 minv_method minv_nc_batch_general(minv_backend backend, minv_method asked);
+/* The pieces of those jobs that the MPI layer's file jobs share. */
+/* What each matrix of a file inversion came to, for the output's attributes (count each). */
+typedef struct {
+    double *residual, *rcond;
+    int *method, *backend; /* minv_method, minv_backend */
+} minv_nc_records;
+minv_status minv_nc_records_alloc(minv_context *ctx, minv_nc_records *p, int64_t count);
+void minv_nc_records_free(minv_nc_records *p);
+/* The output of an inversion of src (its format from the input's and fopts', overwrite from
+ * fopts, as minv_nc_sink_open applies them), and its attributes, history line and commit. */
+minv_nc_sink_spec minv_nc_invert_spec(const minv_nc_source *src, minv_dtype t, const minv_file_options *fopts,
+                                      const char *const *in_path);
+minv_status minv_nc_invert_commit(minv_context *ctx, minv_nc_sink *dst, const minv_nc_source *src, const char *in_path,
+                                  const char *in_var, const char *out_var, const minv_nc_records *p,
+                                  const minv_report *report);
+/* B's view: its rows are the dimension of length n (either, for a 2-D B; fortran_order
+ * decides when both have length n). */
+minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts);
+/* X of a solve (B's dimensions and layout) from the oriented B, and its commit. */
+minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *bs, minv_dtype t, const minv_file_options *fopts,
+                                     const char *const *inputs);
+minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
+                                 const char *a_var, const char *b_path, const char *b_var, const char *x_var,
+                                 int64_t nrhs, const minv_report *report);
 /* The text of the minv_residual_kind attribute: what the report's residual measures. */
 const char *minv_nc_residual_kind_text(int kind);
 
