@@ -158,6 +158,27 @@ static void invert_formats(minv_context *ctx) {
         CHECK(file_format(out) == want, "%s: the output's format is %d, expected %d", what, file_format(out), want);
         compare_outputs(what, out, f == 0 ? "ref_netcdf4.nc" : "ref_classic.nc", "B_inv", 1e-10);
     }
+    /* a variable added to an existing classic file (through PnetCDF): the file keeps its format */
+    minv_file_options fo;
+    minv_file_options_default(&fo);
+    fo.format = MINV_FORMAT_CDF5;
+    CHECK_STATUS(minv_mpi_invert_file(ctx, MPI_COMM_WORLD, MINV_METHOD_AUTO, "in_classic.nc", "B", "out_classic.nc", "again", &fo,
+                                      NULL),
+                 MINV_SUCCESS, ctx);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(file_format("out_classic.nc") == NC_FORMAT_CLASSIC, "adding a variable: the classic file became format %d",
+          file_format("out_classic.nc"));
+    size_t n1 = 0, n2 = 0;
+    double *again = nct_read("out_classic.nc", "again", &n1), *first = nct_read("ref_classic.nc", "B_inv", &n2);
+    double diff = 0, norm = 0;
+    for (size_t e = 0; e < n1 && n1 == n2; e++) {
+        diff = fmax(diff, fabs(again[e] - first[e]));
+        norm = fmax(norm, fabs(first[e]));
+    }
+    CHECK(n1 == n2 && n1 > 0 && diff <= 1e-10 * norm, "adding a variable: %zu values (serial %zu), max difference %g relative to %g",
+          n1, n2, diff, norm);
+    free(again);
+    free(first);
     free(a);
 }
 
