@@ -111,6 +111,13 @@ void cli_progress_done(void);
  * that writes them (minv's own; minv-mpi's is libminv_mpi's, minv_mpi_nc_remove_temporaries). */
 void cli_guard_outputs(void (*remove)(void));
 
+/* ---- the inputs' open, guarded (probe.c) ---- */
+
+/* Opens `var` of `path` as the reader does, in a child process with a time and a memory
+ * limit: CLI_FAILED with one line when NetCDF-C or HDF5 crash, hang or exhaust memory on it,
+ * CLI_OK otherwise (other errors are the real call's to report). vector: B of a solve. */
+int cli_probe_input(const char *path, const char *var, const minv_file_options *fopts, int vector);
+
 /* ---- subcommands ---- */
 int cli_invert(int argc, char **argv);
 int cli_solve(int argc, char **argv);

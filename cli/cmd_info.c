@@ -14,13 +14,15 @@ static const cli_command command = {
     "info", "IN.nc:VAR [options]",
     "Analyses the matrix VAR of IN.nc (or every matrix of a batch) and says what minv invert would\n"
     "do with it: the method, and the condition estimate from that method's own factorisation.",
-    "A single matrix: the condition is estimated while solving with one right-hand side by the\n"
-    "method invert would run (--method, default auto), with invert's fallback (an AUTO Cholesky\n"
-    "that finds A not positive definite goes on with LU, and says so): LAPACK's 1-norm estimate\n"
-    "(xPOCON, xGECON) from the Cholesky or LU factorisation, Hager's from Gauss-Jordan, the exact\n"
-    "one from the O(n^2) inverse of a tridiagonal matrix. It costs about a third (Cholesky) or two\n"
-    "thirds (LU) of an inversion. NaN or Inf entries are reported by the analysis; missing values\n"
-    "(_FillValue, missing_value) are an error.\n"
+    "A single matrix: the method invert would run (--method, default auto), with invert's\n"
+    "fallback (an AUTO Cholesky that finds A not positive definite goes on with LU, and says so),\n"
+    "inverts it up to order 4096 (nothing written), which gives the exact 1 / (||A||_1 ||A^-1||_1);\n"
+    "a larger matrix is solved with one right-hand side instead (a third (Cholesky) or two thirds\n"
+    "(LU) of the cost) and its condition estimated from that factorisation: on the CPU a bound\n"
+    "from the factor and the solution, which may overstate rcond a few times, with LAPACK's\n"
+    "(xPOCON, xGECON) where it is below 1e-4; on the GPU Hager's estimator; the exact one from\n"
+    "the O(n^2) inverse of a tridiagonal matrix. NaN or Inf entries are reported by the analysis;\n"
+    "missing values (_FillValue, missing_value) are an error.\n"
     "A batch (a rank-3 variable of square matrices, as invert takes it): counts over the matrices,\n"
     "and, unless --no-rcond, the batch inverted as invert would (nothing written) for the path\n"
     "each matrix takes, how many failed, and the worst 1 / (||A||_inf ||A^-1||_inf).\n"
@@ -95,12 +97,19 @@ typedef struct {
     minv_method estimated_by; /* whose factorisation gave rcond */
     minv_backend backend;
     int estimated, singular;
+    int exact; /* rcond from the inverse itself */
     double rcond, seconds;
     char skipped[MINV_ERROR_LEN]; /* why not estimated; "" when it was */
     char reason[MINV_REASON_LEN]; /* the run's notes: AUTO's why, fallbacks, the GPU note */
 } outcome;
 
 static const char *estimate_text(const outcome *o) {
+    if (o->exact)
+        switch (o->estimated_by) {
+        case MINV_METHOD_GAUSS_JORDAN: return "1 / (||A||_1 ||A^-1||_1) from the Gauss-Jordan inverse";
+        case MINV_METHOD_CHOLESKY: return "1 / (||A||_1 ||A^-1||_1) from the Cholesky inverse";
+        default: return "1 / (||A||_1 ||A^-1||_1) from the LU inverse";
+        }
     if (o->method == MINV_METHOD_ITERATIVE)
         return "1-norm estimate from an LU factorisation (the iterative method makes none)";
     switch (o->estimated_by) {
@@ -121,9 +130,12 @@ static minv_method factorising(minv_method m) {
     }
 }
 
+enum { INFO_INVERT_MAX = 4096 }; /* beyond, a solve estimates the condition for less */
+
 /* Runs what invert would run (AUTO stays AUTO where its choice and fallback are invert's: a
- * solve's own choice may differ for one right-hand side) and keeps its condition estimate. A
- * tridiagonal matrix is inverted in place, in O(n^2): m is spent. */
+ * solve's own choice may differ for one right-hand side) and keeps its condition: exact from
+ * the inverse up to INFO_INVERT_MAX, else estimated by a solve. A tridiagonal matrix is
+ * inverted in place, in O(n^2): m is spent. */
 static void estimate(minv_context *ctx, const cli_settings *s, minv_mat *m, const minv_analysis *an, outcome *o) {
     const minv_method chosen = s->method == MINV_METHOD_AUTO ? an->auto_method : s->method;
     const minv_method by = factorising(chosen);
@@ -136,6 +148,12 @@ static void estimate(minv_context *ctx, const cli_settings *s, minv_mat *m, cons
     if (st == MINV_SUCCESS && by == MINV_METHOD_TRIDIAGONAL) {
         st = m->dtype == MINV_R64 ? minv_invert_inplace_d(ctx, asked, m->rows, m->data, m->ld, &r)
                                   : minv_invert_inplace_s(ctx, asked, m->rows, m->data, m->ld, &r);
+    } else if (st == MINV_SUCCESS && m->rows <= INFO_INVERT_MAX) {
+        o->exact = 1;
+        st = minv_mat_alloc(ctx, &x, m->dtype, m->rows, m->rows);
+        if (st == MINV_SUCCESS)
+            st = m->dtype == MINV_R64 ? minv_invert_d(ctx, asked, m->rows, m->data, m->ld, x.data, x.ld, &r)
+                                      : minv_invert_s(ctx, asked, m->rows, m->data, m->ld, x.data, x.ld, &r);
     } else if (st == MINV_SUCCESS) {
         st = minv_mat_alloc(ctx, &b, m->dtype, m->rows, 1);
         if (st == MINV_SUCCESS)
@@ -496,6 +514,8 @@ int cli_info(int argc, char **argv) {
     const int no_rcond = cli_flag(&args, "no-rcond"), json = cli_flag(&args, "json");
     memset(&o, 0, sizeof o);
     memset(&b, 0, sizeof b);
+    if ((code = cli_probe_input(in.path, in.var, &s.fopts, 0)) != CLI_OK)
+        goto cleanup;
     minv_nc_lock();
     locked = 1;
     minv_status st = minv_nc_source_open(ctx, &src, in.path, in.var, &s.fopts, MINV_NC_ALLOW_BATCH);

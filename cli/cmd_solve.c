@@ -36,6 +36,9 @@ int cli_solve(int argc, char **argv) {
         (code = cli_split(args.pos[1], "B", 1, &b)) != CLI_OK || (code = cli_split(args.pos[2], "X", 0, &x)) != CLI_OK ||
         (code = cli_context(&s, &ctx)) != CLI_OK)
         goto cleanup;
+    if ((code = cli_probe_input(a.path, a.var, &s.fopts, 0)) != CLI_OK ||
+        (code = cli_probe_input(b.path, b.var, &s.fopts, 1)) != CLI_OK)
+        goto cleanup;
     cli_guard_outputs(minv_nc_remove_temporaries);
     minv_status st = minv_solve_file(ctx, s.method, a.path, a.var, b.path, b.var, x.path, x.var, &s.fopts, &report);
     cli_progress_done();

@@ -28,12 +28,15 @@
 !   - Indices are 1-based, as Fortran users count: report%info is the 1-based column where a
 !     matrix was found singular or not positive definite and 0 when not applicable (LAPACK's
 !     info); analysis%first_bad_row/col are 1-based and 0 when every entry is finite; the
-!     `slice` of the file routines is 1-based. The C layer (module minv_c_api) is 0-based.
+!     `slice` of the file routines is 1-based, and so are the slice indices and batch members
+!     in their messages. The C layer (module minv_c_api) is 0-based.
 !   - Files: the file routines see a NetCDF variable as nf90 does: the matrix is the array
 !     nf90_get_var would give a Fortran program (fortran_order defaults to .true., unlike
 !     the C API), its two matrix dimensions come first, and `slice` indexes the dimensions
 !     after them in Fortran order (for cov(n, n, time), slice = [t]). A variable inside
-!     netCDF-4 groups is named by its path ('analysis/M'); outputs go to the root group.
+!     netCDF-4 groups is named by its path ('analysis/M'); outputs go to the root group. An
+!     existing output is replaced only with overwrite=.true. (a NetCDF file that lacks the
+!     variable gains it without); a new one has the input's format unless format= says.
 !   - The library leaves floating-point trap settings and flags as it found them.
 !   - A context is used by one thread at a time: a call on a context that another thread is
 !     inside fails with MINV_ERR_CONTEXT_BUSY (nothing is waited for or changed). In OpenMP

@@ -2,29 +2,61 @@
 # Fuzzes minv's NetCDF reader for a bounded time under AddressSanitizer and
 # UndefinedBehaviorSanitizer (libFuzzer, clang):
 #   fuzz/run.sh [SECONDS (default 60)] [extra libFuzzer options...]
-# Builds build-fuzz (clang, -DMINV_BUILD_FUZZ=ON) first. New inputs collect in
-# build-fuzz/corpus; a crash, hang or sanitizer report stops the run with a non-zero status
-# and leaves the input in build-fuzz/artifacts/ (replay it: build-fuzz/fuzz/fuzz_reader FILE).
+# Builds build-fuzz (clang, -DMINV_BUILD_FUZZ=ON) first, then fuzzes in libFuzzer's fork mode,
+# which goes on past a crash, a hang (over 10 s) or an input that wants more than 2 GB. New
+# inputs collect in build-fuzz/corpus. Each input that failed is replayed and sorted by where
+# it failed: in minv's code (the run fails, and the input stays in build-fuzz/artifacts/) or
+# inside netCDF-C or HDF5 (reported; fuzz/library_crashes/ keeps such inputs, see its README).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MINV_FUZZ_BUILD:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
-mkdir -p "$build/corpus" "$build/artifacts"
 if ! command -v clang >/dev/null; then
     echo "fuzz: clang not found (apt-get install clang libclang-rt-dev); skipped"
     exit 0
 fi
+mkdir -p "$build/corpus"
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMINV_BUILD_FUZZ=ON \
-    -DMINV_ENABLE_CUDA=OFF -DMINV_BUILD_TESTS=OFF \
-    -DMINV_BUILD_EXAMPLES=OFF -DMINV_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
-    { cat "$build/configure.log"; exit 1; }
+    -DMINV_ENABLE_CUDA=OFF -DMINV_BUILD_TESTS=OFF -DMINV_BUILD_EXAMPLES=OFF -DMINV_BUILD_BENCH=OFF \
+    >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target fuzz_reader -j "${MINV_JOBS:-2}" >"$build/build.log" 2>&1 ||
     { tail -n 40 "$build/build.log"; exit 1; }
+
+artifacts="$build/artifacts/$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$artifacts"
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1
+export LSAN_OPTIONS=suppressions="$root/scripts/lsan.supp"
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "fuzz: ${seconds} s of fuzz_reader over fuzz/corpus (ASan, UBSan)"
-ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
-LSAN_OPTIONS=suppressions="$root/scripts/lsan.supp" \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$build/fuzz/fuzz_reader" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -dict="$root/fuzz/netcdf.dict" -artifact_prefix="$build/artifacts/" -print_final_stats=1 \
-    "$@" "$build/corpus" "$root/fuzz/corpus"
+"$build/fuzz/fuzz_reader" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -dict="$root/fuzz/netcdf.dict" \
+    -artifact_prefix="$artifacts/" "$@" "$build/corpus" "$root/fuzz/corpus" >"$artifacts/fuzz.log" 2>&1 || true
+grep -E '^#[0-9]+' "$artifacts/fuzz.log" | tail -n 1 | sed 's/^/fuzz: /' || true
+
+# Where did each failed input fail? The first frame of its report that is neither the
+# sanitizer's nor the C library's says: minv's sources, or libnetcdf / libhdf5.
+in_minv=0
+in_libraries=0
+not_alone=0
+for input in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/leak-*; do
+    [ -e "$input" ] || continue
+    report=$(timeout 60 "$build/fuzz/fuzz_reader" -timeout=10 -rss_limit_mb=2048 "$input" 2>&1 || true)
+    frame=$(echo "$report" | grep -E '^ +#[0-9]+ 0x' |
+            grep -vE '__interceptor|__asan|__sanitizer|__ubsan|libc\.so|libc-|/libsanitizer/|compiler-rt|fuzzer::' |
+            head -n 1 || true)
+    if ! echo "$report" | grep -qE 'ERROR|runtime error|SUMMARY'; then
+        # HDF5 reads memory it never set on some corrupt files: such a failure comes and goes
+        not_alone=$((not_alone + 1))
+        echo "fuzz: $(basename "$input") does not fail when replayed alone (its report is in fuzz.log)"
+    elif echo "$frame" | grep -qE 'libnetcdf|libhdf5'; then
+        in_libraries=$((in_libraries + 1))
+        echo "fuzz: $(basename "$input") fails inside netCDF-C/HDF5: ${frame#*in }"
+    else
+        in_minv=$((in_minv + 1))
+        echo "fuzz: $(basename "$input") fails in minv: ${frame#*in }"
+        echo "$report" | grep -E 'ERROR|SUMMARY|runtime error' | head -n 3 | sed 's/^/fuzz:   /'
+    fi
+done
+echo "fuzz: $in_minv failing input(s) in minv's code, $in_libraries inside netCDF-C/HDF5, $not_alone not failing alone ($artifacts)"
+[ "$in_minv" -eq 0 ]

@@ -111,9 +111,10 @@ static long long mul(header_walk *w, long long a, long long b) {
 /* name = nelems namestring, padded to 4 bytes */
 static void skip_name(header_walk *w) {
     long long n = get_count(w);
-    if (n > NC_MAX_NAME)
+    if (n > NC_MAX_NAME) /* and no padding of it computed: n may be near 2^63 */
         fail_walk(w, "a name of %lld characters at byte %lld (NC_MAX_NAME is %d)", n, w->pos, NC_MAX_NAME);
-    skip(w, (n + 3) / 4 * 4);
+    else
+        skip(w, (n + 3) / 4 * 4);
 }
 
 /* The external size of a type, 0 for one the version does not have. */

@@ -18,8 +18,6 @@
 
 #include "ncio.h"
 
-typedef minv_nc_records per_matrix;
-
 minv_status minv_nc_records_alloc(minv_context *ctx, minv_nc_records *p, int64_t count) {
     size_t bytes;
     minv_status status = minv_nc_product(ctx, (size_t)count, sizeof(double), 1, &bytes, "the records of %lld matrices",
@@ -73,7 +71,7 @@ const char *minv_nc_residual_kind_text(int kind) {
 }
 
 /* The batch's report from the last matrix's and the records of all. */
-static void aggregate(minv_report *r, const minv_report *last, const per_matrix *p, int64_t count,
+static void aggregate(minv_report *r, const minv_report *last, const minv_nc_records *p, int64_t count,
                       int64_t chunk, double seconds, double flops, int base) {
     int64_t worst = 0;
     *r = *last;
@@ -96,7 +94,7 @@ static void aggregate(minv_report *r, const minv_report *last, const per_matrix 
 
 /* One matrix: read tile by tile, inverted, written tile by tile. */
 static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, minv_nc_source *src,
-                                 minv_nc_sink *dst, per_matrix *p, minv_report *report) {
+                                 minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
     const int64_t n = src->rows;
     minv_mat a = {0}, x = {0};
     char where[768];
@@ -174,7 +172,7 @@ void minv_nc_chunks_free(minv_nc_chunks *c) {
 /* Every matrix of a batch, chunk by chunk (whole matrices while one fits the budget, else one
  * at a time, tile by tile); *chunk_out is the chunk size. */
 static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
-                                minv_nc_source *src, minv_nc_sink *dst, per_matrix *p, minv_report *report,
+                                minv_nc_source *src, minv_nc_sink *dst, minv_nc_records *p, minv_report *report,
                                 int64_t *chunk_out) {
     const int64_t n = src->rows, count = src->count;
     minv_nc_chunks c;
@@ -230,7 +228,7 @@ cleanup:
 }
 
 minv_nc_sink_spec minv_nc_invert_spec(const minv_nc_source *src, minv_dtype t, const minv_file_options *fopts,
-                                      const char *const *in_path) {
+                                      const char *const *in_path, minv_nc_units *u) {
     minv_nc_sink_spec spec = {.rank = src->batch ? 3 : 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .input_format = src->format,
@@ -240,7 +238,10 @@ minv_nc_sink_spec minv_nc_invert_spec(const minv_nc_source *src, minv_dtype t, c
                               .scale = 1,
                               .view = src->view,
                               .inputs = in_path,
-                              .ninputs = 1};
+                              .ninputs = 1,
+                              .from = src,
+                              .units = minv_nc_result_units(NULL, src, u->units, sizeof u->units, u->note, sizeof u->note),
+                              .units_note = u->note};
     if (src->batch)
         spec.dims[0] = src->dims[src->nlead_fixed];
     spec.dims[spec.rank - 2] = src->dims[src->rank - 2];
@@ -289,8 +290,9 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     minv_nc_source src = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
-    per_matrix p = {0};
+    minv_nc_records p = {0};
     char name[NC_MAX_NAME + 1];
+    minv_nc_units units;
     int64_t chunk = 1;
     minv_status status = MINV_SUCCESS;
 
@@ -300,7 +302,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     }
     MINV_TRY(minv_nc_source_open(ctx, &src, in_path, in_var, fopts, MINV_NC_ALLOW_BATCH));
     MINV_TRY(minv_nc_check_square(ctx, &src));
-    const minv_nc_sink_spec spec = minv_nc_invert_spec(&src, t, fopts, &in_path);
+    const minv_nc_sink_spec spec = minv_nc_invert_spec(&src, t, fopts, &in_path, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &dst, out_path, out_var, &spec, src.count));
     MINV_TRY(minv_nc_records_alloc(ctx, &p, src.count));
     if (src.batch)
@@ -314,6 +316,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     minv_nc_sink_note(&dst, report);
     minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds,
                      minv_now() - t0);
+    minv_nc_sink_meta_note(&dst, report);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&src);

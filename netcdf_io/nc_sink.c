@@ -199,6 +199,41 @@ static minv_status stored_bytes(minv_context *ctx, const minv_nc_sink *w, int64_
     return minv_nc_product(ctx, (size_t)count, edge[0] * edge[1], esize, bytes, "'%s', variable '%s'", w->path, w->var);
 }
 
+static char *read_history(int ncid);
+
+static int put_text(int ncid, int varid, const char *name, const char *text) {
+    return nc_put_att_text(ncid, varid, name, strlen(text), text);
+}
+
+/* What the output carries over from its input (nc_meta.c), written while the header is being
+ * defined, so that a classic file's data need not move: the input file's global attributes
+ * and history for a new file, the variable's attributes that still hold, its units. */
+static minv_status carry_metadata(minv_context *ctx, minv_nc_sink *w) {
+    const minv_nc_source *from = w->spec.from;
+    int st = NC_NOERR;
+    if (from && w->out.plan != MINV_NC_OUT_ADD) {
+        st = minv_nc_copy_atts(from->ncid, NC_GLOBAL, w->ncid, NC_GLOBAL, w->dropped_globals, sizeof w->dropped_globals);
+        w->old_history = read_history(from->ncid);
+    }
+    if (st == NC_NOERR && from)
+        st = minv_nc_copy_atts(from->grpid, from->varid, w->ncid, w->varid, w->dropped, sizeof w->dropped);
+    if (st == NC_NOERR && w->spec.units)
+        st = put_text(w->ncid, w->varid, "units", w->spec.units);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s': cannot copy the attributes of '%s' to variable '%s'", w->path, from ? from->var : "?",
+                            w->var);
+    /* what was left behind, said in the file (minv_not_carried) and in the report */
+    const char *units_note = w->spec.units_note ? w->spec.units_note : "";
+    const int used = snprintf(w->not_carried, sizeof w->not_carried, "%s%s%s%s%s%s%s%s%s", w->dropped, w->dropped[0] ? " (not true of the result)" : "",
+             w->dropped[0] && (units_note[0] || w->dropped_globals[0]) ? "; " : "", units_note,
+             units_note[0] && w->dropped_globals[0] ? "; " : "", w->dropped_globals[0] ? "global " : "", w->dropped_globals,
+             w->dropped_globals[0] ? " (the format lacks the type: " : "",
+             w->dropped_globals[0] ? minv_nc_format_name(w->format) : "");
+    if (w->dropped_globals[0] && used > 0 && (size_t)used + 1 < sizeof w->not_carried)
+        strcat(w->not_carried, ")");
+    return MINV_SUCCESS;
+}
+
 static char *read_history(int ncid) {
     size_t len = 0;
     nc_type t;
@@ -263,6 +298,7 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
         }
     }
     MINV_TRY(define_variable(ctx, w));
+    MINV_TRY(carry_metadata(ctx, w));
     size_t data;
     MINV_TRY(stored_bytes(ctx, w, count, &data));
     /* and HDF5's metadata (object headers, a chunk index within 1/64 of the data), the
@@ -416,20 +452,10 @@ minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w) {
 
 /* ---- commit ---- */
 
-static int put_text(int ncid, int varid, const char *name, const char *text) {
-    return nc_put_att_text(ncid, varid, name, strlen(text), text);
-}
-
 static int put_history(minv_nc_sink *w, const char *line) {
-    char date[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    size_t len = (w->old_history ? strlen(w->old_history) + 1 : 0) + strlen(date) + strlen(line) + 4;
-    char *text = malloc(len);
+    char *text = minv_nc_history(w->old_history, line);
     if (!text)
         return NC_ENOMEM;
-    snprintf(text, len, "%s%s%s: %s", w->old_history ? w->old_history : "", w->old_history ? "\n" : "", date, line);
     int st = put_text(w->ncid, NC_GLOBAL, "history", text);
     free(text);
     return st;
@@ -444,6 +470,8 @@ minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_n
                            : nc_put_att_double(w->ncid, w->varid, attrs[a].name, NC_DOUBLE, attrs[a].count, attrs[a].values);
     if (st == NC_NOERR)
         st = put_text(w->ncid, w->varid, "minv_version", minv_version());
+    if (st == NC_NOERR && w->not_carried[0])
+        st = put_text(w->ncid, w->varid, "minv_not_carried", w->not_carried);
     if (st == NC_NOERR && minv_nc_type_is_integer(w->spec.xtype) && w->spec.scale != 1)
         st = nc_put_att_double(w->ncid, w->varid, "scale_factor", NC_DOUBLE, 1, &w->spec.scale);
     if (st == NC_NOERR && history)
@@ -485,9 +513,14 @@ void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report) {
     minv_report_note(report, "wrote %.3g MB in %.3g s (%.0f MB/s) to '%s' as %s",
                      w->bytes / 1e6, w->seconds, w->seconds > 0 ? w->bytes / 1e6 / w->seconds : 0.0,
                      w->path, w->var);
-    if (w->format_note[0])
-        minv_report_note(report, "%s", w->format_note);
     if (w->out.stale_removed > 0)
         minv_report_note(report, "removed %d temporary file%s of '%s' left by minv runs that died", w->out.stale_removed,
                          w->out.stale_removed == 1 ? "" : "s", w->path);
+}
+
+void minv_nc_sink_meta_note(const minv_nc_sink *w, minv_report *report) {
+    if (w->format_note[0])
+        minv_report_note(report, "%s", w->format_note);
+    if (w->not_carried[0])
+        minv_report_note(report, "not carried from %s: %s", w->spec.from->var, w->not_carried);
 }

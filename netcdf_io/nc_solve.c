@@ -40,8 +40,8 @@ minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, 
     return MINV_SUCCESS;
 }
 
-minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *bs, minv_dtype t, const minv_file_options *fopts,
-                                     const char *const *inputs) {
+minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *as, const minv_nc_source *bs, minv_dtype t,
+                                     const minv_file_options *fopts, const char *const *inputs, minv_nc_units *u) {
     minv_nc_sink_spec spec = {.rank = bs->rank > 1 ? 2 : 1,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .input_format = bs->format,
@@ -51,7 +51,10 @@ minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *bs, minv_dtype t, con
                               .scale = 1,
                               .view = bs->view,
                               .inputs = inputs,
-                              .ninputs = 2};
+                              .ninputs = 2,
+                              .from = bs, /* X has B's dimensions, and B's units over A's */
+                              .units = minv_nc_result_units(bs, as, u->units, sizeof u->units, u->note, sizeof u->note),
+                              .units_note = u->note};
     const int r0 = minv_nc_row_dim(bs->rank);
     spec.dims[0] = bs->dims[r0];
     spec.dims[1] = bs->dims[r0 + 1];
@@ -97,6 +100,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     minv_mat a = {0}, b = {0}, x = {0};
     minv_status status = MINV_SUCCESS;
     char where[768];
+    minv_nc_units units;
 
     if (!x_var || !x_var[0])
         x_var = "X";
@@ -106,7 +110,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     MINV_TRY(minv_nc_source_open(ctx, &bs, b_path, b_var, fopts, MINV_NC_SLICE_IF_RANKED | MINV_NC_ALLOW_VECTOR));
     MINV_TRY(minv_nc_orient_rhs(ctx, &bs, n, fopts));
     const int64_t nrhs = bs.cols;
-    const minv_nc_sink_spec spec = minv_nc_solve_spec(&bs, t, fopts, inputs);
+    const minv_nc_sink_spec spec = minv_nc_solve_spec(&as, &bs, t, fopts, inputs, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
     MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
     MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
@@ -130,6 +134,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     minv_nc_source_note(&bs, report);
     minv_nc_sink_note(&xs, report);
     minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
+    minv_nc_sink_meta_note(&xs, report);
 cleanup:
     minv_nc_sink_abort(&xs);
     minv_nc_source_close(&as);

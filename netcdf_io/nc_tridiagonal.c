@@ -13,11 +13,12 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
                                        minv_report *report) {
     const double t0 = minv_now();
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
-    minv_nc_source src[3];
+    minv_nc_source src[3], meta = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
     minv_mat band[3] = {{0}}, x = {0};
     minv_fpguard guard;
-    char name[NC_MAX_NAME + 1], where[1024], text[1024], history[2048], vars[3 * NC_MAX_NAME + 8];
+    char name[NC_MAX_NAME + 1], where[1024], text[1024], history[2048], vars[3 * NC_MAX_NAME + 8], units[256],
+        units_note[600];
     double read_bytes = 0, read_seconds = 0;
     minv_status status = MINV_SUCCESS;
 
@@ -41,6 +42,9 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
         snprintf(name, sizeof name, "%.*s_inv", NC_MAX_NAME - 4, minv_nc_base_name(bands[1]));
         out_var = name;
     }
+    /* the diagonal again, open, for what the output carries over: its file's global attributes,
+     * its own attributes, the inverse of its units */
+    MINV_TRY(minv_nc_source_open(ctx, &meta, in_path, bands[1], fopts, MINV_NC_ALLOW_VECTOR));
     minv_nc_sink_spec spec = {.rank = 2,
                               .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
                               .input_format = src[1].format,
@@ -50,7 +54,10 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
                               .scale = 1,
                               .view = MINV_NC_C_VIEW,
                               .inputs = &in_path,
-                              .ninputs = 1};
+                              .ninputs = 1,
+                              .from = &meta,
+                              .units = minv_nc_result_units(NULL, &meta, units, sizeof units, units_note, sizeof units_note),
+                              .units_note = units_note};
     spec.dims[0] = spec.dims[1] = src[1].dims[0];
     spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
     MINV_TRY(minv_nc_sink_open(ctx, &dst, out_path, out_var, &spec, 1));
@@ -83,8 +90,10 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
                      read_seconds > 0 ? read_bytes / 1e6 / read_seconds : 0.0);
     minv_nc_sink_note(&dst, report);
     minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
+    minv_nc_sink_meta_note(&dst, report);
 cleanup:
     minv_nc_sink_abort(&dst);
+    minv_nc_source_close(&meta);
     for (int k = 0; k < 3; k++) minv_mat_free(&band[k]);
     minv_mat_free(&x);
     minv_nc_unlock();

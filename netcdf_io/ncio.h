@@ -8,6 +8,7 @@
  *   nc_classic.c  a netCDF-3 header checked before netCDF-C trusts it: counts, truncation
  *   nc_util.c     errors, names, the NetCDF lock, file identity
  *   nc_hdf5.c     HDF5's error stack silenced and read
+ *   nc_meta.c     what an output carries over from its input: attributes, history, units
  *
  * Indices in messages are 1-based for matrix entries (row, column); slice positions and batch
  * members are counted from the caller's index_base (0, as ncdump and ncks count them, or 1 for
@@ -178,6 +179,11 @@ typedef struct {
     const char *const *inputs;      /* files of this call that must never be touched */
     int ninputs;
     int overwrite;                  /* an existing file or variable may be replaced */
+    const minv_nc_source *from;     /* the open input the output derives from (NULL: none): a new
+                                       file takes its file's global attributes and history, the
+                                       variable its attributes that still hold (nc_meta.c) */
+    const char *units;              /* the output's units (NULL: none) */
+    const char *units_note;         /* why the input's units were not carried (NULL, "": none) */
 } minv_nc_sink_spec;
 
 /* ---- the output file (nc_output.c) ---- */
@@ -238,6 +244,9 @@ typedef struct {
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
     char format_note[256];          /* why the format is not the input's, for the report */
+    char dropped[512];              /* the input variable's attributes not carried */
+    char dropped_globals[512];      /* global attributes the output's format cannot hold */
+    char not_carried[1024];         /* all of it in a sentence: attribute minv_not_carried */
     char *old_history;              /* of a file that is added to */
 } minv_nc_sink;
 
@@ -282,8 +291,31 @@ minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w);
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
                                 int nattrs, const char *history);
 void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report);
+/* Notes on what the output is not as its input: its format, what it did not carry over (also
+ * in its attribute minv_not_carried). Last, as the report's reason has a bounded length. */
+void minv_nc_sink_meta_note(const minv_nc_sink *w, minv_report *report);
 /* Drops the temporary file; harmless after a commit. */
 void minv_nc_sink_abort(minv_nc_sink *w);
+
+/* ---- metadata carried from input to output (nc_meta.c) ---- */
+
+/* num's units over den's (num NULL: 1 over den's) as a canonical product, "m-2 s2": 1 when
+ * both read as products of powers of symbols (UDUNITS' simple grammar), else 0. */
+int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len);
+/* A text attribute into buf (NUL-terminated): 1 when present, text and shorter than len. */
+int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len);
+/* Copies the attributes of a variable (or NC_GLOBAL) to one of another file, leaving behind
+ * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped`
+ * those a user may miss, and those the output's format cannot hold. A NetCDF status. */
+int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, size_t len);
+/* A new history: "<date>: <command line> (<what>)", then `old` (may be NULL), as NCO writes
+ * it. malloc'ed, NULL when out of memory. */
+char *minv_nc_history(const char *old, const char *what);
+/* The units of a result: num's over den's (num NULL: the inverse of den's), in `units`, or
+ * NULL when there are none to carry; when some exist but cannot be computed, NULL and a
+ * sentence in `note` for the report. */
+const char *minv_nc_result_units(const minv_nc_source *num, const minv_nc_source *den, char *units, size_t len,
+                                 char *note, size_t nlen);
 
 /* ---- tiles (nc_tiles.c) ---- */
 
@@ -341,19 +373,26 @@ typedef struct {
 } minv_nc_records;
 minv_status minv_nc_records_alloc(minv_context *ctx, minv_nc_records *p, int64_t count);
 void minv_nc_records_free(minv_nc_records *p);
+/* The units of an output and why the input's were not carried (minv_nc_result_units), which
+ * the spec points to: it must live until the sink is open. */
+typedef struct {
+    char units[256], note[600];
+} minv_nc_units;
 /* The output of an inversion of src (its format from the input's and fopts', overwrite from
- * fopts, as minv_nc_sink_open applies them), and its attributes, history line and commit. */
+ * fopts, as minv_nc_sink_open applies them; src's metadata and inverse units, held in u), and
+ * its attributes, history line and commit. */
 minv_nc_sink_spec minv_nc_invert_spec(const minv_nc_source *src, minv_dtype t, const minv_file_options *fopts,
-                                      const char *const *in_path);
+                                      const char *const *in_path, minv_nc_units *u);
 minv_status minv_nc_invert_commit(minv_context *ctx, minv_nc_sink *dst, const minv_nc_source *src, const char *in_path,
                                   const char *in_var, const char *out_var, const minv_nc_records *p,
                                   const minv_report *report);
 /* B's view: its rows are the dimension of length n (either, for a 2-D B; fortran_order
  * decides when both have length n). */
 minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts);
-/* X of a solve (B's dimensions and layout) from the oriented B, and its commit. */
-minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *bs, minv_dtype t, const minv_file_options *fopts,
-                                     const char *const *inputs);
+/* X of a solve (B's dimensions, layout and metadata, B's units over A's, held in u) from the
+ * oriented B, and its commit. */
+minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *as, const minv_nc_source *bs, minv_dtype t,
+                                     const minv_file_options *fopts, const char *const *inputs, minv_nc_units *u);
 minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
                                  const char *a_var, const char *b_path, const char *b_var, const char *x_var,
                                  int64_t nrhs, const minv_report *report);

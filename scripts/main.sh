@@ -11,8 +11,9 @@ if [ ! -f "$data/soar.nc" ]; then
     echo "main: writing the default input, a SOAR covariance on a 64 x 64 grid (n = 4096)"
     "$minv" generate soar 4096 "$data/soar.nc:B" --length 3
 fi
-echo "main: $minv invert $data/soar.nc:B $data/soar_inv.nc"
-"$minv" invert "$data/soar.nc:B" "$data/soar_inv.nc"
+# -O: the previous run's result is replaced
+echo "main: $minv invert $data/soar.nc:B $data/soar_inv.nc -O"
+"$minv" invert "$data/soar.nc:B" "$data/soar_inv.nc" -O
 echo "main: the inverse is $data/soar_inv.nc (variable B_inv)"
 echo "main: the command is $minv ('$minv --help'); to build your own code against minv, see"
 echo "      'Using minv in your own code' in README.md (cmake --install $MINV_BUILD --prefix DIR)"

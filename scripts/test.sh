@@ -23,10 +23,16 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$san" --output-on-failure -j "$MINV_JOBS" -LE gpu --output-junit "$san/junit.xml" || san_rc=$?
 junit_report "$san/junit.xml" "sanitizer build"
 
+# Fuzz the NetCDF reader for a bounded time (libFuzzer, ASan, UBSan; fuzz/run.sh, skipped where
+# clang is missing): fails when an input fails in minv's own code.
+fuzz_rc=0
+MINV_JOBS="$MINV_JOBS" "$MINV_ROOT/fuzz/run.sh" "${MINV_FUZZ_SECONDS:-60}" || fuzz_rc=$?
+
 read -r -a n < <(junit_counts "$MINV_BUILD/junit.xml")
 read -r -a s < <(junit_counts "$san/junit.xml")
 verdict="all passed"
-if [ "$normal_rc" -ne 0 ] || [ "$san_rc" -ne 0 ]; then verdict="FAILED"; fi
+if [ "$normal_rc" -ne 0 ] || [ "$san_rc" -ne 0 ] || [ "$fuzz_rc" -ne 0 ]; then verdict="FAILED"; fi
+fuzz_verdict="passed"; [ "$fuzz_rc" -eq 0 ] || fuzz_verdict="FAILED"
 echo "minv tests: normal build ${n[0]} passed, ${n[1]} failed, ${n[2]} skipped (no GPU) of ${n[4]};" \
-     "sanitizer build ${s[0]} passed, ${s[1]} failed of ${s[4]} (GPU tests left out): $verdict"
+     "sanitizer build ${s[0]} passed, ${s[1]} failed of ${s[4]} (GPU tests left out); fuzzing $fuzz_verdict: $verdict"
 [ "$verdict" = "all passed" ]

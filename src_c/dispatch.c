@@ -156,6 +156,21 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
                      minv_method_name(method), what, own->name, place == MINV_ON_DEVICE ? " for device data" : "");
 }
 
+/* After a Cholesky whose residual shows that A's asymmetry mattered: AUTO with A and B still at
+ * hand (retry) goes on by LU, anything else fails. */
+static minv_status redo_by_lu(minv_context *ctx, minv_dtype t, int64_t n, const minv_analysis *an, int retry,
+                              minv_place place, int solve, minv_method *method, minv_report *report,
+                              const minv_backend_ops **ops) {
+    if (!retry)
+        return fail_cholesky_residual(ctx, t, n, an, report);
+    minv_report_note(report, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead",
+                     report->residual);
+    *method = report->method = MINV_METHOD_LU;
+    report->residual = -1;
+    report->residual_kind = 0;
+    return route(ctx, place, *method, solve, report, ops);
+}
+
 static minv_status run_invert(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
                               minv_method method, const minv_mat *a, minv_mat *x,
                               const minv_analysis *an, minv_report *r) {
@@ -394,14 +409,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
             report->residual_kind = rs == MINV_SUCCESS ? 2 : 0;
         }
         if (cholesky_residual_too_large(t, n, report)) {
-            if (!auto_chosen || inplace)
-                MINV_TRY(fail_cholesky_residual(ctx, t, n, &an, report));
-            minv_report_note(report, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead",
-                             report->residual);
-            method = report->method = MINV_METHOD_LU;
-            report->residual = -1;
-            report->residual_kind = 0;
-            MINV_TRY(route(ctx, place, method, 0, report, &ops));
+            MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && !inplace, place, 0, &method, report, &ops));
             continue;
         }
         break;
@@ -625,15 +633,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
             }
             report->residual_kind = rs == MINV_SUCCESS ? mode : 0;
         }
-        if (cholesky_residual_too_large(t, n, report)) {
-            if (!auto_chosen || b == x) /* in place, B is gone */
-                MINV_TRY(fail_cholesky_residual(ctx, t, n, &an, report));
-            minv_report_note(report, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead",
-                             report->residual);
-            method = report->method = MINV_METHOD_LU;
-            report->residual = -1;
-            report->residual_kind = 0;
-            MINV_TRY(route(ctx, place, method, 1, report, &ops));
+        if (cholesky_residual_too_large(t, n, report)) { /* in place, B is gone */
+            MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && b != x, place, 1, &method, report, &ops));
             continue;
         }
         break;

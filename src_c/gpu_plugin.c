@@ -96,7 +96,7 @@ static const minv_cuda_plugin *check_plugin(void *lib, const char *path, char *w
 }
 
 static void open_plugin(void) {
-    char path[PATH_LEN], dir[PATH_LEN];
+    char path[PATH_LEN], dir[PATH_LEN] = "";
     const char *given = getenv("MINV_CUDA_PLUGIN");
     const size_t len = sizeof plugin_why;
     int by_name = 0; /* not found by path: the dynamic linker searches for it */
@@ -132,8 +132,8 @@ static void open_plugin(void) {
         /* dlerror names the file that is missing: the plugin itself, or a library it needs */
         if (by_name && strncmp(error, MINV_CUDA_PLUGIN_FILE ":", strlen(MINV_CUDA_PLUGIN_FILE) + 1) == 0)
             snprintf(plugin_why, len,
-                     "the CUDA plugin %s was not found (beside %.*s, on the library path, nor in %.*s); set "
-                     "MINV_CUDA_PLUGIN to its path",
+                     "the CUDA plugin %s was not found beside %.*s, on the library path or in %.*s (set "
+                     "MINV_CUDA_PLUGIN to its path)",
                      MINV_CUDA_PLUGIN_FILE, PATH_SHOWN, dir[0] ? dir : "libminv", PATH_SHOWN, MINV_PLUGIN_INSTALL_DIR);
         else
             snprintf(plugin_why, len, "the CUDA plugin %.*s could not be loaded: %.250s", PATH_SHOWN, path, error);

@@ -332,6 +332,8 @@ enum { MINV_PROBES = 2 };
 double minv_norm1(const minv_mat *m); /* max column sum of |m_ij| */
 /* y = M x in double, and the row sums of |M| into rowabs when it is not NULL. */
 void minv_gemv_double(const minv_mat *m, const double *x, double *y, double *rowabs);
+/* Y = M X for k <= MINV_GEMV_MAX vectors in one pass over M (X cols x k, Y rows x k). */
+void minv_gemv_double_multi(const minv_mat *m, const double *x, int k, double *y, double *rowabs);
 void minv_probe_vectors(double *v, int64_t n, int count);
 /* max over probes k of ||w_k - v_k||_inf / (||X||_inf ||A||_inf ||v_k||_inf), w_k = X (A v_k) */
 double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, double xnorm_inf,

@@ -22,7 +22,7 @@ void minv_gemv_double(const minv_mat *m, const double *x, double *y, double *row
     else gemv_double_s(m, x, y, rowabs);
 }
 
-static void gemv_multi(const minv_mat *m, const double *x, int k, double *y, double *rowabs) {
+void minv_gemv_double_multi(const minv_mat *m, const double *x, int k, double *y, double *rowabs) {
     if (m->dtype == MINV_R64) gemv_multi_d(m, x, k, y, rowabs);
     else gemv_multi_s(m, x, k, y, rowabs);
 }
@@ -96,7 +96,7 @@ minv_status minv_probes_make(minv_context *ctx, const minv_mat *a, const minv_an
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual probes");
     }
     minv_probe_vectors(p->v, n, MINV_PROBES);
-    gemv_multi(a, p->v, MINV_PROBES, p->av, NULL);
+    minv_gemv_double_multi(a, p->v, MINV_PROBES, p->av, NULL);
     return MINV_SUCCESS;
 }
 
@@ -115,7 +115,7 @@ double minv_residual_inverse_sampled(const minv_mat *x, const minv_probes *p) {
     double *w = malloc((size_t)n * (size_t)(p->count + 1) * sizeof(double)), *rowabs = w + (size_t)n * p->count;
     double worst = -1;
     if (w) {
-        gemv_multi(x, p->av, (int)p->count, w, rowabs);
+        minv_gemv_double_multi(x, p->av, (int)p->count, w, rowabs);
         worst = minv_probe_ratio(n, (int)p->count, p->v, w, norm_inf(rowabs, n), p->anorm_inf);
     }
     free(w);
@@ -179,7 +179,7 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
         if (a->dtype == MINV_R64 && n >= 64) /* below, the BLAS's set-up costs more than the product */
             la_gemm(MINV_R64, 'N', 'N', n, group, n, 1.0, a->data, a->ld, xs, n, 0.0, ax, n);
         else
-            gemv_multi(a, xs, (int)group, ax, NULL);
+            minv_gemv_double_multi(a, xs, (int)group, ax, NULL);
         for (int64_t g = 0; g < group; g++) {
             double *axg = ax + (size_t)g * (size_t)n;
             const double *xg = xs + (size_t)g * (size_t)n, *bg = bs + (size_t)g * (size_t)n;

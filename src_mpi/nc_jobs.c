@@ -60,6 +60,8 @@ static void finish_report(MPI_Comm comm, minv_mpi_nc_in *const *ins, int nins, m
     if (rank == 0)
         minv_nc_sink_note(&out->sink, r);
     minv_report_note(r, "compute %.3g s, %.3g s in all with reading and writing", compute, minv_now() - t0);
+    if (rank == 0) /* the format's and what was not carried, last as serially */
+        minv_nc_sink_meta_note(&out->sink, r);
     MPI_Bcast(r, (int)sizeof *r, MPI_BYTE, 0, comm);
 }
 
@@ -233,7 +235,8 @@ minv_status minv_mpi_invert_file(minv_context *ctx, MPI_Comm comm, minv_method m
     }
     MINV_TRY(minv_mpi_nc_in_open(ctx, comm, &in, in_path, in_var, &fo, MINV_NC_ALLOW_BATCH));
     MINV_TRY(minv_mpi_agree(ctx, comm, minv_nc_check_square(ctx, &in.src)));
-    const minv_nc_sink_spec spec = minv_nc_invert_spec(&in.src, t, &fo, &in_path);
+    minv_nc_units units;
+    const minv_nc_sink_spec spec = minv_nc_invert_spec(&in.src, t, &fo, &in_path, &units);
     MINV_TRY(minv_mpi_nc_out_open(ctx, comm, &out, out_path, out_var, &spec, in.src.count));
     MINV_TRY(minv_mpi_agree(ctx, comm, minv_nc_records_alloc(ctx, &p, in.src.count)));
     if (in.src.batch) {
@@ -295,7 +298,8 @@ minv_status minv_mpi_solve_file(minv_context *ctx, MPI_Comm comm, minv_method me
     MINV_TRY(minv_mpi_nc_in_open(ctx, comm, &bs, b_path, b_var, &fo, MINV_NC_SLICE_IF_RANKED | MINV_NC_ALLOW_VECTOR));
     MINV_TRY(minv_mpi_agree(ctx, comm, minv_nc_orient_rhs(ctx, &bs.src, n, &fo)));
     const int64_t nrhs = bs.src.cols;
-    const minv_nc_sink_spec spec = minv_nc_solve_spec(&bs.src, t, &fo, inputs);
+    minv_nc_units units;
+    const minv_nc_sink_spec spec = minv_nc_solve_spec(&as.src, &bs.src, t, &fo, inputs, &units);
     MINV_TRY(minv_mpi_nc_out_open(ctx, comm, &out, x_path, x_var, &spec, 1));
     MINV_TRY(square_layout(ctx, comm, n, &la));
     MINV_TRY(minv_mpi_layout_like(ctx, &la, n, nrhs, &lb));

@@ -1,18 +1,21 @@
 /* Batches on the CPU: members in parallel over the context's threads, each gathered into a
  * dense scratch matrix in the compute precision (through its subset index, if any), checked,
- * factored by LAPACK (potrf for the SPD path, getrf for LU) or inverted by Gauss-Jordan, and
- * scattered back in the storage precision. A member's failure is its own: its status and
- * column are recorded and its output is left alone. */
+ * factored (up to order 64 by the unblocked kernels of small.c, whose cost is arithmetic, above
+ * by LAPACK: potrf for the SPD path, getrf for LU) or inverted by Gauss-Jordan, and scattered
+ * back in the storage precision. A member's failure is its own: its status and column are
+ * recorded and its output is left alone. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu.h"
+#include "factor.h"
 #include "lapack.h"
+#include "small.h"
 
 typedef struct {
     int64_t bad_col;
-    double anorm_inf, asym, max_abs;
+    double anorm_inf, anorm_1, asym, max_abs;
     int diag_positive;
 } member_scan;
 
@@ -36,14 +39,19 @@ static double norm_inf(minv_dtype t, const void *a, int64_t n, double *rowabs) {
     return t == MINV_R64 ? norm_inf_d(a, n, rowabs) : norm_inf_s(a, n, rowabs);
 }
 
+static double element(minv_dtype t, const void *p, int64_t k) {
+    return t == MINV_R64 ? ((const double *)p)[k] : (double)((const float *)p)[k];
+}
+
 /* getri's workspace per column: its blocked form needs n times its block size, 64 at most. */
 enum { GETRI_BLOCK = 64 };
 
 /* One thread's scratch, sized for the largest member. */
 typedef struct {
-    void *s, *c, *g;  /* n x n: the member and its factor or inverse; a copy of it for the full
-                         residual; the Gauss-Jordan inverse */
-    void *t, *u;      /* n x nrhs: right-hand sides and Gauss-Jordan products */
+    void *s, *c, *g;  /* n x n: the member and its factor or inverse; a copy of it (the full
+                         residual, a subset's solve residual); the Gauss-Jordan inverse */
+    void *t, *f2;     /* n x (nrhs + 1): right-hand sides and Hager's column; a product */
+    void *u;          /* n x nrhs: B kept for the residual */
     void *f;          /* n: a column */
     void *work;       /* GETRI_BLOCK * n: getri's */
     int *ipiv;
@@ -52,14 +60,15 @@ typedef struct {
     double *rowabs, *v, *av, *w; /* residual probes */
 } scratch;
 
-/* Only what the call will use: the copy for the full residual, the Gauss-Jordan inverse. */
-static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs, int copy, int gauss_jordan) {
+/* Only what the call will use: the Gauss-Jordan inverse. */
+static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs, int gauss_jordan) {
     const size_t nn = (size_t)(n > 0 ? n : 1), es = (size_t)t, m = (size_t)(nrhs > 0 ? nrhs : 1);
     memset(w, 0, sizeof *w);
     w->s = malloc(nn * nn * es);
-    w->c = copy ? malloc(nn * nn * es) : NULL;
+    w->c = malloc(nn * nn * es);
     w->g = gauss_jordan ? malloc(nn * nn * es) : NULL;
-    w->t = malloc(nn * m * es);
+    w->t = malloc(nn * (m + 1) * es);
+    w->f2 = malloc(nn * (m + 1) * es);
     w->u = malloc(nn * m * es);
     w->f = malloc(nn * es);
     w->work = malloc(nn * GETRI_BLOCK * es);
@@ -70,13 +79,13 @@ static int scratch_alloc(scratch *w, minv_dtype t, int64_t n, int64_t nrhs, int 
     w->v = malloc(nn * MINV_PROBES * sizeof(double));
     w->av = malloc(nn * MINV_PROBES * sizeof(double));
     w->w = malloc(nn * MINV_PROBES * sizeof(double));
-    return w->s && (w->c || !copy) && (w->g || !gauss_jordan) && w->t && w->u && w->f && w->work && w->ipiv && w->steps && w->used && w->rowabs && w->v &&
-           w->av && w->w;
+    return w->s && w->c && (w->g || !gauss_jordan) && w->t && w->f2 && w->u && w->f && w->work && w->ipiv && w->steps &&
+           w->used && w->rowabs && w->v && w->av && w->w;
 }
 
 static void scratch_free(scratch *w) {
-    free(w->s); free(w->c); free(w->g); free(w->t); free(w->u); free(w->f); free(w->work); free(w->ipiv); free(w->steps);
-    free(w->used); free(w->rowabs); free(w->v); free(w->av); free(w->w);
+    free(w->s); free(w->c); free(w->g); free(w->t); free(w->f2); free(w->u); free(w->f); free(w->work); free(w->ipiv);
+    free(w->steps); free(w->used); free(w->rowabs); free(w->v); free(w->av); free(w->w);
 }
 
 /* The general path of a method: LU unless Gauss-Jordan was asked for. */
@@ -111,14 +120,24 @@ static int load_member(const job *jb, int64_t m, int64_t n, scratch *w, member_s
     return 1;
 }
 
+/* The unblocked kernels (small.c) take the members up to this order: LAPACK's per-call set-up
+ * costs more than a member's arithmetic there. */
+enum { SMALL_MEMBER = 64 };
+
 /* Factors w->s (n x n): potrf on the SPD path, which under AUTO hands an indefinite member to
- * getrf; Gauss-Jordan inverts into w->g at once. Returns 0 with the status set on failure. */
-static int factor_member(const job *jb, int64_t m, int64_t n, scratch *w, int *spd) {
+ * getrf; Gauss-Jordan inverts into w->g at once. Returns 0 with the status set on failure; on
+ * success *inverse_bound is the factor's lower bound on ||A^-1||_1 (factor.h's). */
+static int factor_member(const job *jb, int64_t m, int64_t n, scratch *w, int *spd, double *inverse_bound) {
     const minv_dtype tc = jb->tc;
+    const int small = n <= SMALL_MEMBER;
     if (*spd) {
-        int info = la_potrf(tc, n, w->s, n);
-        if (info == 0)
+        const int64_t info = small ? minv_small_potrf(tc, n, w->s, n) : la_potrf(tc, n, w->s, n);
+        if (info == 0) {
+            const minv_mat f = {tc, n, n, n, w->s};
+            const double l = minv_cpu_min_abs_diagonal(&f);
+            *inverse_bound = 1 / (l * l);
             return 1;
+        }
         if (jb->method != MINV_METHOD_AUTO) {
             jb->res->status[m] = MINV_ERR_NOT_SPD;
             jb->res->info[m] = info - 1;
@@ -132,12 +151,14 @@ static int factor_member(const job *jb, int64_t m, int64_t n, scratch *w, int *s
         col = tc == MINV_R64 ? gauss_jordan_d(w->s, n, w->steps, w->used, w->f, w->g)
                              : gauss_jordan_s(w->s, n, w->steps, w->used, w->f, w->g);
     else
-        col = la_getrf(tc, n, n, w->s, n, w->ipiv) - 1;
+        col = (small ? minv_small_getrf(tc, n, w->s, n, w->ipiv) : la_getrf(tc, n, n, w->s, n, w->ipiv)) - 1;
     if (col >= 0) {
         jb->res->status[m] = MINV_ERR_SINGULAR;
         jb->res->info[m] = col;
         return 0;
     }
+    const minv_mat f = {tc, n, n, n, w->s};
+    *inverse_bound = general_method(jb->method) == MINV_METHOD_GAUSS_JORDAN ? 0 : 1 / (minv_cpu_min_abs_diagonal(&f) * (double)n);
     return 1;
 }
 
@@ -145,17 +166,60 @@ static int factor_member(const job *jb, int64_t m, int64_t n, scratch *w, int *s
 static void probes_before(const job *jb, int64_t n, scratch *w) {
     minv_mat s = {jb->tc, n, n, n, w->s};
     minv_probe_vectors(w->v, n, MINV_PROBES);
-    for (int p = 0; p < MINV_PROBES; p++)
-        minv_gemv_double(&s, w->v + (size_t)p * (size_t)n, w->av + (size_t)p * (size_t)n, NULL);
+    minv_gemv_double_multi(&s, w->v, MINV_PROBES, w->av, NULL);
 }
 
 static double probes_after(const job *jb, int64_t n, scratch *w, const void *x, double anorm_inf) {
     minv_mat xm = {jb->tc, n, n, n, (void *)x};
-    for (int p = 0; p < MINV_PROBES; p++)
-        minv_gemv_double(&xm, w->av + (size_t)p * (size_t)n, w->w + (size_t)p * (size_t)n, p == 0 ? w->rowabs : NULL);
+    minv_gemv_double_multi(&xm, w->av, MINV_PROBES, w->w, w->rowabs);
     double xnorm = 0;
     for (int64_t i = 0; i < n; i++) if (w->rowabs[i] > xnorm) xnorm = w->rowabs[i];
     return minv_probe_ratio(n, MINV_PROBES, w->v, w->w, xnorm, anorm_inf);
+}
+
+/* The inverse of the member in w->s, in w->s (or w->g for Gauss-Jordan); 0 on failure, with
+ * the status set. Small SPD members: the sweep operator, symmetric by construction; small
+ * general ones: Gauss-Jordan with LU's pivots. */
+static void *invert_in_scratch(const job *jb, int64_t m, int64_t n, scratch *w, int *spd) {
+    const minv_dtype tc = jb->tc;
+    double unused;
+    if (n <= SMALL_MEMBER && general_method(jb->method) == MINV_METHOD_LU) {
+        if (*spd) {
+            const int64_t info = minv_small_sweep(tc, n, w->s, n, w->f);
+            if (info == 0) {
+                minv_mat s = {tc, n, n, n, w->s};
+                minv_mat_mirror_lower(&s);
+                return w->s;
+            }
+            if (jb->method != MINV_METHOD_AUTO) {
+                jb->res->status[m] = MINV_ERR_NOT_SPD;
+                jb->res->info[m] = info - 1;
+                return NULL;
+            }
+            *spd = 0;
+            minv_batch_gather(jb->a, m, tc, w->s, n);
+        }
+        const int64_t info = minv_small_gauss_jordan(tc, n, w->s, n, w->f, w->ipiv);
+        if (info > 0) {
+            jb->res->status[m] = MINV_ERR_SINGULAR;
+            jb->res->info[m] = info - 1;
+            return NULL;
+        }
+        return w->s;
+    }
+    if (!factor_member(jb, m, n, w, spd, &unused))
+        return NULL;
+    if (*spd) {
+        la_potri(tc, n, w->s, n);
+        minv_mat s = {tc, n, n, n, w->s};
+        minv_mat_mirror_lower(&s);
+        return w->s;
+    }
+    if (general_method(jb->method) == MINV_METHOD_LU) {
+        la_getri(tc, n, w->s, n, w->ipiv, w->work, GETRI_BLOCK * n);
+        return w->s;
+    }
+    return w->g;
 }
 
 static void invert_member(const job *jb, int64_t m, scratch *w) {
@@ -170,19 +234,9 @@ static void invert_member(const job *jb, int64_t m, scratch *w) {
         probes_before(jb, n, w);
     if (mode == 2)
         memcpy(w->c, w->s, (size_t)n * (size_t)n * (size_t)tc);
-    if (!factor_member(jb, m, n, w, &spd))
+    void *inv = invert_in_scratch(jb, m, n, w, &spd);
+    if (!inv)
         return;
-    /* the inverse: in w->s after potri/getri, in w->g after Gauss-Jordan */
-    void *inv = w->s;
-    if (spd) {
-        la_potri(tc, n, w->s, n);
-        minv_mat s = {tc, n, n, n, w->s};
-        minv_mat_mirror_lower(&s);
-    } else if (general_method(jb->method) == MINV_METHOD_LU) {
-        la_getri(tc, n, w->s, n, w->ipiv, w->work, GETRI_BLOCK * n);
-    } else {
-        inv = w->g;
-    }
     jb->res->spd[m] = (int8_t)spd;
     jb->res->rcond[m] = 1.0 / (sc.anorm_inf * norm_inf(tc, inv, n, w->rowabs));
     if (!(jb->res->rcond[m] >= minv_eps(tc)))
@@ -198,47 +252,92 @@ static void invert_member(const job *jb, int64_t m, scratch *w) {
     minv_batch_scatter(jb->x, m, tc, inv, n);
 }
 
+/* Column j of the n-row matrix p (type t) as doubles. */
+static void column_double(minv_dtype t, const void *p, int64_t n, int64_t j, double *out) {
+    for (int64_t i = 0; i < n; i++)
+        out[i] = t == MINV_R64 ? ((const double *)p)[j * n + i] : (double)((const float *)p)[j * n + i];
+}
+
+/* max over the sampled columns of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf),
+ * A the member as stored, B kept in w->u before the solve, X in w->t. */
+static double solve_residual(const job *jb, int64_t m, int64_t n, int64_t nrhs, scratch *w, double anorm_inf) {
+    const minv_mat a0 = minv_batch_member(jb->a, m);
+    const int64_t samples = minv_residual_columns(jb->ctx->residual_mode, nrhs);
+    double *x = w->v, *b = w->v + n, *ax = w->av, worst = 0;
+    for (int64_t s = 0; s < samples; s++) {
+        const int64_t j = minv_residual_column(s, samples, nrhs);
+        column_double(jb->tc, w->t, n, j, x);
+        column_double(jb->tc, w->u, n, j, b);
+        if (jb->a->index) { /* a subset: the member is its principal sub-matrix, in w->c */
+            minv_mat sub = {jb->tc, n, n, n, w->c};
+            minv_gemv_double(&sub, x, ax, NULL);
+        } else {
+            minv_gemv_double(&a0, x, ax, NULL);
+        }
+        for (int64_t i = 0; i < n; i++) ax[i] -= b[i];
+        const double r = minv_solve_column_ratio(n, ax, x, b, anorm_inf);
+        if (r > worst || isnan(r)) worst = r;
+    }
+    return worst;
+}
+
 static void solve_member(const job *jb, int64_t m, scratch *w) {
     const int64_t n = minv_batch_order(jb->a, m), nrhs = jb->b->cols;
     const minv_dtype tc = jb->tc;
+    const size_t es = (size_t)tc;
     member_scan sc;
     int spd = 0;
     if (n == 0 || !load_member(jb, m, n, w, &sc, &spd))
         return;
+    /* B, then Hager's start vector: the estimator's first step, solved with B */
     minv_batch_gather(jb->b, m, tc, w->t, n);
-    minv_mat bm = {tc, n, nrhs, n, w->t}, am = {tc, n, n, n, w->s};
+    minv_mat bm = {tc, n, nrhs, n, w->t};
     int64_t bi, bj;
     double bv;
     if (!minv_all_finite(&bm, &bi, &bj, &bv)) {
         jb->res->status[m] = MINV_ERR_NOT_FINITE;
         return;
     }
-    const double anorm_1 = minv_norm1(&am);
-    if (!factor_member(jb, m, n, w, &spd))
+    memcpy(w->u, w->t, (size_t)n * (size_t)nrhs * es);
+    for (int64_t i = 0; i < n; i++) {
+        if (tc == MINV_R64) ((double *)w->t)[nrhs * n + i] = 1.0 / (double)n;
+        else ((float *)w->t)[nrhs * n + i] = 1.0f / (float)n;
+    }
+    if (jb->a->index && jb->ctx->residual_mode > 0)
+        memcpy(w->c, w->s, (size_t)n * (size_t)n * es);
+    double inverse_bound = 0;
+    if (!factor_member(jb, m, n, w, &spd, &inverse_bound))
         return;
     jb->res->spd[m] = (int8_t)spd;
-    double rcond = -1;
+    const int small = n <= SMALL_MEMBER;
     void *sol = w->t;
     if (spd) {
-        la_pocon(tc, n, w->s, n, anorm_1, &rcond);
-        la_potrs(tc, n, nrhs, w->s, n, w->t, n);
+        if (small) minv_small_potrs(tc, n, nrhs + 1, w->s, n, w->t, n);
+        else la_potrs(tc, n, nrhs + 1, w->s, n, w->t, n);
     } else if (general_method(jb->method) == MINV_METHOD_LU) {
-        la_gecon(tc, n, w->s, n, anorm_1, &rcond);
-        la_getrs(tc, n, nrhs, w->s, n, w->ipiv, w->t, n);
-    } else { /* Gauss-Jordan: the inverse in w->g, times B */
-        rcond = 1.0 / (sc.anorm_inf * norm_inf(tc, w->g, n, w->rowabs));
-        la_gemm(tc, 'N', 'N', n, nrhs, n, 1.0, w->g, n, w->t, n, 0.0, w->u, n);
-        sol = w->u;
+        if (small) minv_small_getrs(tc, n, nrhs + 1, w->s, n, w->ipiv, w->t, n);
+        else la_getrs(tc, n, nrhs + 1, w->s, n, w->ipiv, w->t, n);
+    } else { /* Gauss-Jordan: the inverse in w->g, times B and Hager's column */
+        la_gemm(tc, 'N', 'N', n, nrhs + 1, n, 1.0, w->g, n, w->t, n, 0.0, w->f2, n);
+        memcpy(w->t, w->f2, (size_t)n * (size_t)(nrhs + 1) * es);
     }
+    /* lower bounds on ||A^-1||_1: the factor's, each column's ||x_j||_1 / ||b_j||_1, Hager's */
+    for (int64_t j = 0; j <= nrhs; j++) {
+        double xn = 0, bn = 1;
+        for (int64_t i = 0; i < n; i++) xn += fabs(element(tc, w->t, j * n + i));
+        if (j < nrhs) {
+            bn = 0;
+            for (int64_t i = 0; i < n; i++) bn += fabs(element(tc, w->u, j * n + i));
+        }
+        if (bn > 0 && isfinite(xn)) inverse_bound = fmax(inverse_bound, xn / bn);
+    }
+    const double rcond = minv_cpu_rcond(sc.anorm_1, inverse_bound);
     jb->res->rcond[m] = rcond;
-    if (rcond >= 0 && rcond < minv_eps(tc))
+    if (rcond < minv_eps(tc))
         jb->res->status[m] = MINV_ERR_SINGULAR;
+    if (jb->ctx->residual_mode > 0)
+        jb->res->residual[m] = solve_residual(jb, m, n, nrhs, w, sc.anorm_inf);
     minv_batch_scatter(jb->x, m, tc, sol, n);
-    minv_mat a0 = minv_batch_member(jb->a, m), b0 = minv_batch_member(jb->b, m), x0 = minv_batch_member(jb->x, m);
-    double r = -1;
-    if (jb->ctx->residual_mode > 0 && b0.data != x0.data &&
-        minv_residual_solve(NULL, jb->ctx->residual_mode, &a0, &b0, &x0, &r) == MINV_SUCCESS)
-        jb->res->residual[m] = r;
 }
 
 /* Threads over the members: none for fewer members than threads (a threaded BLAS does better
@@ -265,8 +364,7 @@ static minv_status run(const job *jb, void (*one)(const job *, int64_t, scratch 
         minv_worker guard;
         minv_worker_begin(&guard);
         scratch w;
-        if (scratch_alloc(&w, jb->tc, jb->a->rows, nrhs, jb->ctx->residual_mode == 2 && !jb->b,
-                          jb->method == MINV_METHOD_GAUSS_JORDAN)) {
+        if (scratch_alloc(&w, jb->tc, jb->a->rows, nrhs, jb->method == MINV_METHOD_GAUSS_JORDAN)) {
 #pragma omp for schedule(dynamic, 16)
             for (int64_t m = 0; m < count; m++)
                 one(jb, m, &w);

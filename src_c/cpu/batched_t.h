@@ -1,27 +1,43 @@
 /* Type template for batched.c: the per-member loops in the compute type T, with FN(name) the
  * name with the precision suffix. Members are dense (leading dimension n). */
 
-/* First column holding a NaN or Inf (-1 if none), ||A||_inf, and (when `symmetry`) what the
- * SPD path needs. */
+/* First column holding a NaN or Inf (-1 if none), ||A||_inf and ||A||_1, and (when
+ * `symmetry`) what the SPD path needs: one vectorised pass for the sums, then the asymmetry
+ * against the transposed entries (the member is small and in cache). */
 static void FN(scan)(const T *a, int64_t n, int symmetry, double *rowabs, member_scan *o) {
+    double mx = 0, an1 = 0;
     o->bad_col = -1;
-    o->asym = o->max_abs = 0;
+    o->asym = 0;
     o->diag_positive = 1;
     for (int64_t i = 0; i < n; i++) rowabs[i] = 0;
     for (int64_t j = 0; j < n; j++) {
         const T *col = a + (size_t)j * (size_t)n;
+        double fin = 0, cs = 0;
+#pragma omp simd reduction(+ : fin, cs) reduction(max : mx)
         for (int64_t i = 0; i < n; i++) {
-            const double v = (double)col[i];
-            if (!isfinite(v) && o->bad_col < 0) o->bad_col = j;
-            rowabs[i] += fabs(v);
-            if (fabs(v) > o->max_abs) o->max_abs = fabs(v);
-            if (symmetry && i > j && fabs(v - (double)a[(size_t)i * (size_t)n + (size_t)j]) > o->asym)
-                o->asym = fabs(v - (double)a[(size_t)i * (size_t)n + (size_t)j]);
+            const double v = (double)col[i], av = fabs(v);
+            rowabs[i] += av;
+            cs += av;
+            mx = av > mx ? av : mx;
+            fin += v * 0.0; /* NaN once an entry is NaN or Inf */
         }
+        if (fin != 0 && o->bad_col < 0) o->bad_col = j;
+        an1 = cs > an1 ? cs : an1;
         o->diag_positive &= col[j] > 0;
     }
+    o->max_abs = mx;
+    o->anorm_1 = an1;
     o->anorm_inf = 0;
     for (int64_t i = 0; i < n; i++) if (rowabs[i] > o->anorm_inf) o->anorm_inf = rowabs[i];
+    if (!symmetry || o->bad_col >= 0)
+        return;
+    double asym = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = j + 1; i < n; i++) {
+            const double d = fabs((double)a[(size_t)j * (size_t)n + (size_t)i] - (double)a[(size_t)i * (size_t)n + (size_t)j]);
+            asym = d > asym ? d : asym;
+        }
+    o->asym = asym;
 }
 
 static double FN(norm_inf)(const T *a, int64_t n, double *rowabs) {

@@ -1,10 +1,10 @@
 /* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri
  * (inverse, mirrored to both triangles) or potrs (solve), on a copy of A in the context's
- * workspace; below MINV_SMALL_N the unblocked kernels of small.c (Gauss-Jordan without
- * pivoting for the inverse). Only the lower triangle of A is read. The reciprocal condition
- * number is exact for the inverse (its norm is at hand) and, for a solve, estimated from the
- * factor's diagonal and the solution (factor.h), which costs nothing beside the solve:
- * LAPACK's pocon would cost more than the factorisation below n = 128 and half of it at 256. */
+ * workspace; below MINV_SMALL_N the unblocked kernels of small.c (the sweep operator for
+ * the inverse). Only the lower triangle of A is read. The reciprocal condition
+ * number is exact for the inverse (its norm is at hand) and, for a solve, a bound from the
+ * factor's diagonal and the solution, with pocon's estimate where that is small (factor.h):
+ * pocon would cost more than the factorisation below n = 128 and half of it at 256. */
 #include <math.h>
 #include <string.h>
 
@@ -30,26 +30,22 @@ static minv_status factor(minv_context *ctx, minv_mat *f, minv_report *report, d
     if (info < 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrf rejected argument %lld", (long long)-info);
     if (inverse_bound) {
-        double smallest = INFINITY;
-        for (int64_t i = 0; i < f->rows; i++) {
-            const double l = f->dtype == MINV_R64 ? ((const double *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i]
-                                                  : (double)((const float *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i];
-            smallest = fmin(smallest, l * l);
-        }
-        *inverse_bound = 1.0 / smallest;
+        const double l = minv_cpu_min_abs_diagonal(f);
+        *inverse_bound = 1.0 / (l * l);
     }
     return MINV_SUCCESS;
 }
 
-/* Small orders: Gauss-Jordan without pivoting on the lower triangle mirrored (the matrix
- * Cholesky would factor); its pivots are potrf's, so a failure names the same column. */
+/* Small orders: the sweep operator on the lower triangle (n^3 flops, symmetric by
+ * construction), as the batched members take it; its pivots are potrf's, so a failure names
+ * the same column. (Gauss-Jordan without pivoting on the mirrored matrix, used before, left
+ * ||I - A X|| near cond^2 eps at condition 1e10: test_illcond.) */
 static minv_status invert_small(minv_context *ctx, minv_mat *f, minv_report *report) {
     void *work;
     minv_status status = minv_workspace(ctx, MINV_WORK_LAPACK, (size_t)f->rows * (size_t)f->dtype, &work);
     if (status != MINV_SUCCESS)
         return status;
-    minv_mat_mirror_lower(f);
-    const int64_t info = minv_small_gauss_jordan(f->dtype, f->rows, f->data, f->ld, 0, work, NULL);
+    const int64_t info = minv_small_sweep(f->dtype, f->rows, f->data, f->ld, work);
     return info > 0 ? not_spd(ctx, info, report) : MINV_SUCCESS;
 }
 
@@ -87,6 +83,6 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
-    report->rcond = minv_cpu_rcond(an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
     return MINV_SUCCESS;
 }

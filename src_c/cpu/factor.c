@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "factor.h"
+#include "lapack.h"
 
 minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f) {
     const int64_t n = a->rows;
@@ -75,10 +76,28 @@ double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x) {
     return bound;
 }
 
+double minv_cpu_min_abs_diagonal(const minv_mat *f) {
+    double least = INFINITY;
+    for (int64_t i = 0; i < f->rows; i++)
+        least = fmin(least, fabs(f->dtype == MINV_R64 ? *(const double *)minv_at(f, i, i)
+                                                      : (double)*(const float *)minv_at(f, i, i)));
+    return least;
+}
+
 double minv_cpu_rcond(double anorm_1, double inverse_norm_1) {
     if (!(inverse_norm_1 > 0) || !isfinite(inverse_norm_1) || !(anorm_1 > 0))
         return 0;
     return fmin(1, 1.0 / (anorm_1 * inverse_norm_1)); /* rounding may pass 1 */
+}
+
+double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound) {
+    const double bound = minv_cpu_rcond(anorm_1, inverse_bound);
+    double estimate;
+    if (bound == 0 || bound >= 1e-4)
+        return bound;
+    if ((spd ? la_pocon : la_gecon)(f->dtype, f->rows, f->data, f->ld, anorm_1, &estimate) != 0)
+        return bound;
+    return fmin(bound, estimate); /* both overstate rcond, if at all */
 }
 
 #define T double

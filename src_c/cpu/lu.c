@@ -1,9 +1,8 @@
 /* General inversion and solve on the CPU: LAPACK getrf with partial pivoting, then getri
  * (inverse) or getrs (solve), on a copy of A in the context's workspace; below MINV_SMALL_N
  * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse). The
- * reciprocal condition number is exact for the inverse and, for a solve, estimated from the
- * factor's diagonal and the solution (factor.h): gecon would cost more than the factorisation
- * at small orders. */
+ * reciprocal condition number is exact for the inverse and, for a solve, a bound from the
+ * factor's diagonal and the solution, with gecon's estimate where that is small (factor.h). */
 #include <math.h>
 
 #include "factor.h"
@@ -29,15 +28,8 @@ static minv_status factor(minv_context *ctx, minv_mat *f, int *ipiv, minv_report
         return no_pivot(ctx, info, report);
     if (info < 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrf rejected argument %lld", (long long)-info);
-    if (inverse_bound) {
-        double smallest = INFINITY;
-        for (int64_t i = 0; i < f->rows; i++) {
-            const double u = f->dtype == MINV_R64 ? ((const double *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i]
-                                                  : (double)((const float *)f->data)[(size_t)i * (size_t)f->ld + (size_t)i];
-            smallest = fmin(smallest, fabs(u));
-        }
-        *inverse_bound = 1.0 / (smallest * (double)f->rows);
-    }
+    if (inverse_bound)
+        *inverse_bound = 1.0 / (minv_cpu_min_abs_diagonal(f) * (double)f->rows);
     return MINV_SUCCESS;
 }
 
@@ -53,7 +45,7 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     if (status != MINV_SUCCESS)
         return status;
     if (small) {
-        const int64_t info = minv_small_gauss_jordan(f.dtype, f.rows, f.data, f.ld, 1, work, ipiv);
+        const int64_t info = minv_small_gauss_jordan(f.dtype, f.rows, f.data, f.ld, work, ipiv);
         if (info > 0)
             return no_pivot(ctx, info, report);
     } else {
@@ -92,6 +84,6 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
             return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
     }
-    report->rcond = minv_cpu_rcond(an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
     return MINV_SUCCESS;
 }

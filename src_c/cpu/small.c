@@ -33,7 +33,11 @@ void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int
     else small_getrs_s(n, nrhs, lu, ld, ipiv, b, ldb);
 }
 
-int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, int pivoting, void *f, int *perm) {
-    return t == MINV_R64 ? small_gauss_jordan_d(n, a, ld, pivoting, f, perm)
-                         : small_gauss_jordan_s(n, a, ld, pivoting, f, perm);
+int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, void *f, int *perm) {
+    return t == MINV_R64 ? small_gauss_jordan_d(n, a, ld, f, perm)
+                         : small_gauss_jordan_s(n, a, ld, f, perm);
+}
+
+int64_t minv_small_sweep(minv_dtype t, int64_t n, void *a, int64_t ld, void *f) {
+    return t == MINV_R64 ? small_sweep_d(n, a, ld, f) : small_sweep_s(n, a, ld, f);
 }

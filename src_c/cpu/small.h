@@ -20,7 +20,10 @@ void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, void *l, int64_t ld
 int64_t minv_small_getrf(minv_dtype t, int64_t n, void *a, int64_t ld, int *ipiv);
 void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int64_t ld, const int *ipiv, void *b,
                       int64_t ldb);
-/* A = A^-1 in place; f: n elements of type t, perm: n (pivoting only). */
-int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, int pivoting, void *f, int *perm);
+/* A = A^-1 in place for an SPD A, the lower triangle read and written (the sweep operator, n^3
+ * flops); f: n elements of type t. */
+int64_t minv_small_sweep(minv_dtype t, int64_t n, void *a, int64_t ld, void *f);
+/* A = A^-1 in place by Gauss-Jordan with partial pivoting; f: n elements of type t, perm: n. */
+int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, void *f, int *perm);
 
 #endif

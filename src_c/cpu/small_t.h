@@ -102,30 +102,25 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
     }
 }
 
-/* A = A^-1 in place by Gauss-Jordan: with partial pivoting (pivoting = 1; row interchanges,
- * undone on the columns at the end) for a general A, or without (an SPD A, whose pivots are
- * the Schur complements' and positive exactly when potrf's are). f: n elements of work, perm:
- * n. Returns 0, or the 1-based column where no nonzero (pivoting) or no positive pivot was
- * found, as getrf's and potrf's info. */
-MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t ld, int pivoting, T *f, int *perm) {
+/* A = A^-1 in place by Gauss-Jordan with partial pivoting (row interchanges, undone on the
+ * columns at the end). f: n elements of work, perm: n. Returns 0, or the 1-based column where
+ * no nonzero pivot was found, as getrf's info. (For SPD matrices the sweep operator below;
+ * Gauss-Jordan without pivoting is not backward stable for ||I - A X||.) */
+MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t ld, T *f, int *perm) {
     for (int64_t k = 0; k < n; k++) {
         T *ck = a + (size_t)k * (size_t)ld;
-        if (pivoting) {
-            int64_t p = k;
-            for (int64_t i = k + 1; i < n; i++)
-                if (fabs((double)ck[i]) > fabs((double)ck[p])) p = i;
-            perm[k] = (int)p;
-            if (ck[p] == 0) return k + 1;
-            if (p != k)
-                for (int64_t j = 0; j < n; j++) {
-                    T *cj = a + (size_t)j * (size_t)ld;
-                    const T t = cj[k];
-                    cj[k] = cj[p];
-                    cj[p] = t;
-                }
-        } else if (!(ck[k] > 0)) {
-            return k + 1;
-        }
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (fabs((double)ck[i]) > fabs((double)ck[p])) p = i;
+        perm[k] = (int)p;
+        if (ck[p] == 0) return k + 1;
+        if (p != k)
+            for (int64_t j = 0; j < n; j++) {
+                T *cj = a + (size_t)j * (size_t)ld;
+                const T t = cj[k];
+                cj[k] = cj[p];
+                cj[p] = t;
+            }
         const T inv = (T)1 / ck[k];
 #pragma omp simd
         for (int64_t i = 0; i < n; i++) {
@@ -142,8 +137,7 @@ MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t 
             for (int64_t i = 0; i < n; i++) cj[i] -= f[i] * t;
         }
     }
-    if (pivoting) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
-        for (int64_t k = n - 1; k >= 0; k--)
+    for (int64_t k = n - 1; k >= 0; k--) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
             if (perm[k] != k) {
                 T *ck = a + (size_t)k * (size_t)ld, *cp = a + (size_t)perm[k] * (size_t)ld;
 #pragma omp simd
@@ -153,5 +147,38 @@ MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t 
                     cp[i] = t;
                 }
             }
+    return 0;
+}
+
+/* A = A^-1 in place for an SPD A by the sweep operator on its lower triangle (Goodnight 1979):
+ * the matrix stays symmetric, so each step updates one triangle, n^3 flops in all (half of
+ * Gauss-Jordan's), and its pivots are potrf's. The sweeps leave -A^-1; the sign is turned
+ * at the end. The strict upper triangle is not read; on return it is not meaningful. f: n
+ * elements of work. Returns 0, or the 1-based column whose pivot is not positive. */
+MINV_SIMD_CLONES static int64_t FN(small_sweep)(int64_t n, T *a, int64_t ld, T *f) {
+    for (int64_t k = 0; k < n; k++) {
+        T *ck = a + (size_t)k * (size_t)ld;
+        const T d = ck[k];
+        if (!(d > 0)) return k + 1;
+        const T inv = (T)1 / d;
+        for (int64_t i = 0; i < k; i++) f[i] = a[(size_t)i * (size_t)ld + (size_t)k]; /* row k, left of the diagonal */
+        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                               /* column k, below it */
+        f[k] = 0;
+        for (int64_t j = 0; j < n; j++) { /* a_ij -= f_i f_j / d on the lower triangle, i, j != k */
+            if (j == k) continue;
+            T *cj = a + (size_t)j * (size_t)ld;
+            const T t = f[j] * inv;
+#pragma omp simd
+            for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
+        }
+        for (int64_t i = 0; i < k; i++) a[(size_t)i * (size_t)ld + (size_t)k] = f[i] * inv;
+        for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
+        ck[k] = -inv;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        T *cj = a + (size_t)j * (size_t)ld;
+#pragma omp simd
+        for (int64_t i = j; i < n; i++) cj[i] = -cj[i];
+    }
     return 0;
 }

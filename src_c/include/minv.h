@@ -180,7 +180,12 @@ typedef struct {
                                 ||b_j||_inf) over 4 sampled (1) or all (2) columns.
                                 Divide by eps (2^-52, 2^-23) for LAPACK-tester ratios. */
     int32_t reserved;
-    double rcond;            /* reciprocal 1-norm condition estimate; -1 if not computed */
+    double rcond;            /* reciprocal 1-norm condition 1 / (||A||_1 ||A^-1||_1): exact for
+                                CPU inverses; for CPU solves from lower bounds on ||A^-1||_1
+                                (the factor's diagonal, and the solution of B and of Hager's
+                                start vector solved with it), which may overstate rcond
+                                several times, with LAPACK's pocon/gecon estimate as well
+                                where the bound is below 1e-4; -1 if not computed */
     double seconds;          /* wall time of the whole call */
     double flops;            /* floating-point operations of the method */
     double gflops;           /* flops / seconds / 1e9 */
@@ -373,8 +378,10 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  *   AUTO          the SPD path for a member that is symmetric (MINV_OPT_SYMMETRY_TOL) with a
  *                 positive diagonal, the general path otherwise; a member the SPD path finds
  *                 not positive definite is redone by the general path. The general path is
- *                 LU (LAPACK) on the CPU and Gauss-Jordan on the GPU.
- *   CHOLESKY      the SPD path for every member: LAPACK potrf/potri on the CPU; on the GPU
+ *                 LU on the CPU (LAPACK above order 64; below, unblocked kernels with LU's
+ *                 pivots, Gauss-Jordan for inverses) and Gauss-Jordan on the GPU.
+ *   CHOLESKY      the SPD path for every member: LAPACK potrf/potri on the CPU (up to order
+ *                 64: potrf unblocked, inverses by the sweep operator); on the GPU
  *                 Gauss-Jordan without pivoting up to k = 128 (stable for SPD matrices, it
  *                 meets a non-positive pivot at the column where potrf finds a non-positive
  *                 minor), beyond that cuSOLVER's batched potrf, L^-1 by batched TRSM and
@@ -393,8 +400,9 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  *
  * Members are independent. status (nbatch entries, may be NULL) receives each member's status:
  * MINV_SUCCESS, MINV_ERR_NOT_FINITE (NaN or Inf in it), MINV_ERR_SINGULAR (an exactly zero
- * pivot, or a reciprocal condition 1 / (||A||_inf ||A^-1||_inf) below eps, estimated by LAPACK
- * for CPU solves, whose result is still written), MINV_ERR_NOT_SPD. A failed member's output is
+ * pivot, or a reciprocal condition 1 / (||A||_inf ||A^-1||_inf) below eps, estimated for CPU
+ * solves from the factor's diagonal and the solution, whose result is still written),
+ * MINV_ERR_NOT_SPD. A failed member's output is
  * left as it was (in place: its input), except a member singular to working precision. The call returns MINV_SUCCESS when
  * every member succeeded; otherwise the first failed member's status, with minv_last_error()
  * naming that member (0-based), its reason and column; every other member is still done.
@@ -576,7 +584,10 @@ minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user
  * two dimensions are equal is a batch, and every matrix of it is processed. An input variable
  * inside netCDF-4 groups is named by its path ("analysis/M", "/analysis/M", "a/b/M"); output
  * variables are written to the root group, so their names hold no '/'. Output is written to a
- * temporary name and renamed when complete; the input file is never modified. */
+ * temporary name and renamed when complete; the input file is never modified. A new output
+ * takes the input's format (see minv_file_format), global attributes and history (with a
+ * line for this call first), and the input variable's attributes that still hold, with its
+ * units inverted; what was left behind is listed in the attribute minv_not_carried. */
 /* The format of a new output file. AUTO follows the input's where the result fits it (a
  * classic input too large for classic gives 64-bit offset or CDF-5, and the report says so);
  * a deflate level above 0 asks for netCDF-4. */
@@ -625,7 +636,8 @@ minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *
                              const minv_file_options *fopts, minv_report *report);
 /* x_var NULL or "" means "X". B has one dimension of length n (its rows) and one of length
  * nrhs, in either order; when both have length n, the order of fortran_order applies. A 1-D
- * B(n) is one right-hand side. X is written with B's dimensions and layout (1-D for a 1-D B). */
+ * B(n) is one right-hand side. X is written with B's dimensions and layout (1-D for a 1-D B);
+ * an existing x_path is treated as out_path of minv_invert_file is. */
 minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a_path,
                             const char *a_var, const char *b_path, const char *b_var,
                             const char *x_path, const char *x_var,

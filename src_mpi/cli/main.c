@@ -62,6 +62,14 @@ static int run(const cli_command *cmd, int argc, char **argv, int rank) {
                          k < npos - 1, &p[k]);
     if (code != CLI_OK)
         goto cleanup;
+    /* rank 0 opens the inputs first in a child process (cli/probe.c: NetCDF-C or HDF5 crashing,
+     * hanging or exhausting memory on a corrupt file ends the command with one line); the ranks
+     * stop together */
+    for (int k = 0; rank == 0 && k < npos - 1 && code == CLI_OK; k++)
+        code = cli_probe_input(p[k].path, p[k].var, &s.fopts, solve && k == 1);
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (code != CLI_OK)
+        goto cleanup;
     /* one GPU a rank, unless the command line names the devices */
     minv_options mine;
     minv_mpi_options_default(MPI_COMM_WORLD, &mine);

@@ -1,5 +1,5 @@
 # cmake -DBUILD_DIR=... -DCONSUMER=... -DWORK=... -DC_COMPILER=... -DFortran_COMPILER=...
-#       [-DSANITIZE=address,...] -P install_test.cmake
+#       [-DSANITIZE=address,...] [-DFAKE_DRIVER=folder of a stand-in libcuda.so.1] -P install_test.cmake
 # Installs minv from BUILD_DIR into WORK/prefix, then builds and runs the consumer programs
 # the ways the README gives: find_package against the install and against the build tree,
 # from a C and Fortran project and from a Fortran-only one configured with CUDA hidden (a
@@ -7,7 +7,9 @@
 # flags (clean absolute paths). Neither the consumer nor libminv nor the installed command
 # needs a CUDA library (ldd). Then the install made CPU-only by removing the CUDA plugin: the
 # Fortran-only consumer runs on the CPU, and asked for the GPU it gets MINV_ERR_NO_GPU with a
-# message that says why. The installed command line must run from there as it is.
+# message that says why. With a stand-in NVIDIA driver that claims a device (FAKE_DRIVER), the
+# installed plugin is found beside libminv and opened (its CUDA runtime then fails), and once
+# removed, it is said to be missing. The installed command line must run from there as it is.
 file(REMOVE_RECURSE ${WORK})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -79,7 +81,10 @@ find_program(PKG_CONFIG pkg-config REQUIRED)
 file(GLOB pcs ${WORK}/prefix/lib*/pkgconfig/minv.pc ${WORK}/prefix/lib/*/pkgconfig/minv.pc) # lib, lib64, lib/<triplet>
 get_filename_component(pcdir "${pcs}" DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} ${pcdir})
-execute_process(COMMAND ${PKG_CONFIG} --cflags --libs minv OUTPUT_VARIABLE pc_flags RESULT_VARIABLE rc
+if(NOT libminv)
+  set(pc_static --static) # a static libminv: its dependencies too
+endif()
+execute_process(COMMAND ${PKG_CONFIG} ${pc_static} --cflags --libs minv OUTPUT_VARIABLE pc_flags RESULT_VARIABLE rc
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config --cflags --libs minv failed in ${pcdir}")
@@ -98,6 +103,11 @@ if(EXISTS ${WORK}/prefix/bin/minv)
   no_cuda_needed(${WORK}/prefix/bin/minv)
 endif()
 
+if(plugin AND FAKE_DRIVER)
+  set(with_fake ${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${FAKE_DRIVER}:$ENV{LD_LIBRARY_PATH}")
+  expect("no usable GPU: (no usable CUDA device|NVIDIA driver too old)" ${with_fake} ${WORK}/fortran/consumer gpu)
+endif()
+
 # The install made CPU-only: no CUDA plugin. AUTO runs on the CPU; the GPU asked for fails
 # with NO_GPU and says why (no driver or device where there is none, else no plugin).
 if(plugin)
@@ -109,6 +119,11 @@ if(plugin)
   expect("no usable GPU: the CUDA plugin ${plugin} [(]MINV_CUDA_PLUGIN[)] was not found"
          ${CMAKE_COMMAND} -E env MINV_CUDA_PLUGIN=${plugin} ${WORK}/fortran/consumer gpu)
   expect("consumer: backend cpu" ${CMAKE_COMMAND} -E env MINV_CUDA_PLUGIN=${plugin} ${WORK}/fortran/consumer)
+  if(FAKE_DRIVER)
+    get_filename_component(libdir ${plugin} DIRECTORY)
+    expect("no usable GPU: the CUDA plugin libminv_cuda.so was not found beside ${libdir}"
+           ${with_fake} ${WORK}/fortran/consumer gpu)
+  endif()
 else()
   expect("consumer: backend cpu" ${WORK}/fortran/consumer)
   expect("no usable GPU: .*minv was built without CUDA" ${WORK}/fortran/consumer gpu)

@@ -1,6 +1,7 @@
 # The command minv-mpi under mpirun against the serial minv on the same files: invert (one
-# matrix, and a batch), solve, and a missing variable (exit status 1, the message once).
-# -DMPIEXEC=... -DNP=... -DFLAGS=... -DMINV=... -DMINV_MPI=... -DCOMPARE=...
+# matrix, and a batch), solve, an existing output (-O), a classic output, a missing variable
+# and a file that crashes HDF5 (exit status 1, the message once).
+# -DMPIEXEC=... -DNP=... -DFLAGS=... -DMINV=... -DMINV_MPI=... -DCOMPARE=... -DLIBRARY_CRASH=...
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(rc ${rc} PARENT_SCOPE)
@@ -18,7 +19,7 @@ endmacro()
 separate_arguments(FLAGS)
 set(mpi ${MPIEXEC} -np ${NP} ${FLAGS})
 # an earlier run's files, which neither command replaces without -O
-file(REMOVE gen.nc out.nc ref.nc xout.nc xref.nc out2.nc c.nc cout.nc cref.nc)
+file(REMOVE gen.nc out.nc ref.nc xout.nc xref.nc out2.nc out3.nc c.nc cout.nc cref.nc)
 must(${MINV} generate spd 61 gen.nc:B)
 must(${MINV} generate general 47 gen.nc:G)
 must(${MINV} generate spd 47 gen.nc:S)
@@ -58,4 +59,13 @@ list(LENGTH lines count)
 if(NOT rc EQUAL 1 OR NOT count EQUAL 1 OR EXISTS out2.nc)
   message(FATAL_ERROR "a missing variable: exit ${rc} (expected 1), ${count} messages (expected 1):\n${err}")
 endif()
-message(STATUS "minv-mpi on ${NP} ranks: invert, solve, -O, a classic output and a missing variable as expected")
+# a file that crashes HDF5 on open: rank 0's guarded open says so, every rank stops
+file(COPY "${LIBRARY_CRASH}" DESTINATION .)
+get_filename_component(crash "${LIBRARY_CRASH}" NAME)
+run(${mpi} ${MINV_MPI} invert ${crash}:A out3.nc --quiet)
+string(REGEX MATCHALL "NetCDF-C or HDF5 crashed \\([^)]+\\) reading it for variable 'A'" lines "${err}")
+list(LENGTH lines count)
+if(NOT rc EQUAL 1 OR NOT count EQUAL 1 OR EXISTS out3.nc)
+  message(FATAL_ERROR "an input that crashes HDF5: exit ${rc} (expected 1), ${count} messages (expected 1):\n${err}")
+endif()
+message(STATUS "minv-mpi on ${NP} ranks: invert, solve, -O, a classic output, a missing variable and a crashing input as expected")

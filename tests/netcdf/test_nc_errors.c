@@ -366,6 +366,14 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
     minv_analysis an;
     CHECK_STATUS(minv_analyze_file(ctx, "err_A.nc", "A", &fo, &an), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "slice[0] = -1");
+    nct_options(&fo);
+    fo.index_base = 2;
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "x.nc", NULL, &fo, NULL), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 7 (fopts): index_base = 2 must be 0 or 1");
+    nct_options(&fo);
+    fo.format = 9;
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "x.nc", NULL, &fo, NULL), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 7 (fopts): format = 9 is not a minv_file_format");
     CHECK(!nct_exists("x.nc"), "x.nc written");
     nct_snap_free(&input);
 }

@@ -9,7 +9,9 @@
  *   - temporaries left by a process that died (same host) are removed by the next run and
  *     reported, those of a live process are not;
  *   - the format of a new output follows the input's unless the result is too large for it
- *     (issue 23 item 5; the command's tests check the formats written). */
+ *     (issue 23 item 5; the command's tests check the formats written);
+ *   - units invert and divide as UDUNITS writes them (issue 23 item 4; the command's tests
+ *     check what the outputs carry over). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -231,6 +233,23 @@ static void formats(minv_context *ctx) {
     HAS(minv_last_error(ctx), "deflate level 1 asks for a netCDF-4 output, and the format asked for is CDF-5");
 }
 
+/* Units as UDUNITS writes them: inverted and divided where they are products of powers. */
+static void units(void) {
+    static const struct { const char *num, *den, *want; } cases[] = {
+        {NULL, "K2", "K-2"},         {NULL, "m2 s-2", "m-2 s2"},   {NULL, "m^2.s^-2", "m-2 s2"},
+        {NULL, "kg m**-3", "kg-1 m3"}, {NULL, "m/s", "m-1 s"},     {NULL, "1", "1"},
+        {"m s-1", "K2", "m s-1 K-2"}, {"K", "K2", "K-1"},          {"m2", "m2", "1"},
+        {NULL, "degrees_north", "degrees_north-1"}, {NULL, "%", "%-1"}};
+    static const char *const unreadable[] = {"days since 2000-01-01", "10 m", "log(Pa)", "m/s/s", "", "K2 ("};
+    char out[128];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        CHECK(minv_nc_units_ratio(cases[k].num, cases[k].den, out, sizeof out) && strcmp(out, cases[k].want) == 0,
+              "'%s' / '%s' gave '%s', expected '%s'", cases[k].num ? cases[k].num : "1", cases[k].den, out, cases[k].want);
+    }
+    for (size_t k = 0; k < sizeof unreadable / sizeof unreadable[0]; k++)
+        CHECK(!minv_nc_units_ratio(NULL, unreadable[k], out, sizeof out), "'%s' read as units '%s'", unreadable[k], out);
+}
+
 int main(void) {
     minv_context *ctx = nct_context();
     minv_file_options_default(&fo_keep);
@@ -244,6 +263,7 @@ int main(void) {
     long_name(ctx, 255);
     stale_temporaries(ctx);
     formats(ctx);
+    units();
     minv_destroy(ctx);
     return tu_finish("test_nc_outputs");
 }
