@@ -342,6 +342,24 @@ static void finish(minv_report *r, MPI_Comm comm, double t0) {
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
 }
 
+/* After a Cholesky whose residual shows that A's asymmetry mattered (A symmetric only within a
+ * raised tolerance): AUTO goes on by LU (1; A and B are still at hand, kept where the call is
+ * in place), CHOLESKY fails (0, *status NOT_SPD). 0 and *status untouched otherwise. Every
+ * rank holds the same residual, so every rank takes the same way. */
+static int retry_by_lu(minv_context *ctx, minv_dtype t, int64_t n, minv_method method, minv_report *r,
+                       minv_status *status) {
+    if (!minv_cholesky_residual_too_large(t, n, r))
+        return 0;
+    if (method != MINV_METHOD_AUTO) {
+        *status = minv_fail_cholesky_residual(ctx, t, n, r->asymmetry, r);
+        return 0;
+    }
+    minv_report_note(r, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead", r->residual);
+    r->residual = -1;
+    r->residual_kind = 0;
+    return 1;
+}
+
 static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
                                  const minv_mpi_layout *l, const void *a, void *x, minv_report *report) {
     minv_report local, *r = report ? report : &local;
@@ -354,8 +372,6 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
     minv_fpguard_begin(&guard);
     minv_clear_error(ctx);
     const int n = (int)l->n, in_place = a == x;
-    double residual_mode = 1;
-    minv_get_option(ctx, MINV_OPT_RESIDUAL, &residual_mode);
     probes pr = {0};
     void *keep = NULL;
     int spd = 0, info = 0;
@@ -380,9 +396,12 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         goto cleanup;
     }
     MINV_TRY(choose(ctx, method, t, l, a, &spd, r));
+    /* sampled at least where Cholesky reads a triangle of a matrix symmetric only within a
+     * raised tolerance: the residual shows whether that mattered */
+    const int residual_mode = minv_residual_mode(ctx, t, r->asymmetry, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU);
     if (residual_mode == 1)
         MINV_TRY(probes_make(ctx, t, l, a, &pr));
-    /* in place, A is kept where it may be needed again: AUTO's fallback, the full residual */
+    /* in place, A is kept where it may be needed again: AUTO's fallbacks, the full residual */
     if (in_place && ((method == MINV_METHOD_AUTO && spd) || residual_mode == 2)) {
         keep = malloc(piece_elems(l) * (size_t)t);
         MINV_TRY(minv_mpi_agree(ctx, comm, keep ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot keep a copy of A")));
@@ -394,27 +413,33 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         copy_piece(t, l, orig ? orig : a, x);
         MINV_TRY(minv_mpi_agree(ctx, comm, ops->invert(ctx, l, t, spd, x, &info, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
-        if (!(status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO))
+        if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO) {
+            minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
+            r->info = -1;
+            spd = 0;
+            minv_clear_error(ctx);
+            continue;
+        }
+        if (status != MINV_SUCCESS)
+            goto cleanup;
+        r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+        if (residual_mode == 1) {
+            MINV_TRY(residual_sampled(ctx, t, l, x, &pr, anorm_inf, &r->residual));
+            r->residual_kind = 1;
+        } else if (residual_mode == 2) {
+            MINV_TRY(residual_full(ctx, t, l, orig, x, anorm_1, &r->residual));
+            r->residual_kind = 2;
+        }
+        if (!retry_by_lu(ctx, t, n, method, r, &status))
             break;
-        minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
-        r->info = -1;
         spd = 0;
-        minv_clear_error(ctx);
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
-    r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
     /* exact, from the inverse: better than ScaLAPACK's p?gecon, which can miss by 10x */
     r->rcond = 1 / (anorm_1 * norm_of(t, '1', l, x, 1, n));
     r->flops = minv_batch_flops(spd, n, 0);
     note_grid(r, l, comm);
-    if (residual_mode == 1) {
-        MINV_TRY(residual_sampled(ctx, t, l, x, &pr, anorm_inf, &r->residual));
-        r->residual_kind = 1;
-    } else if (residual_mode == 2) {
-        MINV_TRY(residual_full(ctx, t, l, orig, x, anorm_1, &r->residual));
-        r->residual_kind = 2;
-    }
     status = minv_check_rcond(ctx, t, r);
 cleanup:
     probes_free(&pr);
@@ -437,8 +462,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     minv_fpguard_begin(&guard);
     minv_clear_error(ctx);
     const int n = (int)la->n, nrhs = (int)lb->n;
-    double residual_mode = 1, precision = MINV_PRECISION_DOUBLE;
-    minv_get_option(ctx, MINV_OPT_RESIDUAL, &residual_mode);
+    double precision = MINV_PRECISION_DOUBLE;
     minv_get_option(ctx, MINV_OPT_PRECISION, &precision);
     if (precision == MINV_PRECISION_MIXED) /* ScaLAPACK and cuSOLVERMp factor in the data's precision */
         minv_report_note(r, "MINV_OPT_PRECISION mixed is the serial solves'; over the ranks A is factored in the data's precision");
@@ -480,6 +504,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         goto cleanup;
     }
     MINV_TRY(choose(ctx, method, t, la, a, &spd, r));
+    const int residual_mode = minv_residual_mode(ctx, t, r->asymmetry, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU);
     if (bkeep)
         copy_piece(t, lb, b, bkeep);
     const void *borig = bkeep ? bkeep : b;
@@ -489,16 +514,26 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         copy_piece(t, lb, borig, x);
         MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, work, lb, x, anorm_1, &info, &rcond, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
-        if (!(status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO))
+        if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO) {
+            minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
+            r->info = -1;
+            spd = 0;
+            minv_clear_error(ctx);
+            continue;
+        }
+        if (status != MINV_SUCCESS)
+            goto cleanup;
+        r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+        if (residual_mode > 0) {
+            MINV_TRY(residual_solve(ctx, t, residual_mode, la, a, lb, borig, x, anorm_inf, &r->residual));
+            r->residual_kind = residual_mode;
+        }
+        if (!retry_by_lu(ctx, t, n, method, r, &status))
             break;
-        minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
-        r->info = -1;
         spd = 0;
-        minv_clear_error(ctx);
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
-    r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
     r->rcond = max_over(rcond, comm);
     if (r->rcond < 0) { /* minv's bound from the solution's columns, as its Gauss-Jordan solves */
         double *xb = malloc((size_t)(2 * nrhs) * sizeof(double));
@@ -513,10 +548,6 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     }
     r->flops = minv_batch_flops(spd, n, nrhs);
     note_grid(r, la, comm);
-    if (residual_mode > 0) {
-        MINV_TRY(residual_solve(ctx, t, (int)residual_mode, la, a, lb, borig, x, anorm_inf, &r->residual));
-        r->residual_kind = (int32_t)residual_mode;
-    }
     status = minv_check_rcond(ctx, t, r);
 cleanup:
     free(work);

@@ -22,11 +22,7 @@ static void begin(minv_context *ctx, frame *f, minv_report *r, minv_method metho
     f->t0 = minv_now();
     minv_clear_error(ctx);
     minv_nc_lock();
-    memset(r, 0, sizeof *r);
-    r->method = method;
-    r->backend = MINV_BACKEND_CPU;
-    r->info = -1;
-    r->residual = r->rcond = r->energy = -1;
+    minv_report_init(r, method, 0, 0);
 }
 
 static void end(frame *f) {

@@ -2,7 +2,9 @@
  * SPD and general, double and float; n not a multiple of the block; the default grid, 1 x 2,
  * 2 x 2 and a grid that leaves ranks out; blocks so large that ranks hold no rows; in place;
  * the caller's own ScaLAPACK descriptor; singular, not SPD and NaN input giving the same
- * status, column and message on every rank. */
+ * status, column and message on every rank; a matrix symmetric only within a raised
+ * MINV_OPT_SYMMETRY_TOL, where Cholesky's residual decides (AUTO redone by LU, CHOLESKY
+ * refused), as serial minv does. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,61 @@ static void auto_fallback(minv_context *ctx) {
     minv_mpi_layout_free(&l);
 }
 
+/* Within a raised symmetry tolerance a matrix whose lower triangle does not stand for it: the
+ * residual (sampled at least, even with MINV_OPT_RESIDUAL 0) shows it, and no call returns
+ * Cholesky's result as a success. Unlike serial minv, an in-place AUTO call is redone by LU
+ * too: the layer keeps A (and B) for AUTO's fallbacks. */
+static void residual_guard(minv_context *ctx) {
+    const int64_t n = 60, nrhs = 2;
+    double *a = matrix(SPD, n, 29), *b = tu_alloc(n, nrhs, n);
+    tu_rng rng;
+    tu_seed(&rng, 30);
+    double largest = 0;
+    for (int64_t k = 0; k < n * n; k++) largest = fmax(largest, fabs(a[k]));
+    for (int64_t j = 0; j < n; j++) /* every upper entry off by up to 5e-6 of the largest */
+        for (int64_t i = 0; i < j; i++) a[j * n + i] += 5e-6 * largest * tu_uniform(&rng);
+    tu_rect(&rng, n, nrhs, b, n);
+    minv_mpi_layout la, lb;
+    CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, 8, 0, 0, &la), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_layout_like(ctx, &la, n, nrhs, &lb), MINV_SUCCESS, ctx);
+    double *ap = mt_piece_of(&la, a, n), *xp = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, b, n), *yp = mt_piece_of(&lb, b, n);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_SYMMETRY_TOL, 1e-5), MINV_SUCCESS, ctx);
+    for (int mode = 0; mode <= 2; mode++) {
+        minv_report r;
+        CHECK_STATUS(minv_set_option(ctx, MINV_OPT_RESIDUAL, mode), MINV_SUCCESS, ctx);
+        for (int in_place = 0; in_place < 2; in_place++) {
+            double *out = in_place ? mt_piece_of(&la, a, n) : xp;
+            CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &la, in_place ? out : ap, out, &r), MINV_SUCCESS, ctx);
+            double *x = mt_whole_of(ctx, &la, out);
+            CHECK(r.method == MINV_METHOD_LU && strstr(r.reason, "so LU instead") && r.asymmetry > 1e-7 && MT_SAME_REPORT(r),
+                  "mode %d%s: AUTO redone by LU: %s, asymmetry %g", mode, in_place ? " in place" : "", r.reason, r.asymmetry);
+            CHECK(tu_inverse_ratio(n, a, n, x, n, EPS) < 30, "mode %d%s: not A's inverse", mode, in_place ? " in place" : "");
+            free(x);
+            if (in_place)
+                free(out);
+        }
+        CHECK_STATUS(minv_mpi_solve_d(ctx, MINV_METHOD_AUTO, &la, ap, &lb, bp, yp, &r), MINV_SUCCESS, ctx);
+        double *y = mt_whole_of(ctx, &lb, yp);
+        CHECK(r.method == MINV_METHOD_LU && tu_solve_ratio(n, nrhs, a, n, b, n, y, n, EPS) < 30, "mode %d: solve redone by LU: %s",
+              mode, r.reason);
+        free(y);
+        const minv_status got = minv_mpi_invert_d(ctx, MINV_METHOD_CHOLESKY, &la, ap, xp, &r);
+        CHECK(got == MINV_ERR_NOT_SPD && strstr(minv_last_error(ctx), "does not solve A") && mt_same_text(minv_last_error(ctx)),
+              "mode %d: CHOLESKY: %s (%s)", mode, minv_status_string(got), minv_last_error(ctx));
+        CHECK_STATUS(minv_mpi_solve_d(ctx, MINV_METHOD_CHOLESKY, &la, ap, &lb, bp, yp, &r), MINV_ERR_NOT_SPD, ctx);
+    }
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_RESIDUAL, 1), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_SYMMETRY_TOL, -1), MINV_SUCCESS, ctx);
+    free(a);
+    free(b);
+    free(ap);
+    free(xp);
+    free(bp);
+    free(yp);
+    minv_mpi_layout_free(&la);
+    minv_mpi_layout_free(&lb);
+}
+
 /* ---- the caller's own descriptor; scatter and gather; float; the full residual ---- */
 
 static void own_descriptor(minv_context *ctx) {
@@ -274,6 +331,7 @@ int main(int argc, char **argv) {
     solve_case(ctx, GENERAL, 21, 6, 4, 1, mt_size >= 2 ? 2 : 1);
     failures(ctx);
     auto_fallback(ctx);
+    residual_guard(ctx);
     own_descriptor(ctx);
     single(ctx);
     return mt_finish("test_mpi_dense", ctx);
