@@ -342,6 +342,16 @@ static void finish(minv_report *r, MPI_Comm comm, double t0) {
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
 }
 
+/* AUTO where Cholesky finds A not positive definite: the note, and LU next (1). */
+static int not_spd_so_lu(minv_context *ctx, minv_method method, minv_status status, minv_report *r) {
+    if (!(status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO))
+        return 0;
+    minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
+    r->info = -1;
+    minv_clear_error(ctx);
+    return 1;
+}
+
 /* After a Cholesky whose residual shows that A's asymmetry mattered (A symmetric only within a
  * raised tolerance): AUTO goes on by LU (1; A and B are still at hand, kept where the call is
  * in place), CHOLESKY fails (0, *status NOT_SPD). 0 and *status untouched otherwise. Every
@@ -413,11 +423,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         copy_piece(t, l, orig ? orig : a, x);
         MINV_TRY(minv_mpi_agree(ctx, comm, ops->invert(ctx, l, t, spd, x, &info, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
-        if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO) {
-            minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
-            r->info = -1;
+        if (not_spd_so_lu(ctx, method, status, r)) {
             spd = 0;
-            minv_clear_error(ctx);
             continue;
         }
         if (status != MINV_SUCCESS)
@@ -514,11 +521,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         copy_piece(t, lb, borig, x);
         MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, work, lb, x, anorm_1, &info, &rcond, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
-        if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO) {
-            minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
-            r->info = -1;
+        if (not_spd_so_lu(ctx, method, status, r)) {
             spd = 0;
-            minv_clear_error(ctx);
             continue;
         }
         if (status != MINV_SUCCESS)
