@@ -10,6 +10,9 @@ Tables with several rows per x (bench_multi_gpu's: a row per n, GPU count and me
 --x for the abscissa (default the first column), --where to keep the rows whose cell equals a
 value, and --by to draw one line per value of a column, e.g.
     python3 bench/plot.py mg.md --columns s --where operation=solve --by method --by GPUs --out t.png
+--stacked draws one bar per row instead, the columns stacked (the stages of a job, say), labelled
+by the first column or --x:
+    python3 bench/plot.py dp.md --stacked --columns read compute write --out stages.png
 Needs matplotlib."""
 import argparse
 import re
@@ -44,6 +47,8 @@ def main():
     ap.add_argument("--x", default=None, help="the abscissa's column (default: the first)")
     ap.add_argument("--where", nargs="+", default=[], metavar="COLUMN=VALUE", help="keep rows whose cell is VALUE")
     ap.add_argument("--by", action="append", default=[], help="one line per value of this column (repeatable)")
+    ap.add_argument("--stacked", action="store_true", help="a bar per row, the columns stacked")
+    ap.add_argument("--ylabel", default=None)
     a = ap.parse_args()
     import matplotlib
 
@@ -68,6 +73,25 @@ def main():
     for r in rows:
         groups.setdefault(tuple(r[k] for k in keys), []).append(r)
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    if a.stacked:
+        labels = [r[kx] for r in rows]
+        bottom = [0.0] * len(rows)
+        for col in a.columns:
+            k = column(col)
+            heights = [number(r[k]) for r in rows]
+            heights = [0.0 if h != h else h for h in heights]  # a missing stage draws nothing
+            ax.bar(labels, heights, bottom=bottom, label=col)
+            bottom = [b + h for b, h in zip(bottom, heights)]
+        ax.set_xlabel(head[kx])
+        if a.ylabel:
+            ax.set_ylabel(a.ylabel)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+        first = text.splitlines()[0].lstrip("# ").replace(", command:", "\ncommand:") if text.startswith("#") else ""
+        ax.set_title((a.title or a.result) + ("\n" + first if first else ""), fontsize=8)
+        fig.tight_layout()
+        fig.savefig(a.out, dpi=120)
+        return
     for col in a.columns:
         k = column(col)
         for key, group in groups.items():

@@ -44,7 +44,7 @@ const cli_option cli_options[] = {
     /* reading the inputs */
     {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order", INV | INF | CLI_MPI_INVERT},
     {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank A (and B), 0-based, in ncdump order", SOL | CLI_MPI_SOLVE},
-    {"tile", "N", "read in N x N tiles (default: aligned to the variable's chunks)", COMPUTE},
+    {"tile", "N", "read through NetCDF-C in N x N tiles (default: whole chunks or rows, read directly on all threads)", COMPUTE},
     {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)", COMPUTE | MPI},
     {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)", INV | CLI_MPI_INVERT},
     {"allow-remote", NULL, "inputs may be URLs (OPeNDAP, S3), fetched over the network (default: refused)", COMPUTE | MPI},

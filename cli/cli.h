@@ -96,12 +96,17 @@ int cli_error(int code, const char *fmt, ...)
 int cli_fail(minv_context *ctx, minv_status status);
 /* The report of an invert or solve, line by line on stdout. */
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision);
-/* A report's reason is "; "-separated notes: the NetCDF layer's start with "read ", "wrote ",
- * "compute ", "batch: ", the core's note on why AUTO got no GPU with "CPU backend: "; the rest say why (the
- * method, fallbacks). cli_notes splits a copy of it; cli_is_why tells the last kind. */
+/* A report's reason is "; "-separated notes for people: why the method and backend, fallbacks,
+ * how the file routines read and wrote, and the core's note on why AUTO got no GPU, which
+ * starts "CPU backend: ". cli_notes splits a copy of it; cli_is_why is 0 for that last note
+ * only (the command shows it beside the backend). */
 enum { CLI_MAX_NOTES = 32 };
 int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MAX_NOTES]);
 int cli_is_why(const char *note);
+/* A stage: "134 MB in 0.05 s (2700 MB/s) <how>" into buf, or on a line of its own after its
+ * label. */
+void cli_stage_text(char *buf, size_t len, double seconds, double bytes, const char *how);
+void cli_print_stage(const char *label, double seconds, double bytes, const char *how);
 /* Progress on stderr, only when it is a terminal and not --quiet: one line redrawn in place
  * with the stage, its percentage and the seconds since the command's first report. */
 void cli_progress(void *user, const char *stage, double fraction);

@@ -528,24 +528,24 @@ int cli_info(int argc, char **argv) {
         code = cli_fail(ctx, st);
         goto cleanup;
     }
-    char storage[1024];
-    minv_report notes;
-    memset(&notes, 0, sizeof notes);
+    char storage[1024], how[256];
     minv_nc_source_describe(&src, storage, sizeof storage);
-    minv_nc_source_note(&src, &notes);
+    minv_nc_source_how(&src, how, sizeof how);
+    char read[512];
+    cli_stage_text(read, sizeof read, src.seconds, src.bytes, how);
     if (json) {
         printf("{\n  \"schema\": \"minv-info/1\"");
         json_key_string("file", in.path);
         json_key_string("variable", in.var);
         json_key_string("storage", storage);
-        json_key_string("read", notes.reason + 5);
+        json_key_string("read", read);
         if (src.batch)
             print_batch_json(&b);
         else
             print_matrix_json(&an, &o);
         printf("\n}\n");
     } else {
-        printf("minv info: '%s':%s\n%-10s %s\n%-10s %s\n", in.path, in.var, "variable", storage, "read", notes.reason + 5);
+        printf("minv info: '%s':%s\n%-10s %s\n%-10s %s\n", in.path, in.var, "variable", storage, "read", read);
         if (src.batch)
             print_batch_text(&b);
         else

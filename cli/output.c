@@ -1,5 +1,6 @@
-/* What the minv command prints: one error line on stderr, the report on stdout, a progress
- * line on stderr when it is a terminal, and the clean-up of temporary output on interruption. */
+/* What the minv command prints: one error line on stderr, the report (from its fields) on
+ * stdout, a progress line on stderr when it is a terminal, and the clean-up of temporary output
+ * on interruption. */
 #include <float.h>
 #include <pthread.h>
 #include <signal.h>
@@ -53,35 +54,49 @@ int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MA
     return nnotes;
 }
 
-int cli_is_why(const char *note) {
-    static const char *const others[] = {cpu_note, "read ", "wrote ", "compute ", "batch: "};
-    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
-        if (starts(note, others[k]))
-            return 0;
-    return 1;
+int cli_is_why(const char *note) { return !starts(note, cpu_note); }
+
+void cli_stage_text(char *buf, size_t len, double seconds, double bytes, const char *how) {
+    snprintf(buf, len, "%.3g MB in %.3g s (%.0f MB/s)%s%s", bytes / 1e6, seconds, seconds > 0 ? bytes / 1e6 / seconds : 0.0,
+             how ? " " : "", how ? how : "");
 }
 
+void cli_print_stage(const char *label, double seconds, double bytes, const char *how) {
+    char text[512];
+    cli_stage_text(text, sizeof text, seconds, bytes, how);
+    printf("%-10s %s\n", label, text);
+}
+
+/* From the report's fields; the reason's notes (for people) are printed as they are, one a
+ * line, but for the note on why AUTO got no GPU, which goes with the backend. */
 void cli_print_report(const char *title, const minv_report *r, minv_precision precision) {
     char reason[MINV_REASON_LEN], *notes[CLI_MAX_NOTES];
     const int nnotes = cli_notes(r->reason, reason, notes);
-    const char *gpu = "", *compute = NULL;
-    int batch = 0;
-    for (int k = 0; k < nnotes; k++) {
-        if (starts(notes[k], cpu_note)) gpu = notes[k] + strlen(cpu_note);
-        if (starts(notes[k], "compute ")) compute = notes[k] + 8;
-        batch |= starts(notes[k], "batch: ");
-    }
+    const char *gpu = "";
+    for (int k = 0; k < nnotes; k++)
+        if (!cli_is_why(notes[k]))
+            gpu = notes[k] + strlen(cpu_note);
     printf("%s\n", title);
     printf("%-10s %s\n", "method", minv_method_name(r->method));
     for (int k = 0; k < nnotes; k++)
         if (cli_is_why(notes[k]))
             printf("%-10s %s\n", "why", notes[k]);
-    printf("%-10s %s%s%s%s\n", "backend", minv_backend_name(r->backend), gpu[0] ? " (" : "", gpu, gpu[0] ? ")" : "");
+    char fallbacks[128] = "";
+    for (int bit = 1; bit <= MINV_FALLBACK_PATH; bit <<= 1)
+        if (r->fallbacks & bit)
+            snprintf(fallbacks + strlen(fallbacks), sizeof fallbacks - strlen(fallbacks), "%s%s",
+                     fallbacks[0] ? ", " : "", minv_fallback_name((minv_fallback)bit));
+    printf("%-10s %s", "backend", minv_backend_name(r->backend));
+    if (r->device >= 0)
+        printf(" (device %d)", (int)r->device);
+    printf("%s%s%s", fallbacks[0] ? " (fallback: " : "", fallbacks, fallbacks[0] ? ")" : "");
+    printf("%s%s%s\n", gpu[0] ? " (" : "", gpu, gpu[0] ? ")" : "");
     printf("%-10s %lld\n", "n", (long long)r->n);
     if (r->nrhs > 0)
         printf("%-10s %lld\n", "nrhs", (long long)r->nrhs);
-    if (compute)
-        printf("%-10s %s\n", "time", compute);
+    const double files = r->stages.read_seconds + r->stages.write_seconds;
+    if (files > 0)
+        printf("%-10s %.3g s, %.3g s in all with reading and writing\n", "time", r->seconds, r->seconds + files);
     else
         printf("%-10s %.3f s\n", "time", r->seconds);
     printf("%-10s %.*f GFLOP/s\n", "rate", r->gflops >= 10 ? 1 : 3, r->gflops);
@@ -95,12 +110,23 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
         printf("%-10s not computed\n", "residual");
     if (r->rcond >= 0)
         printf("%-10s %.2e (%s)\n", "rcond", r->rcond,
-               batch ? "the least reciprocal inf-norm condition of the batch" : "reciprocal 1-norm condition estimate");
-    for (int k = 0; k < nnotes; k++) {
-        if (starts(notes[k], "read ")) printf("%-10s %s\n", "read", notes[k] + 5);
-        if (starts(notes[k], "wrote ")) printf("%-10s %s\n", "wrote", notes[k] + 6);
-        if (starts(notes[k], "batch: ")) printf("%-10s %s\n", "batch", notes[k] + 7);
-    }
+               r->matrices > 1 ? "the least reciprocal inf-norm condition of the batch" : "reciprocal 1-norm condition estimate");
+    if (r->recondition != MINV_RECONDITION_NONE)
+        printf("%-10s %s: condition number %.3g -> %.3g\n", "recondition", minv_recondition_name((minv_recondition)r->recondition),
+               r->condition_before, r->condition_after);
+    /* the stages, where the time went */
+    if (r->stages.read_bytes > 0)
+        cli_print_stage("read", r->stages.read_seconds, r->stages.read_bytes, NULL);
+    if (r->stages.upload_bytes > 0)
+        cli_print_stage("upload", r->stages.upload_seconds, r->stages.upload_bytes, NULL);
+    printf("%-10s %.3g s\n", "compute", r->stages.compute_seconds);
+    if (r->stages.download_bytes > 0)
+        cli_print_stage("download", r->stages.download_seconds, r->stages.download_bytes, NULL);
+    if (r->stages.write_bytes > 0)
+        cli_print_stage("wrote", r->stages.write_seconds, r->stages.write_bytes, "(fsynced)");
+    if (r->matrices > 1)
+        printf("%-10s %lld matrices, the largest residual is matrix %lld's (0-based)\n", "batch", (long long)r->matrices,
+               (long long)r->worst);
 }
 
 /* ---- progress ---- */

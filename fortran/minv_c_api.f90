@@ -137,6 +137,30 @@ module minv_c_api
   end enum
   public :: MINV_REASON_LEN, MINV_HISTORY_LEN
 
+  ! minv_fallback: bits of minv_report%fallbacks
+  enum, bind(c)
+    enumerator :: MINV_FALLBACK_NO_GPU = 1
+    enumerator :: MINV_FALLBACK_CPU = 2
+    enumerator :: MINV_FALLBACK_LU = 4
+    enumerator :: MINV_FALLBACK_DIRECT = 8
+    enumerator :: MINV_FALLBACK_PATH = 16
+  end enum
+  public :: MINV_FALLBACK_NO_GPU, MINV_FALLBACK_CPU, MINV_FALLBACK_LU, MINV_FALLBACK_DIRECT, &
+            MINV_FALLBACK_PATH
+
+  ! Where a call's time went (minv.h's minv_stages).
+  type, bind(c), public :: minv_stages
+    real(c_double) :: read_seconds
+    real(c_double) :: upload_seconds
+    real(c_double) :: compute_seconds
+    real(c_double) :: download_seconds
+    real(c_double) :: write_seconds
+    real(c_double) :: read_bytes
+    real(c_double) :: upload_bytes
+    real(c_double) :: download_bytes
+    real(c_double) :: write_bytes
+  end type minv_stages
+
   type, bind(c), public :: minv_report
     integer(c_int) :: method
     integer(c_int) :: backend
@@ -154,6 +178,16 @@ module minv_c_api
     real(c_double) :: energy
     integer(c_int64_t) :: history_len
     real(c_double) :: residual_history(MINV_HISTORY_LEN)
+    type(minv_stages) :: stages
+    integer(c_int32_t) :: device
+    integer(c_int32_t) :: fallbacks
+    integer(c_int32_t) :: recondition
+    integer(c_int32_t) :: reserved2
+    real(c_double) :: recondition_shift
+    real(c_double) :: condition_before
+    real(c_double) :: condition_after
+    integer(c_int64_t) :: matrices
+    integer(c_int64_t) :: worst
     character(kind=c_char) :: reason(MINV_REASON_LEN)
     real(c_double) :: asymmetry
   end type minv_report
@@ -225,8 +259,10 @@ module minv_c_api
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &
             minv_set_option, minv_get_option, minv_context_devices, minv_energy_counter, &
+            minv_set_stream, &
             minv_status_string, minv_last_error, &
-            minv_method_name, minv_backend_name, minv_version, minv_analyze_d, minv_analyze_s, &
+            minv_method_name, minv_backend_name, minv_fallback_name, minv_recondition_name, &
+            minv_version, minv_analyze_d, minv_analyze_s, &
             minv_invert_d, minv_invert_s, minv_invert_inplace_d, minv_invert_inplace_s, &
             minv_invert_warm_d, minv_invert_warm_s, minv_invert_subset_d, minv_invert_subset_s, &
             minv_invert_tridiagonal_d, &
@@ -306,6 +342,13 @@ module minv_c_api
       integer(c_int) :: status
     end function minv_energy_counter
 
+    function minv_set_stream(ctx, stream) bind(c, name="minv_set_stream") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      type(c_ptr), value :: stream
+      integer(c_int) :: status
+    end function minv_set_stream
+
     ! ---- errors and names ----
     function minv_status_string(status) bind(c, name="minv_status_string") result(str)
       import :: c_int, c_ptr
@@ -330,6 +373,18 @@ module minv_c_api
       integer(c_int), value :: backend
       type(c_ptr) :: str
     end function minv_backend_name
+
+    function minv_fallback_name(fallback) bind(c, name="minv_fallback_name") result(str)
+      import :: c_int, c_ptr
+      integer(c_int), value :: fallback
+      type(c_ptr) :: str
+    end function minv_fallback_name
+
+    function minv_recondition_name(recondition) bind(c, name="minv_recondition_name") result(str)
+      import :: c_int, c_ptr
+      integer(c_int), value :: recondition
+      type(c_ptr) :: str
+    end function minv_recondition_name
 
     function minv_version() bind(c, name="minv_version") result(str)
       import :: c_ptr
@@ -664,6 +719,9 @@ module minv_c_api
     real(c_double) :: seconds
     real(c_double) :: flops
     real(c_double) :: gflops
+    type(minv_stages) :: stages
+    integer(c_int32_t) :: device
+    integer(c_int32_t) :: fallbacks
     character(kind=c_char) :: reason(MINV_REASON_LEN)
   end type minv_batch_report
 

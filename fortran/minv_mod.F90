@@ -27,9 +27,11 @@
 !     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's.
 !   - Indices are 1-based, as Fortran users count: report%info is the 1-based column where a
 !     matrix was found singular or not positive definite and 0 when not applicable (LAPACK's
-!     info); analysis%first_bad_row/col are 1-based and 0 when every entry is finite; the
-!     `slice` of the file routines is 1-based, and so are the slice indices and batch members
-!     in their messages. The C layer (module minv_c_api) is 0-based.
+!     info); analysis%first_bad_row/col are 1-based and 0 when every entry is finite;
+!     report%worst (a batch from a file) is 1-based and 0 otherwise; the `slice` of the file
+!     routines is 1-based, and so are the slice indices and batch members in their messages.
+!     The C layer (module minv_c_api) is 0-based. report%device is CUDA's device number (-1
+!     on the CPU), as CUDA Fortran and nvidia-smi count.
 !   - Files: the file routines see a NetCDF variable as nf90 does: the matrix is the array
 !     nf90_get_var would give a Fortran program (fortran_order defaults to .true., unlike
 !     the C API), its two matrix dimensions come first, and `slice` indexes the dimensions
@@ -45,7 +47,7 @@
 module minv_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, &
                                          c_null_ptr, c_null_funptr, c_null_char, c_associated, &
-                                         c_f_pointer, c_loc, c_funloc, c_size_t
+                                         c_f_pointer, c_loc, c_funloc, c_size_t, c_intptr_t
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, output_unit
   use minv_c_api, only: &
     MINV_SUCCESS, MINV_ERR_INVALID_ARG, MINV_ERR_ALLOC, MINV_ERR_NOT_FINITE, MINV_ERR_SINGULAR, &
@@ -66,16 +68,21 @@ module minv_mod
     MINV_GUESS_AUTO, MINV_GUESS_DIAGONAL, MINV_GUESS_TRANSPOSE, MINV_GUESS_IDENTITY, &
     MINV_ITERATION_SOLEYMANI7, MINV_ITERATION_HYPERPOWER8, &
     MINV_REASON_LEN, MINV_HISTORY_LEN, &
+    MINV_FALLBACK_NO_GPU, MINV_FALLBACK_CPU, MINV_FALLBACK_LU, MINV_FALLBACK_DIRECT, MINV_FALLBACK_PATH, &
     MINV_PRECISION_DOUBLE, MINV_PRECISION_SINGLE, MINV_PRECISION_MIXED, MINV_MAX_SLICE, &
     MINV_FORMAT_AUTO, MINV_FORMAT_CLASSIC, MINV_FORMAT_64BIT_OFFSET, MINV_FORMAT_CDF5, &
     MINV_FORMAT_NETCDF4, MINV_FORMAT_NETCDF4_CLASSIC, &
-    minv_options, minv_report, minv_analysis, &
+    minv_options, minv_report, minv_analysis, minv_stages, &
     minv_options_default, minv_create, minv_destroy, &
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
     c_get_option => minv_get_option, c_context_devices => minv_context_devices, &
-    c_energy_counter => minv_energy_counter, c_status_string => minv_status_string, &
+    c_energy_counter => minv_energy_counter, c_set_stream => minv_set_stream, &
+    c_invert_device_d => minv_invert_device_d, c_invert_device_s => minv_invert_device_s, &
+    c_solve_device_d => minv_solve_device_d, c_solve_device_s => minv_solve_device_s, &
+    c_status_string => minv_status_string, &
     minv_last_error, &
     c_method_name => minv_method_name, c_backend_name => minv_backend_name, &
+    c_fallback_name => minv_fallback_name, c_recondition_name => minv_recondition_name, &
     c_version => minv_version, minv_analyze_d, minv_analyze_s, minv_invert_d, minv_invert_s, &
     minv_invert_inplace_d, minv_invert_inplace_s, minv_invert_warm_d, minv_invert_warm_s, &
     minv_invert_subset_d, minv_invert_subset_s, &
@@ -113,11 +120,13 @@ module minv_mod
   public :: MINV_FORMAT_AUTO, MINV_FORMAT_CLASSIC, MINV_FORMAT_64BIT_OFFSET, MINV_FORMAT_CDF5, &
             MINV_FORMAT_NETCDF4, MINV_FORMAT_NETCDF4_CLASSIC
   public :: MINV_MAX_DEVICES, MINV_MAX_SLICE, MINV_REASON_LEN, MINV_HISTORY_LEN
+  public :: MINV_FALLBACK_NO_GPU, MINV_FALLBACK_CPU, MINV_FALLBACK_LU, MINV_FALLBACK_DIRECT, &
+            MINV_FALLBACK_PATH
 
   ! ---- types ----
   ! minv_report and minv_analysis are C's structs (bind(c)), filled by C and then given
   ! 1-based indices by this module (see the conventions above).
-  public :: minv_report, minv_analysis
+  public :: minv_report, minv_analysis, minv_stages
 
   ! The Fortran procedure behind a context's progress callback.
   type :: progress_holder
@@ -148,11 +157,11 @@ module minv_mod
   ! ---- routines ----
   public :: minv_init, minv_initialized, minv_finalize, minv_context_backend, minv_set_option, &
             minv_get_option, minv_set_progress, minv_context_devices, minv_energy_counter, &
-            minv_context_c_ptr
+            minv_context_c_ptr, minv_set_stream
   public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, &
             minv_solve_inplace, minv_analyze
-  public :: minv_status_string, minv_method_name, minv_backend_name, minv_version, &
-            minv_report_reason, minv_print_report
+  public :: minv_status_string, minv_method_name, minv_backend_name, minv_fallback_name, &
+            minv_recondition_name, minv_version, minv_report_reason, minv_print_report
 
   ! ainv = A^-1. The inversion runs in double whatever precision= says (refining an inverse
   ! costs more than inverting in double); with 'mixed' the report says so.
@@ -230,6 +239,18 @@ module minv_mod
     module procedure analyze_file
   end interface minv_analyze_file
 
+  ! Device memory (OpenACC, CUDA Fortran), in minv_mod_device.inc: arrays inside
+  ! `!$acc host_data use_device`, or addresses with sizes and the real kind.
+  public :: minv_invert_device, minv_solve_device
+
+  interface minv_invert_device
+    module procedure minv_invert_device_r32, minv_invert_device_r64, invert_device_address
+  end interface minv_invert_device
+
+  interface minv_solve_device
+    module procedure minv_solve_device_r32, minv_solve_device_r64, solve_device_address
+  end interface minv_solve_device
+
   ! Batches of small matrices a(k, k, nbatch), in minv_mod_batched.inc.
   public :: minv_batch_report, minv_invert_batched, minv_invert_batched_inplace, &
             minv_solve_batched, minv_solve_batched_inplace, minv_batch_report_reason, &
@@ -273,6 +294,13 @@ module minv_mod
     module procedure energy_counter
   end interface minv_energy_counter
 
+  ! The CUDA stream the device-array calls follow: type(c_ptr) (OpenACC's
+  ! acc_get_cuda_stream as a c_ptr) or integer(c_intptr_t) (CUDA Fortran's
+  ! integer(kind=cuda_stream_kind), OpenACC's acc_get_cuda_stream).
+  interface minv_set_stream
+    module procedure set_stream_ptr, set_stream_int
+  end interface minv_set_stream
+
   interface minv_status_string
     module procedure status_string
   end interface minv_status_string
@@ -284,6 +312,14 @@ module minv_mod
   interface minv_backend_name
     module procedure backend_name
   end interface minv_backend_name
+
+  interface minv_fallback_name
+    module procedure fallback_name
+  end interface minv_fallback_name
+
+  interface minv_recondition_name
+    module procedure recondition_name
+  end interface minv_recondition_name
 
   interface minv_version
     module procedure version
@@ -583,6 +619,37 @@ contains
     call finish('minv_energy_counter', status, ctx%ptr, stat, errmsg, why)
   end subroutine energy_counter
 
+  ! ---- the caller's CUDA stream ----
+
+  ! minv_invert_device and minv_solve_device on ctx then start after the work enqueued on
+  ! stream before them, and work enqueued after them starts after theirs, without the host
+  ! waiting for either (minv.h, minv_set_stream, says what still waits: the checks that decide
+  ! the status, the report's residual and rcond). A null stream (c_null_ptr or 0) returns to
+  ! minv's own streams, the default, on which every call returns with its work done. On a CPU
+  ! context a null stream succeeds and any other fails with MINV_ERR_NO_GPU.
+  subroutine set_stream_ptr(ctx, stream, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    type(c_ptr), intent(in) :: stream
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) status = c_set_stream(ctx%ptr, stream)
+    call finish('minv_set_stream', status, ctx%ptr, stat, errmsg, why)
+  end subroutine set_stream_ptr
+
+  subroutine set_stream_int(ctx, stream, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    integer(c_intptr_t), intent(in) :: stream
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+
+    call set_stream_ptr(ctx, transfer(stream, c_null_ptr), stat, errmsg)
+  end subroutine set_stream_int
+
   ! ======================================================================================
   ! names and reports
   ! ======================================================================================
@@ -607,6 +674,20 @@ contains
     character(:), allocatable :: s
     s = c_string(c_backend_name(backend))
   end function backend_name
+
+  ! "no-gpu", "cpu", "lu", "direct", "path" for one MINV_FALLBACK_* bit of report%fallbacks.
+  function fallback_name(fallback) result(s)
+    integer, intent(in) :: fallback
+    character(:), allocatable :: s
+    s = c_string(c_fallback_name(fallback))
+  end function fallback_name
+
+  ! "none", "ridge", "floor" for a MINV_RECONDITION_* constant (report%recondition).
+  function recondition_name(recondition) result(s)
+    integer, intent(in) :: recondition
+    character(:), allocatable :: s
+    s = c_string(c_recondition_name(recondition))
+  end function recondition_name
 
   function version() result(s)
     character(:), allocatable :: s
@@ -634,6 +715,12 @@ contains
       report%nrhs, report%seconds, report%gflops, report%residual, report%rcond
     if (report%iterations > 0) write (u, '("  iterations ", i0)') report%iterations
     if (report%info > 0) write (u, '("  failed at column ", i0)') report%info
+    associate (st => report%stages)
+      if (st%read_seconds + st%upload_seconds + st%download_seconds + st%write_seconds > 0) &
+        write (u, '("  seconds: read", es10.3, ", upload", es10.3, ", compute", es10.3, &
+                  &", download", es10.3, ", write", es10.3)') st%read_seconds, st%upload_seconds, &
+          st%compute_seconds, st%download_seconds, st%write_seconds
+    end associate
     write (u, '("  ", a)') minv_report_reason(report)
   end subroutine minv_print_report
 
@@ -647,6 +734,11 @@ contains
   ! batches of small matrices
   ! ======================================================================================
 #include "minv_mod_batched.inc"
+
+  ! ======================================================================================
+  ! device memory
+  ! ======================================================================================
+#include "minv_mod_device.inc"
 
   ! ======================================================================================
   ! helpers shared by every routine
@@ -859,10 +951,21 @@ contains
       report%energy = -1
       report%history_len = 0
       report%residual_history = 0
+      report%stages = minv_stages(0, 0, 0, 0, 0, 0, 0, 0, 0)
+      report%device = -1
+      report%fallbacks = 0
+      report%recondition = MINV_RECONDITION_NONE
+      report%reserved2 = 0
+      report%recondition_shift = 0
+      report%condition_before = -1
+      report%condition_after = -1
+      report%matrices = 1
+      report%worst = -1
       report%reason = c_null_char
       report%asymmetry = -1
     end if
     report%info = report%info + 1
+    report%worst = report%worst + 1
   end subroutine report_to_fortran
 
   ! After an analysis: C's 0-based first bad entry becomes 1-based (-1, none, becomes 0).

@@ -5,16 +5,6 @@
 
 #include "ncio.h"
 
-static void report_start(minv_report *r, minv_method method) {
-    memset(r, 0, sizeof *r);
-    r->method = method;
-    r->backend = MINV_BACKEND_CPU;
-    r->info = -1;
-    r->residual = -1;
-    r->rcond = -1;
-    r->energy = -1;
-}
-
 minv_status minv_nc_check_name(minv_context *ctx, const char *fn, int pos, const char *what, const char *s,
                                int optional) {
     if (!s && !optional)
@@ -96,7 +86,7 @@ minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *
     minv_file_options fo;
     minv_fpguard guard;
     minv_status status = MINV_SUCCESS;
-    report_start(r, method);
+    minv_report_init(r, method, 0, 0);
     if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
@@ -123,7 +113,7 @@ minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a
     minv_file_options fo;
     minv_fpguard guard;
     minv_status status = MINV_SUCCESS;
-    report_start(r, method);
+    minv_report_init(r, method, 0, 0);
     if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));

@@ -5,13 +5,14 @@
  * inverted in place by one batched call and written in one go, so memory holds a chunk and
  * its scratch. Any failure abandons the whole output.
  *
- * The report of a single matrix is minv_invert's, plus notes on the reading and writing.
- * The report of a batch aggregates: method (AUTO when the matrices took different paths),
- * backend and reason are the last chunk's; residual is the largest and rcond the smallest over
- * the batch; seconds and flops are sums (so gflops is the batch's rate); a note says which
- * matrix was worst. In both, seconds and gflops count the computation only; a note gives the
- * time of the whole call. The output variable holds every matrix's method, residual and rcond
- * (for a batch the reciprocal inf-norm condition from the inverse). */
+ * The report of a single matrix is minv_invert's, plus the read and write stages and notes on
+ * how the values moved. The report of a batch aggregates: method (AUTO when the matrices took
+ * different paths), backend, device and reason are the last chunk's; residual is the largest
+ * and rcond the smallest over the batch (worst says which matrix); seconds, flops and the
+ * upload, compute and download stages are sums (so gflops is the batch's rate); fallbacks
+ * gather every chunk's. In both, seconds and gflops count the computation only. The output
+ * variable holds every matrix's method, residual and rcond (for a batch the reciprocal
+ * inf-norm condition from the inverse) and the report's stages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,9 +71,29 @@ const char *minv_nc_residual_kind_text(int kind) {
     }
 }
 
+/* What the chunks of a batch add up to. */
+typedef struct {
+    double seconds, flops;
+    minv_stages stages;
+    int32_t fallbacks;
+} batch_sums;
+
+static void add_chunk(batch_sums *sum, const minv_batch_report *br) {
+    const minv_stages *b = &br->stages;
+    minv_stages *s = &sum->stages;
+    sum->seconds += br->seconds;
+    sum->flops += br->flops;
+    s->upload_seconds += b->upload_seconds;
+    s->compute_seconds += b->compute_seconds;
+    s->download_seconds += b->download_seconds;
+    s->upload_bytes += b->upload_bytes;
+    s->download_bytes += b->download_bytes;
+    sum->fallbacks |= br->fallbacks;
+}
+
 /* The batch's report from the last matrix's and the records of all. */
 static void aggregate(minv_report *r, const minv_report *last, const minv_nc_records *p, int64_t count,
-                      int64_t chunk, double seconds, double flops, int base) {
+                      int64_t chunk, const batch_sums *sum) {
     int64_t worst = 0;
     *r = *last;
     for (int64_t k = 0; k < count; k++) {
@@ -82,14 +103,17 @@ static void aggregate(minv_report *r, const minv_report *last, const minv_nc_rec
             r->rcond = p->rcond[k];
     }
     r->residual = p->residual[worst];
-    r->seconds = seconds;
-    r->flops = flops;
-    r->gflops = seconds > 0 ? flops / seconds / 1e9 : 0;
+    r->worst = worst;
+    r->matrices = count;
+    r->seconds = sum->seconds;
+    r->flops = sum->flops;
+    r->gflops = sum->seconds > 0 ? sum->flops / sum->seconds / 1e9 : 0;
+    r->stages = sum->stages;
+    r->fallbacks = sum->fallbacks;
     for (int64_t k = 1; k < count; k++)
         if (p->method[k] != p->method[0])
             r->method = MINV_METHOD_AUTO;
-    minv_report_note(r, "batch: %lld matrices in chunks of up to %lld, the largest residual is matrix %lld's (%s)",
-                     (long long)count, (long long)chunk, (long long)worst + base, minv_nc_base_label(base));
+    minv_report_note(r, "batch of %lld matrices in chunks of up to %lld", (long long)count, (long long)chunk);
 }
 
 /* One matrix: read tile by tile, inverted, written tile by tile. */
@@ -99,8 +123,8 @@ static minv_status invert_single(minv_context *ctx, minv_method method, minv_dty
     minv_mat a = {0}, x = {0};
     char where[768];
     minv_status status = MINV_SUCCESS;
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, n));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, n));
     MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
     status = t == MINV_R64 ? minv_invert_d(ctx, method, n, a.data, a.ld, x.data, x.ld, report)
                            : minv_invert_s(ctx, method, n, a.data, a.ld, x.data, x.ld, report);
@@ -122,15 +146,13 @@ cleanup:
 
 /* The report of a batch chunk that failed, as minv_invert's for the failing matrix. */
 static void failed_chunk_report(const minv_batch_report *br, minv_report *r) {
-    memset(r, 0, sizeof *r);
-    r->method = br->method;
+    minv_report_init(r, br->method, br->k, 0);
     r->backend = br->backend;
-    r->n = br->k;
     r->info = br->first_info;
-    r->residual = -1;
-    r->rcond = -1;
-    r->energy = -1;
     r->seconds = br->seconds;
+    r->stages = br->stages;
+    r->device = br->device;
+    r->fallbacks = br->fallbacks;
     snprintf(r->reason, sizeof r->reason, "%s", br->reason);
 }
 
@@ -178,7 +200,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
     minv_nc_chunks c;
     minv_batch_report br;
     minv_report last;
-    double seconds = 0, flops = 0;
+    batch_sums sum = {0};
     char where[768], why[256];
     minv_status status = MINV_SUCCESS;
     MINV_TRY(minv_nc_chunks_alloc(ctx, &c, fopts, t, n, count));
@@ -210,8 +232,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
             p->method[k0 + m] = c.res.spd[m] ? MINV_METHOD_CHOLESKY : general;
             p->backend[k0 + m] = br.backend;
         }
-        seconds += br.seconds;
-        flops += br.flops;
+        add_chunk(&sum, &br);
         if (c.whole)
             MINV_TRY(minv_nc_sink_write_matrices(ctx, dst, k0, cnt, c.a, t, c.disk));
         else
@@ -221,7 +242,7 @@ static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtyp
     last.method = p->method[count - 1];
     last.residual_kind = br.residual_kind;
     last.info = -1;
-    aggregate(report, &last, p, count, chunk, seconds, flops, src->index_base);
+    aggregate(report, &last, p, count, chunk, &sum);
 cleanup:
     minv_nc_chunks_free(&c);
     return status;
@@ -262,7 +283,8 @@ minv_status minv_nc_invert_commit(minv_context *ctx, minv_nc_sink *dst, const mi
     minv_nc_source_slice(src, 0, slice, sizeof slice); /* for the file: from 0, as ncdump */
     snprintf(text, sizeof text, "inverse of %s from %s%s%s%s%s", in_var, in_path, slice[0] ? " at " : "", slice,
              slice[0] ? " (0-based)" : "", src->batch ? ", as a batch" : "");
-    minv_nc_attr attrs[] = {
+    minv_nc_attr_store store;
+    minv_nc_attr attrs[10 + MINV_NC_REPORT_ATTRS] = {
         {"long_name", text, NULL, 0},
         {"minv_source_file", in_path, NULL, 0},
         {"minv_source_variable", in_var, NULL, 0},
@@ -274,9 +296,10 @@ minv_status minv_nc_invert_commit(minv_context *ctx, minv_nc_sink *dst, const mi
         {"minv_rcond", NULL, p->rcond, (size_t)src->count},
         {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
     };
+    const int nattrs = minv_nc_report_attrs(report, &store, attrs, 10);
     snprintf(history, sizeof history, "minv %s: %s of %s:%s written as %s (%s on the %s)", minv_version(),
              src->batch ? "batch inversion" : "inversion", in_path, in_var, out_var, methods, backends);
-    status = minv_nc_sink_commit(ctx, dst, attrs, (int)(sizeof attrs / sizeof attrs[0]), history);
+    status = minv_nc_sink_commit(ctx, dst, attrs, nattrs, history);
 cleanup:
     free(methods);
     free(backends);
@@ -286,7 +309,6 @@ cleanup:
 minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in_path,
                            const char *in_var, const char *out_path, const char *out_var,
                            const minv_file_options *fopts, minv_report *report) {
-    const double t0 = minv_now();
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     minv_nc_source src = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
@@ -310,13 +332,12 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     else
         MINV_TRY(invert_single(ctx, method, t, &src, &dst, &p, report));
 
+    const minv_nc_source *in[1] = {&src};
+    minv_nc_report_stages(report, in, 1, &dst, 0);
+    const double committing = minv_now();
     MINV_TRY(minv_nc_invert_commit(ctx, &dst, &src, in_path, in_var, out_var, &p, report));
-
-    minv_nc_source_note(&src, report);
-    minv_nc_sink_note(&dst, report);
-    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds,
-                     minv_now() - t0);
-    minv_nc_sink_meta_note(&dst, report);
+    minv_nc_report_stages(report, in, 1, &dst, minv_now() - committing);
+    minv_nc_report_notes(report, in, 1, NULL, &dst);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&src);

@@ -1,6 +1,6 @@
-/* An output variable written tile by tile into a temporary file (nc_output.c), which is
- * renamed over `path` only once it is complete, so that a failed run leaves nothing behind
- * and readers never see a partial file.
+/* An output variable defined in a temporary file (nc_output.c), written by nc_write.c, and
+ * committed: its attributes, then the temporary renamed over `path` only once it is complete,
+ * so that a failed run leaves nothing behind and readers never see a partial file.
  *
  * What the file is (the plan of nc_output.c):
  *   - nothing at `path`, or (overwrite) a file that is not netCDF or a netCDF file whose only
@@ -8,15 +8,9 @@
  *   - a netCDF file with other variables or groups: a copy of it gets `var` in its root group
  *     (reusing dimensions of the same name and length, or, with overwrite, overwriting a `var`
  *     of the same shape), keeps its format, and gains a line in its history. */
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "ncio.h"
 
@@ -311,115 +305,15 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
         status = minv_nc_fail(ctx, st, "'%s': cannot define variable '%s'", path, var);
         goto cleanup;
     }
-    w->buffer = malloc(w->tile[0] * w->tile[1] * sizeof(double));
-    if (!w->buffer)
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a %zu x %zu tile for writing", w->tile[0], w->tile[1]);
+    /* the writer (nc_write.c) may close and reopen the file: it names the variable itself */
+    if (spec->library)
+        snprintf(w->why_not, sizeof w->why_not, "NetCDF-C was asked for");
+    else if (!minv_nc_var_identify(&w->id, w->out.open_path, w->ncid, w->varid, w->format))
+        snprintf(w->why_not, sizeof w->why_not, "its name cannot be read");
+    w->direct_off = w->why_not[0] != '\0';
 cleanup:
     if (status != MINV_SUCCESS)
         minv_nc_sink_abort(w);
-    return status;
-}
-
-/* ---- data ---- */
-
-/* Integer types store round(value / scale); anything out of the type's range is refused. */
-static int pack_range(nc_type t, double *lo, double *hi) {
-    switch (t) {
-    case NC_BYTE: *lo = -128; *hi = 127; return 1;
-    case NC_UBYTE: *lo = 0; *hi = 255; return 1;
-    case NC_SHORT: *lo = -32768; *hi = 32767; return 1;
-    case NC_USHORT: *lo = 0; *hi = 65535; return 1;
-    case NC_INT: *lo = -2147483648.0; *hi = 2147483647.0; return 1;
-    case NC_UINT: *lo = 0; *hi = 4294967295.0; return 1;
-    case NC_INT64: *lo = -9223372036854775808.0; *hi = 9223372036854774784.0; return 1;
-    case NC_UINT64: *lo = 0; *hi = 18446744073709549568.0; return 1;
-    default: return 0;
-    }
-}
-
-static minv_status pack_tile(minv_context *ctx, const minv_nc_sink *w, double *tile, const size_t start[2],
-                             const size_t count[2]) {
-    double lo, hi;
-    if (!pack_range(w->spec.xtype, &lo, &hi))
-        return MINV_SUCCESS;
-    for (size_t e = 0; e < count[0] * count[1]; e++) {
-        double v = round(tile[e] / w->spec.scale);
-        if (!(v >= lo && v <= hi))
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) does not fit %s with scale %g",
-                             w->path, w->var, tile[e], start[0] + e / count[1], start[1] + e % count[1],
-                             minv_nc_type_name(w->spec.xtype), w->spec.scale);
-        tile[e] = v;
-    }
-    return MINV_SUCCESS;
-}
-
-minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m) {
-    const minv_nc_sink_spec *sp = &w->spec;
-    const int r0 = minv_nc_row_dim(sp->rank);
-    const size_t d0 = sp->dims[r0].len, d1 = sp->dims[r0 + 1].len;
-    const size_t bands = (d0 + w->tile[0] - 1) / w->tile[0], across = (d1 + w->tile[1] - 1) / w->tile[1];
-    const double per_matrix = (double)(bands * across), all = per_matrix * (double)w->expected;
-    size_t start[3] = {(size_t)k, 0, 0}, count[3] = {1, 0, 0}, esize = 0;
-    nc_inq_type(w->ncid, sp->xtype, NULL, &esize);
-    double t0 = minv_now();
-    minv_status status = MINV_SUCCESS;
-    for (size_t b = 0; b < bands; b++) {
-        for (size_t a = 0; a < across; a++) {
-            start[r0] = b * w->tile[0];
-            start[r0 + 1] = a * w->tile[1];
-            count[r0] = d0 - start[r0] < w->tile[0] ? d0 - start[r0] : w->tile[0];
-            count[r0 + 1] = d1 - start[r0 + 1] < w->tile[1] ? d1 - start[r0 + 1] : w->tile[1];
-            minv_nc_mat_to_tile(m, sp->view, start + r0, count + r0, w->buffer);
-            MINV_TRY(pack_tile(ctx, w, w->buffer, start + r0, count + r0));
-            int st = nc_put_vara_double(w->ncid, w->varid, start, count, w->buffer);
-            if (st != NC_NOERR) {
-                status = minv_nc_fail(ctx, st, "'%s', variable '%s': writing entries [%zu:%zu, %zu:%zu] failed%s",
-                                      w->path, w->var, start[r0], start[r0] + count[r0], start[r0 + 1],
-                                      start[r0 + 1] + count[r0 + 1], st == NC_ERANGE ? " (a value out of the type's range)" : "");
-                goto cleanup;
-            }
-            w->bytes += (double)(count[r0] * count[r0 + 1] * esize);
-            minv_progress(ctx, "write", ((double)k * per_matrix + (double)(b * across + a + 1)) / all);
-        }
-    }
-cleanup:
-    w->seconds += minv_now() - t0;
-    return status;
-}
-
-minv_status minv_nc_sink_pack_matrices(minv_context *ctx, const minv_nc_sink *w, int64_t count,
-                                       const void *src, minv_dtype t, double *disk) {
-    const minv_nc_sink_spec *sp = &w->spec;
-    const size_t d0 = sp->dims[1].len, d1 = sp->dims[2].len, elems = d0 * d1, origin[2] = {0, 0}, whole[2] = {d0, d1};
-    const int64_t rows = (int64_t)(sp->view == MINV_NC_C_VIEW ? d0 : d1), cols = (int64_t)(sp->view == MINV_NC_C_VIEW ? d1 : d0);
-    minv_status status = MINV_SUCCESS;
-    for (int64_t m = 0; m < count && status == MINV_SUCCESS; m++) {
-        minv_mat in = {t, rows, cols, rows, (char *)src + (size_t)m * elems * (size_t)t};
-        minv_nc_mat_to_tile(&in, sp->view, origin, whole, disk + (size_t)m * elems);
-        status = pack_tile(ctx, w, disk + (size_t)m * elems, origin, whole);
-    }
-    return status;
-}
-
-minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
-                                        int64_t count, const void *src, minv_dtype t, double *disk) {
-    const minv_nc_sink_spec *sp = &w->spec;
-    const size_t d0 = sp->dims[1].len, d1 = sp->dims[2].len, elems = d0 * d1;
-    size_t start[3] = {(size_t)k0, 0, 0}, cnt[3] = {(size_t)count, d0, d1}, esize = 0;
-    nc_inq_type(w->ncid, sp->xtype, NULL, &esize);
-    const double t0 = minv_now();
-    minv_status status = MINV_SUCCESS;
-    MINV_TRY(minv_nc_sink_pack_matrices(ctx, w, count, src, t, disk));
-    int st = nc_put_vara_double(w->ncid, w->varid, start, cnt, disk);
-    if (st != NC_NOERR) {
-        status = minv_nc_fail(ctx, st, "'%s', variable '%s': writing matrices %lld to %lld failed%s", w->path, w->var,
-                              (long long)k0, (long long)(k0 + count - 1), st == NC_ERANGE ? " (a value out of the type's range)" : "");
-        goto cleanup;
-    }
-    w->bytes += (double)((size_t)count * elems * esize);
-    minv_progress(ctx, "write", (double)(k0 + count) / (double)w->expected);
-cleanup:
-    w->seconds += minv_now() - t0;
     return status;
 }
 
@@ -503,24 +397,6 @@ void minv_nc_sink_abort(minv_nc_sink *w) {
     }
     w->ncid = -1;
     minv_nc_output_discard(&w->out, closed); /* after a commit there is nothing left to remove */
-    free(w->buffer);
     free(w->old_history);
-    w->buffer = NULL;
     w->old_history = NULL;
-}
-
-void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report) {
-    minv_report_note(report, "wrote %.3g MB in %.3g s (%.0f MB/s) to '%s' as %s",
-                     w->bytes / 1e6, w->seconds, w->seconds > 0 ? w->bytes / 1e6 / w->seconds : 0.0,
-                     w->path, w->var);
-    if (w->out.stale_removed > 0)
-        minv_report_note(report, "removed %d temporary file%s of '%s' left by minv runs that died", w->out.stale_removed,
-                         w->out.stale_removed == 1 ? "" : "s", w->path);
-}
-
-void minv_nc_sink_meta_note(const minv_nc_sink *w, minv_report *report) {
-    if (w->format_note[0])
-        minv_report_note(report, "%s", w->format_note);
-    if (w->not_carried[0])
-        minv_report_note(report, "not carried from %s: %s", w->spec.from->var, w->not_carried);
 }

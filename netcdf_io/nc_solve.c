@@ -5,8 +5,8 @@
  * length n, fortran_order decides as it does for A. A 1-D B is one right-hand side (the
  * single innovation vector of an analysis), and X is 1-D too. A slice applies to B only when
  * B's rank exceeds 2 (a sliced covariance with plain observations is the common case). The
- * report is minv_solve's, with notes on the reading and writing; its seconds count the solve
- * only. */
+ * report is minv_solve's with the read (A and B) and write stages and notes on how the values
+ * moved; its seconds count the solve only. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -69,7 +69,8 @@ minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv
     minv_nc_source_slice(as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
     snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
              where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
-    minv_nc_attr attrs[] = {
+    minv_nc_attr_store store;
+    minv_nc_attr attrs[11 + MINV_NC_REPORT_ATTRS] = {
         {"long_name", text, NULL, 0},
         {"minv_source_file", a_path, NULL, 0},
         {"minv_source_variable", a_var, NULL, 0},
@@ -85,14 +86,13 @@ minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv
     snprintf(history, sizeof history, "minv %s: solve of A X = B, A = %s:%s, B = %s:%s, written as %s (%s on the %s)",
              minv_version(), a_path, a_var, b_path, b_var, x_var, minv_method_name(report->method),
              minv_backend_name(report->backend));
-    return minv_nc_sink_commit(ctx, xs, attrs, (int)(sizeof attrs / sizeof attrs[0]), history);
+    return minv_nc_sink_commit(ctx, xs, attrs, minv_nc_report_attrs(report, &store, attrs, 11), history);
 }
 
 minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
                           minv_report *report) {
-    const double t0 = minv_now();
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     const char *inputs[2] = {a_path, b_path};
     minv_nc_source as = {.ncid = -1}, bs = {.ncid = -1};
@@ -112,9 +112,9 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const int64_t nrhs = bs.cols;
     const minv_nc_sink_spec spec = minv_nc_solve_spec(&as, &bs, t, fopts, inputs, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &b, t, n, nrhs));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, nrhs));
     MINV_TRY(minv_nc_source_read(ctx, &as, 0, 0, &a));
     MINV_TRY(minv_nc_source_read(ctx, &bs, 0, 0, &b));
 
@@ -129,12 +129,12 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     }
     MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
 
+    const minv_nc_source *in[2] = {&as, &bs};
+    minv_nc_report_stages(report, in, 2, &xs, 0);
+    const double committing = minv_now();
     MINV_TRY(minv_nc_solve_commit(ctx, &xs, &as, a_path, a_var, b_path, b_var, x_var, nrhs, report));
-    minv_nc_source_note(&as, report);
-    minv_nc_source_note(&bs, report);
-    minv_nc_sink_note(&xs, report);
-    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
-    minv_nc_sink_meta_note(&xs, report);
+    minv_nc_report_stages(report, in, 2, &xs, minv_now() - committing);
+    minv_nc_report_notes(report, in, 2, NULL, &xs);
 cleanup:
     minv_nc_sink_abort(&xs);
     minv_nc_source_close(&as);

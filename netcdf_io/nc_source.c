@@ -1,7 +1,7 @@
-/* A matrix variable read tile by tile: where it is (root or netCDF-4 groups), which matrix of a
- * higher-rank variable (slice or batch) or a 1-D one as a column, what counts as missing, and
- * the conversion of any numeric type on disk to the compute precision. Peak memory is the
- * caller's matrix plus one tile of doubles. */
+/* A matrix variable opened for reading: where it is (root or netCDF-4 groups), which matrix of
+ * a higher-rank variable (slice or batch) or a 1-D one as a column, what counts as missing,
+ * and how its values are stored (the direct path of nc_direct.c, or NetCDF-C's tiles).
+ * nc_read.c moves the values. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -292,6 +292,20 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
 
 /* ---- storage: chunks, tiles, and whether the file is whole ---- */
 
+/* NetCDF-C's chunk cache holds the chunks a band of tiles touches, so that a tile edge that
+ * cuts chunks does not inflate a chunk once per tile (capped: beyond it HDF5 reads again). */
+static void size_chunk_cache(const minv_nc_source *s, const size_t *chunks) {
+    const int r0 = minv_nc_row_dim(s->rank);
+    size_t chunk_bytes = s->esize, rows = s->tile[0] / s->chunk[0] + 2, across = (s->d1 + s->chunk[1] - 1) / s->chunk[1];
+    for (int d = 0; d < s->rank; d++)
+        chunk_bytes *= chunks[d];
+    const size_t down = (s->d0 + s->chunk[0] - 1) / s->chunk[0];
+    rows = rows < down ? rows : down;
+    const size_t cap = (size_t)1 << 30, want = rows * across * chunk_bytes;
+    (void)r0;
+    nc_set_var_chunk_cache(s->grpid, s->varid, want < cap ? want : cap, 4 * rows * across + 1, 0.75f);
+}
+
 static minv_status plan_storage(minv_context *ctx, minv_nc_source *s, int64_t tile_edge) {
     int storage = NC_CONTIGUOUS, shuffle = 0, deflate = 0, level = 0;
     size_t chunks[MINV_NC_MAX_RANK] = {1, 1}; /* a column's virtual dimension keeps its 1 */
@@ -311,27 +325,44 @@ static minv_status plan_storage(minv_context *ctx, minv_nc_source *s, int64_t ti
         s->chunk[1] = chunks[r0 + 1];
     }
     s->tile_rule = minv_nc_plan_tiles(s->d0, s->d1, s->chunked ? s->chunk : NULL, tile_edge, s->tile);
-    s->buffer = malloc(s->tile[0] * s->tile[1] * sizeof(double));
-    if (!s->buffer)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a %zu x %zu tile for reading '%s'",
-                         s->tile[0], s->tile[1], s->var);
+    if (nc_inq_type(s->grpid, s->xtype, NULL, &s->esize) != NC_NOERR)
+        s->esize = 8;
+    if (s->chunked)
+        size_chunk_cache(s, chunks);
     return MINV_SUCCESS;
 }
 
-minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
-                                const char *var, const minv_file_options *fopts, int flags) {
+static void source_reset(minv_nc_source *s, const char *path, const char *var, const minv_file_options *fopts) {
     memset(s, 0, sizeof *s);
     s->ncid = -1;
     s->path = path;
     s->var = var;
     s->index_base = fopts->index_base;
     s->allow_remote = fopts->allow_remote;
+    s->direct.fd = -1;
+    s->direct.h5file = s->direct.h5dset = -1;
+}
+
+minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
+                                const char *var, const minv_file_options *fopts, int flags) {
+    source_reset(s, path, var, fopts);
     minv_status status = MINV_SUCCESS;
     MINV_TRY(open_variable(ctx, s, 0, flags));
     MINV_TRY(choose_matrices(ctx, s, fopts, flags));
     MINV_TRY(read_value_rules(ctx, s));
     MINV_TRY(plan_storage(ctx, s, fopts->tile));
     minv_nc_source_set_view(s, fopts->fortran_order ? MINV_NC_FORTRAN_VIEW : MINV_NC_C_VIEW);
+    /* tiles asked for, or NetCDF-C asked for, are read through NetCDF-C */
+    minv_nc_var_id id;
+    const char *why = fopts->tile > 0 ? "tiles were asked for"
+                      : flags & MINV_NC_LIBRARY ? "NetCDF-C was asked for"
+                      : minv_nc_is_url(path) ? "it is remote"
+                      : !minv_nc_var_identify(&id, path, s->grpid, s->varid, s->format) ? "its name cannot be read"
+                                                                                       : NULL;
+    if (why)
+        snprintf(s->direct.why_not, sizeof s->direct.why_not, "%s", why);
+    else
+        minv_nc_direct_open(&s->direct, &id, 0);
 cleanup:
     if (status != MINV_SUCCESS)
         minv_nc_source_close(s);
@@ -345,11 +376,11 @@ void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view) {
 }
 
 void minv_nc_source_close(minv_nc_source *s) {
-    if (s->ncid >= 0)
-        nc_close(s->ncid);
+    if (s->ncid < 0) /* closed, or never opened: {.ncid = -1} holds no direct path either */
+        return;
+    minv_nc_direct_close(&s->direct);
+    nc_close(s->ncid);
     s->ncid = s->grpid = -1;
-    free(s->buffer);
-    s->buffer = NULL;
 }
 
 /* ---- reading ---- */
@@ -373,184 +404,7 @@ void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t 
         snprintf(buf, len, "'%s', variable '%s'", s->path, s->var);
 }
 
-typedef enum { OK = 0, IS_NAN, IS_INF, IS_FILL, IS_MISSING, IS_INVALID, TOO_BIG } value_kind;
-
-static value_kind classify(const minv_nc_values *v, double x, int single) {
-    if (v->has_fill && (x == v->fill || (isnan(x) && isnan(v->fill))))
-        return IS_FILL;
-    for (int m = 0; m < v->nmissing; m++)
-        if (x == v->missing[m])
-            return IS_MISSING;
-    if (isnan(x))
-        return IS_NAN;
-    if (isinf(x))
-        return IS_INF;
-    if (x < v->valid_min || x > v->valid_max)
-        return IS_INVALID;
-    if (single && fabs(x * v->scale + v->offset) > FLT_MAX)
-        return TOO_BIG;
-    return OK;
-}
-
-typedef minv_nc_bad bad_entry;
-
-minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k, const minv_nc_bad *b) {
-    char where[768], what[256];
-    const minv_nc_values *v = &s->values;
-    minv_nc_source_where(s, k, where, sizeof where);
-    switch (b->kind) {
-    case IS_FILL:
-        if (v->fill_is_default)
-            snprintf(what, sizeof what, "is the default fill value %g of %s: a missing (never written) entry",
-                     b->value, minv_nc_type_name(s->xtype));
-        else
-            snprintf(what, sizeof what, "is the _FillValue %g: a missing entry", b->value);
-        break;
-    case IS_MISSING: snprintf(what, sizeof what, "is the missing_value %g: a missing entry", b->value); break;
-    case IS_NAN: snprintf(what, sizeof what, "is NaN"); break;
-    case IS_INF: snprintf(what, sizeof what, "is %s", b->value > 0 ? "+Inf" : "-Inf"); break;
-    case IS_INVALID:
-        snprintf(what, sizeof what, "= %g is outside the valid range [%g, %g]", b->value, v->valid_min, v->valid_max);
-        break;
-    default:
-        snprintf(what, sizeof what, "= %g does not fit in single precision (compute in double)",
-                 b->value * v->scale + v->offset);
-        break;
-    }
-    size_t i = s->view == MINV_NC_C_VIEW ? b->r : b->c, j = s->view == MINV_NC_C_VIEW ? b->c : b->r;
-    if (s->rank == 1)
-        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry %zu (1-based; the first bad one) %s", where, i + 1, what);
-    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry (%zu, %zu) (row, column, 1-based; the first bad one in file order) %s",
-                     where, i + 1, j + 1, what);
-}
-
-void minv_nc_source_scan(const minv_nc_source *s, double *tile, const size_t start[2], const size_t count[2],
-                         int keep_nonfinite, int single, minv_nc_bad *bad) {
-    const minv_nc_values *v = &s->values;
-    const int unpack = v->scale != 1 || v->offset != 0;
-    const size_t n = count[0] * count[1];
-    for (size_t e = 0; e < n; e++) {
-        value_kind kind = classify(v, tile[e], single);
-        if (kind != OK && !(keep_nonfinite && (kind == IS_NAN || kind == IS_INF))) {
-            size_t r = start[0] + e / count[1], c = start[1] + e % count[1];
-            if (bad->kind == OK || r < bad->r || (r == bad->r && c < bad->c))
-                *bad = (bad_entry){kind, r, c, tile[e]};
-            return;
-        }
-        if (unpack)
-            tile[e] = tile[e] * v->scale + v->offset;
-    }
-}
-
-minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
-                                int keep_nonfinite, minv_mat *m) {
-    size_t start[MINV_NC_MAX_RANK] = {0}, count[MINV_NC_MAX_RANK];
-    const int r0 = minv_nc_row_dim(s->rank);
-    for (int d = 0; d < r0; d++) {
-        start[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k;
-        count[d] = 1;
-    }
-    const size_t bands = (s->d0 + s->tile[0] - 1) / s->tile[0];
-    const size_t across = (s->d1 + s->tile[1] - 1) / s->tile[1];
-    const double per_matrix = (double)(bands * across), all = per_matrix * (double)s->count;
-    size_t esize = 0;
-    nc_inq_type(s->grpid, s->xtype, NULL, &esize);
-    double t0 = minv_now();
-    for (size_t b = 0; b < bands; b++) {
-        bad_entry bad = {OK, 0, 0, 0};
-        for (size_t a = 0; a < across; a++) {
-            start[r0] = b * s->tile[0];
-            start[r0 + 1] = a * s->tile[1];
-            count[r0] = s->d0 - start[r0] < s->tile[0] ? s->d0 - start[r0] : s->tile[0];
-            count[r0 + 1] = s->d1 - start[r0 + 1] < s->tile[1] ? s->d1 - start[r0 + 1] : s->tile[1];
-            int st = nc_get_vara_double(s->grpid, s->varid, start, count, s->buffer);
-            if (st != NC_NOERR) {
-                char where[768];
-                minv_nc_source_where(s, k, where, sizeof where);
-                const size_t b = (size_t)s->index_base;
-                return minv_nc_fail(ctx, st, "%s: reading entries %zu to %zu along %s and %zu to %zu along %s (%s) failed (truncated or corrupt file?)",
-                                    where, start[r0] + b, start[r0] + count[r0] - 1 + b, s->dims[r0].name, start[r0 + 1] + b,
-                                    start[r0 + 1] + count[r0 + 1] - 1 + b, s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
-            }
-            bad_entry tile_bad = {OK, 0, 0, 0};
-            minv_nc_source_scan(s, s->buffer, start + r0, count + r0, keep_nonfinite, m->dtype == MINV_R32, &tile_bad);
-            if (tile_bad.kind != OK) {
-                if (bad.kind == OK || tile_bad.r < bad.r || (tile_bad.r == bad.r && tile_bad.c < bad.c))
-                    bad = tile_bad;
-            } else if (bad.kind == OK) {
-                minv_nc_tile_to_mat(s->buffer, start + r0, count + r0, s->view, m);
-            }
-            s->bytes += (double)(count[r0] * count[r0 + 1] * esize);
-            s->tiles++;
-            minv_progress(ctx, "read", ((double)k * per_matrix + (double)(b * across + a + 1)) / all);
-        }
-        /* The band is complete, so its first bad entry is the first in file order. */
-        if (bad.kind != OK) {
-            s->seconds += minv_now() - t0;
-            return minv_nc_source_fail_bad(ctx, s, k, &bad);
-        }
-    }
-    s->seconds += minv_now() - t0;
-    return MINV_SUCCESS;
-}
-
-minv_status minv_nc_source_convert_matrices(minv_context *ctx, const minv_nc_source *s, int64_t k0,
-                                            int64_t count, double *disk, minv_dtype t, void *dst) {
-    const size_t whole[2] = {s->d0, s->d1}, origin[2] = {0, 0}, elems = s->d0 * s->d1;
-    for (int64_t m = 0; m < count; m++) {
-        double *matrix = disk + (size_t)m * elems;
-        bad_entry bad = {OK, 0, 0, 0};
-        minv_nc_source_scan(s, matrix, origin, whole, 0, t == MINV_R32, &bad);
-        if (bad.kind != OK)
-            return minv_nc_source_fail_bad(ctx, s, k0 + m, &bad);
-        minv_mat out = {t, s->rows, s->cols, s->rows, (char *)dst + (size_t)m * elems * (size_t)t};
-        minv_nc_tile_to_mat(matrix, origin, whole, s->view, &out);
-    }
-    return MINV_SUCCESS;
-}
-
-minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
-                                         int64_t count, double *disk, minv_dtype t, void *dst) {
-    size_t start[MINV_NC_MAX_RANK] = {0}, cnt[MINV_NC_MAX_RANK];
-    const int r0 = minv_nc_row_dim(s->rank);
-    for (int d = 0; d < r0; d++) {
-        start[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k0;
-        cnt[d] = d < s->nlead_fixed ? 1 : (size_t)count;
-    }
-    cnt[r0] = s->d0;
-    cnt[r0 + 1] = s->d1;
-    size_t esize = 0;
-    nc_inq_type(s->grpid, s->xtype, NULL, &esize);
-    const size_t elems = s->d0 * s->d1;
-    const double t0 = minv_now();
-    int st = nc_get_vara_double(s->grpid, s->varid, start, cnt, disk);
-    if (st != NC_NOERR) {
-        char where[768];
-        minv_nc_source_where(s, k0, where, sizeof where);
-        return minv_nc_fail(ctx, st, "%s: reading matrices %lld to %lld (%s) failed (truncated or corrupt file?)", where,
-                            (long long)k0 + s->index_base, (long long)(k0 + count - 1) + s->index_base,
-                            minv_nc_base_label(s->index_base));
-    }
-    minv_status status = minv_nc_source_convert_matrices(ctx, s, k0, count, disk, t, dst);
-    s->bytes += (double)((size_t)count * elems * esize);
-    s->seconds += minv_now() - t0;
-    s->batch_reads++;
-    minv_progress(ctx, "read", (double)(k0 + count) / (double)s->count);
-    return status;
-}
-
 /* ---- for reports ---- */
-
-void minv_nc_source_note(const minv_nc_source *s, minv_report *report) {
-    const double rate = s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0;
-    if (s->batch_reads > 0)
-        minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) in %lld read%s of whole matrices",
-                         s->bytes / 1e6, s->seconds, rate, (long long)s->batch_reads, s->batch_reads == 1 ? "" : "s");
-    else
-        minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s) as %lld tile%s of %zu x %zu (%s)",
-                         s->bytes / 1e6, s->seconds, rate, (long long)s->tiles, s->tiles == 1 ? "" : "s", s->tile[0],
-                         s->tile[1], s->tile_rule);
-}
 
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len) {
     char shape[512];
@@ -578,7 +432,7 @@ minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char
     m->data = NULL;
     MINV_TRY(minv_nc_source_open(ctx, s, path, var, fopts, 0));
     MINV_TRY(minv_nc_check_square(ctx, s));
-    MINV_TRY(minv_mat_alloc(ctx, m, fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64, s->rows, s->cols));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, m, fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64, s->rows, s->cols));
     MINV_TRY(minv_nc_source_read(ctx, s, 0, keep_nonfinite, m));
 cleanup:
     if (status != MINV_SUCCESS)
@@ -601,13 +455,7 @@ minv_status minv_nc_check_square(minv_context *ctx, const minv_nc_source *s) {
 minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char *path, const char *var,
                                 const minv_file_options *fopts, minv_dtype t, minv_mat *v) {
     minv_status status = MINV_SUCCESS;
-    size_t esize = 0;
-    memset(s, 0, sizeof *s);
-    s->ncid = -1;
-    s->path = path;
-    s->var = var;
-    s->index_base = fopts->index_base;
-    s->allow_remote = fopts->allow_remote;
+    source_reset(s, path, var, fopts);
     v->data = NULL;
     MINV_TRY(open_variable(ctx, s, 1, 0));
     MINV_TRY(read_value_rules(ctx, s));
@@ -615,37 +463,16 @@ minv_status minv_nc_read_vector(minv_context *ctx, minv_nc_source *s, const char
     s->d1 = s->tile[1] = 1;
     s->count = 1;
     s->tile_rule = "the whole variable";
+    snprintf(s->direct.why_not, sizeof s->direct.why_not, "a band is small");
+    if (nc_inq_type(s->grpid, s->xtype, NULL, &s->esize) != NC_NOERR)
+        s->esize = 8;
     minv_nc_source_set_view(s, MINV_NC_C_VIEW);
     if (s->d0 == 0) {
         status = minv_fail(ctx, MINV_ERR_SHAPE, "'%s', variable '%s' is empty", path, var);
         goto cleanup;
     }
-    size_t bytes;
-    MINV_TRY(minv_nc_product(ctx, s->d0, sizeof(double), 1, &bytes, "'%s', variable '%s'", path, var));
-    s->buffer = malloc(bytes);
-    if (!s->buffer) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu values for reading '%s'", s->d0, var);
-        goto cleanup;
-    }
     MINV_TRY(minv_mat_alloc(ctx, v, t, (int64_t)s->d0, 1));
-    double t0 = minv_now();
-    int st = nc_get_var_double(s->grpid, s->varid, s->buffer);
-    if (st != NC_NOERR) {
-        status = minv_nc_fail(ctx, st, "'%s', variable '%s': reading failed (truncated or corrupt file?)", path, var);
-        goto cleanup;
-    }
-    nc_inq_type(s->grpid, s->xtype, NULL, &esize);
-    s->seconds = minv_now() - t0;
-    s->bytes = (double)(s->d0 * esize);
-    s->tiles = 1;
-    const size_t start[2] = {0, 0}, count[2] = {s->d0, 1};
-    bad_entry bad = {OK, 0, 0, 0};
-    minv_nc_source_scan(s, s->buffer, start, count, 0, t == MINV_R32, &bad);
-    if (bad.kind != OK) {
-        status = minv_nc_source_fail_bad(ctx, s, 0, &bad);
-        goto cleanup;
-    }
-    minv_nc_tile_to_mat(s->buffer, start, count, MINV_NC_C_VIEW, v);
+    MINV_TRY(minv_nc_source_read(ctx, s, 0, 0, v));
 cleanup:
     if (status != MINV_SUCCESS)
         minv_mat_free(v);

@@ -11,7 +11,6 @@ static const char *const band_names[3] = {"sub-diagonal", "diagonal", "super-dia
 minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, const char *const bands[3],
                                        const char *out_path, const char *out_var, const minv_file_options *fopts,
                                        minv_report *report) {
-    const double t0 = minv_now();
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     minv_nc_source src[3], meta = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
@@ -19,7 +18,6 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     minv_fpguard guard;
     char name[NC_MAX_NAME + 1], where[1024], text[1024], history[2048], vars[3 * NC_MAX_NAME + 8], units[256],
         units_note[600];
-    double read_bytes = 0, read_seconds = 0;
     minv_status status = MINV_SUCCESS;
 
     minv_fpguard_begin(&guard);
@@ -28,8 +26,6 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     minv_report_init(report, MINV_METHOD_TRIDIAGONAL, 0, 0);
     for (int k = 0; k < 3; k++) {
         MINV_TRY(minv_nc_read_vector(ctx, &src[k], in_path, bands[k], fopts, t, &band[k]));
-        read_bytes += src[k].bytes;
-        read_seconds += src[k].seconds;
     }
     const int64_t n = band[1].rows;
     for (int k = 0; k < 3; k += 2)
@@ -61,7 +57,7 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     spec.dims[0] = spec.dims[1] = src[1].dims[0];
     spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
     MINV_TRY(minv_nc_sink_open(ctx, &dst, out_path, out_var, &spec, 1));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, n));
+    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, n));
     status = t == MINV_R64 ? minv_invert_tridiagonal_d(ctx, n, band[0].data, band[1].data, band[2].data, x.data, x.ld, report)
                            : minv_invert_tridiagonal_s(ctx, n, band[0].data, band[1].data, band[2].data, x.data, x.ld, report);
     snprintf(vars, sizeof vars, "%s,%s,%s", bands[0], bands[1], bands[2]);
@@ -73,7 +69,10 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     MINV_TRY(minv_nc_sink_write(ctx, &dst, 0, &x));
     snprintf(text, sizeof text, "inverse of the tridiagonal matrix with sub-diagonal %s, diagonal %s and super-diagonal %s from %s",
              bands[0], bands[1], bands[2], in_path);
-    minv_nc_attr attrs[] = {
+    const minv_nc_source *in[3] = {&src[0], &src[1], &src[2]};
+    minv_nc_report_stages(report, in, 3, &dst, 0);
+    minv_nc_attr_store store;
+    minv_nc_attr attrs[8 + MINV_NC_REPORT_ATTRS] = {
         {"long_name", text, NULL, 0},
         {"minv_source_file", in_path, NULL, 0},
         {"minv_source_variable", vars, NULL, 0},
@@ -83,14 +82,13 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
         {"minv_residual_kind", minv_nc_residual_kind_text(report->residual_kind), NULL, 0},
         {"minv_rcond", NULL, &report->rcond, 1},
     };
+    const int nattrs = minv_nc_report_attrs(report, &store, attrs, 8);
     snprintf(history, sizeof history, "minv %s: tridiagonal inversion of %s:%s written as %s (on the %s)", minv_version(),
              in_path, vars, out_var, minv_backend_name(report->backend));
-    MINV_TRY(minv_nc_sink_commit(ctx, &dst, attrs, (int)(sizeof attrs / sizeof attrs[0]), history));
-    minv_report_note(report, "read %.3g MB in %.3g s (%.0f MB/s), the three bands whole", read_bytes / 1e6, read_seconds,
-                     read_seconds > 0 ? read_bytes / 1e6 / read_seconds : 0.0);
-    minv_nc_sink_note(&dst, report);
-    minv_report_note(report, "compute %.3g s, %.3g s in all with reading and writing", report->seconds, minv_now() - t0);
-    minv_nc_sink_meta_note(&dst, report);
+    const double committing = minv_now();
+    MINV_TRY(minv_nc_sink_commit(ctx, &dst, attrs, nattrs, history));
+    minv_nc_report_stages(report, in, 3, &dst, minv_now() - committing);
+    minv_nc_report_notes(report, in, 3, "the three bands whole", &dst);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&meta);

@@ -1,10 +1,17 @@
 /* The NetCDF layer's internal interface, shared by the file entry points and the minv command
  * (generate and info use the reader and writer directly); never installed.
  *
- *   nc_source.c   a matrix variable read tile by tile: slices, batches, checks, conversion
+ *   nc_source.c   a matrix variable opened: slices, batches, checks
+ *   nc_read.c     its matrices read on all cores, directly or through NetCDF-C, checked
  *   nc_output.c   the output file: what may be replaced, the temporary, the rename
- *   nc_sink.c     an output variable written tile by tile into the temporary file
+ *   nc_sink.c     an output variable defined in the temporary file, and committed
+ *   nc_write.c    its matrices written on all cores, directly or through NetCDF-C
+ *   nc_run.c      what the threads of one read or write share
  *   nc_tiles.c    the tile plan and the copies between tiles and column-major matrices
+ *   nc_direct.c   direct access to stored values beside NetCDF-C (pread, pwrite, HDF5 chunks)
+ *   nc_codec.c    stored bytes to doubles and back: types, byte order, shuffle, deflate
+ *   nc_classic_layout.c  where a classic variable's values begin, from the file's header
+ *   nc_report.c   the read and write stages of a report, and the report as attributes
  *   nc_classic.c  a netCDF-3 header checked before netCDF-C trusts it: counts, truncation
  *   nc_util.c     errors, names, the NetCDF lock, file identity
  *   nc_hdf5.c     HDF5's error stack silenced and read
@@ -53,13 +60,120 @@ static inline int minv_nc_row_dim(int rank) { return rank > 1 ? rank - 2 : 0; }
 /* The virtual column dimension of a 1-D variable. */
 static inline minv_nc_dim minv_nc_column_dim(void) { return (minv_nc_dim){"", 1, 0}; }
 
+/* ---- direct access to stored values (nc_direct.c, nc_codec.c, nc_classic_layout.c) ---- */
+
+/* How values are stored: netCDF type, bytes each, and whether their byte order is the
+ * host's other one. */
+typedef struct {
+    nc_type xtype;
+    size_t size;
+    int swap;
+} minv_nc_encoding;
+
+/* 0 for a non-numeric type. */
+int minv_nc_encoding_set(minv_nc_encoding *e, nc_type xtype, int big_endian);
+/* n stored values to doubles (C casts, as NetCDF-C converts); src and dst may be the same
+ * buffer only for a double in the host's byte order. */
+void minv_nc_decode_values(const minv_nc_encoding *e, const void *src, size_t n, double *dst);
+/* n doubles (integer types: already rounded and in range) to stored values; returns the
+ * index of the first value a float cannot hold (NetCDF-C's NC_ERANGE), -1 when none. */
+int64_t minv_nc_encode_values(const minv_nc_encoding *e, const double *src, size_t n, void *dst);
+/* HDF5's shuffle filter (element size `size`) undone and applied. */
+void minv_nc_unshuffle(const unsigned char *src, size_t bytes, size_t size, unsigned char *dst);
+void minv_nc_shuffle(const unsigned char *src, size_t bytes, size_t size, unsigned char *dst);
+/* zlib streams, as HDF5's deflate filter writes them: 1 when src inflates to exactly
+ * dst_bytes; the compressed size (0 on failure) into at most dst_cap bytes. */
+int minv_nc_inflate(const void *src, size_t src_bytes, void *dst, size_t dst_bytes);
+size_t minv_nc_deflate(const void *src, size_t src_bytes, int level, void *dst, size_t dst_cap);
+size_t minv_nc_deflate_bound(size_t bytes);
+
+/* A variable of a netCDF-3 or CDF-5 file: the offset of its first value and, for a record
+ * variable, the bytes from one record to the next. */
+typedef struct {
+    int64_t begin, record_bytes;
+    int record;
+} minv_nc_classic_var;
+/* From the header read through fd; 0 on success, -1 for a header this reader does not
+ * follow or a variable varid not called `name`. */
+int minv_nc_classic_layout(int fd, const char *name, int varid, minv_nc_classic_var *out);
+
+/* A variable named without NetCDF-C's ids, so that the writer can open it while NetCDF-C has
+ * the file closed. */
+typedef struct {
+    const char *path;
+    char group[1024];           /* "/" or "/analysis/inner" */
+    char name[NC_MAX_NAME + 1];
+    int varid, rank, format;
+    nc_type xtype;
+    size_t shape[MINV_NC_MAX_RANK]; /* NetCDF-C's dimension lengths */
+} minv_nc_var_id;
+/* From NetCDF-C's ids; 0 when they cannot be read (or the group path is too long). */
+int minv_nc_var_identify(minv_nc_var_id *v, const char *path, int grpid, int varid, int format);
+
+enum { MINV_NC_DIRECT_NONE = 0, MINV_NC_DIRECT_CONTIGUOUS = 1, MINV_NC_DIRECT_CHUNKED = 2 };
+enum { MINV_NC_FILTER_SHUFFLE = 1, MINV_NC_FILTER_DEFLATE = 2, MINV_NC_MAX_FILTERS = 4 };
+
+/* A variable's storage as the direct reader and writer use it. */
+typedef struct {
+    int kind;                   /* MINV_NC_DIRECT_*: NONE leaves the values to NetCDF-C */
+    char why_not[96];           /* for NONE: why */
+    int fd;                     /* the file opened again, for pread/pwrite */
+    minv_nc_encoding enc;
+    int rank;                   /* the variable's own rank */
+    /* contiguous: value e of the variable (row-major, a record variable's first dimension
+     * left out) at begin + e * enc.size, plus r * record_bytes in record r */
+    int64_t begin, record_bytes;
+    int record;
+    /* netCDF-4 */
+    size_t extent[MINV_NC_MAX_RANK]; /* the dataset's shape (of an unlimited dimension: as
+                                        far as this variable was written) */
+    size_t chunk[MINV_NC_MAX_RANK];
+    size_t chunk_values;        /* values in a whole chunk */
+    int nfilters;
+    int filter[MINV_NC_MAX_FILTERS]; /* MINV_NC_FILTER_*, in the order the writer applies them */
+    int deflate_level;
+    size_t shuffle_size;
+    int64_t h5file, h5dset;     /* HDF5 ids, -1 when closed */
+} minv_nc_direct;
+
+/* One stored chunk: where it is, its bytes, and the filters the writer skipped (bit f: the
+ * pipeline's filter f). */
+typedef struct {
+    int64_t address;
+    size_t bytes;
+    unsigned mask;
+} minv_nc_chunk;
+
+/* Opens a variable for direct access: kind says how, or NONE and why_not why not. To write
+ * (write = 1) a classic file NetCDF-C must have closed it; a netCDF-4 file, which HDF5 shares,
+ * and a reader's may stay open in NetCDF-C. Never fails otherwise: NetCDF-C's path is always
+ * there. */
+void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
+void minv_nc_direct_close(minv_nc_direct *d);
+/* The chunk whose first value is at coord (the variable's rank); 0 when it was never written. */
+int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c);
+/* Writes a whole encoded chunk (H5Dwrite_chunk); 1 on success. */
+int minv_nc_direct_put_chunk(const minv_nc_direct *d, const size_t *coord, const void *bytes, size_t size);
+/* A stored chunk's filters undone: work and out hold a whole chunk's stored bytes each; the
+ * values end up in one of raw, work and out (*result). 1 on success. */
+int minv_nc_direct_decode(const minv_nc_direct *d, unsigned mask, void *raw, size_t raw_bytes, void *work,
+                          void *out, void **result);
+/* A whole chunk of stored values (in) through the filters: work and out hold
+ * minv_nc_direct_encoded_bound bytes each; returns the encoded size (0 on failure) and where
+ * the bytes are (*result: in, work or out). */
+size_t minv_nc_direct_encode(const minv_nc_direct *d, void *in, void *work, void *out, size_t cap,
+                             const void **result);
+size_t minv_nc_direct_encoded_bound(const minv_nc_direct *d);
+
 /* ---- reading (nc_source.c) ---- */
 
 /* Flags of minv_nc_source_open. */
 enum {
     MINV_NC_ALLOW_BATCH = 1,  /* a rank-3 variable of square matrices without a slice is a batch */
     MINV_NC_SLICE_IF_RANKED = 2, /* the slice applies only when the rank exceeds 2 (B of a solve) */
-    MINV_NC_ALLOW_VECTOR = 4     /* a 1-D variable is one column (B of a solve: one right-hand side) */
+    MINV_NC_ALLOW_VECTOR = 4,    /* a 1-D variable is one column (B of a solve: one right-hand side) */
+    MINV_NC_LIBRARY = 8          /* values through NetCDF-C only: the reference the direct path
+                                    is tested against */
 };
 
 /* What makes a stored value missing or invalid, and how it unpacks (NetCDF Users Guide
@@ -91,13 +205,16 @@ typedef struct {
     minv_nc_values values;
     int chunked, deflate_level;
     size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
-    size_t tile[2];                /* tile edges along d0, d1 */
+    size_t esize;                  /* bytes of a stored value */
+    minv_nc_direct direct;         /* the direct path, or why NetCDF-C reads the values */
+    size_t tile[2];                /* tile edges along d0, d1, for NetCDF-C's path */
     const char *tile_rule;         /* how the tile was chosen, for the report */
     int index_base;                /* slice indices and batch members in messages: 0 or 1 */
     int allow_remote;              /* a URL may be opened */
-    double *buffer;                /* one tile of doubles */
     double bytes, seconds;         /* read so far (stored bytes) and the time it took */
-    int64_t tiles;
+    int64_t tiles;                 /* read through NetCDF-C */
+    int64_t direct_units;          /* chunks or blocks of rows read directly */
+    int threads;                   /* the most threads a read ran on */
     int64_t batch_reads;           /* reads of whole matrices (minv_nc_source_read_matrices) */
 } minv_nc_source;
 
@@ -108,34 +225,38 @@ typedef struct {
  * (saying which group or variable is missing and what is there), IO, SHAPE, INVALID_ARG. */
 minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts, int flags);
-/* Matrix k (0 <= k < count) into m (rows x cols of the source's view, R32 or R64), tile by
- * tile with nc_get_vara. A _FillValue, missing_value or value outside the valid range fails
+/* Matrix k (0 <= k < count) into m (rows x cols of the source's view, R32 or R64), on all
+ * of the context's threads (nc_read.c): directly where the storage allows, else tile by tile
+ * with nc_get_vara. A _FillValue, missing_value or value outside the valid range fails
  * with NOT_FINITE naming the first (i, j) in file order; so do NaN and Inf unless
  * keep_nonfinite (an analysis reports them itself). */
 minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m);
-/* Matrices k0 .. k0 + count - 1 of a batch whole, in one nc_get_vara, each checked as
- * minv_nc_source_read checks it and stored column-major in the source's view at
+/* Matrices k0 .. k0 + count - 1 of a batch whole (directly, or in one nc_get_vara), each
+ * checked as minv_nc_source_read checks it and stored column-major in the source's view at
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst);
-/* The values count d0 d1 doubles at disk read raw for matrices k0 .. k0 + count - 1 (in one
- * nc_get_vara, or by another library), checked and converted as minv_nc_source_read_matrices
+/* The values count d0 d1 doubles at disk, read raw for matrices k0 .. k0 + count - 1 (by
+ * another library: the MPI layer's PnetCDF), checked and placed as minv_nc_source_read_matrices
  * does it. */
-minv_status minv_nc_source_convert_matrices(minv_context *ctx, const minv_nc_source *s, int64_t k0,
-                                            int64_t count, double *disk, minv_dtype t, void *dst);
+minv_status minv_nc_source_convert_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0, int64_t count,
+                                            const double *disk, minv_dtype t, void *dst);
 /* The first bad entry of what was read: its kind (0 none; else fill, missing, NaN, Inf, out of
- * the valid range, too large for single precision) and place on disk (along d0, d1). */
+ * the valid range, too large for single precision), the matrix (within a run) and its place on
+ * disk (along d0, d1). */
 typedef struct {
     int kind;
+    int64_t matrix;
     size_t r, c;
     double value;
 } minv_nc_bad;
-/* Checks raw values read at start/count (disk coordinates, row-major) of a matrix and unpacks
- * them in place; the first bad one in file order goes to *bad (kind 0 when there is none),
- * NaN and Inf passing with keep_nonfinite. The reader of the MPI layer checks its slabs so. */
-void minv_nc_source_scan(const minv_nc_source *s, double *tile, const size_t start[2],
-                         const size_t count[2], int keep_nonfinite, int single, minv_nc_bad *bad);
+/* Checks raw values, rows x cols of them (rows ld apart) at (r0, c0) of a matrix on disk: the
+ * first bad one in file order goes to *bad when it comes before the one there, NaN and Inf
+ * passing with keep_nonfinite. Unpacking is minv_nc_tile_to_mat's. The MPI layer's reader
+ * checks its slabs so. */
+void minv_nc_source_scan(const minv_nc_source *s, const double *x, size_t ld, size_t r0, size_t c0, size_t rows,
+                         size_t cols, int keep_nonfinite, int single, int64_t matrix, minv_nc_bad *bad);
 /* NOT_FINITE naming the bad entry of matrix k as minv_nc_source_read does. */
 minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k,
                                     const minv_nc_bad *bad);
@@ -144,8 +265,8 @@ minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, 
 void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len);
 /* Where matrix k is: "'in.nc', variable 'cov' (Time = 2, 0-based)", in the index_base. */
 void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t len);
-/* Appends "read ... MB in ... s (... MB/s) ..." to the report's reason. */
-void minv_nc_source_note(const minv_nc_source *s, minv_report *report);
+/* How the values were read: "as 256 chunks of 256 x 256, directly on 16 threads". */
+void minv_nc_source_how(const minv_nc_source *s, char *buf, size_t len);
 /* One line on the storage: type, format, chunking, compression. */
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len);
 /* Sets the view (rows and cols follow); the reader names entries in this view. */
@@ -184,6 +305,8 @@ typedef struct {
                                        variable its attributes that still hold (nc_meta.c) */
     const char *units;              /* the output's units (NULL: none) */
     const char *units_note;         /* why the input's units were not carried (NULL, "": none) */
+    int library;                    /* values through NetCDF-C only: the reference the direct
+                                       path is tested against */
 } minv_nc_sink_spec;
 
 /* ---- the output file (nc_output.c) ---- */
@@ -239,14 +362,19 @@ typedef struct {
     minv_nc_output out;             /* the temporary file everything is written to */
     int ncid, varid, format;
     minv_nc_sink_spec spec;
-    size_t tile[2];
-    double *buffer;
+    size_t tile[2];                 /* for NetCDF-C's path */
+    minv_nc_var_id id;              /* the variable, for the direct path */
+    int direct_off;                 /* NetCDF-C writes every value, and why_not says why */
+    char why_not[96];
+    char chunk_note[64];            /* how the direct path stored chunks, for the report */
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
     char format_note[256];          /* why the format is not the input's, for the report */
     char dropped[512];              /* the input variable's attributes not carried */
     char dropped_globals[512];      /* global attributes the output's format cannot hold */
     char not_carried[1024];         /* all of it in a sentence: attribute minv_not_carried */
+    int64_t tiles, direct_units;    /* pieces written through NetCDF-C and directly */
+    int threads;                    /* the most threads a write ran on */
     char *old_history;              /* of a file that is added to */
 } minv_nc_sink;
 
@@ -272,15 +400,17 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
  * when a format asked for cannot hold the variable or cannot deflate. */
 minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_level, int input_format, size_t bytes,
                                   int *format, char *why, size_t len);
-/* Matrix k of the variable from m (rows x cols in the spec's view). */
+/* Matrix k of the variable from m (rows x cols in the spec's view), on all of the context's
+ * threads (nc_write.c): directly where the storage allows (NetCDF-C closes the file
+ * meanwhile), else tile by tile with nc_put_vara. */
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
 /* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,
- * dense, type t) in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
+ * dense, type t), directly or in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
                                         int64_t count, const void *src, minv_dtype t, double *disk);
 /* Matrices (rows x cols each in the spec's view, dense, type t) into the disk's order and type
  * at disk (count d0 d1 doubles), as minv_nc_sink_write_matrices puts them. */
-minv_status minv_nc_sink_pack_matrices(minv_context *ctx, const minv_nc_sink *w, int64_t count,
+minv_status minv_nc_sink_pack_matrices(minv_context *ctx, minv_nc_sink *w, int64_t count,
                                        const void *src, minv_dtype t, double *disk);
 /* Closes the temporary file (suspend) so that other processes may write the variable, the MPI
  * layer's ranks through PnetCDF, and opens it again (resume) for the commit. */
@@ -290,10 +420,8 @@ minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w);
  * close, and rename over `path`. On failure the temporary file is gone. */
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
                                 int nattrs, const char *history);
-void minv_nc_sink_note(const minv_nc_sink *w, minv_report *report);
-/* Notes on what the output is not as its input: its format, what it did not carry over (also
- * in its attribute minv_not_carried). Last, as the report's reason has a bounded length. */
-void minv_nc_sink_meta_note(const minv_nc_sink *w, minv_report *report);
+/* How the values were written: "as 256 x 256 chunks, directly on 16 threads". */
+void minv_nc_sink_how(const minv_nc_sink *w, char *buf, size_t len);
 /* Drops the temporary file; harmless after a commit. */
 void minv_nc_sink_abort(minv_nc_sink *w);
 
@@ -323,12 +451,76 @@ const char *minv_nc_result_units(const minv_nc_source *num, const minv_nc_source
  * variable, grouped up to MINV_NC_TILE_ELEMS; else (contiguous) bands of whole rows. */
 const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_t edge,
                                size_t tile[2]);
-/* Between a row-major tile of doubles at (start[0], start[1]) of the d0 x d1 matrix on disk
- * and the column-major matrix m in `view`. */
-void minv_nc_tile_to_mat(const double *tile, const size_t start[2], const size_t count[2],
-                         minv_nc_view view, minv_mat *m);
+/* A matrix the file routines fill or write from (minv_mat_alloc), on huge pages where the
+ * system grants them on request: faulting a fresh matrix in 4 KiB pages costs as much as
+ * reading it. */
+minv_status minv_nc_matrix_alloc(minv_context *ctx, minv_mat *m, minv_dtype t, int64_t rows, int64_t cols);
+/* Rows of a contiguous variable (rows of row_bytes, d0 of them) moved at a time by the direct
+ * path: about 1 MiB, at least 32 (a transpose block) unless that passes 8 MiB. */
+size_t minv_nc_unit_rows(size_t row_bytes, size_t d0);
+/* Between a row-major tile of doubles (rows ld apart) at (start[0], start[1]) of the d0 x d1
+ * matrix on disk and the column-major matrix m in `view`, blocked so that the C view's
+ * transpose runs at memory speed. The reader unpacks on the way: value * scale + offset. */
+void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], const size_t count[2],
+                         minv_nc_view view, double scale, double offset, minv_mat *m);
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
-                         const size_t count[2], double *tile);
+                         const size_t count[2], double *tile, size_t ld);
+
+/* ---- what the threads of a read or write share (nc_run.c) ---- */
+
+typedef struct {
+    minv_context *ctx;
+    const char *stage;          /* "read", "write": for progress */
+    int64_t k0, count;          /* matrices k0 .. k0 + count - 1 of the variable */
+    minv_mat first;             /* matrix k0 in memory; k0 + m at first.data + m stride bytes */
+    size_t stride;
+    double base, span;          /* the part of the whole read or write this run is */
+    int64_t units, done;        /* pieces of work, and those finished */
+    int *most_threads;          /* the source's or sink's record of the threads used */
+    int stop;                   /* set, with status, on the first failure of any thread */
+    minv_status status;
+} minv_nc_run;
+
+minv_mat minv_nc_run_matrix(const minv_nc_run *u, int64_t m);
+/* A piece done: counted, and the progress reported from thread 0. */
+void minv_nc_run_unit_done(minv_nc_run *u);
+/* The first failure of any thread becomes the run's: status, or the one a NetCDF error
+ * nc_status maps to (minv_nc_fail, its text appended). */
+void minv_nc_run_fail(minv_nc_run *u, minv_status status, int nc_status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int minv_nc_run_failed(const minv_nc_run *u);
+/* The run's end, reported from the calling thread: every run shows, whichever threads did its
+ * pieces. */
+void minv_nc_run_end(const minv_nc_run *u);
+/* Threads for the run's units (the context's, fewer for few units), recorded. */
+int minv_nc_run_threads(minv_nc_run *u);
+
+/* ---- reports (nc_report.c) ---- */
+
+/* The read stage from the inputs in[0..nin), the write stage from out plus the seconds of its
+ * commit (close, fsync, rename). */
+void minv_nc_report_stages(minv_report *r, const minv_nc_source *const *in, int nin, const minv_nc_sink *out,
+                           double commit_seconds);
+/* Notes for people on how the values moved: one per input, or `what` for them all ("the three
+ * bands whole"), and one for the output; then temporaries of dead runs removed, and what the
+ * output is not as its input: its format, what it did not carry over (also in its attribute
+ * minv_not_carried), last, as the report's reason has a bounded length. */
+void minv_nc_report_notes(minv_report *r, const minv_nc_source *const *in, int nin, const char *what,
+                          const minv_nc_sink *out);
+/* The output's notes of minv_nc_report_notes, `how` the values were written (NULL: as the
+ * sink's own writer says, minv_nc_sink_how); the MPI layer's writers give their own. */
+void minv_nc_report_output_notes(minv_report *r, const minv_nc_sink *out, const char *how);
+enum { MINV_NC_REPORT_ATTRS = 16 };
+typedef struct {
+    double values[16];
+    char fallbacks[128];
+} minv_nc_attr_store;
+/* Appends the report's stages, device, fallbacks and reconditioning to attrs from index n (room
+ * for MINV_NC_REPORT_ATTRS more), their values kept in store; returns the new count. */
+int minv_nc_report_attrs(const minv_report *r, minv_nc_attr_store *store, minv_nc_attr *attrs, int n);
 
 /* ---- argument checks of the file entry points (nc_files.c) ---- */
 

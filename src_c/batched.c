@@ -223,6 +223,7 @@ static void report_init(minv_batch_report *r, minv_method method, int64_t nbatch
     r->residual = -1;
     r->worst = -1;
     r->rcond = -1;
+    r->device = -1;
 }
 
 typedef struct {
@@ -240,6 +241,7 @@ static minv_status call_begin(minv_context *ctx, batch_call *c, minv_batch_repor
     }
     minv_fpguard_begin(&c->guard);
     c->t0 = minv_now();
+    memset(&ctx->moved, 0, sizeof ctx->moved);
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
@@ -251,6 +253,7 @@ static void call_end(minv_context *ctx, batch_call *c, minv_batch_report *r) {
         minv_batch_note(r, "CPU backend: %s", ctx->backend_note);
     r->seconds = minv_now() - c->t0;
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
     minv_fpguard_end(&c->guard);
     minv_context_leave(ctx);
 }
@@ -391,6 +394,7 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
         if ((status == MINV_ERR_NOT_IMPLEMENTED || status == MINV_ERR_DEVICE_MEMORY) && place == MINV_ON_HOST &&
             ops != &minv_cpu_backend) {
             minv_batch_note(r, "%s, so the CPU ran it", ctx->last_error);
+            r->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             continue;
@@ -401,6 +405,13 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
 
 /* Every form ends here: a is the input batch, b the right-hand sides (NULL to invert), x the
  * output; the members' outcomes go to `given` when not NULL. */
+/* Members of order 0, or no right-hand sides: every member succeeds with nothing read or
+ * written (LAPACK's quick return). Taken before a solve's batches are described, where
+ * cols == 0 means square. */
+static void all_succeed(int64_t nbatch, minv_status *status_out) {
+    for (int64_t m = 0; status_out && m < nbatch; m++) status_out[m] = MINV_SUCCESS;
+}
+
 static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method,
                                   minv_dtype compute, const minv_batch *a, const minv_batch *b, const minv_batch *x,
                                   minv_status *status_out, minv_batch_results *given, minv_batch_report *r) {
@@ -411,6 +422,11 @@ static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place 
                          fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
     if (a->count == 0)
         return MINV_SUCCESS;
+    if (!a->sizes && a->rows == 0) { /* members of order 0: nothing for a backend to do */
+        all_succeed(a->count, status_out);
+        return MINV_SUCCESS;
+    }
+    MINV_TRY(minv_call_place(ctx, place));
     /* device data whose members' outcomes nobody asked for: the backend tallies them there */
     if (!given && (place == MINV_ON_HOST || status_out))
         MINV_TRY(results_alloc(ctx, &res, a->count));
@@ -448,7 +464,7 @@ static minv_status invert_strided(minv_context *ctx, const char *fn, minv_place 
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 5, "a", a, k, k, lda, stride_a, nbatch, t));
@@ -478,7 +494,7 @@ static minv_status invert_pointers(minv_context *ctx, const char *fn, minv_metho
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 5, "a", (const void *const *)a, 6, lda, NULL, k, NULL, 0, 1, nbatch, t));
@@ -545,7 +561,7 @@ static minv_status invert_subset(minv_context *ctx, const char *fn, minv_method 
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
     MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 5, "a", a, k, k, lda, stride_a, nbatch, t));
@@ -586,8 +602,8 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
-    MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 1));
+    MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
+    MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 0));
     MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 6, "a", a, k, k, lda, stride_a, nbatch, t));
@@ -598,6 +614,10 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
             status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 12 (x) is a; x may be b (in place), not a", fn);
             goto cleanup;
         }
+    }
+    if (nrhs == 0) {
+        all_succeed(nbatch, status_out);
+        goto cleanup;
     }
     {
         minv_batch am = strided(t, nbatch, k, 0, a, lda, stride_a), bm = strided(t, nbatch, k, nrhs, b, ldb, stride_b),
@@ -631,10 +651,10 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
         MINV_TRY(check_orders(ctx, fn, 4, ks, nbatch, &kmax));
         r->k = kmax;
     } else {
-        MINV_TRY(check_size(ctx, fn, 3, "k", k, 1));
+        MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
         MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
     }
-    MINV_TRY(check_size(ctx, fn, 4 + p, "nrhs", nrhs, 1));
+    MINV_TRY(check_size(ctx, fn, 4 + p, "nrhs", nrhs, 0));
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 6, "a", (const void *const *)a, 7, lda, ldas, k, ks, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 8, "b", (const void *const *)b, 9, ldb, ldbs, k, ks, nrhs, 0, nbatch, t));
@@ -649,6 +669,10 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
                 goto cleanup;
             }
         }
+    }
+    if (nrhs == 0) {
+        all_succeed(nbatch, status_out);
+        goto cleanup;
     }
     {
         minv_batch am = pointers(t, nbatch, kmax, 0, a, lda, ks, ldas), bm = pointers(t, nbatch, kmax, nrhs, b, ldb, ks, ldbs),

@@ -156,6 +156,22 @@ minv_status minv_context_devices(const minv_context *ctx, int32_t *count, int32_
     return MINV_SUCCESS;
 }
 
+minv_status minv_set_stream(minv_context *ctx, void *stream) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_status status = minv_context_enter(ctx);
+    if (status != MINV_SUCCESS)
+        return status;
+    minv_clear_error(ctx);
+    if (ctx->ops->set_stream)
+        status = ctx->ops->set_stream(ctx, stream);
+    else if (stream)
+        status = minv_fail(ctx, MINV_ERR_NO_GPU, "this context runs on the %s (%s): it has no device calls to put on a CUDA stream",
+                           minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
+    minv_context_leave(ctx);
+    return status;
+}
+
 minv_status minv_energy_counter(minv_context *ctx, double *joules) {
     if (!ctx || !joules)
         return MINV_ERR_INVALID_ARG;

@@ -70,6 +70,11 @@ void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrh
     r->rcond = -1;
     r->energy = -1;
     r->asymmetry = -1;
+    r->device = -1;
+    r->condition_before = -1;
+    r->condition_after = -1;
+    r->matrices = 1;
+    r->worst = -1;
 }
 
 /* ---- argument checks: the bad argument is named with its position, as LAPACK does ---- */
@@ -77,22 +82,22 @@ void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrh
 minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,
                               const char *name, int64_t rows, int64_t cols, int64_t ld,
                               const char *ldname, minv_dtype t) {
-    if (!p)
+    if (!p && rows > 0 && cols > 0) /* an empty matrix may be NULL, as Fortran's may be */
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
     if (ld < (rows > 1 ? rows : 1))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be >= %lld",
                          fn, pos + 1, ldname, (long long)ld, (long long)(rows > 1 ? rows : 1));
     /* ld * cols elements must be addressable. */
-    if ((uint64_t)ld > (uint64_t)INT64_MAX / (uint64_t)t / (uint64_t)cols ||
-        (uint64_t)ld * (uint64_t)cols * (uint64_t)t > (uint64_t)SIZE_MAX)
+    if (cols > 0 && ((uint64_t)ld > (uint64_t)INT64_MAX / (uint64_t)t / (uint64_t)cols ||
+                     (uint64_t)ld * (uint64_t)cols * (uint64_t)t > (uint64_t)SIZE_MAX))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s of %lld x %lld with %s = %lld overflows the address space",
                          fn, name, (long long)rows, (long long)cols, ldname, (long long)ld);
     return MINV_SUCCESS;
 }
 
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n) {
-    if (n <= 0)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be > 0",
+    if (n < 0)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be >= 0",
                          fn, pos, name, (long long)n);
     return MINV_SUCCESS;
 }
@@ -150,6 +155,7 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
         report->backend = MINV_BACKEND_CPU;
         minv_report_note(report, "%s %s is not available on the %s backend, so the CPU ran it",
                    minv_method_name(method), what, own->name);
+        report->fallbacks |= MINV_FALLBACK_CPU;
         return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend%s",
@@ -293,6 +299,7 @@ minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_fpguard_begin(&c->guard);
     c->e0 = ctx->measure_energy && ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
     c->t0 = minv_now();
+    memset(&ctx->moved, 0, sizeof ctx->moved);
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
@@ -301,6 +308,25 @@ minv_status minv_call_refused(minv_report *r, minv_status status, minv_method me
     minv_report_init(r, method, n, nrhs);
     minv_report_note(r, "refused: %s", minv_status_string(status));
     return status;
+}
+
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, minv_stages *stages,
+                        int32_t *device, int32_t *fallbacks) {
+    const minv_moved *m = &ctx->moved;
+    stages->upload_seconds = m->upload_seconds;
+    stages->download_seconds = m->download_seconds;
+    stages->upload_bytes = m->upload_bytes;
+    stages->download_bytes = m->download_bytes;
+    stages->compute_seconds = fmax(0, seconds - m->upload_seconds - m->download_seconds);
+    *device = backend == MINV_BACKEND_GPU && ctx->device_count > 0 ? ctx->devices[0] : -1;
+    if (ctx->backend_note[0])
+        *fallbacks |= MINV_FALLBACK_NO_GPU;
+}
+
+minv_status minv_call_place(minv_context *ctx, minv_place place) {
+    if (place == MINV_ON_DEVICE && ctx->ops->begin_device_call)
+        return ctx->ops->begin_device_call(ctx);
+    return MINV_SUCCESS;
 }
 
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
@@ -312,6 +338,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
             minv_report_note(r, "CPU backend: %s", ctx->backend_note);
         r->seconds = minv_now() - c->t0;
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+        minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
         const double e1 = c->e0 >= 0 ? ctx->ops->energy(ctx) : -1;
         if (e1 > c->e0 && r->seconds >= MIN_ENERGY_WINDOW)
             r->energy = e1 - c->e0;
@@ -343,6 +370,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
     MINV_TRY(minv_check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
     if (!inplace)
         MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
+    if (n == 0) /* LAPACK's quick return */
+        goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
     request_staging(ctx, place, method, 1);
@@ -383,6 +412,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.invert[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             report->backend = MINV_BACKEND_CPU;
@@ -390,6 +420,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         }
         if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
             minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+            report->fallbacks |= MINV_FALLBACK_LU;
             minv_clear_error(ctx);
             method = report->method = MINV_METHOD_LU;
             report->info = -1;
@@ -436,7 +467,9 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_status status = minv_call_begin(ctx, &call);
     if (status != MINV_SUCCESS)
         return minv_call_refused(r, status, method, n, 0);
-    status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
+    status = minv_call_place(ctx, place);
+    status = status == MINV_SUCCESS ? invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r)
+                                    : minv_call_refused(r, status, method, n, 0);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -510,6 +543,7 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
         minv_clear_error(ctx);
         status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
         minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
+        r->fallbacks |= MINV_FALLBACK_DIRECT;
     }
 cleanup:
     ctx->call_guess = NULL;
@@ -563,6 +597,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     MINV_TRY(minv_check_matrix(ctx, fn, a, 5, "a", n, n, lda, "lda", t));
     MINV_TRY(minv_check_matrix(ctx, fn, b, 7, "b", n, nrhs, ldb, "ldb", t));
     MINV_TRY(minv_check_matrix(ctx, fn, x, 9, "x", n, nrhs, ldx, "ldx", t));
+    if (n == 0 || nrhs == 0) /* LAPACK's quick return (which factors A all the same for nrhs = 0) */
+        goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
     request_staging(ctx, place, method, 0);
@@ -605,6 +641,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.solve[method]) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             report->backend = MINV_BACKEND_CPU;
@@ -612,6 +649,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         }
         if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
             minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+            report->fallbacks |= MINV_FALLBACK_LU;
             minv_clear_error(ctx);
             method = report->method = MINV_METHOD_LU;
             report->info = -1;
@@ -660,7 +698,9 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_status status = minv_call_begin(ctx, &call);
     if (status != MINV_SUCCESS)
         return minv_call_refused(r, status, method, n, nrhs);
-    status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+    status = minv_call_place(ctx, place);
+    status = status == MINV_SUCCESS ? solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r)
+                                    : minv_call_refused(r, status, method, n, nrhs);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -710,6 +750,10 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
     if (status != MINV_SUCCESS)
         return status;
     minv_mat m = {t, n, n, lda, (void *)a};
+    if (n == 0) { /* unlike the calls, no quick return: there is no analysis to give */
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (n) = 0: an empty matrix has nothing to analyse", fn);
+        goto cleanup;
+    }
     MINV_TRY(minv_check_order(ctx, fn, 2, "n", n));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 3, "a", n, n, lda, "lda", t));
     if (!out) {

@@ -130,6 +130,10 @@ typedef struct minv_backend_ops {
      * solve's backward error, so that the caller runs that instead. */
     minv_solve_op solve_mixed[MINV_METHOD_COUNT];
     minv_solve_op solve_mixed_device[MINV_METHOD_COUNT];
+    /* minv_set_stream, and the start of a call on device data, which then waits for the
+     * caller's stream (end_call makes the stream wait for minv's); NULL on the CPU. */
+    minv_status (*set_stream)(minv_context *ctx, void *stream);
+    minv_status (*begin_device_call)(minv_context *ctx);
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
@@ -145,6 +149,10 @@ typedef enum {
     MINV_WORK_LAPACK,     /* pivots and LAPACK's work arrays */
     MINV_WORK_SLOTS
 } minv_work_slot;
+
+typedef struct {
+    double upload_seconds, download_seconds, upload_bytes, download_bytes;
+} minv_moved;
 
 struct minv_context {
     minv_options opts;
@@ -198,6 +206,9 @@ struct minv_context {
         int64_t ld;
         const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
     } stage;
+    /* this call's copies of host arrays to and from the device, tallied by the GPU backend
+     * (transfer.cu) for the report's stages; cleared when a call begins */
+    minv_moved moved;
 };
 
 /* ---- one thread at a time (context.c) ----
@@ -475,6 +486,9 @@ typedef struct {
  * at once, through minv_call_refused when it has a report, and does not call minv_call_end. */
 minv_status minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
+/* After minv_call_begin, in a call on data in `place`: device data follows the caller's
+ * stream (minv_set_stream). */
+minv_status minv_call_place(minv_context *ctx, minv_place place);
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* Cholesky reads A's lower triangle, so on a matrix symmetric only within a raised
@@ -486,6 +500,11 @@ int minv_residual_mode(const minv_context *ctx, minv_dtype t, double asymmetry, 
 int minv_cholesky_residual_too_large(minv_dtype t, int64_t n, const minv_report *r);
 minv_status minv_fail_cholesky_residual(minv_context *ctx, minv_dtype t, int64_t n, double asymmetry,
                                         const minv_report *r);
+/* The stages of a call that took `seconds` on backend `backend` (upload, download and the
+ * device from the context's tally, compute the rest), and the fallback of an AUTO context
+ * without a GPU; shared by the dense and batched reports. */
+void minv_report_stages(const minv_context *ctx, minv_backend backend, double seconds, minv_stages *stages,
+                        int32_t *device, int32_t *fallbacks);
 /* The bad argument is named with its position, as LAPACK does. */
 minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const char *name, int64_t n);
 minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, int pos,

@@ -18,6 +18,7 @@ static minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double
         if (status != MINV_ERR_DEVICE_MEMORY || ctx->ops == &minv_cpu_backend)
             return status;
         minv_report_note(report, "%s, so the CPU ran the eigen-decomposition", minv_last_error(ctx));
+        report->fallbacks |= MINV_FALLBACK_CPU;
         minv_clear_error(ctx);
     }
     return minv_cpu_backend.eigen(ctx, a, w, fraction, b, x, applied);
@@ -44,6 +45,7 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
     int applied = 0;
     MINV_TRY(eigen(ctx, a, w, 1 / target, b, floor_mode ? x : NULL, &applied, report));
     const double lmin = w[0], lmax = w[n - 1], cond = lmin > 0 ? lmax / lmin : INFINITY;
+    report->condition_before = report->condition_after = cond;
     if (!(lmax > 0)) {
         status = minv_fail(ctx, MINV_ERR_NOT_SPD,
                            "reconditioning needs a positive largest eigenvalue; lambda_max = %.3g", lmax);
@@ -59,6 +61,9 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
         MINV_TRY(minv_mat_alloc(ctx, shifted, a->dtype, n, n));
         minv_mat_copy(a, shifted);
         add_to_diagonal(shifted, delta);
+        report->recondition = MINV_RECONDITION_RIDGE;
+        report->recondition_shift = delta;
+        report->condition_after = target;
         minv_report_note(report, "reconditioned by ridge: delta = %.6g added to the diagonal, condition number %.3g -> %.3g",
                          delta, cond, target);
     } else {
@@ -66,6 +71,9 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
         int64_t raised = 0;
         while (raised < n && w[raised] < floor) raised++;
         *done = applied;
+        report->recondition = MINV_RECONDITION_FLOOR;
+        report->recondition_shift = floor;
+        report->condition_after = target;
         report->method = MINV_METHOD_AUTO;
         report->rcond = 1 / target;
         report->flops = (b ? 4.0 : 3.0 + 1.0) * (double)n * n * n + (b ? 4.0 * n * n * (double)b->cols : 0);

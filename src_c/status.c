@@ -50,6 +50,26 @@ const char *minv_backend_name(minv_backend backend) {
     return "unknown";
 }
 
+const char *minv_fallback_name(minv_fallback fallback) {
+    switch (fallback) {
+    case MINV_FALLBACK_NO_GPU: return "no-gpu";
+    case MINV_FALLBACK_CPU: return "cpu";
+    case MINV_FALLBACK_LU: return "lu";
+    case MINV_FALLBACK_DIRECT: return "direct";
+    case MINV_FALLBACK_PATH: return "path";
+    }
+    return "unknown";
+}
+
+const char *minv_recondition_name(minv_recondition recondition) {
+    switch (recondition) {
+    case MINV_RECONDITION_NONE: return "none";
+    case MINV_RECONDITION_RIDGE: return "ridge";
+    case MINV_RECONDITION_FLOOR: return "floor";
+    }
+    return "unknown";
+}
+
 const char *minv_version(void) { return MINV_VERSION_STRING; }
 
 const char *minv_last_error(const minv_context *ctx) {
@@ -74,15 +94,22 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 
 void minv_clear_error(minv_context *ctx) { ctx->last_error[0] = '\0'; }
 
+/* Appends "; <note>". A reason that would pass the struct's size is cut, and ends in "..." so
+ * that the cut shows; later notes are dropped (the fields carry what programs need). */
 static void note(char *reason, size_t size, const char *fmt, va_list args) {
+    static const char cut[] = "...";
     size_t len = strlen(reason);
-    if (len + 3 >= size)
+    if (len >= sizeof cut - 1 && strcmp(reason + len - (sizeof cut - 1), cut) == 0)
+        return; /* already cut */
+    char text[2 * MINV_REASON_LEN];
+    int wrote = vsnprintf(text, sizeof text, fmt, args);
+    const size_t need = (len > 0 ? 2 : 0) + (wrote > 0 ? (size_t)wrote : 0);
+    if (len + need < size && (size_t)wrote < sizeof text) {
+        snprintf(reason + len, size - len, "%s%s", len > 0 ? "; " : "", text);
         return;
-    if (len > 0) {
-        memcpy(reason + len, "; ", 3);
-        len += 2;
     }
-    vsnprintf(reason + len, size - len, fmt, args);
+    snprintf(reason + len, size - len, "%s%s", len > 0 ? "; " : "", text);
+    memcpy(reason + size - sizeof cut, cut, sizeof cut); /* the last characters, and the NUL */
 }
 
 void minv_report_note(minv_report *r, const char *fmt, ...) {

@@ -374,11 +374,13 @@ static minv_status invert_bands(minv_context *ctx, minv_place place, minv_dtype 
                                          : ops->invert_tridiagonal(ctx, &plan, x, report);
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend) {
             minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_CPU;
             minv_clear_error(ctx);
             ops = &minv_cpu_backend;
             report->backend = MINV_BACKEND_CPU;
         } else if (status == MINV_ERR_SINGULAR && plan.path == MINV_TRIDIAGONAL_SHERMAN_MORRISON) {
             minv_report_note(report, "%s, so another path", ctx->last_error);
+            report->fallbacks |= MINV_FALLBACK_PATH;
             minv_clear_error(ctx);
             plan_free(&plan);
             MINV_TRY(plan_make(ctx, t, n, dl, d, du, MINV_TRIDIAGONAL_AUTO, &plan, report));
@@ -468,6 +470,8 @@ static minv_status tridiagonal_expert(minv_context *ctx, const char *fn, minv_pl
     MINV_TRY(check_band(ctx, fn, d, 4, "d", n));
     MINV_TRY(check_band(ctx, fn, du, 5, "du", n - 1));
     MINV_TRY(minv_check_matrix(ctx, fn, ainv, 6, "ainv", n, n, ldainv, "ldainv", t));
+    if (n == 0) /* LAPACK's quick return */
+        goto cleanup;
     if (place == MINV_ON_DEVICE) {
         const size_t es = (size_t)t;
         MINV_TRY(alloc_bands(ctx, t, n, &bands));
@@ -498,7 +502,9 @@ static minv_status tridiagonal_entry(minv_context *ctx, const char *fn, minv_pla
     minv_status status = minv_call_begin(ctx, &call);
     if (status != MINV_SUCCESS)
         return minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
-    status = tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r);
+    status = minv_call_place(ctx, place);
+    status = status == MINV_SUCCESS ? tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r)
+                                    : minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
     minv_call_end(ctx, &call, r);
     return status;
 }

@@ -36,7 +36,7 @@ minv_backend_ops make_table() {
     t.general_method = general_method;
     t.computes_residual = 1;
     t.analyze = minv_gpu_analyze;
-    t.invert_tridiagonal = minv_gpu_tridiagonal_invert;
+    t.invert_tridiagonal = minv_gpu_tridiagonal_invert_host;
     t.invert_tridiagonal_device = minv_gpu_tridiagonal_invert_device;
     t.download_vector = minv_gpu_download_vector;
     t.invert[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert_host;
@@ -65,6 +65,8 @@ minv_backend_ops make_table() {
     t.solve_batched = minv_gpu_solve_batched;
     t.solve_batched_device = minv_gpu_solve_batched_device;
     t.end_call = minv_gpu_end_call;
+    t.set_stream = minv_gpu_set_stream;
+    t.begin_device_call = minv_gpu_begin_device_call;
     t.solve_mixed[MINV_METHOD_CHOLESKY] = cholesky_solve_mixed;
     t.solve_mixed[MINV_METHOD_LU] = lu_solve_mixed;
     t.solve_mixed_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve_mixed;

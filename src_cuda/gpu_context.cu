@@ -68,6 +68,7 @@ static void gpu_close(minv_gpu *g) {
     cudaSetDevice(g->device);
     minv_gpu_energy_close(g);
     minv_gpu_release_all(g);
+    minv_gpu_stream_close(g);
     if (g->solver_params) cusolverDnDestroyParams(g->solver_params);
     if (g->solver) cusolverDnDestroy(g->solver);
     if (g->blas) cublasDestroy(g->blas);

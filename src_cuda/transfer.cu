@@ -1,7 +1,9 @@
 // Moving matrices between host and device: whole matrices for the in-core methods, and
 // column panels streamed through pinned buffers on several streams for the out-of-core ones,
 // so that the host copy of panel p+1, the transfer of panel p and the kernels of panel p-1
-// run at the same time.
+// run at the same time. Whole-matrix copies are timed into the call's tally (ctx->moved) for
+// the report's upload and download stages; streamed panels count their bytes only, their
+// time overlapping the computation.
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -35,26 +37,29 @@ minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev) 
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)host->dtype, col = (size_t)host->rows * es;
+    const double t0 = minv_now();
     int64_t chunk;
     void *buf[2];
     if (direct(host)) {
         CUDA_TRY(cudaMemcpy2DAsync(dev, col, host->data, (size_t)host->ld * es, col, (size_t)host->cols,
                                    cudaMemcpyHostToDevice, g->stream));
         CUDA_TRY(cudaStreamSynchronize(g->stream));
-        return MINV_SUCCESS;
+    } else {
+        MINV_TRY(stage_buffers(ctx, host, &chunk, buf));
+        for (int64_t j0 = 0, c = 0; j0 < host->cols; j0 += chunk, c++) {
+            const int b = (int)(c % 2);
+            const int64_t cols = host->cols - j0 < chunk ? host->cols - j0 : chunk;
+            minv_mat from = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, j0)},
+                     to = {host->dtype, host->rows, cols, host->rows, buf[b]};
+            CUDA_TRY(cudaStreamSynchronize(g->copy[b])); /* buffer b has crossed */
+            minv_host_copy(&from, &to);
+            CUDA_TRY(cudaMemcpyAsync((char *)dev + (size_t)j0 * col, buf[b], (size_t)cols * col, cudaMemcpyHostToDevice,
+                                     g->copy[b]));
+        }
+        for (int b = 0; b < 2; b++) CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
     }
-    MINV_TRY(stage_buffers(ctx, host, &chunk, buf));
-    for (int64_t j0 = 0, c = 0; j0 < host->cols; j0 += chunk, c++) {
-        const int b = (int)(c % 2);
-        const int64_t cols = host->cols - j0 < chunk ? host->cols - j0 : chunk;
-        minv_mat from = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, j0)},
-                 to = {host->dtype, host->rows, cols, host->rows, buf[b]};
-        CUDA_TRY(cudaStreamSynchronize(g->copy[b])); /* buffer b has crossed */
-        minv_host_copy(&from, &to);
-        CUDA_TRY(cudaMemcpyAsync((char *)dev + (size_t)j0 * col, buf[b], (size_t)cols * col, cudaMemcpyHostToDevice,
-                                 g->copy[b]));
-    }
-    for (int b = 0; b < 2; b++) CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
+    ctx->moved.upload_seconds += minv_now() - t0;
+    ctx->moved.upload_bytes += (double)host->rows * (double)host->cols * (double)es;
 cleanup:
     return status;
 }
@@ -63,32 +68,35 @@ minv_status minv_gpu_download(minv_context *ctx, const void *dev, const minv_mat
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)host->dtype, col = (size_t)host->rows * es;
+    const double t0 = minv_now();
     int64_t chunk;
     void *buf[2];
     if (direct(host)) {
         CUDA_TRY(cudaMemcpy2DAsync(host->data, (size_t)host->ld * es, dev, col, col, (size_t)host->cols,
                                    cudaMemcpyDeviceToHost, g->stream));
         CUDA_TRY(cudaStreamSynchronize(g->stream));
-        return MINV_SUCCESS;
-    }
-    MINV_TRY(stage_buffers(ctx, host, &chunk, buf));
-    CUDA_TRY(cudaStreamSynchronize(g->stream)); /* the result is complete */
-    /* chunk c comes down into buffer c % 2 while the host empties chunk c - 1 */
-    for (int64_t j0 = 0, c = 0; j0 < host->cols + chunk; j0 += chunk, c++) {
-        if (j0 < host->cols) {
-            const int64_t cols = host->cols - j0 < chunk ? host->cols - j0 : chunk;
-            CUDA_TRY(cudaMemcpyAsync(buf[c % 2], (const char *)dev + (size_t)j0 * col, (size_t)cols * col,
-                                     cudaMemcpyDeviceToHost, g->copy[c % 2]));
+    } else {
+        MINV_TRY(stage_buffers(ctx, host, &chunk, buf));
+        CUDA_TRY(cudaStreamSynchronize(g->stream)); /* the result is complete */
+        /* chunk c comes down into buffer c % 2 while the host empties chunk c - 1 */
+        for (int64_t j0 = 0, c = 0; j0 < host->cols + chunk; j0 += chunk, c++) {
+            if (j0 < host->cols) {
+                const int64_t cols = host->cols - j0 < chunk ? host->cols - j0 : chunk;
+                CUDA_TRY(cudaMemcpyAsync(buf[c % 2], (const char *)dev + (size_t)j0 * col, (size_t)cols * col,
+                                         cudaMemcpyDeviceToHost, g->copy[c % 2]));
+            }
+            if (c > 0) {
+                const int64_t p0 = j0 - chunk, cols = host->cols - p0 < chunk ? host->cols - p0 : chunk;
+                const int b = (int)((c - 1) % 2);
+                minv_mat from = {host->dtype, host->rows, cols, host->rows, buf[b]},
+                         to = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, p0)};
+                CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
+                minv_host_copy(&from, &to);
+            }
         }
-        if (c > 0) {
-            const int64_t p0 = j0 - chunk, cols = host->cols - p0 < chunk ? host->cols - p0 : chunk;
-            const int b = (int)((c - 1) % 2);
-            minv_mat from = {host->dtype, host->rows, cols, host->rows, buf[b]},
-                     to = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, p0)};
-            CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
-            minv_host_copy(&from, &to);
-        }
     }
+    ctx->moved.download_seconds += minv_now() - t0;
+    ctx->moved.download_bytes += (double)host->rows * (double)host->cols * (double)es;
 cleanup:
     return status;
 }
@@ -171,6 +179,7 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
             CUDA_TRY(cudaMemcpyAsync(dev[b], stage[b], (size_t)host->rows * (size_t)cols * es,
                                      cudaMemcpyHostToDevice, s));
         }
+        ctx->moved.upload_bytes += (double)host->rows * (double)cols * (double)es;
         minv_mat panel = {host->dtype, host->rows, cols, host->rows, dev[b]};
         MINV_TRY(work(ctx, &panel, j0, s, b, user));
         minv_progress(ctx, "stream", (double)(j0 + cols) / (double)host->cols);

@@ -398,7 +398,7 @@ minv_status minv_gpu_tridiagonal_invert_device(minv_context *ctx, const minv_tri
     return x->dtype == MINV_R64 ? invert<double>(ctx, p, x, report) : invert<float>(ctx, p, x, report);
 }
 
-minv_status minv_gpu_tridiagonal_invert(minv_context *ctx, const minv_tri_plan *p, minv_mat *x, minv_report *report) {
+minv_status minv_gpu_tridiagonal_invert_host(minv_context *ctx, const minv_tri_plan *p, minv_mat *x, minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int slot = WS_B;
     const size_t bytes = (size_t)p->n * (size_t)p->n * (size_t)x->dtype;

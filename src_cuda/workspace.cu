@@ -1,9 +1,28 @@
 // Device and pinned host workspaces owned by the context. Grown on demand, never shrunk
 // between calls, so a DA cycle after the first allocates nothing; the device total is held
 // under the context's budget.
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu.h"
+
+const char *minv_gpu_slot_name(int slot, char name[MINV_SLOT_NAME_LEN]) {
+    static const char *const fixed[] = {"WS_A", "WS_B", "WS_C", "WS_D", "WS_E", "WS_F", "WS_G", "WS_H"};
+    static const char *const last[] = {"WS_SOLVER", "WS_SMALL", "WS_SCALAR", "WS_VEC", "WS_RESID"};
+    if (slot < 0 || slot >= WS_COUNT)
+        snprintf(name, MINV_SLOT_NAME_LEN, "slot %d", slot);
+    else if (slot < WS_LOW)
+        snprintf(name, MINV_SLOT_NAME_LEN, "%s", fixed[slot]);
+    else if (slot < WS_PANEL)
+        snprintf(name, MINV_SLOT_NAME_LEN, "WS_LOW+%d", slot - WS_LOW);
+    else if (slot < WS_AUX)
+        snprintf(name, MINV_SLOT_NAME_LEN, "WS_PANEL+%d", slot - WS_PANEL);
+    else if (slot < WS_SOLVER)
+        snprintf(name, MINV_SLOT_NAME_LEN, "WS_AUX+%d", slot - WS_AUX);
+    else
+        snprintf(name, MINV_SLOT_NAME_LEN, "%s", last[slot - WS_SOLVER]);
+    return name;
+}
 
 static void release_slot(minv_gpu *g, int k) {
     if (g->ws[k]) cudaFree(g->ws[k]);
@@ -35,7 +54,17 @@ minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const
     /* What the call will hold: its locked slots plus this request. */
     double want = 0;
     int wanted[WS_COUNT] = {0};
-    for (int k = 0; k < count; k++) wanted[slots[k]] = 1;
+    for (int k = 0; k < count; k++) {
+        char name[MINV_SLOT_NAME_LEN];
+        if (slots[k] < 0 || slots[k] >= WS_COUNT)
+            return minv_fail(ctx, MINV_ERR_INTERNAL, "internal error: workspace slot %d does not exist (%d slots)",
+                             slots[k], (int)WS_COUNT);
+        if (wanted[slots[k]])
+            return minv_fail(ctx, MINV_ERR_INTERNAL,
+                             "internal error: workspace %s is reserved twice in one request (the buffers would alias)",
+                             minv_gpu_slot_name(slots[k], name));
+        wanted[slots[k]] = 1;
+    }
     for (int k = 0; k < count; k++) want += (double)bytes[k];
     for (int k = 0; k < WS_COUNT; k++)
         if (g->ws_locked[k] && !wanted[k]) want += (double)g->ws_bytes[k];
@@ -99,9 +128,18 @@ void minv_gpu_release_all(minv_gpu *g) {
 
 void minv_gpu_end_call(minv_context *ctx) {
     minv_gpu *g = ctx->gpu;
-    /* Every call is synchronous: device-pointer results are ready, and the report's seconds
-     * true, when it returns. Errors were checked where they arose. */
-    cudaStreamSynchronize(g->stream);
+    /* Without the caller's stream every call is synchronous: device-pointer results are
+     * ready, and the report's seconds true, when it returns. With it, a device call's results
+     * are ordered before the stream's later work instead (a context with several devices
+     * still waits here).
+     * Errors were checked where they arose. */
+    const int joined = g->joined && minv_gpu_join_caller(g);
+    if (!joined || ctx->device_count > 1) {
+        cudaStreamSynchronize(g->stream);
+        if (g->joined)
+            for (int k = 0; k < MINV_GPU_STREAMS; k++) cudaStreamSynchronize(g->copy[k]);
+    }
+    g->joined = 0;
     for (int d = 0; d < MINV_MAX_DEVICES; d++)
         if (g->team[d])
             for (int k = 0; k < WS_COUNT; k++) g->team[d]->ws_locked[k] = 0;

@@ -14,12 +14,10 @@
 
 typedef struct {
     minv_fpguard guard;
-    double t0;
 } frame;
 
 static void begin(minv_context *ctx, frame *f, minv_report *r, minv_method method) {
     minv_fpguard_begin(&f->guard);
-    f->t0 = minv_now();
     minv_clear_error(ctx);
     minv_nc_lock();
     minv_report_init(r, method, 0, 0);
@@ -47,17 +45,25 @@ static void *alloc_piece(const minv_mpi_layout *l, minv_dtype t) {
     return malloc((size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1) * (size_t)t);
 }
 
-/* Rank 0's report to every rank, with the notes on reading, writing and time. */
+/* The read and write stages over every rank, before the commit writes them as attributes. */
+static void sum_stages(minv_mpi_nc_in *const *ins, int nins, minv_mpi_nc_out *out, minv_report *r) {
+    const minv_nc_source *src[2];
+    for (int i = 0; i < nins; i++) {
+        minv_mpi_nc_in_sum(ins[i]);
+        src[i] = &ins[i]->src;
+    }
+    minv_mpi_nc_out_sum(out);
+    minv_nc_report_stages(r, src, nins, &out->sink, 0);
+}
+
+/* Rank 0's report, its write stage through the commit, with the notes on reading and writing,
+ * to every rank. */
 static void finish_report(MPI_Comm comm, minv_mpi_nc_in *const *ins, int nins, minv_mpi_nc_out *out,
-                          minv_report *r, double compute, double t0) {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
+                          minv_report *r, double commit_seconds) {
+    r->stages.write_seconds += commit_seconds;
     for (int i = 0; i < nins; i++) minv_mpi_nc_in_note(ins[i], r);
-    if (rank == 0)
-        minv_nc_sink_note(&out->sink, r);
-    minv_report_note(r, "compute %.3g s, %.3g s in all with reading and writing", compute, minv_now() - t0);
-    if (rank == 0) /* the format's and what was not carried, last as serially */
-        minv_nc_sink_meta_note(&out->sink, r);
+    if (out->rank == 0)
+        minv_mpi_nc_out_note(out, r);
     MPI_Bcast(r, (int)sizeof *r, MPI_BYTE, 0, comm);
 }
 
@@ -117,7 +123,7 @@ static void gather_records(MPI_Comm comm, const minv_nc_records *mine, int64_t f
  * ranks move in step, one chunk at a time. */
 static minv_status invert_batch(minv_context *ctx, MPI_Comm comm, minv_method method, minv_dtype t,
                                 const minv_file_options *fo, minv_mpi_nc_in *in, minv_mpi_nc_out *out,
-                                minv_nc_records *all, minv_report *r, double *compute) {
+                                minv_nc_records *all, minv_report *r) {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -127,7 +133,10 @@ static minv_status invert_batch(minv_context *ctx, MPI_Comm comm, minv_method me
     double *disk = NULL; /* a chunk as on disk: the serial one's, or one matrix's where that has none */
     minv_nc_records own = {0};
     minv_batch_report br = {0};
-    double seconds = 0, flops = 0;
+    /* this rank's sums over its chunks: seconds, flops, then the upload, compute and download
+     * stages (seconds, bytes) */
+    double sums[9] = {0};
+    int32_t fallbacks = 0, device = -1;
     char where[768], why[256];
     /* the serial layer's chunks over this rank's range (at least one matrix, for the ranks with
      * none); a matrix larger than its budget comes whole all the same, a chunk of one */
@@ -160,8 +169,13 @@ static minv_status invert_batch(minv_context *ctx, MPI_Comm comm, minv_method me
             own.method[at] = c.res.spd[m] ? MINV_METHOD_CHOLESKY : general;
             own.backend[at] = br.backend;
         }
-        seconds += cnt > 0 ? br.seconds : 0;
-        flops += cnt > 0 ? br.flops : 0;
+        if (cnt > 0) {
+            const double chunk_sums[9] = {br.seconds, br.flops, br.stages.upload_seconds, br.stages.compute_seconds,
+                                          br.stages.download_seconds, br.stages.upload_bytes, br.stages.download_bytes};
+            for (int k = 0; k < 9; k++) sums[k] += chunk_sums[k];
+            fallbacks |= br.fallbacks;
+            device = br.device;
+        }
         MINV_TRY(minv_mpi_agree(ctx, comm, minv_mpi_nc_write_members(ctx, out, k0, cnt, t, c.a, disk)));
     }
     gather_records(comm, &own, first, mine, all);
@@ -170,10 +184,22 @@ static minv_status invert_batch(minv_context *ctx, MPI_Comm comm, minv_method me
     r->n = n;
     r->residual_kind = br.residual_kind;
     snprintf(r->reason, sizeof r->reason, "%s", br.reason);
-    MPI_Allreduce(&seconds, compute, 1, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(&flops, &r->flops, 1, MPI_DOUBLE, MPI_SUM, comm);
-    r->seconds = *compute;
+    /* seconds: the slowest rank's (the ranks work at once); flops and bytes: all ranks' */
+    double most[5], total[7];
+    MPI_Allreduce(sums, most, 5, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(sums, total, 7, MPI_DOUBLE, MPI_SUM, comm);
+    r->seconds = most[0];
+    r->flops = total[1];
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    r->stages.upload_seconds = most[2];
+    r->stages.compute_seconds = most[3];
+    r->stages.download_seconds = most[4];
+    r->stages.upload_bytes = total[5];
+    r->stages.download_bytes = total[6];
+    MPI_Allreduce(MPI_IN_PLACE, &fallbacks, 1, MPI_INT32_T, MPI_BOR, comm);
+    r->fallbacks = fallbacks;
+    r->device = device; /* rank 0's, as the report is */
+    r->matrices = count;
     if (rank == 0) {
         int64_t worst = 0;
         r->method = (minv_method)all->method[0];
@@ -187,6 +213,7 @@ static minv_status invert_batch(minv_context *ctx, MPI_Comm comm, minv_method me
                 r->method = MINV_METHOD_AUTO;
         }
         r->residual = all->residual[worst];
+        r->worst = worst;
         minv_report_note(r, "batch: %lld matrices over %d rank%s in chunks of up to %lld, the largest residual is matrix %lld's (%s)",
                          (long long)count, size, size == 1 ? "" : "s", (long long)chunk,
                          (long long)worst + in->src.index_base, minv_nc_base_label(in->src.index_base));
@@ -212,7 +239,6 @@ minv_status minv_mpi_invert_file(minv_context *ctx, MPI_Comm comm, minv_method m
     minv_mpi_nc_out out = {.pncid = -1, .sink.ncid = -1};
     minv_nc_records p = {0};
     char name[NC_MAX_NAME + 1];
-    double compute = 0;
     int rank;
     frame f;
     MPI_Comm_rank(comm, &rank);
@@ -236,17 +262,18 @@ minv_status minv_mpi_invert_file(minv_context *ctx, MPI_Comm comm, minv_method m
     MINV_TRY(minv_mpi_nc_out_open(ctx, comm, &out, out_path, out_var, &spec, in.src.count));
     MINV_TRY(minv_mpi_agree(ctx, comm, minv_nc_records_alloc(ctx, &p, in.src.count)));
     if (in.src.batch) {
-        MINV_TRY(invert_batch(ctx, comm, method, t, &fo, &in, &out, &p, r, &compute));
+        MINV_TRY(invert_batch(ctx, comm, method, t, &fo, &in, &out, &p, r));
     } else {
         MINV_TRY(invert_one(ctx, comm, method, t, &in, &out, &p, r));
-        compute = r->seconds;
     }
     MINV_TRY(minv_mpi_nc_out_close(ctx, &out));
+    minv_mpi_nc_in *const ins[] = {&in};
+    sum_stages(ins, 1, &out, r);
+    const double committing = minv_now();
     MINV_TRY(minv_mpi_agree(ctx, comm, rank == 0 ? minv_nc_invert_commit(ctx, &out.sink, &in.src, in_path, in_var,
                                                                           out_var, &p, r)
                                                  : MINV_SUCCESS));
-    minv_mpi_nc_in *const ins[] = {&in};
-    finish_report(comm, ins, 1, &out, r, compute, f.t0);
+    finish_report(comm, ins, 1, &out, r, minv_now() - committing);
 cleanup:
     minv_mpi_nc_out_abort(&out);
     minv_mpi_nc_in_close(&in);
@@ -312,14 +339,15 @@ minv_status minv_mpi_solve_file(minv_context *ctx, MPI_Comm comm, minv_method me
         minv_nc_fail_at(ctx, status, both);
         goto cleanup;
     }
-    const double compute = r->seconds;
     MINV_TRY(minv_mpi_nc_write(ctx, &out, 0, &lb, t, x));
     MINV_TRY(minv_mpi_nc_out_close(ctx, &out));
+    minv_mpi_nc_in *const ins[] = {&as, &bs};
+    sum_stages(ins, 2, &out, r);
+    const double committing = minv_now();
     MINV_TRY(minv_mpi_agree(ctx, comm, rank == 0 ? minv_nc_solve_commit(ctx, &out.sink, &as.src, a_path, a_var, b_path,
                                                                          b_var, x_var, nrhs, r)
                                                  : MINV_SUCCESS));
-    minv_mpi_nc_in *const ins[] = {&as, &bs};
-    finish_report(comm, ins, 2, &out, r, compute, f.t0);
+    finish_report(comm, ins, 2, &out, r, minv_now() - committing);
 cleanup:
     free(a);
     free(b);

@@ -46,8 +46,11 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
  * minv_nc_source_read_matrices; disk holds count d0 d1 doubles. Collective, not agreed. */
 minv_status minv_mpi_nc_read_members(minv_context *ctx, minv_mpi_nc_in *in, int64_t k0, int64_t count,
                                      double *disk, minv_dtype t, void *dst);
-/* "read ... MB in ... s" over every rank (bytes summed, the slowest rank's seconds). */
-void minv_mpi_nc_in_note(minv_mpi_nc_in *in, minv_report *report);
+/* The reading of every rank in the source's figures: bytes and pieces summed, the slowest
+ * rank's seconds (for the report's read stage). Collective; once, after the reads. */
+void minv_mpi_nc_in_sum(minv_mpi_nc_in *in);
+/* The note on how the ranks read it: "read 'A' as 8 bands of whole rows by 4 ranks, ...". */
+void minv_mpi_nc_in_note(const minv_mpi_nc_in *in, minv_report *report);
 
 /* ---- an output variable written by every rank ---- */
 typedef struct {
@@ -69,6 +72,10 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
  * count d0 d1 doubles. Collective, not agreed. */
 minv_status minv_mpi_nc_write_members(minv_context *ctx, minv_mpi_nc_out *out, int64_t k0, int64_t count,
                                       minv_dtype t, const void *src, double *disk);
+/* The writing of every rank in rank 0's sink figures, as minv_mpi_nc_in_sum. Collective. */
+void minv_mpi_nc_out_sum(minv_mpi_nc_out *out);
+/* Rank 0: the output's notes (minv_nc_report_output_notes) with how the ranks wrote it. */
+void minv_mpi_nc_out_note(const minv_mpi_nc_out *out, minv_report *report);
 /* Ends the ranks' writing; rank 0's sink is then ready for its commit. Agreed. */
 minv_status minv_mpi_nc_out_close(minv_context *ctx, minv_mpi_nc_out *out);
 /* Drops the temporary file (every rank may call it; rank 0 removes it). */

@@ -170,10 +170,10 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
         }
         if (rows == 0 || st != NC_NOERR || bad.kind)
             continue;
-        const size_t disk[2] = {sb.first + at, 0}, span[2] = {rows, d1}, into[2] = {at, 0};
-        minv_nc_source_scan(s, raw, disk, span, 0, t == MINV_R32, &bad);
+        const size_t span[2] = {rows, d1}, into[2] = {at, 0};
+        minv_nc_source_scan(s, raw, d1, sb.first + at, 0, rows, d1, 0, t == MINV_R32, 0, &bad);
         if (!bad.kind)
-            minv_nc_tile_to_mat(raw, into, span, s->view, &m);
+            minv_nc_tile_to_mat(raw, d1, into, span, s->view, s->values.scale, s->values.offset, &m);
         s->bytes += (double)(rows * d1 * esize);
         s->tiles++;
         minv_progress(ctx, "read", (double)(b + 1) / (double)bands);
@@ -213,18 +213,29 @@ minv_status minv_mpi_nc_read_members(minv_context *ctx, minv_mpi_nc_in *in, int6
     return count > 0 ? minv_nc_source_convert_matrices(ctx, s, k0, count, disk, t, dst) : MINV_SUCCESS;
 }
 
-void minv_mpi_nc_in_note(minv_mpi_nc_in *in, minv_report *report) {
-    minv_nc_source total = in->src;
-    MPI_Allreduce(&in->src.bytes, &total.bytes, 1, MPI_DOUBLE, MPI_SUM, in->comm);
-    MPI_Allreduce(&in->src.seconds, &total.seconds, 1, MPI_DOUBLE, MPI_MAX, in->comm);
-    total.tiles = minv_mpi_sum_i64(in->src.tiles, in->comm);
-    total.batch_reads = minv_mpi_sum_i64(in->src.batch_reads, in->comm);
-    minv_nc_source_note(&total, report);
+void minv_mpi_nc_in_sum(minv_mpi_nc_in *in) {
+    minv_nc_source *s = &in->src;
+    MPI_Allreduce(MPI_IN_PLACE, &s->bytes, 1, MPI_DOUBLE, MPI_SUM, in->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &s->seconds, 1, MPI_DOUBLE, MPI_MAX, in->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &s->threads, 1, MPI_INT, MPI_MAX, in->comm);
+    s->tiles = minv_mpi_sum_i64(s->tiles, in->comm);
+    s->batch_reads = minv_mpi_sum_i64(s->batch_reads, in->comm);
+    s->direct_units = minv_mpi_sum_i64(s->direct_units, in->comm);
+}
+
+void minv_mpi_nc_in_note(const minv_mpi_nc_in *in, minv_report *report) {
+    const minv_nc_source *s = &in->src;
+    char how[256];
     int size;
     MPI_Comm_size(in->comm, &size);
-    const size_t used = strlen(report->reason); /* the same note goes on: "read ... by 4 ranks, ..." */
-    snprintf(report->reason + used, sizeof report->reason - used, " by %d rank%s, %s", size, size == 1 ? "" : "s",
-             in->collective ? "collectively through PnetCDF" : "each through netCDF-C");
+    if (!in->collective && s->batch_reads > 0) /* each rank's range by the serial reader */
+        minv_nc_source_how(s, how, sizeof how);
+    else if (s->batch_reads > 0)
+        snprintf(how, sizeof how, "in %lld read%s of whole matrices", (long long)s->batch_reads, s->batch_reads == 1 ? "" : "s");
+    else
+        snprintf(how, sizeof how, "as %lld band%s of whole rows", (long long)s->tiles, s->tiles == 1 ? "" : "s");
+    minv_report_note(report, "read '%s' %s by %d rank%s, %s", s->var, how, size, size == 1 ? "" : "s",
+                     in->collective ? "collectively through PnetCDF" : "each through netCDF-C");
 }
 
 /* ---- writing ---- */
@@ -287,6 +298,12 @@ cleanup:
     return status;
 }
 
+/* Bytes of a stored value of the output. */
+static size_t stored_size(const minv_nc_sink_spec *sp) {
+    minv_nc_encoding e;
+    return minv_nc_encoding_set(&e, sp->xtype, 0) ? e.size : sizeof(double);
+}
+
 /* Rank 0 puts rows of matrix k into the sink's open file. */
 static minv_status put_rows(minv_context *ctx, minv_nc_sink *w, int64_t k, size_t r, size_t rows, const double *raw) {
     const minv_nc_sink_spec *sp = &w->spec;
@@ -327,6 +344,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
         sl_gemr2d(t, (int)l->m, (int)l->n, local, l->desc, piece, sl.desc, minv_mpi_layout_all(l));
     const minv_mat m = slab_mat(&sl, t, piece);
     minv_status local_status = MINV_SUCCESS;
+    const double t0 = minv_now();
     /* one slab after another through rank 0, or all at once through PnetCDF */
     const int turns = out->collective ? 1 : out->size;
     for (int turn = 0; turn < turns; turn++) {
@@ -338,13 +356,15 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
             const size_t at = (size_t)b * band, rows = at < sw.count ? (sw.count - at < band ? sw.count - at : band) : 0;
             const size_t into[2] = {at, 0}, span[2] = {rows, d1};
             if (who == out->rank && rows > 0)
-                minv_nc_mat_to_tile(&m, sp->view, into, span, raw);
+                minv_nc_mat_to_tile(&m, sp->view, into, span, raw, d1);
             if (out->collective) {
                 region(sp->rank, &lead, 0, k, rows > 0 ? sw.first + at : d0, rows, d1, start, count);
                 if (minv_mpi_pnc_put(out->pncid, out->pvarid, sp->rank, start, count, raw, msg, sizeof msg) != 0 &&
                     local_status == MINV_SUCCESS)
                     local_status = minv_fail(ctx, MINV_ERR_IO, "'%s', variable '%s': writing rows %zu to %zu failed: %s",
                                              out->sink.path, out->sink.var, sw.first + at, sw.first + at + rows, msg);
+                out->sink.bytes += (double)(rows * d1 * stored_size(sp));
+                out->sink.tiles += rows > 0;
                 continue;
             }
             if (who != 0 && out->rank == who)
@@ -357,6 +377,8 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
                 local_status = put_rows(ctx, &out->sink, k, sw.first + at, rows, raw);
         }
     }
+    if (out->collective)
+        out->sink.seconds += minv_now() - t0;
     status = minv_mpi_agree(ctx, out->comm, local_status);
 cleanup:
     free(piece);
@@ -372,8 +394,12 @@ minv_status minv_mpi_nc_write_members(minv_context *ctx, minv_mpi_nc_out *out, i
     char msg[256];
     if (out->collective) {
         size_t start[3] = {(size_t)k0, 0, 0}, cnt[3] = {(size_t)count, w->spec.dims[1].len, w->spec.dims[2].len};
-        minv_status status = minv_nc_sink_pack_matrices(ctx, w, count, src, t, disk);
+        minv_status status = count > 0 ? minv_nc_sink_pack_matrices(ctx, w, count, src, t, disk) : MINV_SUCCESS;
+        const double t0 = minv_now();
         const int st = minv_mpi_pnc_put(out->pncid, out->pvarid, 3, start, cnt, disk, msg, sizeof msg);
+        w->seconds += minv_now() - t0;
+        w->bytes += (double)((size_t)count * per * stored_size(&w->spec));
+        w->tiles += count > 0;
         if (status == MINV_SUCCESS && st != 0)
             status = minv_fail(ctx, MINV_ERR_IO, "'%s', variable '%s': writing matrices %lld to %lld failed: %s", w->path,
                                w->var, (long long)k0, (long long)(k0 + count - 1), msg);
@@ -407,6 +433,27 @@ minv_status minv_mpi_nc_write_members(minv_context *ctx, minv_mpi_nc_out *out, i
     }
     free(theirs);
     return status;
+}
+
+void minv_mpi_nc_out_sum(minv_mpi_nc_out *out) {
+    minv_nc_sink *w = &out->sink;
+    MPI_Allreduce(MPI_IN_PLACE, &w->bytes, 1, MPI_DOUBLE, MPI_SUM, out->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &w->seconds, 1, MPI_DOUBLE, MPI_MAX, out->comm);
+    w->tiles = minv_mpi_sum_i64(w->tiles, out->comm);
+}
+
+void minv_mpi_nc_out_note(const minv_mpi_nc_out *out, minv_report *report) {
+    const minv_nc_sink *w = &out->sink;
+    char how[256];
+    if (out->collective)
+        snprintf(how, sizeof how, "in %lld piece%s by %d rank%s, collectively through PnetCDF", (long long)w->tiles,
+                 w->tiles == 1 ? "" : "s", out->size, out->size == 1 ? "" : "s");
+    else if (w->spec.rank == 3) /* a batch, through rank 0: the serial writer's */
+        minv_nc_sink_how(w, how, sizeof how);
+    else
+        snprintf(how, sizeof how, "as bands of whole rows from %d rank%s through rank 0 and netCDF-C", out->size,
+                 out->size == 1 ? "" : "s");
+    minv_nc_report_output_notes(report, w, how);
 }
 
 minv_status minv_mpi_nc_out_close(minv_context *ctx, minv_mpi_nc_out *out) {

@@ -19,6 +19,13 @@ minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, doub
     MINV_TRY(minv_mat_alloc(ctx, &v, t, n, n));
     minv_mat_copy(a, &v);
     int info = la_syevd(t, x ? 'V' : 'N', n, v.data, v.ld, wt);
+    if (info == LA_TOO_LARGE) {
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                           "the eigen-decomposition of order %lld needs a workspace beyond LAPACK's 32-bit sizes on the "
+                           "CPU (up to about 32000); the GPU backend takes it",
+                           (long long)n);
+        goto cleanup;
+    }
     if (info != 0) {
         status = minv_fail(ctx, info < 0 ? MINV_ERR_ALLOC : MINV_ERR_NO_CONVERGENCE,
                            "LAPACK syevd returned info = %d (the eigen-decomposition did not converge)", info);

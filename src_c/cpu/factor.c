@@ -8,12 +8,24 @@
 #include "factor.h"
 #include "lapack.h"
 
+minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols) {
+    if (n <= MINV_LAPACK_INT_MAX && cols <= MINV_LAPACK_INT_MAX)
+        return MINV_SUCCESS;
+    return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                     "%lld x %lld is beyond LAPACK's 32-bit integers (at most %d rows or columns) on the CPU; "
+                     "split the right-hand sides into calls of fewer columns, or use the GPU backend",
+                     (long long)n, (long long)cols, MINV_LAPACK_INT_MAX);
+}
+
 minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f) {
     const int64_t n = a->rows;
+    minv_status status = minv_cpu_lapack_fits(ctx, n, n);
+    if (status != MINV_SUCCESS)
+        return status;
     *f = (minv_mat){a->dtype, n, n, n, minv_cpu_staged(ctx, a)};
     if (f->data)
         return MINV_SUCCESS;
-    minv_status status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
+    status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
     if (status == MINV_SUCCESS)
         minv_mat_copy(a, f);
     return status;
@@ -34,7 +46,10 @@ minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements,
 
 minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w) {
     const int64_t n = b->rows, m = b->cols;
-    minv_status status = minv_workspace(ctx, MINV_WORK_RHS, (size_t)n * (size_t)(m + 1) * (size_t)b->dtype, &w->data);
+    minv_status status = minv_cpu_lapack_fits(ctx, n, m + 1);
+    if (status != MINV_SUCCESS)
+        return status;
+    status = minv_workspace(ctx, MINV_WORK_RHS, (size_t)n * (size_t)(m + 1) * (size_t)b->dtype, &w->data);
     if (status != MINV_SUCCESS)
         return status;
     w->dtype = b->dtype;

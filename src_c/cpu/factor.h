@@ -4,6 +4,8 @@
 
 #include "cpu.h"
 
+/* n x cols within LAPACK's 32-bit integers, or MINV_ERR_INVALID_ARG saying so. */
+minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols);
 /* f = the matrix to factor in place, n x n with leading dimension n: the copy of a this call's
  * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. */
 minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f);

@@ -42,7 +42,8 @@ void sgemm_(const char *, const char *, const int *, const int *, const int *, c
 void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *, const int *,
             const double *, const int *, const double *, double *, const int *, flen, flen);
 
-/* Callers check sizes against MINV_LAPACK_INT_MAX before they get here. */
+/* Callers check orders, leading dimensions and column counts against MINV_LAPACK_INT_MAX
+ * (minv_cpu_lapack_fits) before they get here. */
 #define I(x) int x##_ = (int)(x)
 
 int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda) {
@@ -164,6 +165,8 @@ int la_syevd(minv_dtype t, char jobz, int64_t n, void *a, int64_t lda, void *w) 
     double q = 0;
     if (t == MINV_R64) dsyevd_(&jobz, "L", &n_, a, &lda_, w, &q, &lwork, &iq, &liwork, &info, 1, 1);
     else { float fq = 0; ssyevd_(&jobz, "L", &n_, a, &lda_, w, &fq, &lwork, &iq, &liwork, &info, 1, 1); q = fq; }
+    if (!(q + 1 <= (double)MINV_LAPACK_INT_MAX)) /* 1 + 6n + 2n^2 passes 32 bits near n = 32768 */
+        return LA_TOO_LARGE;
     lwork = (int)q + 1;
     liwork = iq > 1 ? iq : 1;
     void *work = malloc((size_t)lwork * (size_t)t);

@@ -10,6 +10,8 @@
 
 /* The largest order and leading dimension LAPACK's 32-bit integers can take. */
 #define MINV_LAPACK_INT_MAX INT_MAX
+/* What la_syevd returns when the workspace it needs has more elements than an int counts. */
+enum { LA_TOO_LARGE = -1000 };
 
 /* Each returns LAPACK's info (0 success, > 0 numerical failure at that 1-based index). */
 int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda);

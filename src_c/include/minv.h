@@ -9,6 +9,9 @@
  *   - every routine returns a minv_status; minv_last_error() holds the detail of the last
  *     failure on a context (which argument, which (i, j), which pivot);
  *   - the caller's input is never modified unless the routine's name says `inplace`;
+ *   - an order or a number of right-hand sides of 0 is LAPACK's quick return: MINV_SUCCESS,
+ *     nothing read or written (the arrays may be NULL), the report's rcond and residual -1;
+ *     batches may hold members of order 0; only minv_analyze refuses n = 0;
  *   - a context is used by one thread at a time; separate contexts may run concurrently. A
  *     call on a context that another thread is inside is refused with MINV_ERR_CONTEXT_BUSY
  *     (it neither waits nor touches the context); give each thread its own context, as OpenMP
@@ -164,6 +167,38 @@ typedef enum {
 
 enum { MINV_REASON_LEN = 512, MINV_HISTORY_LEN = 64 };
 
+/* What took the place of the first choice: bits of minv_report.fallbacks (and of
+ * minv_batch_report.fallbacks); minv_fallback_name() names each. The reason says why. */
+typedef enum {
+    MINV_FALLBACK_NO_GPU = 1,   /* an AUTO context found no usable GPU, so the CPU ran the call */
+    MINV_FALLBACK_CPU = 2,      /* the GPU lacked the method or the device memory for host data,
+                                   so the CPU ran it (or a part of it: reconditioning's
+                                   eigen-decomposition) */
+    MINV_FALLBACK_LU = 4,       /* AUTO's Cholesky found A not positive definite, so LU ran */
+    MINV_FALLBACK_DIRECT = 8,   /* the warm-started iteration did not converge, so a direct
+                                   method ran */
+    MINV_FALLBACK_PATH = 16     /* the tridiagonal Sherman-Morrison path met a singular block,
+                                   so another path ran */
+} minv_fallback;
+
+/* Where a call's time went, by stage, in seconds (0 for a stage that did not happen), and the
+ * bytes the stages moved. read and write: the file routines' reading of the inputs and
+ * writing of the output (write through the final fsync and rename), bytes as stored; upload
+ * and download: the GPU backend's whole copies of host arrays to the device and back (copies
+ * streamed beside the computation count their bytes, their time is compute's); compute: the
+ * library call less its uploads and downloads. */
+typedef struct {
+    double read_seconds;
+    double upload_seconds;
+    double compute_seconds;
+    double download_seconds;
+    double write_seconds;
+    double read_bytes;
+    double upload_bytes;
+    double download_bytes;
+    double write_bytes;
+} minv_stages;
+
 /* What a call did. Filled on success and, as far as it got, on failure. */
 typedef struct {
     minv_method method;      /* the method that produced the result */
@@ -196,7 +231,27 @@ typedef struct {
     int64_t history_len;     /* entries in residual_history */
     double residual_history[MINV_HISTORY_LEN]; /* iterative: ||I - A V_k||_F / sqrt(n) per
                                                    step (the first MINV_HISTORY_LEN steps) */
-    char reason[MINV_REASON_LEN]; /* why this method and backend, and any fallback taken */
+    minv_stages stages;      /* where the time went */
+    int32_t device;          /* the CUDA device that computed (of several, the first); -1 on the
+                                CPU */
+    int32_t fallbacks;       /* minv_fallback bits: what took the place of the first choice */
+    int32_t recondition;     /* the minv_recondition applied to A; NONE when not asked for or
+                                when A was within the target */
+    int32_t reserved2;
+    double recondition_shift; /* ridge: the delta added to the diagonal; floor: the eigenvalue
+                                 floor lambda_max / T; 0 without reconditioning */
+    double condition_before; /* reconditioning: A's 2-norm condition number, and A''s; -1 when
+                                not asked for */
+    double condition_after;
+    int64_t matrices;        /* the file routines: matrices the call inverted (a batch's
+                                length); 1 otherwise */
+    int64_t worst;           /* a batch from a file: the 0-based matrix with the largest
+                                residual; -1 otherwise */
+    char reason[MINV_REASON_LEN]; /* why this method and backend, any fallback taken, and how
+                                     the file routines read and wrote, as "; "-separated notes
+                                     for people (programs read the fields above). A reason
+                                     longer than MINV_REASON_LEN - 1 characters is cut and
+                                     ends in "..." */
     double asymmetry;        /* A's relative asymmetry max|a_ij - a_ji| / max|a_ij| from the
                                 analysis (see MINV_OPT_SYMMETRY_TOL); -1 if not analysed */
 } minv_report;
@@ -243,6 +298,24 @@ minv_status minv_context_devices(const minv_context *ctx, int32_t *count, int32_
  * bracket other code as the report brackets minv's calls. MINV_ERR_NOT_IMPLEMENTED where
  * there is no meter (the CPU backend, or NVML absent). */
 minv_status minv_energy_counter(minv_context *ctx, double *joules);
+/* The CUDA stream (a cudaStream_t, or an OpenACC queue's acc_get_cuda_stream, passed as void *
+ * so that this header needs no CUDA header) that the device-memory calls (minv_*_device_*)
+ * follow; NULL, the default, leaves them on minv's own streams as before. The stream must be
+ * of the context's device (minv_context_devices' first) and outlive its use.
+ *   Order: a device call's work starts after the work enqueued on the stream before the call,
+ *   and work enqueued on the stream after the call starts after minv's (CUDA events, no host
+ *   synchronisation for either); minv's kernels run on its own streams in between.
+ *   What still waits on the host: the checks that decide the status (the factorisation's
+ *   info: not SPD, singular), the residual and rcond the report carries (MINV_OPT_RESIDUAL,
+ *   0 turns the residual off), and a context with several devices (minv_context_devices;
+ *   the default on a multi-GPU node), which synchronises the stream at entry and exit.
+ *   The call returns once those are known; the last kernels (forming the inverse or the
+ *   solution) may still run, and report->seconds then counts the host's part. Without a stream
+ *   every call returns with its work finished, as before.
+ * Host-memory calls are not affected. On a CPU context a NULL stream succeeds (nothing to do)
+ * and any other fails with MINV_ERR_NO_GPU; MINV_ERR_INVALID_ARG when the stream is not one
+ * of the context's device. */
+minv_status minv_set_stream(minv_context *ctx, void *stream);
 
 /* ---- errors and names ----------------------------------------------------------------- */
 const char *minv_status_string(minv_status status);
@@ -252,6 +325,10 @@ const char *minv_status_string(minv_status status);
 const char *minv_last_error(const minv_context *ctx);
 const char *minv_method_name(minv_method method);
 const char *minv_backend_name(minv_backend backend);
+/* One bit of minv_report.fallbacks: "no-gpu", "cpu", "lu", "direct", "path"; else "unknown". */
+const char *minv_fallback_name(minv_fallback fallback);
+/* "none", "ridge", "floor" */
+const char *minv_recondition_name(minv_recondition recondition);
 const char *minv_version(void);
 
 /* ---- analysis --------------------------------------------------------------------------- */
@@ -431,7 +508,12 @@ typedef struct {
     double seconds;          /* wall time of the whole call */
     double flops;            /* LAPACK's operation counts over the members that succeeded */
     double gflops;
-    char reason[MINV_REASON_LEN]; /* methods, backend, paths and kernels, fallbacks */
+    minv_stages stages;      /* where the time went (read and write stay 0: the batched API
+                                reads no file) */
+    int32_t device;          /* the CUDA device that computed; -1 on the CPU */
+    int32_t fallbacks;       /* minv_fallback bits */
+    char reason[MINV_REASON_LEN]; /* methods, backend, paths and kernels, fallbacks; cut with
+                                     "..." past MINV_REASON_LEN - 1 characters */
 } minv_batch_report;
 
 /* ainv_b = A_b^-1. report may be NULL. */
@@ -610,7 +692,9 @@ typedef struct {
                                  it holds (MINV_ERR_INVALID_ARG says so); a netCDF file that
                                  lacks the output variable gains it. 1: they are replaced */
     int64_t slice[MINV_MAX_SLICE]; /* 0-based indices into the leading dimensions */
-    int64_t tile;             /* tile edge for reading; 0 = aligned to the variable's chunks */
+    int64_t tile;             /* 0: the values are read directly, whole chunks or blocks of
+                                 rows on all threads (NetCDF-C's tiles where the storage needs
+                                 them); N > 0: through NetCDF-C in N x N tiles */
     int32_t fortran_order;    /* 0: a matrix variable is A(row, column) in the order ncdump
                                  shows; 1: it was written from a Fortran array by
                                  nf90_put_var, so its dimensions appear reversed. Inversion

@@ -500,8 +500,15 @@ static void errors(minv_context *ctx) {
     CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_ITERATIVE, 2, 2, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_NOT_IMPLEMENTED, ctx);
     HAS(minv_last_error(ctx), "argument 2 (method) = iterative is not available for batches");
     CHECK_STATUS(minv_invert_batched_d(ctx, (minv_method)42, 2, 2, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
-    CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, 0, 2, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
-    HAS(minv_last_error(ctx), "argument 3 (k) = 0 must be >= 1");
+    { /* members of order 0: every one succeeds, nothing is written (LAPACK's quick return) */
+        minv_status st2[2] = {MINV_ERR_INTERNAL, MINV_ERR_INTERNAL};
+        const double x0 = x[0];
+        CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, 0, 2, a, 1, 4, x, 1, 4, st2, &rep), MINV_SUCCESS, ctx);
+        CHECK(st2[0] == MINV_SUCCESS && st2[1] == MINV_SUCCESS && x[0] == x0, "k = 0: members %d %d, x[0] %g", st2[0],
+              st2[1], x[0]);
+    }
+    CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, -1, 2, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (k) = -1 must be >= 0");
     CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, 2, -1, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
     CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, 2, 2, NULL, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 5 (a) is NULL");
@@ -542,9 +549,15 @@ static void errors(minv_context *ctx) {
                  MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "subsets are inverted out of place");
     /* solves */
-    CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, 0, 2, a, 2, 4, a, 2, 4, x, 2, 4, NULL, &rep),
+    { /* no right-hand sides: success, x untouched */
+        const double x0 = x[0];
+        CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, 0, 2, a, 2, 4, a, 2, 0, x, 2, 0, NULL, &rep),
+                     MINV_SUCCESS, ctx);
+        CHECK(x[0] == x0, "nrhs = 0 wrote x");
+    }
+    CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, -1, 2, a, 2, 4, a, 2, 4, x, 2, 4, NULL, &rep),
                  MINV_ERR_INVALID_ARG, ctx);
-    HAS(minv_last_error(ctx), "argument 4 (nrhs) = 0 must be >= 1");
+    HAS(minv_last_error(ctx), "argument 4 (nrhs) = -1 must be >= 0");
     CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, 1, 2, a, 2, 4, a, 2, 2, a, 2, 2, NULL, &rep),
                  MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 12 (x) is a");

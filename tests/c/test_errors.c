@@ -60,9 +60,22 @@ static void options(minv_context *ctx) {
 static void argument_errors(minv_context *ctx) {
     double a[16] = {4, 1, 0, 0, 1, 4, 1, 0, 0, 1, 4, 1, 0, 0, 1, 4}, x[16], b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     minv_report rep;
-    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 0, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
-    HAS(minv_last_error(ctx), "argument 3 (n)");
+    /* n = 0 (or nrhs = 0) is LAPACK's quick return: success, nothing read or written, the
+     * arrays may be NULL; the analysis has nothing to give and refuses it */
+    x[0] = 7;
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 0, a, 1, x, 1, &rep), MINV_SUCCESS, ctx);
+    CHECK(x[0] == 7 && rep.n == 0 && rep.rcond == -1, "n = 0: x[0] = %g, report n %lld rcond %g", x[0], (long long)rep.n,
+          rep.rcond);
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, 0, NULL, 1, NULL, 1, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 0, 3, NULL, 1, NULL, 1, NULL, 1, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, 4, 0, a, 4, NULL, 4, x, 4, &rep), MINV_SUCCESS, ctx);
+    CHECK(x[0] == 7, "nrhs = 0 wrote x");
+    CHECK_STATUS(minv_invert_tridiagonal_d(ctx, 0, NULL, NULL, NULL, NULL, 1, &rep), MINV_SUCCESS, ctx);
+    minv_analysis an;
+    CHECK_STATUS(minv_analyze_d(ctx, 0, a, 1, &an), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 2 (n) = 0");
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, -4, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (n) = -4 must be >= 0");
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, NULL, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 4 (a)");
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 4, a, 3, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
@@ -79,7 +92,7 @@ static void argument_errors(minv_context *ctx) {
     int64_t huge = (int64_t)1 << 40;
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, huge, a, huge, x, huge, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "overflow");
-    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 0, a, 4, b, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, -1, a, 4, b, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 4 (nrhs)");
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 2, a, 4, NULL, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 7 (b)");
@@ -87,7 +100,6 @@ static void argument_errors(minv_context *ctx) {
     HAS(minv_last_error(ctx), "argument 8 (ldb)");
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 2, a, 4, b, 4, x, 1, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 10 (ldx)");
-    minv_analysis an;
     CHECK_STATUS(minv_analyze_d(ctx, 4, a, 4, NULL), MINV_ERR_INVALID_ARG, ctx);
     CHECK_STATUS(minv_analyze_d(ctx, 4, a, 2, &an), MINV_ERR_INVALID_ARG, ctx);
     /* a valid call after errors succeeds and clears the message; report may be NULL */

@@ -242,7 +242,10 @@ static void singular_and_errors(minv_context *ctx) {
     }
     minv_set_option(ctx, MINV_OPT_TRIDIAGONAL_ALGORITHM, MINV_TRIDIAGONAL_AUTO);
     bands b = make(n, ROWS, 4);
-    CHECK_STATUS(minv_invert_tridiagonal_d(ctx, 0, b.dl, b.d, b.du, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
+    x[0] = 7; /* n = 0: LAPACK's quick return, nothing written */
+    CHECK_STATUS(minv_invert_tridiagonal_d(ctx, 0, b.dl, b.d, b.du, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(x[0] == 7, "n = 0 wrote ainv");
+    CHECK_STATUS(minv_invert_tridiagonal_d(ctx, -1, b.dl, b.d, b.du, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 2 (n)");
     CHECK_STATUS(minv_invert_tridiagonal_d(ctx, n, NULL, b.d, b.du, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 3 (dl) is NULL");

@@ -21,7 +21,15 @@ int64_t ref_layout(int64_t *out) {
     OFF(minv_report, residual); OFF(minv_report, residual_kind); OFF(minv_report, reserved);
     OFF(minv_report, rcond); OFF(minv_report, seconds); OFF(minv_report, flops);
     OFF(minv_report, gflops); OFF(minv_report, energy); OFF(minv_report, history_len);
-    OFF(minv_report, residual_history); OFF(minv_report, reason); OFF(minv_report, asymmetry);
+    OFF(minv_report, residual_history);
+    OFF(minv_report, stages.read_seconds); OFF(minv_report, stages.upload_seconds);
+    OFF(minv_report, stages.compute_seconds); OFF(minv_report, stages.download_seconds);
+    OFF(minv_report, stages.write_seconds); OFF(minv_report, stages.read_bytes);
+    OFF(minv_report, stages.upload_bytes); OFF(minv_report, stages.download_bytes);
+    OFF(minv_report, stages.write_bytes); OFF(minv_report, device); OFF(minv_report, fallbacks); OFF(minv_report, recondition);
+    OFF(minv_report, reserved2); OFF(minv_report, recondition_shift); OFF(minv_report, condition_before);
+    OFF(minv_report, condition_after); OFF(minv_report, matrices); OFF(minv_report, worst);
+    OFF(minv_report, reason); OFF(minv_report, asymmetry);
     SIZE(minv_analysis);
     OFF(minv_analysis, n); OFF(minv_analysis, finite); OFF(minv_analysis, symmetric);
     OFF(minv_analysis, diag_dominant); OFF(minv_analysis, tridiagonal);
@@ -46,6 +54,11 @@ int64_t ref_layout(int64_t *out) {
     OFF(minv_batch_report, first_info); OFF(minv_batch_report, residual); OFF(minv_batch_report, worst);
     OFF(minv_batch_report, residual_kind); OFF(minv_batch_report, reserved2); OFF(minv_batch_report, rcond);
     OFF(minv_batch_report, seconds); OFF(minv_batch_report, flops); OFF(minv_batch_report, gflops);
+    OFF(minv_batch_report, stages.read_seconds); OFF(minv_batch_report, stages.upload_seconds);
+    OFF(minv_batch_report, stages.compute_seconds); OFF(minv_batch_report, stages.download_seconds);
+    OFF(minv_batch_report, stages.write_seconds); OFF(minv_batch_report, stages.read_bytes);
+    OFF(minv_batch_report, stages.upload_bytes); OFF(minv_batch_report, stages.download_bytes);
+    OFF(minv_batch_report, stages.write_bytes); OFF(minv_batch_report, device); OFF(minv_batch_report, fallbacks);
     OFF(minv_batch_report, reason);
 #undef SIZE
 #undef OFF

@@ -166,8 +166,17 @@ contains
                at(c_loc(r%rcond), c_loc(r)), at(c_loc(r%seconds), c_loc(r)), &
                at(c_loc(r%flops), c_loc(r)), at(c_loc(r%gflops), c_loc(r)), &
                at(c_loc(r%energy), c_loc(r)), at(c_loc(r%history_len), c_loc(r)), &
-               at(c_loc(r%residual_history), c_loc(r)), at(c_loc(r%reason), c_loc(r)), &
-               at(c_loc(r%asymmetry), c_loc(r)), &
+               at(c_loc(r%residual_history), c_loc(r)), &
+               at(c_loc(r%stages%read_seconds), c_loc(r)), at(c_loc(r%stages%upload_seconds), c_loc(r)), &
+               at(c_loc(r%stages%compute_seconds), c_loc(r)), at(c_loc(r%stages%download_seconds), c_loc(r)), &
+               at(c_loc(r%stages%write_seconds), c_loc(r)), at(c_loc(r%stages%read_bytes), c_loc(r)), &
+               at(c_loc(r%stages%upload_bytes), c_loc(r)), at(c_loc(r%stages%download_bytes), c_loc(r)), &
+               at(c_loc(r%stages%write_bytes), c_loc(r)), at(c_loc(r%device), c_loc(r)), &
+               at(c_loc(r%fallbacks), c_loc(r)), at(c_loc(r%recondition), c_loc(r)), &
+               at(c_loc(r%reserved2), c_loc(r)), at(c_loc(r%recondition_shift), c_loc(r)), &
+               at(c_loc(r%condition_before), c_loc(r)), at(c_loc(r%condition_after), c_loc(r)), &
+               at(c_loc(r%matrices), c_loc(r)), at(c_loc(r%worst), c_loc(r)), &
+               at(c_loc(r%reason), c_loc(r)), at(c_loc(r%asymmetry), c_loc(r)), &
                int(c_sizeof(an), c_int64_t), at(c_loc(an%n), c_loc(an)), &
                at(c_loc(an%finite), c_loc(an)), at(c_loc(an%symmetric), c_loc(an)), &
                at(c_loc(an%diag_dominant), c_loc(an)), at(c_loc(an%tridiagonal), c_loc(an)), &
@@ -195,6 +204,12 @@ contains
                at(c_loc(br%residual_kind), c_loc(br)), at(c_loc(br%reserved2), c_loc(br)), &
                at(c_loc(br%rcond), c_loc(br)), at(c_loc(br%seconds), c_loc(br)), &
                at(c_loc(br%flops), c_loc(br)), at(c_loc(br%gflops), c_loc(br)), &
+               at(c_loc(br%stages%read_seconds), c_loc(br)), at(c_loc(br%stages%upload_seconds), c_loc(br)), &
+               at(c_loc(br%stages%compute_seconds), c_loc(br)), at(c_loc(br%stages%download_seconds), c_loc(br)), &
+               at(c_loc(br%stages%write_seconds), c_loc(br)), at(c_loc(br%stages%read_bytes), c_loc(br)), &
+               at(c_loc(br%stages%upload_bytes), c_loc(br)), at(c_loc(br%stages%download_bytes), c_loc(br)), &
+               at(c_loc(br%stages%write_bytes), c_loc(br)), at(c_loc(br%device), c_loc(br)), &
+               at(c_loc(br%fallbacks), c_loc(br)), &
                at(c_loc(br%reason), c_loc(br))]
     call check(size(fortran) == count, 'layout: as many values as C gives')
     if (size(fortran) == count) &

@@ -1,11 +1,16 @@
-! The context's GPUs from Fortran: minv_context_devices and minv_energy_counter. On a CPU
-! context: no devices, and no meter (MINV_ERR_NOT_IMPLEMENTED with C's message, joules -1);
+! The context's GPUs from Fortran: minv_context_devices, minv_energy_counter and
+! minv_set_stream, and the device-memory forms' refusals. On a CPU context: no devices, no
+! meter (MINV_ERR_NOT_IMPLEMENTED with C's message, joules -1), a null stream accepted in both
+! forms and any other refused with MINV_ERR_NO_GPU, minv_invert_device and minv_solve_device
+! (array and address forms, both kinds) refused with MINV_ERR_NO_GPU, after the shape and kind
+! checks made in Fortran;
 ! on an uninitialised one: the usual error. On the default context where a GPU is present:
 ! the device asked for first, the list of all visible devices without repeats, and the meter
 ! read before and after a second's work (or its absence reported). With the argument
 ! 'stop', the CPU meter is read without stat, which must stop the program.
 program test_devices
-  use, intrinsic :: iso_fortran_env, only: int64, real64
+  use, intrinsic :: iso_c_binding, only: c_intptr_t, c_null_ptr, c_loc, c_ptr
+  use, intrinsic :: iso_fortran_env, only: int64, real32, real64
   use minv_mod
   use test_util
   implicit none
@@ -16,6 +21,10 @@ program test_devices
   real(real64), allocatable :: a(:, :), x(:, :)
   type(rng_t) :: rng
   integer :: stat, i
+  integer(c_intptr_t), target :: not_a_stream
+  real(real64), target :: d2(2, 2), d23(2, 3)
+  real(real32), target :: s2(2, 2)
+  type(minv_report) :: rep
   integer(int64) :: t0, t1, rate
   character(200) :: msg
   character(16) :: arg
@@ -42,6 +51,44 @@ program test_devices
   call check(j0 == -1, 'CPU meter: joules -1')
   call minv_energy_counter(cpu, j0, stat=stat)
   call check(stat == MINV_ERR_NOT_IMPLEMENTED, 'CPU meter with stat alone')
+
+  ! ---- CPU: a null stream (the default) only ----
+  msg = 'untouched'
+  call minv_set_stream(cpu, c_null_ptr, stat=stat, errmsg=msg)
+  call check(stat == MINV_SUCCESS .and. msg == '', 'CPU: null stream (c_ptr) accepted')
+  call minv_set_stream(cpu, 0_c_intptr_t, stat=stat)
+  call check(stat == MINV_SUCCESS, 'CPU: null stream (integer) accepted')
+  not_a_stream = 1
+  call minv_set_stream(cpu, c_loc(not_a_stream), stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_NO_GPU, msg, 'minv_set_stream: no usable GPU: ' // &
+                  'this context runs on the cpu', 'CPU: a stream (c_ptr)')
+  call minv_set_stream(cpu, 12345_c_intptr_t, stat=stat)
+  call check(stat == MINV_ERR_NO_GPU, 'CPU: a stream (integer) refused')
+
+  ! ---- CPU: the device forms refused, shapes and kind checked first ----
+  d2 = reshape([4, 1, 1, 3], [2, 2])
+  s2 = real(d2)
+  d23 = 0
+  call minv_invert_device(cpu, d2, d23, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_SHAPE, msg, 'minv_invert_device: wrong shape: ainv is 2 x 3', &
+                  'device invert: ainv shape')
+  call minv_invert_device(cpu, d2, d2, report=rep, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_NO_GPU, msg, 'minv_invert_device: no usable GPU', 'CPU: device invert r64')
+  call check(rep%n == 2 .and. rep%info == 0, 'CPU: device invert report filled')
+  call minv_invert_device(cpu, s2, s2, stat=stat)
+  call check(stat == MINV_ERR_NO_GPU, 'CPU: device invert r32')
+  call minv_solve_device(cpu, d2, d23, d2, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_SHAPE, msg, 'minv_solve_device: wrong shape: x is 2 x 2', 'device solve: x shape')
+  call minv_solve_device(cpu, d2, d2, d2, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_NO_GPU, msg, 'minv_solve_device: no usable GPU', 'CPU: device solve r64')
+  call minv_invert_device(cpu, 2, c_loc(d2), c_loc(d2), 7, stat=stat, errmsg=msg)
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_invert_device: invalid argument: kind is 7', &
+                  'address form: a kind that is no real kind')
+  call minv_invert_device(cpu, 2, c_loc(d2), c_loc(d2), real64, stat=stat)
+  call check(stat == MINV_ERR_NO_GPU, 'CPU: device invert, address form')
+  call minv_solve_device(cpu, 2, 2, c_loc(s2), c_loc(s2), c_loc(s2), real32, ldb=2, stat=stat)
+  call check(stat == MINV_ERR_NO_GPU, 'CPU: device solve, address form')
+  call check(all(d2 == reshape([4, 1, 1, 3], [2, 2])), 'CPU: device forms leave the arrays alone')
 
   ! ---- an uninitialised context ----
   call minv_context_devices(none, devices, stat=stat, errmsg=msg)

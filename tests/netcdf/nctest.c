@@ -45,7 +45,11 @@ void nct_write(const char *path, int append, const nct_storage *st, const char *
         else if (!unlimited_first) /* unlimited dimensions are always chunked */
             NCT(nc_def_var_chunking(grp, varid, NC_CONTIGUOUS, NULL));
         if (st->deflate)
-            NCT(nc_def_var_deflate(grp, varid, 1, 1, st->deflate));
+            NCT(nc_def_var_deflate(grp, varid, !st->no_shuffle, 1, st->deflate));
+        if (st->big_endian)
+            NCT(nc_def_var_endian(grp, varid, NC_ENDIAN_BIG));
+        if (st->fletcher32)
+            NCT(nc_def_var_fletcher32(grp, varid, NC_FLETCHER32));
     }
     if (st->fill)
         NCT(nc_put_att_double(grp, varid, "_FillValue", type, 1, st->fill));

@@ -29,6 +29,9 @@ typedef struct {
     const size_t *chunks; /* netCDF-4: chunk shape, NULL for contiguous */
     int deflate;          /* netCDF-4: deflate level */
     const double *fill;   /* a _FillValue (set before the data, as NetCDF requires), or NULL */
+    int no_shuffle;       /* netCDF-4, deflated: without the shuffle filter */
+    int big_endian;       /* netCDF-4: values stored big-endian */
+    int fletcher32;       /* netCDF-4: with HDF5's Fletcher checksum filter */
 } nct_storage;
 
 /* Writes `var` of type `type` with dimensions names[0..rank) of lengths lens (a name used twice

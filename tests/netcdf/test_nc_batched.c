@@ -73,8 +73,10 @@ static void types_and_chunks(minv_context *ctx) {
                 CHECK(worst < 30, "%s on disk, %s, chunk %d: worst ratio %.3g", cases[c].name, single ? "single" : "double",
                       chunk, worst);
                 char expect[96];
-                snprintf(expect, sizeof expect, "batch: %d matrices in chunks of up to %d", T, chunk ? chunk : T);
+                snprintf(expect, sizeof expect, "batch of %d matrices in chunks of up to %d", T, chunk ? chunk : T);
                 HAS(rep.reason, expect);
+                CHECK(rep.matrices == T && rep.worst >= 0 && rep.worst < T, "%lld matrices, worst %lld",
+                      (long long)rep.matrices, (long long)rep.worst);
                 HAS(rep.reason, chunk ? "in 5 reads of whole matrices" : "in 1 read of whole matrices");
                 CHECK(rep.residual >= 0 && rep.rcond > 0, "%s: report residual %g rcond %g", cases[c].name, rep.residual,
                       rep.rcond);

@@ -119,7 +119,8 @@ static void wrf_time(minv_context *ctx, const nct_storage *st, const char *path)
     double least = fmin(rcond[0], fmin(rcond[1], rcond[2]));
     CHECK(rep.residual == worst && rep.rcond == least, "batch report: residual %g (worst %g), rcond %g (least %g)",
           rep.residual, worst, rep.rcond, least);
-    HAS(rep.reason, "batch: 3 matrices");
+    CHECK(rep.matrices == 3 && rep.worst >= 0 && rep.worst < 3 && residual[rep.worst] == worst,
+          "batch report: %lld matrices, worst %lld", (long long)rep.matrices, (long long)rep.worst);
     free(x);
     free(cov);
     free(covf);

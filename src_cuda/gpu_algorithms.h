@@ -1,0 +1,148 @@
+/* Residuals and condition estimates on the device, and the GPU algorithms' entry points
+ * (one file each). */
+#ifndef MINV_GPU_ALGORITHMS_H
+#define MINV_GPU_ALGORITHMS_H
+
+#include "gpu_state.h"
+
+/* ---- residuals and condition (residual.cu, condition.cu) ----
+ * Inversion: begin before A is overwritten (probes A v, or a copy of A for the full kind),
+ * end with X; solve: begin saves the sampled columns of B, end forms A x - b. Both fill the
+ * report's residual as the CPU does, from products computed here on the device. */
+typedef struct {
+    int mode;
+    int64_t n, count;
+    double *v, *av;  /* device: probes and their products, n x count */
+    minv_mat acopy;  /* device: A for the full kind */
+} minv_gpu_residual;
+minv_status minv_gpu_inverse_residual_begin(minv_context *ctx, const minv_mat *a, minv_gpu_residual *r);
+minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *x,
+                                          const minv_analysis *an, minv_report *report);
+minv_status minv_gpu_solve_residual_begin(minv_context *ctx, const minv_mat *b, minv_gpu_residual *r);
+minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *a,
+                                        const minv_mat *x, const minv_analysis *an, minv_report *report);
+/* rcond = 1 / (||A||_1 ||A^-1||_1) from an explicit inverse. */
+minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, const minv_analysis *an,
+                                        minv_report *report);
+/* Hager-Higham estimate of ||A^-1||_1 from a factorisation: solve(vec, transpose) overwrites
+ * the device vector vec (n entries of the matrix's type) with A^-1 vec or A^-T vec. */
+typedef minv_status (*minv_gpu_vec_solve)(minv_context *ctx, void *vec, int transpose, void *user);
+minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, double anorm,
+                                    minv_gpu_vec_solve solve, void *user, double *rcond);
+/* First NaN/Inf of a device matrix in column-major order; 1 if none. */
+minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
+
+/* The order of the diagonal blocks that triangular.cu inverts at the bottom of its
+ * recursions: n x nb scratch beside the factor. */
+constexpr int64_t MINV_TRI_INVERSE_NB = 1024, MINV_TRI_SOLVE_NB = 256;
+/* ---- the GPU algorithms (one file each) ---- */
+minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
+minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *d_a, minv_analysis *out);
+/* Device forms, with the signatures of minv_invert_op and minv_solve_op on device matrices. */
+minv_status minv_gpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                     minv_report *r);
+minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                    const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                               minv_report *r);
+/* LAPACK's interchanges (row i with row ipiv[i] - 1, 1-based over the whole matrix, in turn) as
+ * one permutation: perm[i] is the row of A that ends at row i of P A. Device vectors of n. */
+minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm);
+minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                              const minv_analysis *an, minv_report *r);
+/* cuSOLVER potrf on a device matrix (cholesky.cu): the device workspace for order n and leading
+ * dimension ld (a, the matrix, is not read and may be NULL: the size depends on the shape);
+ * then x = L L^T in place (lower) with it and an int on the device for info, synchronising the
+ * compute stream. On MINV_ERR_NOT_SPD report->info is the 0-based column in the whole matrix,
+ * x's first column being col0. */
+minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, const void *a,
+                                     size_t *dev_bytes);
+minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *work, size_t work_bytes, int *info_dev,
+                           minv_report *report);
+/* Host forms of the Cholesky inversion and solve (cholesky_ooc.cu): in core when A fits the
+ * budget, else out of core, A, its factor and the result in host memory and streamed. */
+minv_status minv_gpu_cholesky_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                          minv_report *r);
+minv_status minv_gpu_cholesky_solve_host(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                         const minv_analysis *an, minv_report *r);
+/* A^-1 from its Cholesky factor: l holds L (lower) on entry and the lower triangle of
+ * L^-T L^-1 on return (triangular.cu). */
+minv_status minv_gpu_spd_inverse_from_factor(minv_context *ctx, minv_mat *l);
+/* x = A^-1 x from the Cholesky factor L (lower) of A. */
+minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l, minv_mat *x);
+/* x = U^-1 L^-1 x from getrf's factors (L unit lower and U upper in lu), x already permuted by
+ * getrf's interchanges (x = P B): the triangular solves of A^-1 B. */
+minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu, minv_mat *x);
+/* The same solves split for callers that solve many times with one factorisation (mixed
+ * precision): triangle `which` (0: L, unit for LU; 1: U for LU, L^T for Cholesky, whose blocks
+ * are triangle 0's) gets its diagonal blocks of order nb inverted into e
+ * (minv_gpu_triangle_blocks_bytes), then x = T^-1 x as often as wanted, enqueued on the
+ * compute stream without synchronising. */
+size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n, int64_t nb);
+minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, void *e);
+minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, const void *e,
+                                    minv_mat *x);
+minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                      minv_report *r);
+/* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */
+minv_status minv_gpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
+                           minv_mat *x, int *applied);
+extern "C" double minv_gpu_energy(minv_context *ctx);
+/* Blocked Gauss-Jordan (gauss_jordan.cu), device forms. */
+minv_status minv_gpu_gauss_jordan_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                                         minv_report *r);
+minv_status minv_gpu_gauss_jordan_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                        const minv_analysis *an, minv_report *r);
+/* Their host forms: in core where the budget allows, else D stays in pinned host memory and
+ * streams through the device once per super-panel (gauss_jordan_ooc.cu). */
+minv_status minv_gpu_gauss_jordan_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                              const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_gauss_jordan_solve_host(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                             const minv_analysis *an, minv_report *r);
+/* The row interchanges of one GETRF panel (cuSOLVER's 1-based ipiv for rows k0 .. k0+w-1)
+ * on a row-major matrix held as its transpose, rows x n column-major: the rows of A are its
+ * columns. The plan turns them into one permutation, 2 w (destination, source) pairs (4 w
+ * entries; cur is an n-vector holding the identity, and left so); applying it gathers the
+ * listed columns through tmp (2 w columns of rows elements). */
+minv_status minv_gpu_interchange_plan(minv_context *ctx, const int64_t *ipiv, int64_t k0, int64_t w, int64_t *cur,
+                                      int64_t *pairs);
+minv_status minv_gpu_apply_interchange(minv_context *ctx, minv_dtype t, void *v, int64_t rows, int64_t ld, int64_t w,
+                                       const int64_t *pairs, void *tmp);
+/* Factorisations in low precision for the mixed-precision solves (mixed_factor.cu): f (float,
+ * n x n, on the device) becomes its Cholesky factor (lower; lu 0) or its LU factors with
+ * partial pivoting (lu 1; ipiv: n device int64, LAPACK's 1-based interchanges), with the GEMMs
+ * in TF32 or in three TF32 products (about single precision). MINV_ERR_NOT_SPD or
+ * MINV_ERR_SINGULAR, with the column in the message, when the factorisation breaks down. */
+enum { MINV_LOWP_TF32 = 0, MINV_LOWP_TF32X3 = 1, MINV_LOWP_LEVELS = 2 };
+minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu, int level, int64_t *ipiv);
+/* The mixed-precision solves (mixed.cu), device forms (the signature of minv_solve_op). */
+minv_status minv_gpu_cholesky_solve_mixed(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                          const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_lu_solve_mixed(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
+                                    const minv_analysis *an, minv_report *r);
+/* The paper's Gauss-Jordan baseline; in core when the matrix fits, else slabs per pivot. */
+minv_status minv_gpu_gj_baseline_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                             const minv_analysis *an, minv_report *r);
+/* Host form with an out-of-core fallback: matrices beyond the device budget stay in pinned
+ * host memory and every product streams tiles through the GPU. */
+minv_status minv_gpu_iterative_invert_host(minv_context *ctx, const minv_mat *a, minv_mat *x,
+                                           const minv_analysis *an, minv_report *r);
+/* Tridiagonal inversion by a plan's path (src_c/tridiagonal.h): X in device memory, or X in
+ * host memory through a device copy; and the bands of device data for the plan. */
+minv_status minv_gpu_tridiagonal_invert_device(minv_context *ctx, const struct minv_tri_plan *plan, minv_mat *x,
+                                               minv_report *r);
+minv_status minv_gpu_tridiagonal_invert_host(minv_context *ctx, const struct minv_tri_plan *plan, minv_mat *x,
+                                        minv_report *r);
+minv_status minv_gpu_download_vector(minv_context *ctx, const void *dev, int64_t stride, int64_t count, minv_dtype t,
+                                     void *host);
+/* Host forms of any device form: upload (or find the analysis's upload), run, download. */
+minv_status minv_gpu_invert_host(minv_context *ctx, minv_invert_op device_op, const minv_mat *a, minv_mat *x,
+                                 const minv_analysis *an, minv_report *r);
+minv_status minv_gpu_solve_host(minv_context *ctx, minv_solve_op device_op, const minv_mat *a, const minv_mat *b,
+                                minv_mat *x, const minv_analysis *an, minv_report *r);
+/* dst = src on the device (same shape), on the compute stream. */
+minv_status minv_gpu_copy(minv_context *ctx, const minv_mat *src, minv_mat *dst);
+/* The backend's table (backend.cu): a context's ops once minv_gpu_create succeeds. */
+extern "C" const minv_backend_ops minv_gpu_backend;
+
+#endif

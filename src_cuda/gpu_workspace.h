@@ -1,0 +1,59 @@
+/* Device and pinned host workspaces of a context, by named slot (workspace.cu). */
+#ifndef MINV_GPU_WORKSPACE_H
+#define MINV_GPU_WORKSPACE_H
+
+#include "../src_c/internal.h"
+
+/* Device workspaces, by role. An algorithm reserves the slots it needs in one call, so the
+ * budget is checked once and the second DA cycle reuses every allocation. */
+enum { MINV_GPU_STREAMS = 4 };
+enum minv_ws_slot {
+    WS_A = 0, /* the input matrix; the analysis leaves it here for the method that follows */
+    WS_B, WS_C, WS_D, WS_E, WS_F, WS_G, WS_H,
+    WS_LOW,                           /* IT_BUFFERS single-precision copies (mixed precision) */
+    WS_PANEL_FIRST = WS_LOW + IT_BUFFERS,
+    WS_PANEL = WS_PANEL_FIRST,        /* MINV_GPU_STREAMS panels of minv_gpu_stream_panels */
+    WS_AUX = WS_PANEL + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS companions for its callbacks */
+    WS_SOLVER = WS_AUX + MINV_GPU_STREAMS, /* cuSOLVER workspace */
+    WS_SMALL,  /* reductions, info, pivots */
+    WS_SCALAR, /* a few scalars for norms and checks */
+    WS_VEC,    /* residual probes and sampled columns */
+    WS_RESID,  /* a copy of A for the full residual */
+    WS_COUNT
+};
+enum minv_pinned_slot {
+    PIN_STAGE = 0,                         /* MINV_GPU_STREAMS panel staging buffers */
+    PIN_AUX = PIN_STAGE + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS for callbacks */
+    PIN_OOC = PIN_AUX + MINV_GPU_STREAMS,   /* IT_BUFFERS host matrices of out-of-core methods */
+    PIN_SMALL = PIN_OOC + IT_BUFFERS,       /* a vector */
+    PIN_COUNT
+};
+
+/* A device slot's name for messages ("WS_B", "WS_PANEL+2") into name, which it returns. */
+enum { MINV_SLOT_NAME_LEN = 32 };
+const char *minv_gpu_slot_name(int slot, char name[MINV_SLOT_NAME_LEN]);
+/* Makes slots[k] hold at least bytes[k] for k < count and returns the pointers, locked until
+ * the call ends. Fails with MINV_ERR_DEVICE_MEMORY when the slots this call holds would
+ * exceed the budget; unlocked slots are released first when that makes room; with
+ * MINV_ERR_INTERNAL, naming the slot, when one request lists a slot twice (the two pointers
+ * would alias) or a slot that does not exist. A slot this call already holds may be asked for again by a
+ * later request: its holder is then done with it (the GPU code reuses WS_SCALAR, WS_SOLVER and
+ * the panel companions this way), and the buffer is returned again, or grown. */
+minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes,
+                             void **ptrs);
+/* The same on one device of the team, against its own budget. */
+minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const int *slots, const size_t *bytes,
+                                void **ptrs);
+/* Whether `bytes` in total would fit the budget. */
+int minv_gpu_fits(const minv_context *ctx, double bytes);
+/* Bytes of the budget that the slots this call holds leave free. */
+double minv_gpu_available(const minv_context *ctx);
+/* Slots [first, first + count) are no longer needed by this call: they stay cached for the
+ * next one but may be released to make room. */
+void minv_gpu_unlock(minv_context *ctx, int first, int count);
+minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr);
+void minv_gpu_release_all(minv_gpu *g);
+/* End of a public call: unlock the slots and forget the staged upload. */
+void minv_gpu_end_call(minv_context *ctx);
+
+#endif
