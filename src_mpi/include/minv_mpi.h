@@ -165,7 +165,9 @@ minv_status minv_mpi_gather_s(minv_context *ctx, const minv_mpi_layout *layout,
  * against LAPACK's n^3 and 2 n^3, in exchange for the GPUs' speed. The report is the same on
  * every rank: the method and backend, rcond, residual (MINV_OPT_RESIDUAL: sampled by two
  * probe vectors, or the full ||I - A X||_1 / (n ||A||_1 ||X||_1)), and on SINGULAR or NOT_SPD
- * info = the 0-based global column. Collective over the layout's communicator. */
+ * info = the 0-based global column. n = 0 (and, for a solve, nrhs = 0) is LAPACK's quick
+ * return, as in minv_invert: success, nothing read or written, NULL pieces allowed.
+ * Collective over the layout's communicator. */
 minv_status minv_mpi_invert_d(minv_context *ctx, minv_method method, const minv_mpi_layout *layout,
                               const double *a, double *ainv, minv_report *report);
 minv_status minv_mpi_invert_s(minv_context *ctx, minv_method method, const minv_mpi_layout *layout,
@@ -194,7 +196,9 @@ minv_status minv_mpi_solve_s(minv_context *ctx, minv_method method, const minv_m
  * format (the input's unless fopts->format asks for another, or a larger one where the
  * variable needs it) and the treatment of an existing output (replaced only with
  * fopts->overwrite). Outputs in a classic format are written collectively when PnetCDF is
- * built in. The report is the same on every rank. Available when
+ * built in. The report is the same on every rank; its read and write stages (and the output's
+ * minv_read_* and minv_write_* attributes) count every rank's bytes and the slowest rank's
+ * seconds, as do a batch's upload, compute and download stages. Available when
  * minv_mpi_config.h says MINV_MPI_HAVE_NETCDF; otherwise MINV_ERR_NOT_IMPLEMENTED. */
 
 /* A matrix variable (sliced by fopts) read into the pieces of layout, whose shape must be the

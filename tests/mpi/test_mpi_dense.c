@@ -309,6 +309,30 @@ static void single(minv_context *ctx) {
     minv_mpi_layout_free(&l);
 }
 
+/* n = 0 and nrhs = 0 are LAPACK's quick return, as in serial minv: success, nothing read or
+ * written (NULL pieces allowed), the same report on every rank. */
+static void quick_return(minv_context *ctx) {
+    minv_mpi_layout l0, lb0, la, lb;
+    minv_report r;
+    CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, 0, 0, 4, 0, 0, &l0), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l0, NULL, NULL, &r), MINV_SUCCESS, ctx);
+    CHECK(r.n == 0 && MT_SAME_REPORT(r), "n = 0 inversion: n %lld", (long long)r.n);
+    CHECK_STATUS(minv_mpi_layout_like(ctx, &l0, 0, 3, &lb0), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_solve_d(ctx, MINV_METHOD_LU, &l0, NULL, &lb0, NULL, NULL, &r), MINV_SUCCESS, ctx);
+    /* nrhs = 0: A is not read either (a singular A passes) */
+    const int64_t n = 9;
+    CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, 4, 0, 0, &la), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_layout_like(ctx, &la, n, 0, &lb), MINV_SUCCESS, ctx);
+    double *ap = calloc((size_t)(la.lld * (la.local_cols > 0 ? la.local_cols : 1)), sizeof(double));
+    CHECK_STATUS(minv_mpi_solve_d(ctx, MINV_METHOD_AUTO, &la, ap, &lb, NULL, NULL, &r), MINV_SUCCESS, ctx);
+    CHECK(r.n == n && r.nrhs == 0 && MT_SAME_REPORT(r), "nrhs = 0 solve: n %lld, nrhs %lld", (long long)r.n, (long long)r.nrhs);
+    free(ap);
+    minv_mpi_layout_free(&lb);
+    minv_mpi_layout_free(&la);
+    minv_mpi_layout_free(&lb0);
+    minv_mpi_layout_free(&l0);
+}
+
 int main(int argc, char **argv) {
     minv_context *ctx = mt_init(&argc, &argv);
     if (!ctx)
@@ -334,5 +358,6 @@ int main(int argc, char **argv) {
     residual_guard(ctx);
     own_descriptor(ctx);
     single(ctx);
+    quick_return(ctx);
     return mt_finish("test_mpi_dense", ctx);
 }
