@@ -130,10 +130,19 @@ static void invert_formats(minv_context *ctx) {
                 fo.overwrite = 1;
             }
             CHECK_STATUS(minv_mpi_invert_file(ctx, MPI_COMM_WORLD, MINV_METHOD_AUTO, in, "B", out, NULL, &fo, &r), MINV_SUCCESS, ctx);
+            minv_report serial;
             if (mt_rank == 0)
-                CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, in, "B", ref, NULL, &fo, NULL), MINV_SUCCESS, ctx);
+                CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, in, "B", ref, NULL, &fo, &serial), MINV_SUCCESS, ctx);
+            MPI_Bcast(&serial, (int)sizeof serial, MPI_BYTE, 0, MPI_COMM_WORLD);
             MPI_Barrier(MPI_COMM_WORLD);
             compare_outputs(what, out, ref, "B_inv", 1e-10);
+            /* the stages count every rank's bytes: the whole matrix read and written once */
+            CHECK(r.stages.read_bytes == serial.stages.read_bytes && r.stages.write_bytes == serial.stages.write_bytes &&
+                      r.stages.write_bytes == (double)(n * n * 8) && r.stages.read_seconds > 0 && r.stages.write_seconds > 0 &&
+                      r.device == -1 && r.matrices == 1,
+                  "%s: stages read %g B in %g s, write %g B in %g s (serial %g, %g B), device %d, matrices %lld", what,
+                  r.stages.read_bytes, r.stages.read_seconds, r.stages.write_bytes, r.stages.write_seconds,
+                  serial.stages.read_bytes, serial.stages.write_bytes, (int)r.device, (long long)r.matrices);
             CHECK(MT_SAME_REPORT(r), "%s: the report differs between the ranks", what);
             CHECK(r.residual >= 0 && r.residual < 1e-13 && r.rcond > 0, "%s: residual %g rcond %g", what, r.residual, r.rcond);
             CHECK(file_format(out) == formats[f].nc_format && file_format(ref) == formats[f].nc_format,
@@ -250,6 +259,13 @@ static void batches(minv_context *ctx) {
             MPI_Barrier(MPI_COMM_WORLD);
             compare_outputs(what, out, ref, "R_inv", 1e-10);
             CHECK(MT_SAME_REPORT(r) && strstr(r.reason, "matrices over"), "%s: report: %s", what, r.reason);
+            /* the batch's figures over the ranks: every matrix read and written once, the worst
+             * matrix named as serially */
+            CHECK(r.matrices == count && r.worst >= 0 && r.worst < count &&
+                      r.stages.read_bytes == (double)((size_t)count * k * k * 8) &&
+                      r.stages.write_bytes == (double)((size_t)count * k * k * 8) && r.stages.compute_seconds > 0,
+                  "%s: matrices %lld, worst %lld, read %g B, write %g B, compute %g s", what, (long long)r.matrices,
+                  (long long)r.worst, r.stages.read_bytes, r.stages.write_bytes, r.stages.compute_seconds);
             free(all);
         }
     }
