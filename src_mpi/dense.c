@@ -280,8 +280,10 @@ static const minv_mpi_dense_ops *backend_of(minv_context *ctx, const minv_mpi_la
     } else if (minv_mpi_max_i64(gpu, comm) == 1) {
         snprintf(why, sizeof why, "not every rank's context is on a GPU");
     }
-    if (why[0])
+    if (why[0]) {
         minv_report_note(r, "GPU not used: %s", why);
+        r->fallbacks |= MINV_FALLBACK_CPU; /* some rank's context is on a GPU */
+    }
     return &minv_mpi_scalapack_ops;
 }
 
@@ -336,10 +338,19 @@ static void copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from,
                    (size_t)l->local_rows * (size_t)t);
 }
 
-static void finish(minv_report *r, MPI_Comm comm, double t0) {
+/* The report's time and stages, as serial minv's: the call is all compute (cuSOLVERMp's copies
+ * of the pieces to and from the GPUs are not told apart); the device is rank 0's, as the
+ * report is the same everywhere. */
+static void finish(minv_context *ctx, minv_report *r, MPI_Comm comm, double t0) {
     const double seconds = MPI_Wtime() - t0;
     r->seconds = max_over(seconds, comm);
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    r->stages.compute_seconds = r->seconds;
+    int device = r->backend == MINV_BACKEND_GPU && ctx->device_count > 0 ? ctx->devices[0] : -1;
+    MPI_Bcast(&device, 1, MPI_INT, 0, comm);
+    r->device = device;
+    if (ctx->backend_note[0]) /* an AUTO context that found no GPU */
+        r->fallbacks |= MINV_FALLBACK_NO_GPU;
 }
 
 /* AUTO where Cholesky finds A not positive definite: the note, and LU next (1). */
@@ -347,6 +358,7 @@ static int not_spd_so_lu(minv_context *ctx, minv_method method, minv_status stat
     if (!(status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO))
         return 0;
     minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
+    r->fallbacks |= MINV_FALLBACK_LU;
     r->info = -1;
     minv_clear_error(ctx);
     return 1;
@@ -365,6 +377,7 @@ static int retry_by_lu(minv_context *ctx, minv_dtype t, int64_t n, minv_method m
         return 0;
     }
     minv_report_note(r, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead", r->residual);
+    r->fallbacks |= MINV_FALLBACK_LU;
     r->residual = -1;
     r->residual_kind = 0;
     return 1;
@@ -449,7 +462,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
 cleanup:
     probes_free(&pr);
     free(keep);
-    finish(r, comm, t0);
+    finish(ctx, r, comm, t0);
     minv_fpguard_end(&guard);
     return status;
 }
@@ -553,7 +566,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
 cleanup:
     free(work);
     free(bkeep);
-    finish(r, comm, t0);
+    finish(ctx, r, comm, t0);
     minv_fpguard_end(&guard);
     return status;
 }

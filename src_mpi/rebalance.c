@@ -166,6 +166,12 @@ static void merge_report(minv_batch_report *into, const minv_batch_report *r, in
     into->residual_kind = r->residual_kind > into->residual_kind ? r->residual_kind : into->residual_kind;
     into->flops += r->flops;
     into->seconds += r->seconds;
+    into->stages.upload_seconds += r->stages.upload_seconds;
+    into->stages.compute_seconds += r->stages.compute_seconds;
+    into->stages.download_seconds += r->stages.download_seconds;
+    into->stages.upload_bytes += r->stages.upload_bytes;
+    into->stages.download_bytes += r->stages.download_bytes;
+    into->fallbacks |= r->fallbacks;
 }
 
 /* The members [first, first + count) of a batch, where they lie. */

@@ -52,6 +52,9 @@ static void invert_case(minv_context *ctx, kind k, int64_t n, int64_t nb, int np
     CHECK(r.residual_kind == 1 && r.residual >= 0 && r.residual < 100 * EPS, "residual %g (serial %g)", r.residual, rr.residual);
     CHECK(r.rcond > 0 && r.rcond <= 1.01 * rr.rcond && r.rcond > 0.3 * rr.rcond, "rcond %g (exact), serial estimate %g", r.rcond, rr.rcond);
     CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
+    CHECK(r.stages.compute_seconds == r.seconds && r.seconds > 0 && r.device == -1 && r.fallbacks == 0,
+          "stages: compute %g s of %g, device %d, fallbacks %d", r.stages.compute_seconds, r.seconds, (int)r.device,
+          (int)r.fallbacks);
     if (k == SPD)
         CHECK(tu_symmetric(n, x, n), "the SPD inverse is not symmetric");
     free(a);
@@ -158,7 +161,8 @@ static void auto_fallback(minv_context *ctx) {
     CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l, ap, ap, &r), MINV_SUCCESS, ctx); /* in place */
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, ctx);
     double *x = mt_whole_of(ctx, &l, ap);
-    CHECK(r.method == MINV_METHOD_LU && strstr(r.reason, "so LU") != NULL, "fallback: %s, %s", minv_method_name(r.method), r.reason);
+    CHECK(r.method == MINV_METHOD_LU && strstr(r.reason, "so LU") != NULL && r.fallbacks == MINV_FALLBACK_LU,
+          "fallback: %s, %s (fallbacks %d)", minv_method_name(r.method), r.reason, (int)r.fallbacks);
     CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-10, "fallback result differs from serial minv");
     free(a);
     free(ref);
