@@ -9,7 +9,10 @@
 
 #include "cli.h"
 
-enum { INV = CLI_INVERT, SOL = CLI_SOLVE, INF = CLI_INFO, GEN = CLI_GENERATE, COMPUTE = INV | SOL | INF };
+enum {
+    INV = CLI_INVERT, SOL = CLI_SOLVE, INF = CLI_INFO, GEN = CLI_GENERATE, COMPUTE = INV | SOL | INF,
+    MPI = CLI_MPI_INVERT | CLI_MPI_SOLVE
+};
 
 /* To add an option: a line here naming the subcommands that take it (its place sets its place
  * in their --help), then read it with cli_value or cli_flag: in cli_settings_from when several
@@ -18,29 +21,33 @@ const cli_option cli_options[] = {
     /* what to compute, and where */
     {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal", "method (default auto: chosen from the matrix)", INV},
     {"method", "auto|cholesky|lu|gauss-jordan", "method (default auto: chosen from the matrix)", SOL},
+    {"method", "auto|cholesky|lu", "method (default auto: chosen from the matrix; a batch's matrices may take gauss-jordan too)", MPI},
     {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal",
      "the method invert would run, whose factorisation estimates the condition (default auto)", INF},
-    {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)", COMPUTE},
-    {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)", COMPUTE},
+    {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)", COMPUTE | MPI},
+    {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)", COMPUTE | MPI},
     {"devices", "all|D[,D...]", "CUDA devices of multi-GPU methods (gauss-jordan), the first for the rest (default all)", INV | SOL},
+    {"devices", "D", "the CUDA device of every rank (default: each rank its own, its rank on the node modulo the node's GPUs)", MPI},
+    {"block", "N", "edge of the blocks of the block-cyclic layout of one matrix (default 64, less for small matrices)", MPI},
     {"precision", "double|single|mixed",
      "compute precision, whatever the type on disk (default double); mixed: solves factor in low precision and refine to double accuracy",
      COMPUTE},
+    {"precision", "double|single", "compute precision, whatever the type on disk (default double)", MPI},
     {"tol", "X", "iterative method: stop when the residual norm <= X", INV},
     {"max-iter", "N", "iterative method: iteration cap (default 100)", INV},
-    {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))", INV | SOL},
+    {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))", INV | SOL | MPI},
     {"recondition", "none|ridge|floor", "symmetric matrices: work on a nearby SPD matrix of condition --target-condition", INV | SOL},
     {"target-condition", "T", "reconditioning: the condition number to reach (default 1000)", INV | SOL},
-    {"threads", "N", "threads for minv's own CPU loops (default: all)", COMPUTE},
+    {"threads", "N", "threads for minv's own CPU loops (default: all)", COMPUTE | MPI},
     {"symmetry-tol", "X", "relative asymmetry up to which a matrix is symmetric, for Cholesky on its lower "
-                          "triangle (default 16 roundings of the precision; 0 to 1e-5)", COMPUTE},
+                          "triangle (default 16 roundings of the precision; 0 to 1e-5)", COMPUTE | MPI},
     /* reading the inputs */
-    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order", INV | INF},
-    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank A (and B), 0-based, in ncdump order", SOL},
+    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank variable, 0-based, in ncdump order", INV | INF | CLI_MPI_INVERT},
+    {"slice", "I[,J...]", "indices into the leading dimensions of a higher-rank A (and B), 0-based, in ncdump order", SOL | CLI_MPI_SOLVE},
     {"tile", "N", "read through NetCDF-C in N x N tiles (default: whole chunks or rows, read directly on all threads)", COMPUTE},
-    {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)", COMPUTE},
-    {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)", INV},
-    {"allow-remote", NULL, "inputs may be URLs (OPeNDAP, S3), fetched over the network (default: refused)", COMPUTE},
+    {"fortran-order", NULL, "the variables were written from Fortran arrays (dimensions reversed)", COMPUTE | MPI},
+    {"batch-chunk", "N", "a batch: invert N whole matrices at a time (default: as many as 32 MiB of doubles hold)", INV | CLI_MPI_INVERT},
+    {"allow-remote", NULL, "inputs may be URLs (OPeNDAP, S3), fetched over the network (default: refused)", COMPUTE | MPI},
     {"tridiagonal", "DL,D,DU", "IN.nc holds a tridiagonal matrix as three 1-D variables: sub-diagonal (n-1), diagonal (n), super-diagonal (n-1)", INV},
     {"tridiagonal-algorithm", "auto|write-once|sherman-morrison|pivoted", "tridiagonal inversion (either form): the algorithm (default auto)", INV},
     /* info */
@@ -59,13 +66,13 @@ const cli_option cli_options[] = {
     {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)", GEN},
     {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)", GEN},
     /* writing the output */
-    {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)", INV | SOL | GEN},
-    {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)", INV | SOL},
-    {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL},
+    {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)", INV | SOL | GEN | MPI},
+    {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)", INV | SOL | MPI},
+    {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", GEN},
     /* general */
-    {"quiet", NULL, "no progress on the terminal", INV | SOL | INF | GEN},
-    {"help", NULL, "this help", INV | SOL | INF | GEN},
+    {"quiet", NULL, "no progress on the terminal", INV | SOL | INF | GEN | MPI},
+    {"help", NULL, "this help", INV | SOL | INF | GEN | MPI},
     {NULL, NULL, NULL, 0}};
 
 const char cli_format_names[] = "classic, 64bit (or 64bit-offset), cdf5, netcdf4 or netcdf4-classic";
@@ -81,6 +88,9 @@ int cli_parse_format(const char *text, int32_t *format) {
         }
     return 0;
 }
+
+/* The command a subcommand belongs to, for messages and --help. */
+static const char *program(const cli_command *cmd) { return cmd->id & MPI ? "minv-mpi" : "minv"; }
 
 static const cli_option *find_option(const cli_command *cmd, const char *name, size_t len) {
     for (const cli_option *o = cli_options; o->name; o++)
@@ -109,7 +119,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const cli_option *o = find_option(cmd, name, len);
         if (!o)
-            return cli_error(CLI_USAGE, "%s: unknown option --%.*s (see minv %s --help)", cmd->name, (int)len, name, cmd->name);
+            return cli_error(CLI_USAGE, "%s: unknown option --%.*s (see %s %s --help)", cmd->name, (int)len, name, program(cmd),
+                             cmd->name);
         const char *value = NULL;
         if (o->arg) {
             if (eq)
@@ -145,7 +156,7 @@ int cli_flag(const cli_args *a, const char *name) {
 }
 
 void cli_help(const cli_command *cmd) {
-    printf("usage: minv %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
+    printf("usage: %s %s %s\n\n%s\n", program(cmd), cmd->name, cmd->usage, cmd->summary);
     if (cmd->details)
         printf("\n%s\n", cmd->details);
     printf("\noptions:\n");

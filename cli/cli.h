@@ -12,8 +12,9 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 /* ---- options (args.c) ---- */
 
-/* The subcommands, as bits: each option lists the ones that take it. */
-enum { CLI_INVERT = 1, CLI_SOLVE = 2, CLI_INFO = 4, CLI_GENERATE = 8 };
+/* The subcommands, as bits: each option lists the ones that take it. minv-mpi's invert and
+ * solve (src_mpi/cli) have bits of their own: they take most of minv's options, and --block. */
+enum { CLI_INVERT = 1, CLI_SOLVE = 2, CLI_INFO = 4, CLI_GENERATE = 8, CLI_MPI_INVERT = 16, CLI_MPI_SOLVE = 32 };
 
 typedef struct {
     const char *name;  /* without the leading "--" */
@@ -111,8 +112,9 @@ void cli_print_stage(const char *label, double seconds, double bytes, const char
 void cli_progress(void *user, const char *stage, double fraction);
 void cli_progress_done(void);
 /* Removes the temporary outputs being written if the command is interrupted (SIGINT,
- * SIGTERM, SIGHUP). */
-void cli_guard_outputs(void);
+ * SIGTERM, SIGHUP), by `remove`: minv_nc_remove_temporaries of the copy of the NetCDF layer
+ * that writes them (minv's own; minv-mpi's is libminv_mpi's, minv_mpi_nc_remove_temporaries). */
+void cli_guard_outputs(void (*remove)(void));
 
 /* ---- the inputs' open, guarded (probe.c) ---- */
 

@@ -174,7 +174,7 @@ int cli_generate(int argc, char **argv) {
         minv_set_progress(ctx, cli_progress, NULL);
     if (st == MINV_SUCCESS)
         st = minv_mat_alloc(ctx, &m, MINV_R64, p.n, p.cols);
-    cli_guard_outputs();
+    cli_guard_outputs(minv_nc_remove_temporaries);
     minv_nc_lock();
     if (st == MINV_SUCCESS)
         st = minv_nc_sink_open(ctx, &sink, out.path, var, &spec, batch > 0 ? batch : 1);

@@ -89,7 +89,7 @@ int cli_invert(int argc, char **argv) {
     minv_set_option(ctx, MINV_OPT_TRIDIAGONAL_ALGORITHM, algorithm);
     if ((code = cli_probe_input(in.path, by_bands ? bands[1] : in.var, &s.fopts, by_bands)) != CLI_OK)
         goto cleanup;
-    cli_guard_outputs();
+    cli_guard_outputs(minv_nc_remove_temporaries);
     minv_status st = by_bands ? minv_nc_invert_tridiagonal(ctx, in.path, bands, out.path, out.var, &s.fopts, &report)
                               : minv_invert_file(ctx, s.method, in.path, in.var, out.path, out.var, &s.fopts, &report);
     cli_progress_done();

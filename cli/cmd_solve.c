@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "ncio.h"
 
 static const cli_command command = {
     "solve", "A.nc:VAR B.nc:VAR X.nc[:VAR] [options]",
@@ -38,7 +39,7 @@ int cli_solve(int argc, char **argv) {
     if ((code = cli_probe_input(a.path, a.var, &s.fopts, 0)) != CLI_OK ||
         (code = cli_probe_input(b.path, b.var, &s.fopts, 1)) != CLI_OK)
         goto cleanup;
-    cli_guard_outputs();
+    cli_guard_outputs(minv_nc_remove_temporaries);
     minv_status st = minv_solve_file(ctx, s.method, a.path, a.var, b.path, b.var, x.path, x.var, &s.fopts, &report);
     cli_progress_done();
     if (st != MINV_SUCCESS) {

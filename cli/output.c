@@ -213,13 +213,16 @@ void cli_progress_done(void) {
 
 /* ---- interruption ---- */
 
+static void (*volatile remover)(void);
+
 static void remove_temporaries(int sig) {
-    minv_nc_remove_temporaries(); /* async-signal-safe */
+    remover(); /* async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-void cli_guard_outputs(void) {
+void cli_guard_outputs(void (*remove)(void)) {
+    remover = remove;
     signal(SIGINT, remove_temporaries);
     signal(SIGTERM, remove_temporaries);
     signal(SIGHUP, remove_temporaries);

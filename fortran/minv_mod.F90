@@ -157,7 +157,7 @@ module minv_mod
   ! ---- routines ----
   public :: minv_init, minv_initialized, minv_finalize, minv_context_backend, minv_set_option, &
             minv_get_option, minv_set_progress, minv_context_devices, minv_energy_counter, &
-            minv_set_stream
+            minv_context_c_ptr, minv_set_stream
   public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, &
             minv_solve_inplace, minv_analyze
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_fallback_name, &
@@ -451,6 +451,14 @@ contains
     type(minv_context), intent(in) :: ctx
     backend = c_context_backend(ctx%ptr)
   end function context_backend
+
+  ! The C context (minv_context *) behind ctx, c_null_ptr before minv_init: for layers built
+  ! on this module (minv_mpi_mod) and codes that call the C API themselves.
+  function minv_context_c_ptr(ctx) result(p)
+    type(minv_context), intent(in) :: ctx
+    type(c_ptr) :: p
+    p = ctx%ptr
+  end function minv_context_c_ptr
 
   ! Calls `callback` during long operations (absent: no more calls).
   subroutine set_progress(ctx, callback, stat, errmsg)

@@ -5,8 +5,8 @@
 
 #include "ncio.h"
 
-static minv_status check_name(minv_context *ctx, const char *fn, int pos, const char *what, const char *s,
-                              int optional) {
+minv_status minv_nc_check_name(minv_context *ctx, const char *fn, int pos, const char *what, const char *s,
+                               int optional) {
     if (!s && !optional)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, what);
     if (s && !s[0] && !optional)
@@ -14,9 +14,8 @@ static minv_status check_name(minv_context *ctx, const char *fn, int pos, const 
     return MINV_SUCCESS;
 }
 
-/* NULL means the defaults; anything else is checked field by field. */
-static minv_status check_fopts(minv_context *ctx, const char *fn, int pos, const minv_file_options *in,
-                               minv_file_options *out) {
+minv_status minv_nc_check_fopts(minv_context *ctx, const char *fn, int pos, const minv_file_options *in,
+                                minv_file_options *out) {
     minv_file_options_default(out);
     if (!in)
         return MINV_SUCCESS;
@@ -91,11 +90,11 @@ minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *
     if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_name(ctx, fn, 3, "in_path", in_path, 0));
-    MINV_TRY(check_name(ctx, fn, 4, "in_var", in_var, 0));
-    MINV_TRY(check_name(ctx, fn, 5, "out_path", out_path, 0));
-    MINV_TRY(check_name(ctx, fn, 6, "out_var", out_var, 1));
-    MINV_TRY(check_fopts(ctx, fn, 7, fopts, &fo));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 3, "in_path", in_path, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 4, "in_var", in_var, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 5, "out_path", out_path, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 6, "out_var", out_var, 1));
+    MINV_TRY(minv_nc_check_fopts(ctx, fn, 7, fopts, &fo));
     status = minv_nc_invert(ctx, method, in_path, in_var, out_path, out_var, &fo, r);
 cleanup:
     call_end(ctx, &guard);
@@ -118,13 +117,13 @@ minv_status minv_solve_file(minv_context *ctx, minv_method method, const char *a
     if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_name(ctx, fn, 3, "a_path", a_path, 0));
-    MINV_TRY(check_name(ctx, fn, 4, "a_var", a_var, 0));
-    MINV_TRY(check_name(ctx, fn, 5, "b_path", b_path, 0));
-    MINV_TRY(check_name(ctx, fn, 6, "b_var", b_var, 0));
-    MINV_TRY(check_name(ctx, fn, 7, "x_path", x_path, 0));
-    MINV_TRY(check_name(ctx, fn, 8, "x_var", x_var, 1));
-    MINV_TRY(check_fopts(ctx, fn, 9, fopts, &fo));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 3, "a_path", a_path, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 4, "a_var", a_var, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 5, "b_path", b_path, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 6, "b_var", b_var, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 7, "x_path", x_path, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 8, "x_var", x_var, 1));
+    MINV_TRY(minv_nc_check_fopts(ctx, fn, 9, fopts, &fo));
     status = minv_nc_solve(ctx, method, a_path, a_var, b_path, b_var, x_path, x_var, &fo, r);
 cleanup:
     call_end(ctx, &guard);
@@ -143,9 +142,9 @@ minv_status minv_analyze_file(minv_context *ctx, const char *path, const char *v
     minv_status status = MINV_SUCCESS;
     if ((status = call_begin(ctx, &guard)) != MINV_SUCCESS)
         return status;
-    MINV_TRY(check_name(ctx, fn, 2, "path", path, 0));
-    MINV_TRY(check_name(ctx, fn, 3, "var", var, 0));
-    MINV_TRY(check_fopts(ctx, fn, 4, fopts, &fo));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 2, "path", path, 0));
+    MINV_TRY(minv_nc_check_name(ctx, fn, 3, "var", var, 0));
+    MINV_TRY(minv_nc_check_fopts(ctx, fn, 4, fopts, &fo));
     if (!analysis) {
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 5 (analysis) is NULL", fn);
         goto cleanup;

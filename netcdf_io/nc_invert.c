@@ -19,12 +19,7 @@
 
 #include "ncio.h"
 
-typedef struct {
-    double *residual, *rcond;
-    int *method, *backend; /* minv_method, minv_backend */
-} per_matrix;
-
-static minv_status alloc_per_matrix(minv_context *ctx, per_matrix *p, int64_t count) {
+minv_status minv_nc_records_alloc(minv_context *ctx, minv_nc_records *p, int64_t count) {
     size_t bytes;
     minv_status status = minv_nc_product(ctx, (size_t)count, sizeof(double), 1, &bytes, "the records of %lld matrices",
                                          (long long)count);
@@ -39,7 +34,7 @@ static minv_status alloc_per_matrix(minv_context *ctx, per_matrix *p, int64_t co
     return MINV_SUCCESS;
 }
 
-static void free_per_matrix(per_matrix *p) {
+void minv_nc_records_free(minv_nc_records *p) {
     free(p->residual);
     free(p->rcond);
     free(p->method);
@@ -97,7 +92,7 @@ static void add_chunk(batch_sums *sum, const minv_batch_report *br) {
 }
 
 /* The batch's report from the last matrix's and the records of all. */
-static void aggregate(minv_report *r, const minv_report *last, const per_matrix *p, int64_t count,
+static void aggregate(minv_report *r, const minv_report *last, const minv_nc_records *p, int64_t count,
                       int64_t chunk, const batch_sums *sum) {
     int64_t worst = 0;
     *r = *last;
@@ -123,7 +118,7 @@ static void aggregate(minv_report *r, const minv_report *last, const per_matrix 
 
 /* One matrix: read tile by tile, inverted, written tile by tile. */
 static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, minv_nc_source *src,
-                                 minv_nc_sink *dst, per_matrix *p, minv_report *report) {
+                                 minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
     const int64_t n = src->rows;
     minv_mat a = {0}, x = {0};
     char where[768];
@@ -199,7 +194,7 @@ void minv_nc_chunks_free(minv_nc_chunks *c) {
 /* Every matrix of a batch, chunk by chunk (whole matrices while one fits the budget, else one
  * at a time, tile by tile); *chunk_out is the chunk size. */
 static minv_status invert_batch(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
-                                minv_nc_source *src, minv_nc_sink *dst, per_matrix *p, minv_report *report,
+                                minv_nc_source *src, minv_nc_sink *dst, minv_nc_records *p, minv_report *report,
                                 int64_t *chunk_out) {
     const int64_t n = src->rows, count = src->count;
     minv_nc_chunks c;
@@ -253,14 +248,73 @@ cleanup:
     return status;
 }
 
+minv_nc_sink_spec minv_nc_invert_spec(const minv_nc_source *src, minv_dtype t, const minv_file_options *fopts,
+                                      const char *const *in_path, minv_nc_units *u) {
+    minv_nc_sink_spec spec = {.rank = src->batch ? 3 : 2,
+                              .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
+                              .input_format = src->format,
+                              .format = fopts->format,
+                              .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
+                              .scale = 1,
+                              .view = src->view,
+                              .inputs = in_path,
+                              .ninputs = 1,
+                              .from = src,
+                              .units = minv_nc_result_units(NULL, src, u->units, sizeof u->units, u->note, sizeof u->note),
+                              .units_note = u->note};
+    if (src->batch)
+        spec.dims[0] = src->dims[src->nlead_fixed];
+    spec.dims[spec.rank - 2] = src->dims[src->rank - 2];
+    spec.dims[spec.rank - 1] = src->dims[src->rank - 1];
+    return spec;
+}
+
+minv_status minv_nc_invert_commit(minv_context *ctx, minv_nc_sink *dst, const minv_nc_source *src, const char *in_path,
+                                  const char *in_var, const char *out_var, const minv_nc_records *p,
+                                  const minv_report *report) {
+    char *methods = names_text(p->method, src->count, method_name), *backends = names_text(p->backend, src->count, backend_name);
+    char text[1024], slice[512], history[2048];
+    minv_status status = MINV_SUCCESS;
+    if (!methods || !backends) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the attribute texts");
+        goto cleanup;
+    }
+    minv_nc_source_slice(src, 0, slice, sizeof slice); /* for the file: from 0, as ncdump */
+    snprintf(text, sizeof text, "inverse of %s from %s%s%s%s%s", in_var, in_path, slice[0] ? " at " : "", slice,
+             slice[0] ? " (0-based)" : "", src->batch ? ", as a batch" : "");
+    minv_nc_attr_store store;
+    minv_nc_attr attrs[10 + MINV_NC_REPORT_ATTRS] = {
+        {"long_name", text, NULL, 0},
+        {"minv_source_file", in_path, NULL, 0},
+        {"minv_source_variable", in_var, NULL, 0},
+        {"minv_source_slice", slice[0] ? slice : "none", NULL, 0},
+        {"minv_method", methods, NULL, 0},
+        {"minv_backend", backends, NULL, 0},
+        {"minv_residual", NULL, p->residual, (size_t)src->count},
+        {"minv_residual_kind", minv_nc_residual_kind_text(report->residual_kind), NULL, 0},
+        {"minv_rcond", NULL, p->rcond, (size_t)src->count},
+        {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
+    };
+    const int nattrs = minv_nc_report_attrs(report, &store, attrs, 10);
+    snprintf(history, sizeof history, "minv %s: %s of %s:%s written as %s (%s on the %s)", minv_version(),
+             src->batch ? "batch inversion" : "inversion", in_path, in_var, out_var, methods, backends);
+    status = minv_nc_sink_commit(ctx, dst, attrs, nattrs, history);
+cleanup:
+    free(methods);
+    free(backends);
+    return status;
+}
+
 minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in_path,
                            const char *in_var, const char *out_path, const char *out_var,
                            const minv_file_options *fopts, minv_report *report) {
     const minv_dtype t = fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64;
     minv_nc_source src = {.ncid = -1};
     minv_nc_sink dst = {.ncid = -1};
-    per_matrix p = {0};
-    char *methods = NULL, *backends = NULL, name[NC_MAX_NAME + 1], text[1024], slice[512], units[256], units_note[600];
+    minv_nc_records p = {0};
+    char name[NC_MAX_NAME + 1];
+    minv_nc_units units;
     int64_t chunk = 1;
     minv_status status = MINV_SUCCESS;
 
@@ -270,67 +324,23 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     }
     MINV_TRY(minv_nc_source_open(ctx, &src, in_path, in_var, fopts, MINV_NC_ALLOW_BATCH));
     MINV_TRY(minv_nc_check_square(ctx, &src));
-    minv_nc_sink_spec spec = {.rank = src.batch ? 3 : 2,
-                              .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .input_format = src.format,
-                              .format = fopts->format,
-                              .deflate_level = fopts->deflate_level,
-                              .overwrite = fopts->overwrite,
-                              .scale = 1,
-                              .view = src.view,
-                              .inputs = &in_path,
-                              .ninputs = 1,
-                              .from = &src,
-                              .units = minv_nc_result_units(NULL, &src, units, sizeof units, units_note, sizeof units_note),
-                              .units_note = units_note};
-    if (src.batch)
-        spec.dims[0] = src.dims[src.nlead_fixed];
-    spec.dims[spec.rank - 2] = src.dims[src.rank - 2];
-    spec.dims[spec.rank - 1] = src.dims[src.rank - 1];
+    const minv_nc_sink_spec spec = minv_nc_invert_spec(&src, t, fopts, &in_path, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &dst, out_path, out_var, &spec, src.count));
-    MINV_TRY(alloc_per_matrix(ctx, &p, src.count));
+    MINV_TRY(minv_nc_records_alloc(ctx, &p, src.count));
     if (src.batch)
         MINV_TRY(invert_batch(ctx, method, t, fopts, &src, &dst, &p, report, &chunk));
     else
         MINV_TRY(invert_single(ctx, method, t, &src, &dst, &p, report));
 
-    methods = names_text(p.method, src.count, method_name);
-    backends = names_text(p.backend, src.count, backend_name);
-    if (!methods || !backends) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the attribute texts");
-        goto cleanup;
-    }
-    minv_nc_source_slice(&src, 0, slice, sizeof slice); /* for the file: from 0, as ncdump */
-    snprintf(text, sizeof text, "inverse of %s from %s%s%s%s%s", in_var, in_path, slice[0] ? " at " : "", slice,
-             slice[0] ? " (0-based)" : "", src.batch ? ", as a batch" : "");
     const minv_nc_source *in[1] = {&src};
     minv_nc_report_stages(report, in, 1, &dst, 0);
-    minv_nc_attr_store store;
-    minv_nc_attr attrs[10 + MINV_NC_REPORT_ATTRS] = {
-        {"long_name", text, NULL, 0},
-        {"minv_source_file", in_path, NULL, 0},
-        {"minv_source_variable", in_var, NULL, 0},
-        {"minv_source_slice", slice[0] ? slice : "none", NULL, 0},
-        {"minv_method", methods, NULL, 0},
-        {"minv_backend", backends, NULL, 0},
-        {"minv_residual", NULL, p.residual, (size_t)src.count},
-        {"minv_residual_kind", minv_nc_residual_kind_text(report->residual_kind), NULL, 0},
-        {"minv_rcond", NULL, p.rcond, (size_t)src.count},
-        {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
-    };
-    const int nattrs = minv_nc_report_attrs(report, &store, attrs, 10);
-    char history[2048];
-    snprintf(history, sizeof history, "minv %s: %s of %s:%s written as %s (%s on the %s)", minv_version(),
-             src.batch ? "batch inversion" : "inversion", in_path, in_var, out_var, methods, backends);
     const double committing = minv_now();
-    MINV_TRY(minv_nc_sink_commit(ctx, &dst, attrs, nattrs, history));
+    MINV_TRY(minv_nc_invert_commit(ctx, &dst, &src, in_path, in_var, out_var, &p, report));
     minv_nc_report_stages(report, in, 1, &dst, minv_now() - committing);
     minv_nc_report_notes(report, in, 1, NULL, &dst);
 cleanup:
     minv_nc_sink_abort(&dst);
     minv_nc_source_close(&src);
-    free_per_matrix(&p);
-    free(methods);
-    free(backends);
+    minv_nc_records_free(&p);
     return status;
 }

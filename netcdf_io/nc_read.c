@@ -46,12 +46,7 @@ static value_kind classify(const minv_nc_values *v, double x, int single) {
     return OK;
 }
 
-typedef struct {
-    value_kind kind;
-    int64_t matrix; /* within the run of matrices read */
-    size_t r, c;    /* on disk: along d0, d1 */
-    double value;
-} bad_entry;
+typedef minv_nc_bad bad_entry;
 
 /* 1 when a is a bad entry that comes before b in file order. */
 static int comes_first(const bad_entry *a, const bad_entry *b) {
@@ -62,7 +57,7 @@ static int comes_first(const bad_entry *a, const bad_entry *b) {
     return a->r < b->r || (a->r == b->r && a->c < b->c);
 }
 
-static minv_status fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k, const bad_entry *b) {
+minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k, const minv_nc_bad *b) {
     char where[768], what[256];
     const minv_nc_values *v = &s->values;
     minv_nc_source_where(s, k, where, sizeof where);
@@ -94,11 +89,10 @@ static minv_status fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t 
 
 /* ---- checked, unpacked and put in place, block by block ---- */
 
-/* A block in file order: its first bad entry, if it comes before *bad. A cheap screen first:
- * a value inside the finite valid range that is no fill or missing value needs no closer
- * look, and that is nearly every value. */
-static void scan_block(const minv_nc_source *s, const double *x, size_t ld, size_t r0, size_t c0, size_t rows,
-                       size_t cols, int keep_nonfinite, int single, int64_t matrix, bad_entry *bad) {
+/* A cheap screen first: a value inside the finite valid range that is no fill or missing value
+ * needs no closer look, and that is nearly every value. */
+void minv_nc_source_scan(const minv_nc_source *s, const double *x, size_t ld, size_t r0, size_t c0, size_t rows,
+                         size_t cols, int keep_nonfinite, int single, int64_t matrix, minv_nc_bad *bad) {
     const minv_nc_values *v = &s->values;
     const double lo = fmax(v->valid_min, -DBL_MAX), hi = fmin(v->valid_max, DBL_MAX);
     const double fill = v->has_fill ? v->fill : NAN; /* NaN equals nothing; NaN values fail the range */
@@ -150,7 +144,7 @@ static void place(const minv_nc_source *s, const double *piece, size_t ld, const
             const size_t size[2] = {count[0] - r0 < PLACE_ROWS ? count[0] - r0 : PLACE_ROWS,
                                     count[1] - c0 < PLACE_COLS ? count[1] - c0 : PLACE_COLS};
             const double *block = piece + r0 * ld + c0;
-            scan_block(s, block, ld, at[0], at[1], size[0], size[1], keep_nonfinite, single, matrix, bad);
+            minv_nc_source_scan(s, block, ld, at[0], at[1], size[0], size[1], keep_nonfinite, single, matrix, bad);
             minv_nc_tile_to_mat(block, ld, at, size, s->view, s->values.scale, s->values.offset, m);
         }
 }
@@ -458,7 +452,7 @@ static minv_status finish(run *u, double t0) {
     minv_nc_run_end(&u->job);
     s->bytes += (double)((size_t)u->job.count * s->d0 * s->d1 * s->esize);
     if (u->bad.kind != OK)
-        return fail_bad(u->job.ctx, s, u->job.k0 + u->bad.matrix, &u->bad);
+        return minv_nc_source_fail_bad(u->job.ctx, s, u->job.k0 + u->bad.matrix, &u->bad);
     return MINV_SUCCESS;
 }
 
@@ -471,6 +465,25 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
     if (!read_direct(&u))
         read_tiles(&u);
     return finish(&u, t0);
+}
+
+/* The run's matrices, read whole into disk (count d0 d1 values as stored), checked and placed
+ * in parallel. */
+static void place_matrices(run *u, const double *disk) {
+    const minv_nc_source *s = u->s;
+    const size_t elems = s->d0 * s->d1;
+    u->job.units = u->job.count;
+#pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
+    {
+        bad_entry bad = {OK, 0, 0, 0, 0};
+        const size_t origin[2] = {0, 0}, whole[2] = {s->d0, s->d1};
+#pragma omp for schedule(dynamic)
+        for (int64_t m = 0; m < u->job.count; m++) {
+            minv_mat out = minv_nc_run_matrix(&u->job, m);
+            place(s, disk + (size_t)m * elems, s->d1, origin, whole, 0, m, &out, &bad);
+        }
+        merge_bad(u, &bad);
+    }
 }
 
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
@@ -501,18 +514,16 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
                             (long long)k0 + s->index_base, (long long)(k0 + count - 1) + s->index_base,
                             minv_nc_base_label(s->index_base));
     }
-    u.job.units = count;
-#pragma omp parallel num_threads(minv_nc_run_threads(&u.job))
-    {
-        bad_entry bad = {OK, 0, 0, 0, 0};
-        const size_t origin[2] = {0, 0}, whole[2] = {s->d0, s->d1};
-#pragma omp for schedule(dynamic)
-        for (int64_t m = 0; m < count; m++) {
-            minv_mat out = minv_nc_run_matrix(&u.job, m);
-            place(s, disk + (size_t)m * elems, s->d1, origin, whole, 0, m, &out, &bad);
-        }
-        merge_bad(&u, &bad);
-    }
+    place_matrices(&u, disk);
     s->batch_reads++;
     return finish(&u, t0);
+}
+
+minv_status minv_nc_source_convert_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0, int64_t count,
+                                            const double *disk, minv_dtype t, void *dst) {
+    run u = {{ctx, "read", k0, count, {t, s->rows, s->cols, s->rows, dst}, s->d0 * s->d1 * (size_t)t, 0, 0, 0, 0,
+              &s->threads, 0, MINV_SUCCESS},
+             s, 0, {OK, 0, 0, 0, 0}};
+    place_matrices(&u, disk);
+    return u.bad.kind != OK ? minv_nc_source_fail_bad(ctx, s, k0 + u.bad.matrix, &u.bad) : MINV_SUCCESS;
 }

@@ -55,7 +55,15 @@ void minv_nc_report_notes(minv_report *r, const minv_nc_source *const *in, int n
         minv_nc_source_how(in[k], how, sizeof how);
         minv_report_note(r, "read '%s' %s", in[k]->var, how);
     }
-    minv_nc_sink_how(out, how, sizeof how);
+    minv_nc_report_output_notes(r, out, NULL);
+}
+
+void minv_nc_report_output_notes(minv_report *r, const minv_nc_sink *out, const char *how) {
+    char own[256];
+    if (!how) {
+        minv_nc_sink_how(out, own, sizeof own);
+        how = own;
+    }
     minv_report_note(r, "wrote '%s' as %s %s", out->path, out->var, how);
     if (out->out.stale_removed > 0)
         minv_report_note(r, "removed %d temporary file%s of '%s' left by minv runs that died", out->out.stale_removed,

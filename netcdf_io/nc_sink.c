@@ -317,6 +317,33 @@ cleanup:
     return status;
 }
 
+/* ---- another process's turn ---- */
+
+minv_status minv_nc_sink_suspend(minv_context *ctx, minv_nc_sink *w) {
+    int st = nc_close(w->ncid);
+    w->ncid = -1;
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s': closing the new file for the other ranks failed", w->out.tmp);
+    return MINV_SUCCESS;
+}
+
+minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w) {
+    /* through our own descriptor (open_path), so this is the file we created, whatever its
+     * name points to now */
+    int st = nc_open(w->out.open_path, NC_WRITE, &w->ncid);
+    if (st != NC_NOERR)
+        w->ncid = -1;
+    else
+        st = nc_inq_varid(w->ncid, w->var, &w->varid);
+    if (st != NC_NOERR) {
+        if (w->ncid >= 0)
+            nc_close(w->ncid);
+        w->ncid = -1;
+        return minv_nc_fail(ctx, st, "'%s': opening the new file again after the other ranks wrote it failed", w->out.tmp);
+    }
+    return MINV_SUCCESS;
+}
+
 /* ---- commit ---- */
 
 static int put_history(minv_nc_sink *w, const char *line) {

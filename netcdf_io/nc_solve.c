@@ -22,8 +22,7 @@ static const char *residual_kind_text(int kind, int64_t nrhs) {
     }
 }
 
-/* B's view: its rows are the dimension of length n. */
-static minv_status orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts) {
+minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts) {
     const size_t un = (size_t)n;
     if (b->rank == 1) {
         if (b->d0 != un)
@@ -41,6 +40,55 @@ static minv_status orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, c
     return MINV_SUCCESS;
 }
 
+minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *as, const minv_nc_source *bs, minv_dtype t,
+                                     const minv_file_options *fopts, const char *const *inputs, minv_nc_units *u) {
+    minv_nc_sink_spec spec = {.rank = bs->rank > 1 ? 2 : 1,
+                              .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
+                              .input_format = bs->format,
+                              .format = fopts->format,
+                              .deflate_level = fopts->deflate_level,
+                              .overwrite = fopts->overwrite,
+                              .scale = 1,
+                              .view = bs->view,
+                              .inputs = inputs,
+                              .ninputs = 2,
+                              .from = bs, /* X has B's dimensions, and B's units over A's */
+                              .units = minv_nc_result_units(bs, as, u->units, sizeof u->units, u->note, sizeof u->note),
+                              .units_note = u->note};
+    const int r0 = minv_nc_row_dim(bs->rank);
+    spec.dims[0] = bs->dims[r0];
+    spec.dims[1] = bs->dims[r0 + 1];
+    spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
+    return spec;
+}
+
+minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
+                                 const char *a_var, const char *b_path, const char *b_var, const char *x_var,
+                                 int64_t nrhs, const minv_report *report) {
+    char where[768], text[2048], history[2048];
+    minv_nc_source_slice(as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
+    snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
+             where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
+    minv_nc_attr_store store;
+    minv_nc_attr attrs[11 + MINV_NC_REPORT_ATTRS] = {
+        {"long_name", text, NULL, 0},
+        {"minv_source_file", a_path, NULL, 0},
+        {"minv_source_variable", a_var, NULL, 0},
+        {"minv_rhs_file", b_path, NULL, 0},
+        {"minv_rhs_variable", b_var, NULL, 0},
+        {"minv_method", minv_method_name(report->method), NULL, 0},
+        {"minv_backend", minv_backend_name(report->backend), NULL, 0},
+        {"minv_residual", NULL, &report->residual, 1},
+        {"minv_residual_kind", residual_kind_text(report->residual_kind, nrhs), NULL, 0},
+        {"minv_rcond", NULL, &report->rcond, 1},
+        {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
+    };
+    snprintf(history, sizeof history, "minv %s: solve of A X = B, A = %s:%s, B = %s:%s, written as %s (%s on the %s)",
+             minv_version(), a_path, a_var, b_path, b_var, x_var, minv_method_name(report->method),
+             minv_backend_name(report->backend));
+    return minv_nc_sink_commit(ctx, xs, attrs, minv_nc_report_attrs(report, &store, attrs, 11), history);
+}
+
 minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
@@ -51,7 +99,8 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     minv_nc_sink xs = {.ncid = -1};
     minv_mat a = {0}, b = {0}, x = {0};
     minv_status status = MINV_SUCCESS;
-    char where[768], text[2048], history[2048], units[256], units_note[600];
+    char where[768];
+    minv_nc_units units;
 
     if (!x_var || !x_var[0])
         x_var = "X";
@@ -59,25 +108,9 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     MINV_TRY(minv_nc_check_square(ctx, &as));
     const int64_t n = as.rows;
     MINV_TRY(minv_nc_source_open(ctx, &bs, b_path, b_var, fopts, MINV_NC_SLICE_IF_RANKED | MINV_NC_ALLOW_VECTOR));
-    MINV_TRY(orient_rhs(ctx, &bs, n, fopts));
+    MINV_TRY(minv_nc_orient_rhs(ctx, &bs, n, fopts));
     const int64_t nrhs = bs.cols;
-    minv_nc_sink_spec spec = {.rank = bs.rank > 1 ? 2 : 1,
-                              .xtype = t == MINV_R64 ? NC_DOUBLE : NC_FLOAT,
-                              .input_format = bs.format,
-                              .format = fopts->format,
-                              .deflate_level = fopts->deflate_level,
-                              .overwrite = fopts->overwrite,
-                              .scale = 1,
-                              .view = bs.view,
-                              .inputs = inputs,
-                              .ninputs = 2,
-                              .from = &bs, /* X has B's dimensions, and B's units over A's */
-                              .units = minv_nc_result_units(&bs, &as, units, sizeof units, units_note, sizeof units_note),
-                              .units_note = units_note};
-    const int r0 = minv_nc_row_dim(bs.rank);
-    spec.dims[0] = bs.dims[r0];
-    spec.dims[1] = bs.dims[r0 + 1];
-    spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
+    const minv_nc_sink_spec spec = minv_nc_solve_spec(&as, &bs, t, fopts, inputs, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
     MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
     MINV_TRY(minv_nc_matrix_alloc(ctx, &b, t, n, nrhs));
@@ -96,31 +129,10 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     }
     MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
 
-    minv_nc_source_slice(&as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
-    snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
-             where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
     const minv_nc_source *in[2] = {&as, &bs};
     minv_nc_report_stages(report, in, 2, &xs, 0);
-    minv_nc_attr_store store;
-    minv_nc_attr attrs[11 + MINV_NC_REPORT_ATTRS] = {
-        {"long_name", text, NULL, 0},
-        {"minv_source_file", a_path, NULL, 0},
-        {"minv_source_variable", a_var, NULL, 0},
-        {"minv_rhs_file", b_path, NULL, 0},
-        {"minv_rhs_variable", b_var, NULL, 0},
-        {"minv_method", minv_method_name(report->method), NULL, 0},
-        {"minv_backend", minv_backend_name(report->backend), NULL, 0},
-        {"minv_residual", NULL, &report->residual, 1},
-        {"minv_residual_kind", residual_kind_text(report->residual_kind, nrhs), NULL, 0},
-        {"minv_rcond", NULL, &report->rcond, 1},
-        {"minv_reason", report->reason, NULL, 0}, /* the method's why, reconditioning, fallbacks */
-    };
-    const int nattrs = minv_nc_report_attrs(report, &store, attrs, 11);
-    snprintf(history, sizeof history, "minv %s: solve of A X = B, A = %s:%s, B = %s:%s, written as %s (%s on the %s)",
-             minv_version(), a_path, a_var, b_path, b_var, x_var, minv_method_name(report->method),
-             minv_backend_name(report->backend));
     const double committing = minv_now();
-    MINV_TRY(minv_nc_sink_commit(ctx, &xs, attrs, nattrs, history));
+    MINV_TRY(minv_nc_solve_commit(ctx, &xs, &as, a_path, a_var, b_path, b_var, x_var, nrhs, report));
     minv_nc_report_stages(report, in, 2, &xs, minv_now() - committing);
     minv_nc_report_notes(report, in, 2, NULL, &xs);
 cleanup:

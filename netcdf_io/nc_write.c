@@ -515,17 +515,22 @@ static void write_tiles(run *u) {
 
 /* ---- the entry points ---- */
 
+/* The first value the stored type cannot hold. */
+static minv_status fail_bad(const run *u) {
+    const minv_nc_sink *w = u->w;
+    if (u->out_of_range)
+        return minv_fail(u->job.ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) is out of the range of %s",
+                         w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype));
+    return minv_fail(u->job.ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) does not fit %s with scale %g",
+                     w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype), w->spec.scale);
+}
+
 static minv_status finish(run *u, double t0) {
     minv_nc_sink *w = u->w;
     minv_nc_encoding e;
     w->seconds += minv_now() - t0;
-    if (u->bad.found) {
-        if (u->out_of_range)
-            return minv_fail(u->job.ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) is out of the range of %s",
-                             w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype));
-        return minv_fail(u->job.ctx, MINV_ERR_INVALID_ARG, "'%s', variable '%s': %g at [%zu, %zu] (0-based, as stored) does not fit %s with scale %g",
-                         w->path, w->var, u->bad.value, u->bad.r, u->bad.c, minv_nc_type_name(w->spec.xtype), w->spec.scale);
-    }
+    if (u->bad.found)
+        return fail_bad(u);
     if (u->job.stop)
         return u->job.status;
     minv_nc_run_end(&u->job);
@@ -553,30 +558,51 @@ minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, co
     return finish(&u, t0);
 }
 
+/* The run's matrices into disk, in the stored order and packed, in parallel. */
+static void pack_matrices(run *u, double *disk) {
+    const size_t elems = u->d0 * u->d1;
+    u->job.units = u->job.count;
+#pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
+    {
+        bad_value bad = {0, 0, 0, 0, 0};
+        const size_t origin[2] = {0, 0}, whole[2] = {u->d0, u->d1};
+#pragma omp for schedule(dynamic)
+        for (int64_t m = 0; m < u->job.count; m++) {
+            minv_mat in = minv_nc_run_matrix(&u->job, m);
+            minv_nc_mat_to_tile(&in, u->w->spec.view, origin, whole, disk + (size_t)m * elems, u->d1);
+            pack(u->w, disk + (size_t)m * elems, u->d1, origin, whole, m, &bad);
+        }
+        merge_bad(u, &bad, 0);
+    }
+}
+
+/* The matrices of a batch output as stored (rows x cols each in the spec's view). */
+static minv_mat batch_first(const minv_nc_sink *w, minv_dtype t, const void *src) {
+    const minv_nc_sink_spec *sp = &w->spec;
+    const int64_t rows = (int64_t)(sp->view == MINV_NC_C_VIEW ? sp->dims[1].len : sp->dims[2].len);
+    const int64_t cols = (int64_t)(sp->view == MINV_NC_C_VIEW ? sp->dims[2].len : sp->dims[1].len);
+    return (minv_mat){t, rows, cols, rows, (void *)src};
+}
+
+minv_status minv_nc_sink_pack_matrices(minv_context *ctx, minv_nc_sink *w, int64_t count, const void *src,
+                                       minv_dtype t, double *disk) {
+    run u;
+    run_start(&u, ctx, w, 0, count, batch_first(w, t, src), w->spec.dims[1].len * w->spec.dims[2].len * (size_t)t);
+    pack_matrices(&u, disk);
+    return u.bad.found ? fail_bad(&u) : MINV_SUCCESS;
+}
+
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
                                         int64_t count, const void *src, minv_dtype t, double *disk) {
     const minv_nc_sink_spec *sp = &w->spec;
     const size_t d0 = sp->dims[1].len, d1 = sp->dims[2].len, elems = d0 * d1;
-    const int64_t rows = (int64_t)(sp->view == MINV_NC_C_VIEW ? d0 : d1), cols = (int64_t)(sp->view == MINV_NC_C_VIEW ? d1 : d0);
     const double t0 = minv_now();
     run u;
-    run_start(&u, ctx, w, k0, count, (minv_mat){t, rows, cols, rows, (void *)src}, elems * (size_t)t);
+    run_start(&u, ctx, w, k0, count, batch_first(w, t, src), elems * (size_t)t);
     if (write_direct(&u) || u.job.stop)
         return finish(&u, t0);
     /* the matrices prepared in parallel, then one call for the run */
-    u.job.units = count;
-#pragma omp parallel num_threads(minv_nc_run_threads(&u.job))
-    {
-        bad_value bad = {0, 0, 0, 0, 0};
-        const size_t origin[2] = {0, 0}, whole[2] = {d0, d1};
-#pragma omp for schedule(dynamic)
-        for (int64_t m = 0; m < count; m++) {
-            minv_mat in = minv_nc_run_matrix(&u.job, m);
-            minv_nc_mat_to_tile(&in, sp->view, origin, whole, disk + (size_t)m * elems, d1);
-            pack(w, disk + (size_t)m * elems, d1, origin, whole, m, &bad);
-        }
-        merge_bad(&u, &bad, 0);
-    }
+    pack_matrices(&u, disk);
     if (!u.bad.found) {
         size_t start[3] = {(size_t)k0, 0, 0}, cnt[3] = {(size_t)count, d0, d1};
         const int st = nc_put_vara_double(w->ncid, w->varid, start, cnt, disk);

@@ -237,6 +237,29 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0,
                                          int64_t count, double *disk, minv_dtype t, void *dst);
+/* The values count d0 d1 doubles at disk, read raw for matrices k0 .. k0 + count - 1 (by
+ * another library: the MPI layer's PnetCDF), checked and placed as minv_nc_source_read_matrices
+ * does it. */
+minv_status minv_nc_source_convert_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0, int64_t count,
+                                            const double *disk, minv_dtype t, void *dst);
+/* The first bad entry of what was read: its kind (0 none; else fill, missing, NaN, Inf, out of
+ * the valid range, too large for single precision), the matrix (within a run) and its place on
+ * disk (along d0, d1). */
+typedef struct {
+    int kind;
+    int64_t matrix;
+    size_t r, c;
+    double value;
+} minv_nc_bad;
+/* Checks raw values, rows x cols of them (rows ld apart) at (r0, c0) of a matrix on disk: the
+ * first bad one in file order goes to *bad when it comes before the one there, NaN and Inf
+ * passing with keep_nonfinite. Unpacking is minv_nc_tile_to_mat's. The MPI layer's reader
+ * checks its slabs so. */
+void minv_nc_source_scan(const minv_nc_source *s, const double *x, size_t ld, size_t r0, size_t c0, size_t rows,
+                         size_t cols, int keep_nonfinite, int single, int64_t matrix, minv_nc_bad *bad);
+/* NOT_FINITE naming the bad entry of matrix k as minv_nc_source_read does. */
+minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, int64_t k,
+                                    const minv_nc_bad *bad);
 /* The fixed leading indices counted from `base`: "Time = 2, level = 0", "" without a slice.
  * Messages count from the caller's index_base; attributes in files from 0, as ncdump. */
 void minv_nc_source_slice(const minv_nc_source *s, int base, char *buf, size_t len);
@@ -385,6 +408,14 @@ minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, co
  * dense, type t), directly or in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
                                         int64_t count, const void *src, minv_dtype t, double *disk);
+/* Matrices (rows x cols each in the spec's view, dense, type t) into the disk's order and type
+ * at disk (count d0 d1 doubles), as minv_nc_sink_write_matrices puts them. */
+minv_status minv_nc_sink_pack_matrices(minv_context *ctx, minv_nc_sink *w, int64_t count,
+                                       const void *src, minv_dtype t, double *disk);
+/* Closes the temporary file (suspend) so that other processes may write the variable, the MPI
+ * layer's ranks through PnetCDF, and opens it again (resume) for the commit. */
+minv_status minv_nc_sink_suspend(minv_context *ctx, minv_nc_sink *w);
+minv_status minv_nc_sink_resume(minv_context *ctx, minv_nc_sink *w);
 /* Attributes, minv_version, the global history line (appended to an existing history),
  * close, and rename over `path`. On failure the temporary file is gone. */
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
@@ -479,6 +510,9 @@ void minv_nc_report_stages(minv_report *r, const minv_nc_source *const *in, int 
  * minv_not_carried), last, as the report's reason has a bounded length. */
 void minv_nc_report_notes(minv_report *r, const minv_nc_source *const *in, int nin, const char *what,
                           const minv_nc_sink *out);
+/* The output's notes of minv_nc_report_notes, `how` the values were written (NULL: as the
+ * sink's own writer says, minv_nc_sink_how); the MPI layer's writers give their own. */
+void minv_nc_report_output_notes(minv_report *r, const minv_nc_sink *out, const char *how);
 enum { MINV_NC_REPORT_ATTRS = 16 };
 typedef struct {
     double values[16];
@@ -487,6 +521,15 @@ typedef struct {
 /* Appends the report's stages, device, fallbacks and reconditioning to attrs from index n (room
  * for MINV_NC_REPORT_ATTRS more), their values kept in store; returns the new count. */
 int minv_nc_report_attrs(const minv_report *r, minv_nc_attr_store *store, minv_nc_attr *attrs, int n);
+
+/* ---- argument checks of the file entry points (nc_files.c) ---- */
+
+/* A file or variable name: NULL or "" refused unless optional; the argument named by position. */
+minv_status minv_nc_check_name(minv_context *ctx, const char *fn, int pos, const char *what, const char *s,
+                               int optional);
+/* fopts checked field by field into out; NULL means the defaults. */
+minv_status minv_nc_check_fopts(minv_context *ctx, const char *fn, int pos, const minv_file_options *in,
+                                minv_file_options *out);
 
 /* ---- the jobs behind the file entry points (nc_invert.c, nc_solve.c) ----
  * Arguments are checked and defaults filled by the entry points (nc_files.c). */
@@ -514,6 +557,37 @@ void minv_nc_chunks_free(minv_nc_chunks *c);
 /* The method of a batch member that did not take the SPD path: Gauss-Jordan on the GPU or
  * when asked for, LU otherwise. */
 minv_method minv_nc_batch_general(minv_backend backend, minv_method asked);
+/* The pieces of those jobs that the MPI layer's file jobs share. */
+/* What each matrix of a file inversion came to, for the output's attributes (count each). */
+typedef struct {
+    double *residual, *rcond;
+    int *method, *backend; /* minv_method, minv_backend */
+} minv_nc_records;
+minv_status minv_nc_records_alloc(minv_context *ctx, minv_nc_records *p, int64_t count);
+void minv_nc_records_free(minv_nc_records *p);
+/* The units of an output and why the input's were not carried (minv_nc_result_units), which
+ * the spec points to: it must live until the sink is open. */
+typedef struct {
+    char units[256], note[600];
+} minv_nc_units;
+/* The output of an inversion of src (its format from the input's and fopts', overwrite from
+ * fopts, as minv_nc_sink_open applies them; src's metadata and inverse units, held in u), and
+ * its attributes, history line and commit. */
+minv_nc_sink_spec minv_nc_invert_spec(const minv_nc_source *src, minv_dtype t, const minv_file_options *fopts,
+                                      const char *const *in_path, minv_nc_units *u);
+minv_status minv_nc_invert_commit(minv_context *ctx, minv_nc_sink *dst, const minv_nc_source *src, const char *in_path,
+                                  const char *in_var, const char *out_var, const minv_nc_records *p,
+                                  const minv_report *report);
+/* B's view: its rows are the dimension of length n (either, for a 2-D B; fortran_order
+ * decides when both have length n). */
+minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, const minv_file_options *fopts);
+/* X of a solve (B's dimensions, layout and metadata, B's units over A's, held in u) from the
+ * oriented B, and its commit. */
+minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *as, const minv_nc_source *bs, minv_dtype t,
+                                     const minv_file_options *fopts, const char *const *inputs, minv_nc_units *u);
+minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
+                                 const char *a_var, const char *b_path, const char *b_var, const char *x_var,
+                                 int64_t nrhs, const minv_report *report);
 /* The text of the minv_residual_kind attribute: what the report's residual measures. */
 const char *minv_nc_residual_kind_text(int kind);
 

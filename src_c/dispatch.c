@@ -36,9 +36,9 @@ static void note_method(minv_report *r, const minv_context *ctx, minv_dtype t, c
 
 /* The residual a call computes: the context's kind, and the sampled one at least where Cholesky
  * reads the lower triangle of a matrix symmetric only within a raised tolerance, since the
- * residual is what shows whether that asymmetry mattered (check_cholesky_residual). */
-static int residual_mode(const minv_context *ctx, minv_dtype t, const minv_analysis *an, minv_method method) {
-    if (ctx->residual_mode == 0 && method == MINV_METHOD_CHOLESKY && an->asymmetry > MINV_SYMMETRY_EPS * minv_eps(t))
+ * residual is what shows whether that asymmetry mattered (minv_cholesky_residual_too_large). */
+int minv_residual_mode(const minv_context *ctx, minv_dtype t, double asymmetry, minv_method method) {
+    if (ctx->residual_mode == 0 && method == MINV_METHOD_CHOLESKY && asymmetry > MINV_SYMMETRY_EPS * minv_eps(t))
         return 1;
     return ctx->residual_mode;
 }
@@ -47,16 +47,16 @@ static int residual_mode(const minv_context *ctx, minv_dtype t, const minv_analy
  * error is a few n eps; the lower triangle of a matrix symmetric only to a relative delta is
  * the inverse of a matrix up to n delta away, which shows here. The bound is the test suites'
  * own pass mark for residuals. */
-static int cholesky_residual_too_large(minv_dtype t, int64_t n, const minv_report *r) {
+int minv_cholesky_residual_too_large(minv_dtype t, int64_t n, const minv_report *r) {
     return r->method == MINV_METHOD_CHOLESKY && r->residual_kind > 0 && !(r->residual <= 100.0 * (double)n * minv_eps(t));
 }
 
-static minv_status fail_cholesky_residual(minv_context *ctx, minv_dtype t, int64_t n, const minv_analysis *an,
-                                          const minv_report *r) {
+minv_status minv_fail_cholesky_residual(minv_context *ctx, minv_dtype t, int64_t n, double asymmetry,
+                                        const minv_report *r) {
     return minv_fail(ctx, MINV_ERR_NOT_SPD,
                      "Cholesky's result leaves a residual of %.3g, above 100 n eps = %.3g: it does not solve A (relative "
                      "asymmetry %.3g; Cholesky read the lower triangle). Lower MINV_OPT_SYMMETRY_TOL or use LU",
-                     r->residual, 100.0 * (double)n * minv_eps(t), an->asymmetry);
+                     r->residual, 100.0 * (double)n * minv_eps(t), asymmetry);
 }
 
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs) {
@@ -168,7 +168,7 @@ static minv_status redo_by_lu(minv_context *ctx, minv_dtype t, int64_t n, const 
                               minv_place place, int solve, minv_method *method, minv_report *report,
                               const minv_backend_ops **ops) {
     if (!retry)
-        return fail_cholesky_residual(ctx, t, n, an, report);
+        return minv_fail_cholesky_residual(ctx, t, n, an->asymmetry, report);
     minv_report_note(report, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead",
                      report->residual);
     *method = report->method = MINV_METHOD_LU;
@@ -401,7 +401,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
      * Cholesky that finds A indefinite, or whose residual shows that A's asymmetry mattered,
      * hands it to LU; A is intact for each attempt (but for that last case in place). */
     for (;;) {
-        const int mode = residual_mode(ctx, t, &an, method), host_residual = !ops->computes_residual;
+        const int mode = minv_residual_mode(ctx, t, an.asymmetry, method), host_residual = !ops->computes_residual;
         if (host_residual && mode == 1 && !probes.v)
             MINV_TRY(minv_probes_make(ctx, &in, &an, &probes));
         if (host_residual && mode == 2 && inplace && !acopy.data) {
@@ -439,7 +439,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
                                                         &report->residual);
             report->residual_kind = rs == MINV_SUCCESS ? 2 : 0;
         }
-        if (cholesky_residual_too_large(t, n, report)) {
+        if (minv_cholesky_residual_too_large(t, n, report)) {
             MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && !inplace, place, 0, &method, report, &ops));
             continue;
         }
@@ -631,12 +631,12 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         MINV_TRY(check_cholesky_input(ctx, t, &an));
     report->method = method;
     MINV_TRY(route(ctx, place, method, 1, report, &ops));
-    if (place == MINV_ON_HOST && b == x && residual_mode(ctx, t, &an, method) > 0)
-        MINV_TRY(sampled_columns(ctx, residual_mode(ctx, t, &an, method), &bm, &kept_b));
+    if (place == MINV_ON_HOST && b == x && minv_residual_mode(ctx, t, an.asymmetry, method) > 0)
+        MINV_TRY(sampled_columns(ctx, minv_residual_mode(ctx, t, an.asymmetry, method), &bm, &kept_b));
 
     /* Fallbacks as for the inversion. */
     for (;;) {
-        const int mode = residual_mode(ctx, t, &an, method);
+        const int mode = minv_residual_mode(ctx, t, an.asymmetry, method);
         status = run_solve_in_precision(ctx, ops, place, method, &am, &bm, &xm, &an, report);
         if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
             minv_cpu_backend.solve[method]) {
@@ -671,7 +671,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
             }
             report->residual_kind = rs == MINV_SUCCESS ? mode : 0;
         }
-        if (cholesky_residual_too_large(t, n, report)) { /* in place, B is gone */
+        if (minv_cholesky_residual_too_large(t, n, report)) { /* in place, B is gone */
             MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && b != x, place, 1, &method, report, &ops));
             continue;
         }

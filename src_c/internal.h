@@ -491,6 +491,15 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
 minv_status minv_call_place(minv_context *ctx, minv_place place);
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
+/* Cholesky reads A's lower triangle, so on a matrix symmetric only within a raised
+ * MINV_OPT_SYMMETRY_TOL its result stands only if it solves A itself (dispatch.c; the MPI
+ * layer's dense calls too): the residual a call computes (the context's kind, and the sampled
+ * one at least for such a Cholesky), whether Cholesky's residual is above 100 n eps, and the
+ * NOT_SPD error then. */
+int minv_residual_mode(const minv_context *ctx, minv_dtype t, double asymmetry, minv_method method);
+int minv_cholesky_residual_too_large(minv_dtype t, int64_t n, const minv_report *r);
+minv_status minv_fail_cholesky_residual(minv_context *ctx, minv_dtype t, int64_t n, double asymmetry,
+                                        const minv_report *r);
 /* The stages of a call that took `seconds` on backend `backend` (upload, download and the
  * device from the context's tally, compute the rest), and the fallback of an AUTO context
  * without a GPU; shared by the dense and batched reports. */

@@ -134,6 +134,7 @@ static void report_empty(minv_batch_report *r, minv_method method, int64_t nbatc
     r->nrhs = nrhs;
     r->first_failed = r->first_info = r->worst = -1;
     r->residual = r->rcond = -1;
+    r->device = -1;
 }
 
 /* The smallest of x over the ranks where `has`, or -1 when none has one. */
@@ -195,8 +196,29 @@ static minv_status reduce_reports(minv_context *ctx, MPI_Comm comm, const char *
                                         ? p->computed_offset + local->worst : INT64_MAX, comm);
     }
 
-    /* the reason: the first computing rank's, with the distribution */
+    /* the stages: the slowest rank's seconds, every rank's bytes; any rank's fallbacks */
+    const minv_stages *ls = &local->stages;
+    const double seconds3[3] = {has ? ls->upload_seconds : 0, has ? ls->compute_seconds : 0, has ? ls->download_seconds : 0};
+    const double bytes2[2] = {has ? ls->upload_bytes : 0, has ? ls->download_bytes : 0};
+    double slowest[3], summed[2];
+    MPI_Allreduce(seconds3, slowest, 3, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(bytes2, summed, 2, MPI_DOUBLE, MPI_SUM, comm);
+    r->stages.upload_seconds = slowest[0];
+    r->stages.compute_seconds = slowest[1];
+    r->stages.download_seconds = slowest[2];
+    r->stages.upload_bytes = summed[0];
+    r->stages.download_bytes = summed[1];
+    int32_t fallbacks = has ? local->fallbacks : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &fallbacks, 1, MPI_INT32_T, MPI_BOR, comm);
+    r->fallbacks = fallbacks;
+
+    /* the reason and device: the first computing rank's, with the distribution */
     const int speaker = first_rank(has, comm);
+    if (speaker >= 0) {
+        int device = local->device;
+        MPI_Bcast(&device, 1, MPI_INT, speaker, comm);
+        r->device = device;
+    }
     if (speaker >= 0) {
         char reason[MINV_REASON_LEN];
         memcpy(reason, local->reason, sizeof reason);

@@ -25,6 +25,9 @@ minv_status minv_mpi_agree_ranked(minv_context *ctx, MPI_Comm comm, minv_status 
     MPI_Allreduce(mine, best, 1, MPI_2INT, MPI_MAXLOC, comm);
     if (best[0] == INT_MIN)
         return MINV_SUCCESS;
+    /* a failure every rank met (the same file, the same matrix) needs no rank named */
+    int failing = local != MINV_SUCCESS, all = 0;
+    MPI_Allreduce(&failing, &all, 1, MPI_INT, MPI_SUM, comm);
     const int root = best[1];
     char text[MINV_ERROR_LEN];
     int st = (int)local;
@@ -32,7 +35,7 @@ minv_status minv_mpi_agree_ranked(minv_context *ctx, MPI_Comm comm, minv_status 
         snprintf(text, sizeof text, "%s", ctx ? detail_of(ctx, local) : "ctx is NULL");
     MPI_Bcast(&st, 1, MPI_INT, root, comm);
     MPI_Bcast(text, (int)sizeof text, MPI_CHAR, root, comm);
-    if (size == 1)
+    if (size == 1 || all == size)
         return minv_fail(ctx, (minv_status)st, "%s", text);
     return minv_fail(ctx, (minv_status)st, "rank %d: %s", root, text);
 }

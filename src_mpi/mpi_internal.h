@@ -3,6 +3,9 @@
  *   comm.c       statuses and messages agreed over a communicator, the GPU of a rank
  *   batched.c    distributed batches: checks, the local call, the global report
  *   rebalance.c  members moved between ranks by cost and their results brought back
+ *   layout.c     block-cyclic layouts over BLACS grids; whole matrices in and out
+ *   dense.c      one matrix over many ranks: checks, analysis, method, residual, report
+ *   dense_scalapack.c  its CPU backend (ScaLAPACK); dense_gpu.c the cuSOLVERMp plugin's
  *
  * The layer reaches libminv through minv.h, and through internal.h for the error and report
  * helpers every entry point of minv uses (minv_fail, minv_report_note, ...). */
@@ -19,8 +22,8 @@ extern "C" {
 /* ---- agreement (comm.c) ---- */
 
 /* Every rank's `local` status meets: SUCCESS when all succeeded, else the status of the
- * lowest failing rank, whose message every rank's context then holds ("rank R: ..." when the
- * communicator has more than one rank). */
+ * lowest failing rank, whose message every rank's context then holds ("rank R: ..." unless
+ * every rank failed). */
 minv_status minv_mpi_agree(minv_context *ctx, MPI_Comm comm, minv_status local);
 /* The same, where a failure of some ranks outranks another kind of failure on others:
  * `local` with priority (higher wins; ties go to the lower rank). */
@@ -81,6 +84,47 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
                                       const minv_mpi_batch *bt, minv_status *status,
                                       minv_batch_report *report, int64_t *computed_offset,
                                       minv_mpi_moves *moves, int *agreed);
+
+/* ---- layouts (layout.c) ---- */
+
+/* minv_mpi_layout_create with blocks of mb x nb (0 x 0: chosen). */
+minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                                 int32_t nprow, int32_t npcol, minv_mpi_layout *layout);
+/* The layout's communicator (minv's duplicate) and its context of every rank. */
+MPI_Comm minv_mpi_layout_comm(const minv_mpi_layout *l);
+int minv_mpi_layout_all(const minv_mpi_layout *l);
+static inline int minv_mpi_in_grid(const minv_mpi_layout *l) { return l->myrow >= 0; }
+/* The local row of global row i (0-based) on this rank, or -1 where another rank holds it. */
+int64_t minv_mpi_layout_local_row(const minv_mpi_layout *l, int64_t i);
+/* The state a GPU backend keeps with a layout's grid (NULL at first; the NCCL communicator and
+ * solver handles of cuSOLVERMp), released by `release` with the grid or when replaced. */
+void *minv_mpi_layout_gpu(const minv_mpi_layout *l);
+void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*release)(void *));
+
+/* ---- one matrix over many ranks (dense.c and its backends) ---- */
+
+/* A backend of the dense solvers. invert: x holds A and becomes A^-1; solve: a holds A (work
+ * space, overwritten by its factors) and x holds B and becomes X. The factorisation is
+ * Cholesky (spd) or LU; *info is the 1-based global column where it failed (not positive
+ * definite, or an exactly zero pivot), 0 otherwise. A solve sets *rcond to the reciprocal
+ * 1-norm condition estimate, -1 where the backend has none (the driver then bounds it); an
+ * inversion's comes from the inverse itself. The status is this rank's own (allocation,
+ * device, library); the driver agrees statuses and info over the ranks. Notes on what ran go
+ * to the report's reason. */
+typedef struct {
+    const char *name;
+    minv_status (*invert)(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
+                          minv_report *report);
+    minv_status (*solve)(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
+                         const minv_mpi_layout *lb, void *x, double anorm_1, int *info, double *rcond,
+                         minv_report *report);
+} minv_mpi_dense_ops;
+
+extern const minv_mpi_dense_ops minv_mpi_scalapack_ops;
+/* The cuSOLVERMp plugin's backend for this context's GPU and the layout's grid (its session
+ * opened), or NULL with why it cannot be had; the same on every rank of the layout (a rank
+ * without it makes every rank go without). Collective. */
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len);
 
 #ifdef __cplusplus
 }

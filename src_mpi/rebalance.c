@@ -1,8 +1,9 @@
 /* The rebalance of a distributed batch: members are dealt to the ranks by cost in their global
  * order (rank q computes the members whose cost midpoint falls in the q-th P-th of the total,
- * a contiguous range), moved there by one all-to-all, computed by minv.h's batched call, and
- * their results and statuses brought back by another. A member costs k^3 (at least 1, so that
- * members of order 0 spread by count). */
+ * a contiguous range). The members a rank keeps are computed where they lie; only the others
+ * move, by one all-to-all, and their results and statuses come back by another, so that a
+ * batch already near balance moves little. A member costs k^3 (at least 1, so that members of
+ * order 0 spread by count). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,12 +130,81 @@ static minv_status local_batch(minv_context *ctx, const minv_mpi_batch *bt, int6
     return MINV_SUCCESS;
 }
 
+/* The position among this rank's computed members (those received from lower ranks, the kept
+ * ones, those from higher ranks) of member i of a call: i < split stays, the others shift. */
+static int64_t position(int64_t i, int64_t split, int64_t shift) { return i < 0 ? -1 : i < split ? i : i + shift; }
+
+/* Adds the report of one call over some of this rank's computed members to *into. */
+static void merge_report(minv_batch_report *into, const minv_batch_report *r, int64_t split, int64_t shift, int *empty) {
+    if (r->nbatch == 0)
+        return;
+    const int64_t first = position(r->first_failed, split, shift), worst = position(r->worst, split, shift);
+    if (*empty) {
+        *into = *r;
+        into->first_failed = first;
+        into->worst = worst;
+        *empty = 0;
+        return;
+    }
+    if (r->failed > 0 && (into->failed == 0 || first < into->first_failed)) {
+        into->first_failed = first;
+        into->first_status = r->first_status;
+        into->first_info = r->first_info;
+    }
+    if (r->residual > into->residual) {
+        into->residual = r->residual;
+        into->worst = worst;
+    }
+    if (r->rcond >= 0 && (into->rcond < 0 || r->rcond < into->rcond))
+        into->rcond = r->rcond;
+    if (r->method != into->method)
+        into->method = MINV_METHOD_AUTO;
+    into->failed += r->failed;
+    into->cholesky_count += r->cholesky_count;
+    into->nbatch += r->nbatch;
+    into->k = r->k > into->k ? r->k : into->k;
+    into->residual_kind = r->residual_kind > into->residual_kind ? r->residual_kind : into->residual_kind;
+    into->flops += r->flops;
+    into->seconds += r->seconds;
+    into->stages.upload_seconds += r->stages.upload_seconds;
+    into->stages.compute_seconds += r->stages.compute_seconds;
+    into->stages.download_seconds += r->stages.download_seconds;
+    into->stages.upload_bytes += r->stages.upload_bytes;
+    into->stages.download_bytes += r->stages.download_bytes;
+    into->fallbacks |= r->fallbacks;
+}
+
+/* The members [first, first + count) of a batch, where they lie. */
+static minv_mpi_batch sub_batch(const minv_mpi_batch *bt, int64_t first, int64_t count) {
+    minv_mpi_batch s = *bt;
+    const size_t es = (size_t)bt->t;
+    s.nbatch = count;
+    if (bt->vsize) {
+        s.ks += first;
+        s.ap += first;
+        s.xp += first;
+        s.ldas += first;
+        s.ldxs += first;
+        if (bt->solve) {
+            s.bp += first;
+            s.ldbs += first;
+        }
+    } else if (count > 0) {
+        s.a = (const char *)bt->a + (size_t)(first * bt->stride_a) * es;
+        s.x = (char *)bt->x + (size_t)(first * bt->stride_x) * es;
+        if (bt->solve)
+            s.b = (const char *)bt->b + (size_t)(first * bt->stride_b) * es;
+    }
+    return s;
+}
+
 minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_method method,
                                       const minv_mpi_batch *bt, minv_status *status,
                                       minv_batch_report *report, int64_t *computed_offset,
                                       minv_mpi_moves *moves, int *agreed) {
-    int size;
+    int size, rank;
     MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
     const size_t es = (size_t)bt->t, n = (size_t)bt->nbatch, sz = (size_t)size;
     const MPI_Datatype type = minv_mpi_type(bt->t);
     plan mem_out = {0}, mem_in = {0}, data_out = {0}, data_in = {0}, res_out = {0}, res_in = {0};
@@ -159,12 +229,18 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
     if (st != MINV_SUCCESS)
         goto cleanup;
     destinations(bt, comm, size, dest, moves);
-    for (int64_t m = 0; m < bt->nbatch; m++) { /* members in order are grouped by destination */
+    /* members in order are grouped by destination: the kept ones are one range */
+    int64_t kept_first = 0, kept = 0, nout = 0;
+    for (int64_t m = 0; m < bt->nbatch; m++) {
         const int64_t k = minv_mpi_batch_order(bt, m);
+        if (dest[m] == rank) {
+            kept_first = kept++ == 0 ? m : kept_first;
+            continue;
+        }
         c_mem_out[dest[m]]++;
         c_data_out[dest[m]] += in_elems(bt, k);
         c_res_in[dest[m]] += out_elems(bt, k);
-        orders_out[m] = k;
+        orders_out[nout++] = k;
     }
     MPI_Alltoall(c_mem_out, 1, MPI_INT64_T, c_mem_in, 1, MPI_INT64_T, comm);
     for (int q = 0; q < size; q++) nin += c_mem_in[q];
@@ -207,6 +283,8 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
         goto cleanup;
     char *at = send;
     for (int64_t m = 0; m < bt->nbatch; m++) {
+        if (dest[m] == rank)
+            continue;
         const minv_mat a = minv_mpi_batch_a(bt, m);
         pack(&a, at);
         at += (size_t)(a.rows * a.cols) * es;
@@ -218,16 +296,33 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
     }
     MPI_Alltoallv(send, data_out.count, data_out.displ, type, recv, data_in.count, data_in.displ, type, comm);
 
-    /* ---- the computation of the members received ---- */
-    status_local = local_batch(ctx, bt, nin, orders_in, recv, result, &local, &ap, &bp, &xp, &lds);
-    for (int64_t i = 0; i < nin; i++) computed[i] = status_local;
+    /* ---- the computation: the kept members where they lie, then those received ---- */
+    int64_t from_lower = 0;
+    for (int q = 0; q < rank; q++) from_lower += c_mem_in[q];
+    minv_batch_report part;
+    int empty = 1;
     memset(report, 0, sizeof *report);
     report->method = method;
     report->first_failed = report->first_info = report->worst = -1;
     report->residual = report->rcond = -1;
-    if (status_local == MINV_SUCCESS && nin > 0)
-        status_local = minv_mpi_batch_run(ctx, method, &local, computed, report);
-    report->nbatch = nin;
+    if (kept > 0) {
+        const minv_mpi_batch own = sub_batch(bt, kept_first, kept);
+        status_local = minv_mpi_batch_run(ctx, method, &own, status ? status + kept_first : NULL, &part);
+        if (!(status_local != MINV_SUCCESS && !(part.failed > 0 && status_local == part.first_status)))
+            status_local = MINV_SUCCESS; /* the members' failures are in the report */
+        part.nbatch = kept;
+        merge_report(report, &part, 0, from_lower, &empty); /* kept member i sits at from_lower + i */
+    }
+    if (status_local == MINV_SUCCESS)
+        status_local = local_batch(ctx, bt, nin, orders_in, recv, result, &local, &ap, &bp, &xp, &lds);
+    for (int64_t i = 0; i < nin; i++) computed[i] = status_local;
+    if (status_local == MINV_SUCCESS && nin > 0) {
+        status_local = minv_mpi_batch_run(ctx, method, &local, computed, &part);
+        if (!(status_local != MINV_SUCCESS && !(part.failed > 0 && status_local == part.first_status)))
+            status_local = MINV_SUCCESS;
+        part.nbatch = nin;
+        merge_report(report, &part, from_lower, kept, &empty); /* received from higher ranks: after the kept */
+    }
     /* a failed member's output stays the caller's, except one singular to working precision
      * (minv.h writes it); the context holds every member's column from the call */
     const minv_batch_results *o = &ctx->batch_outcomes;
@@ -248,19 +343,24 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
     MPI_Alltoallv(outcome_in, mem_in.count, mem_in.displ, MPI_INT32_T, outcome_out, mem_out.count, mem_out.displ,
                   MPI_INT32_T, comm);
     const char *from = back;
-    for (int64_t m = 0; m < bt->nbatch; m++) {
+    for (int64_t m = 0, moved = 0; m < bt->nbatch; m++) {
+        if (dest[m] == rank)
+            continue;
         minv_mat x = minv_mpi_batch_x(bt, m);
         if (status)
-            status[m] = (minv_status)outcome_out[2 * m];
-        if (outcome_out[2 * m + 1])
+            status[m] = (minv_status)outcome_out[2 * moved];
+        if (outcome_out[2 * moved + 1])
             unpack(from, &x);
         from += (size_t)(x.rows * x.cols) * es;
+        moved++;
     }
     double mine = 0, most;
     for (int64_t i = 0; i < nin; i++) mine += member_cost(orders_in[i]);
+    for (int64_t m = kept_first; m < kept_first + kept; m++) mine += member_cost(minv_mpi_batch_order(bt, m));
     MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
     moves->cost_max_after = most;
-    *computed_offset = minv_mpi_exscan_i64(nin, comm);
+    report->nbatch = nin + kept;
+    *computed_offset = minv_mpi_exscan_i64(nin + kept, comm);
     *agreed = 0;
     st = status_local;
 cleanup:

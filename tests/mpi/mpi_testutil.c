@@ -1,6 +1,7 @@
 #include "mpi_testutil.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int mt_rank, mt_size;
@@ -43,4 +44,19 @@ int mt_same_text(const char *s) {
     char buf[2048] = {0};
     snprintf(buf, sizeof buf, "%s", s);
     return mt_same(buf, sizeof buf);
+}
+
+double *mt_piece_of(const minv_mpi_layout *l, const double *a, int64_t lda) {
+    double *p = malloc((size_t)(l->lld * (l->local_cols > 0 ? l->local_cols : 1)) * sizeof(double));
+    for (int64_t lj = 0; lj < l->local_cols; lj++)
+        for (int64_t li = 0; li < l->local_rows; li++)
+            p[lj * l->lld + li] = a[minv_mpi_layout_col(l, lj) * lda + minv_mpi_layout_row(l, li)];
+    return p;
+}
+
+double *mt_whole_of(minv_context *ctx, const minv_mpi_layout *l, const double *piece) {
+    double *w = malloc((size_t)(l->m * l->n) * sizeof(double));
+    CHECK_STATUS(minv_mpi_gather_d(ctx, l, piece, 0, w, l->m), MINV_SUCCESS, ctx);
+    MPI_Bcast(w, (int)(l->m * l->n), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return w;
 }

@@ -19,6 +19,10 @@ int mt_finish(const char *name, minv_context *ctx);
 int mt_same(const void *p, size_t len);
 /* The same for a string (up to its NUL). */
 int mt_same_text(const char *s);
+/* This rank's piece of a whole matrix that every rank holds (column-major, lda). */
+double *mt_piece_of(const minv_mpi_layout *l, const double *a, int64_t lda);
+/* The whole matrix of the pieces, on every rank (gathered on rank 0, broadcast). */
+double *mt_whole_of(minv_context *ctx, const minv_mpi_layout *l, const double *piece);
 /* A report that is the same everywhere (seconds and gflops included: they are reduced). */
 #define MT_SAME_REPORT(r) mt_same(&(r), sizeof(r))
 

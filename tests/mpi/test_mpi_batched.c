@@ -59,6 +59,9 @@ static void strided_invert(minv_context *ctx, int32_t flags, int fail) {
     CHECK(got == (fail ? MINV_ERR_SINGULAR : MINV_SUCCESS), "rank %d: returned %s (%s)", mt_rank, minv_status_string(got), msg);
     CHECK(r.nbatch == total && r.k == K, "nbatch %lld k %lld", (long long)r.nbatch, (long long)r.k);
     CHECK(MT_SAME_REPORT(r), "flags %d: the report differs between the ranks", (int)flags);
+    CHECK(r.stages.compute_seconds > 0 && r.stages.compute_seconds <= r.seconds && r.device == -1 && r.fallbacks == 0,
+          "flags %d: compute %g s of %g, device %d, fallbacks %d", (int)flags, r.stages.compute_seconds, r.seconds,
+          (int)r.device, (int)r.fallbacks);
     CHECK(mt_same_text(msg), "the message differs between ranks: %s", msg);
     int same_status = got;
     CHECK(mt_same(&same_status, sizeof same_status), "the status differs between ranks");

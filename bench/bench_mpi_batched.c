@@ -1,0 +1,95 @@
+/* Distributed batches: weak scaling (each rank the same number of k x k members) and the
+ * rebalance of an uneven decomposition. In one run: rank 0's members alone through serial
+ * minv_invert_batched_d (the one-rank time, the other ranks idle), then every rank's through
+ * minv_mpi_invert_batched_d, plain and with MINV_MPI_REBALANCE; weak-scaling efficiency = the
+ * one-rank time / the distributed time. With --uneven 1 rank r holds per-rank 2 (r + 1) / (P + 1)
+ * members (the same total), the layout of a DA code whose ranks hold unequal numbers of points.
+ *
+ *   mpirun -np P bench_mpi_batched [--k 16,64] [--per-rank 4000] [--reps 5] [--uneven 0|1]
+ *                                  [--backend cpu|gpu] [--solve 0|1]
+ * Prints a markdown table on rank 0; times are the slowest rank's, medians after a warm-up. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_mpi_common.h"
+
+typedef struct {
+    minv_context *ctx;
+    int64_t k, n;
+    int32_t flags;
+    int solve;
+    double *a, *x, *b;
+} job;
+
+static void distributed(void *p) {
+    job *j = p;
+    const int64_t kk = j->k * j->k;
+    bm_check(j->ctx, j->solve ? minv_mpi_solve_batched_d(j->ctx, MPI_COMM_WORLD, j->flags, MINV_METHOD_AUTO, j->k, 1, j->n, j->a,
+                                                         j->k, kk, j->b, j->k, j->k, j->x, j->k, j->k, NULL, NULL)
+                              : minv_mpi_invert_batched_d(j->ctx, MPI_COMM_WORLD, j->flags, MINV_METHOD_AUTO, j->k, j->n, j->a,
+                                                          j->k, kk, j->x, j->k, kk, NULL, NULL),
+             "minv_mpi batched");
+}
+
+/* Rank 0's members alone, serially; the others only wait at the barriers. */
+static void alone(void *p) {
+    job *j = p;
+    const int64_t kk = j->k * j->k;
+    if (bm_rank != 0)
+        return;
+    if (j->solve)
+        minv_solve_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, 1, j->n, j->a, j->k, kk, j->b, j->k, j->k, j->x, j->k, j->k, NULL, NULL);
+    else
+        minv_invert_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, j->n, j->a, j->k, kk, j->x, j->k, kk, NULL, NULL);
+}
+
+int main(int argc, char **argv) {
+    bm_init(&argc, &argv);
+    int64_t ks[8];
+    const int count = bm_list(bm_option(argc, argv, "k", "16,64"), ks, 8), reps = atoi(bm_option(argc, argv, "reps", "5"));
+    const int64_t per = atoll(bm_option(argc, argv, "per-rank", "4000"));
+    const int uneven = atoi(bm_option(argc, argv, "uneven", "0")), solve = atoi(bm_option(argc, argv, "solve", "0"));
+    minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"));
+    minv_set_option(ctx, MINV_OPT_RESIDUAL, 0); /* the members' work alone, as a DA cycle runs it */
+    bm_header(argc, argv);
+    if (bm_rank == 0)
+        printf("\n| k | ranks | members a rank | %s | one rank s | distributed s | efficiency | rebalanced s | efficiency |\n"
+               "| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+               solve ? "solve (1 rhs)" : "inversion");
+    for (int c = 0; c < count; c++) {
+        job j = {.ctx = ctx, .k = ks[c], .solve = solve};
+        j.n = uneven ? per * 2 * (bm_rank + 1) / (bm_size + 1) : per;
+        /* room for the one-rank baseline's per members too */
+        const size_t members = (size_t)(j.n > per ? j.n : per > 0 ? per : 1), kk = (size_t)(j.k * j.k);
+        j.a = malloc(members * kk * sizeof(double));
+        j.x = malloc(members * kk * sizeof(double));
+        j.b = malloc(members * (size_t)j.k * sizeof(double));
+        for (size_t m = 0; m < members; m++)
+            for (size_t e = 0; e < kk; e++) /* diagonally dominant, different members */
+                j.a[m * kk + e] = e % (size_t)(j.k + 1) == 0 ? (double)j.k : (double)((e * 7 + m * 13) % 17) / 17.0 - 0.5;
+        for (size_t e = 0; e < members * (size_t)j.k; e++) j.b[e] = 1.0 + (double)(e % 5);
+        memset(j.x, 0, members * kk * sizeof(double));
+        /* the one-rank baseline: rank 0's share of a uniform decomposition */
+        const int64_t mine = j.n;
+        j.n = per;
+        const double t1 = bm_median(reps, NULL, alone, &j);
+        j.n = mine;
+        const double tp = bm_median(reps, NULL, distributed, &j);
+        j.flags = MINV_MPI_REBALANCE;
+        const double tr = bm_median(reps, NULL, distributed, &j);
+        int64_t least = j.n, most = j.n;
+        MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+        if (bm_rank == 0) {
+            printf("| %lld | %d | %lld to %lld | %s | %.4f | %.4f | %.2f | %.4f | %.2f |\n", (long long)j.k, bm_size,
+                   (long long)least, (long long)most, uneven ? "uneven" : "even", t1, tp, t1 / tp, tr, t1 / tr);
+            fflush(stdout);
+        }
+        free(j.a);
+        free(j.x);
+        free(j.b);
+    }
+    minv_destroy(ctx);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,594 @@
+/* One matrix over many ranks: the entry points' checks, the first non-finite entry, the
+ * analysis behind AUTO (symmetry, diagonal), the backend (cuSOLVERMp on GPU contexts where the
+ * plugin is there, ScaLAPACK otherwise), the fallback of AUTO from Cholesky to LU, the
+ * condition and residual, and the report, the same on every rank. The residuals are minv's
+ * (residual.c's ratios on the distributed products). */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+#include "scalapack.h"
+
+/* ---- small distributed helpers ---- */
+
+static double max_over(double v, MPI_Comm comm) {
+    double out;
+    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return out;
+}
+
+static size_t piece_elems(const minv_mpi_layout *l) {
+    return (size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1);
+}
+
+static double get(minv_dtype t, const void *p, size_t e) {
+    return t == MINV_R64 ? ((const double *)p)[e] : (double)((const float *)p)[e];
+}
+
+/* A norm of a layout's matrix (columns ja.. of ncols), known on every rank. */
+static double norm_of(minv_dtype t, char which, const minv_mpi_layout *l, const void *p, int ja, int ncols) {
+    const double v = minv_mpi_in_grid(l) ? sl_lange(t, which, (int)l->m, ncols, p, ja, l->desc) : -1;
+    return max_over(v, minv_mpi_layout_comm(l));
+}
+
+/* ---- checks ---- */
+
+static minv_status check_layout(minv_context *ctx, const char *fn, int pos, const char *name,
+                                const minv_mpi_layout *l) {
+    if (!l || !l->internal)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is %s", fn, pos, name,
+                         l ? "not a layout (made by minv_mpi_layout_create, _like or _from_desc)" : "NULL");
+    return MINV_SUCCESS;
+}
+
+static minv_status check_piece(minv_context *ctx, const char *fn, int pos, const char *name,
+                               const minv_mpi_layout *l, const void *p) {
+    if (!p && l->local_rows > 0 && l->local_cols > 0)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL but this rank's piece is %lld x %lld",
+                         fn, pos, name, (long long)l->local_rows, (long long)l->local_cols);
+    return MINV_SUCCESS;
+}
+
+static minv_status check_method(minv_context *ctx, const char *fn, minv_method m) {
+    if (m != MINV_METHOD_AUTO && m != MINV_METHOD_CHOLESKY && m != MINV_METHOD_LU)
+        return minv_fail(ctx, (int)m < 0 || (int)m >= MINV_METHOD_COUNT ? MINV_ERR_INVALID_ARG : MINV_ERR_NOT_IMPLEMENTED,
+                         "%s: argument 2 (method) = %s: one matrix over many ranks is inverted or solved by auto, cholesky or lu",
+                         fn, (int)m < 0 || (int)m >= MINV_METHOD_COUNT ? "not a minv_method" : minv_method_name(m));
+    return MINV_SUCCESS;
+}
+
+/* ---- the first NaN or Inf, in column-major order of the global matrix ---- */
+
+static minv_status check_finite(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *p,
+                                const char *name) {
+    int64_t first = INT64_MAX;
+    double value = 0;
+    for (int64_t lj = 0; lj < l->local_cols; lj++)
+        for (int64_t li = 0; li < l->local_rows; li++) {
+            const double v = get(t, p, (size_t)(lj * l->lld + li));
+            if (!isfinite(v)) {
+                const int64_t at = minv_mpi_layout_col(l, lj) * l->m + minv_mpi_layout_row(l, li);
+                if (at < first) {
+                    first = at;
+                    value = v;
+                }
+            }
+        }
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    const int64_t global = minv_mpi_min_i64(first, comm);
+    if (global == INT64_MAX)
+        return MINV_SUCCESS;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int owner = (int)minv_mpi_min_i64(first == global ? rank : size, comm);
+    MPI_Bcast(&value, 1, MPI_DOUBLE, owner, comm);
+    const long long i = global % l->m + 1, j = global / l->m + 1;
+    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %g (row %lld, column %lld, 1-based) is the first non-finite entry",
+                     name, i, j, value, i, j);
+}
+
+/* ---- what AUTO and CHOLESKY need to know ---- */
+
+typedef struct {
+    double asymmetry; /* max |a_ij - a_ji| / max |a_ij| */
+    double diag_min;
+    int symmetric;
+} analysis;
+
+static minv_status analyze(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a, analysis *an) {
+    double diff = 0, big = 0, diag = INFINITY;
+    void *w = malloc(piece_elems(l) * (size_t)t);
+    minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
+                                        w ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the piece of A^T"));
+    if (status != MINV_SUCCESS)
+        return status;
+    if (minv_mpi_in_grid(l))
+        sl_tran(t, (int)l->n, (int)l->n, a, l->desc, w, l->desc);
+    for (int64_t lj = 0; lj < l->local_cols; lj++) {
+        const int64_t j = minv_mpi_layout_col(l, lj);
+        for (int64_t li = 0; li < l->local_rows; li++) {
+            const size_t e = (size_t)(lj * l->lld + li);
+            const double v = get(t, a, e);
+            diff = fmax(diff, fabs(v - get(t, w, e)));
+            big = fmax(big, fabs(v));
+        }
+        const int64_t li = minv_mpi_layout_local_row(l, j); /* the diagonal, where this rank holds it */
+        if (li >= 0)
+            diag = fmin(diag, get(t, a, (size_t)(lj * l->lld + li)));
+    }
+    free(w);
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    diff = max_over(diff, comm);
+    big = max_over(big, comm);
+    an->diag_min = -max_over(-diag, comm);
+    an->asymmetry = big > 0 ? diff / big : 0;
+    an->symmetric = an->asymmetry <= minv_symmetry_tol(ctx, t);
+    return MINV_SUCCESS;
+}
+
+/* ---- residuals ---- */
+
+/* The probes of minv's sampled inverse residual: V (n x 2, global) and A V in layout lv. */
+typedef struct {
+    minv_mpi_layout lv;
+    double *v;     /* n x MINV_PROBES, every rank */
+    void *vp, *av; /* pieces of V and A V */
+} probes;
+
+static void probes_free(probes *p) {
+    minv_mpi_layout_free(&p->lv);
+    free(p->v);
+    free(p->vp);
+    free(p->av);
+}
+
+static minv_status probes_make(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a, probes *p) {
+    const int64_t n = l->n;
+    minv_status status = minv_mpi_layout_like(ctx, l, n, MINV_PROBES, &p->lv);
+    if (status != MINV_SUCCESS)
+        return status;
+    p->v = malloc((size_t)(n * MINV_PROBES) * sizeof(double));
+    p->vp = malloc(piece_elems(&p->lv) * (size_t)t);
+    p->av = malloc(piece_elems(&p->lv) * (size_t)t);
+    status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
+                            p->v && p->vp && p->av ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual's probes"));
+    if (status != MINV_SUCCESS)
+        return status;
+    minv_probe_vectors(p->v, n, MINV_PROBES);
+    for (int64_t lj = 0; lj < p->lv.local_cols; lj++)
+        for (int64_t li = 0; li < p->lv.local_rows; li++) {
+            const double v = p->v[minv_mpi_layout_col(&p->lv, lj) * n + minv_mpi_layout_row(&p->lv, li)];
+            if (t == MINV_R64) ((double *)p->vp)[lj * p->lv.lld + li] = v;
+            else ((float *)p->vp)[lj * p->lv.lld + li] = (float)v;
+        }
+    if (minv_mpi_in_grid(l))
+        sl_gemm(t, 'N', 'N', (int)n, MINV_PROBES, (int)n, 1, a, l->desc, p->vp, 1, p->lv.desc, 0, p->av, 1, p->lv.desc);
+    return MINV_SUCCESS;
+}
+
+/* max over probes of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf), minv's ratio. */
+static minv_status residual_sampled(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *x,
+                                    probes *p, double anorm_inf, double *residual) {
+    const int64_t n = l->n;
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    double *w = calloc((size_t)(n * MINV_PROBES), sizeof(double));
+    minv_status status = minv_mpi_agree(ctx, comm, w ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"));
+    if (status != MINV_SUCCESS)
+        return status;
+    if (minv_mpi_in_grid(l))
+        sl_gemm(t, 'N', 'N', (int)n, MINV_PROBES, (int)n, 1, x, l->desc, p->av, 1, p->lv.desc, 0, p->vp, 1, p->lv.desc);
+    for (int64_t lj = 0; lj < p->lv.local_cols; lj++)
+        for (int64_t li = 0; li < p->lv.local_rows; li++)
+            w[minv_mpi_layout_col(&p->lv, lj) * n + minv_mpi_layout_row(&p->lv, li)] = get(t, p->vp, (size_t)(lj * p->lv.lld + li));
+    MPI_Allreduce(MPI_IN_PLACE, w, (int)(n * MINV_PROBES), MPI_DOUBLE, MPI_SUM, comm);
+    *residual = minv_probe_ratio(n, MINV_PROBES, p->v, w, norm_of(t, 'I', l, x, 1, (int)n), anorm_inf);
+    free(w);
+    return MINV_SUCCESS;
+}
+
+/* ||I - A X||_1 / (n ||A||_1 ||X||_1) */
+static minv_status residual_full(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a,
+                                 const void *x, double anorm_1, double *residual) {
+    void *r = malloc(piece_elems(l) * (size_t)t);
+    minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
+                                        r ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"));
+    if (status != MINV_SUCCESS)
+        return status;
+    const int n = (int)l->n;
+    if (minv_mpi_in_grid(l)) {
+        sl_laset(t, 'A', n, n, 0, 1, r, l->desc);
+        sl_gemm(t, 'N', 'N', n, n, n, -1, a, l->desc, x, 1, l->desc, 1, r, 1, l->desc);
+    }
+    *residual = norm_of(t, '1', l, r, 1, n) / ((double)n * anorm_1 * norm_of(t, '1', l, x, 1, n));
+    free(r);
+    return MINV_SUCCESS;
+}
+
+/* The infinity norm of each column of a layout's matrix, on every rank. */
+static void column_inf_norms(minv_dtype t, const minv_mpi_layout *l, const void *p, double *out) {
+    for (int64_t j = 0; j < l->n; j++) out[j] = 0;
+    for (int64_t lj = 0; lj < l->local_cols; lj++) {
+        double m = 0;
+        for (int64_t li = 0; li < l->local_rows; li++) m = fmax(m, fabs(get(t, p, (size_t)(lj * l->lld + li))));
+        out[minv_mpi_layout_col(l, lj)] = m;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, out, (int)l->n, MPI_DOUBLE, MPI_MAX, minv_mpi_layout_comm(l));
+}
+
+/* max over the checked columns j (all, or four spread over them) of ||b_j - A x_j||_inf /
+ * (||A||_inf ||x_j||_inf + ||b_j||_inf), minv's ratio. */
+static minv_status residual_solve(minv_context *ctx, minv_dtype t, int mode, const minv_mpi_layout *la, const void *a,
+                                  const minv_mpi_layout *lb, const void *b, const void *x, double anorm_inf,
+                                  double *residual) {
+    const int64_t nrhs = lb->n, count = minv_residual_columns(mode, nrhs), n = la->n;
+    minv_mpi_layout lr = {0};
+    MPI_Comm comm = minv_mpi_layout_comm(la);
+    minv_status status = minv_mpi_layout_like(ctx, la, n, count, &lr);
+    if (status != MINV_SUCCESS)
+        return status;
+    void *r = malloc(piece_elems(&lr) * (size_t)t);
+    double *norms = malloc((size_t)(3 * nrhs) * sizeof(double));
+    if ((status = minv_mpi_agree(ctx, comm, r && norms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"))) != MINV_SUCCESS)
+        goto cleanup;
+    for (int64_t s = 0; s < count && minv_mpi_in_grid(la); s++) {
+        const int j = (int)minv_residual_column(s, count, nrhs) + 1, c = (int)s + 1;
+        sl_copy(t, (int)n, 1, b, j, lb->desc, r, c, lr.desc);
+        sl_gemm(t, 'N', 'N', (int)n, 1, (int)n, -1, a, la->desc, x, j, lb->desc, 1, r, c, lr.desc);
+    }
+    column_inf_norms(t, &lr, r, norms);
+    column_inf_norms(t, lb, x, norms + nrhs);
+    column_inf_norms(t, lb, b, norms + 2 * nrhs);
+    double worst = 0;
+    for (int64_t s = 0; s < count; s++) {
+        const int64_t j = minv_residual_column(s, count, nrhs);
+        const double ratio = minv_solve_column_ratio(1, &norms[s], &norms[nrhs + j], &norms[2 * nrhs + j], anorm_inf);
+        if (ratio > worst || isnan(ratio))
+            worst = ratio;
+    }
+    *residual = worst;
+cleanup:
+    free(r);
+    free(norms);
+    minv_mpi_layout_free(&lr);
+    return status;
+}
+
+/* ---- the call ---- */
+
+typedef struct {
+    minv_fpguard guard;
+    double t0;
+} call;
+
+/* The backend of this context: cuSOLVERMp where every rank's context is on a GPU and the
+ * plugin serves the layout, ScaLAPACK otherwise (with a note where a GPU was there). */
+static const minv_mpi_dense_ops *backend_of(minv_context *ctx, const minv_mpi_layout *l, minv_report *r) {
+    char why[512] = "";
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    const int gpu = minv_context_backend(ctx) == MINV_BACKEND_GPU;
+    if (minv_mpi_min_i64(gpu, comm) == 1) {
+        const minv_mpi_dense_ops *ops = minv_mpi_gpu_ops(ctx, l, why, sizeof why);
+        if (ops) {
+            r->backend = MINV_BACKEND_GPU;
+            return ops;
+        }
+    } else if (minv_mpi_max_i64(gpu, comm) == 1) {
+        snprintf(why, sizeof why, "not every rank's context is on a GPU");
+    }
+    if (why[0]) {
+        minv_report_note(r, "GPU not used: %s", why);
+        r->fallbacks |= MINV_FALLBACK_CPU; /* some rank's context is on a GPU */
+    }
+    return &minv_mpi_scalapack_ops;
+}
+
+static void note_grid(minv_report *r, const minv_mpi_layout *l, MPI_Comm comm) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    minv_report_note(r, "%d x %d grid of %d rank%s, blocks of %lld x %lld", (int)l->nprow, (int)l->npcol, size,
+                     size == 1 ? "" : "s", (long long)l->mb, (long long)l->nb);
+}
+
+/* The factorisation's column, agreed: the smallest that any rank reports. */
+static minv_status factor_outcome(minv_context *ctx, MPI_Comm comm, int spd, int info, minv_report *r) {
+    const int64_t col = minv_mpi_min_i64(info > 0 ? info : INT64_MAX, comm);
+    if (col == INT64_MAX)
+        return MINV_SUCCESS;
+    r->info = col - 1;
+    if (spd)
+        return minv_fail(ctx, MINV_ERR_NOT_SPD, "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
+                         (long long)col, (long long)col);
+    return minv_fail(ctx, MINV_ERR_SINGULAR, "U(%lld,%lld) is exactly zero: no pivot in column %lld (1-based)",
+                     (long long)col, (long long)col, (long long)col);
+}
+
+/* Cholesky or LU for A: AUTO takes Cholesky where A is symmetric with a positive diagonal;
+ * CHOLESKY on a non-symmetric A is refused, as minv.h refuses it. */
+static minv_status choose(minv_context *ctx, minv_method method, minv_dtype t, const minv_mpi_layout *l, const void *a,
+                          int *spd, minv_report *r) {
+    analysis an = {0};
+    *spd = 0;
+    if (method == MINV_METHOD_LU)
+        return MINV_SUCCESS;
+    minv_status status = analyze(ctx, t, l, a, &an);
+    if (status != MINV_SUCCESS)
+        return status;
+    r->asymmetry = an.asymmetry;
+    if (method == MINV_METHOD_CHOLESKY && !an.symmetric)
+        return minv_fail(ctx, MINV_ERR_NOT_SPD,
+                         "Cholesky needs a symmetric matrix; relative asymmetry max|a_ij - a_ji| / max|a_ij| = %.3g exceeds the symmetry tolerance %.3g",
+                         an.asymmetry, minv_symmetry_tol(ctx, t));
+    *spd = method == MINV_METHOD_CHOLESKY || (an.symmetric && an.diag_min > 0);
+    if (method == MINV_METHOD_AUTO)
+        minv_report_note(r, "%s", *spd ? "auto: symmetric with a positive diagonal, so Cholesky"
+                                        : an.symmetric ? "auto: symmetric but a diagonal entry is not positive, so LU"
+                                                       : "auto: not symmetric, so LU");
+    return MINV_SUCCESS;
+}
+
+static void copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to) {
+    if (from != to && l->local_rows > 0)
+        for (int64_t j = 0; j < l->local_cols; j++)
+            memcpy((char *)to + (size_t)(j * l->lld) * (size_t)t, (const char *)from + (size_t)(j * l->lld) * (size_t)t,
+                   (size_t)l->local_rows * (size_t)t);
+}
+
+/* The report's time and stages, as serial minv's: the call is all compute (cuSOLVERMp's copies
+ * of the pieces to and from the GPUs are not told apart); the device is rank 0's, as the
+ * report is the same everywhere. */
+static void finish(minv_context *ctx, minv_report *r, MPI_Comm comm, double t0) {
+    const double seconds = MPI_Wtime() - t0;
+    r->seconds = max_over(seconds, comm);
+    r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    r->stages.compute_seconds = r->seconds;
+    int device = r->backend == MINV_BACKEND_GPU && ctx->device_count > 0 ? ctx->devices[0] : -1;
+    MPI_Bcast(&device, 1, MPI_INT, 0, comm);
+    r->device = device;
+    if (ctx->backend_note[0]) /* an AUTO context that found no GPU */
+        r->fallbacks |= MINV_FALLBACK_NO_GPU;
+}
+
+/* AUTO where Cholesky finds A not positive definite: the note, and LU next (1). */
+static int not_spd_so_lu(minv_context *ctx, minv_method method, minv_status status, minv_report *r) {
+    if (!(status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO))
+        return 0;
+    minv_report_note(r, "not positive definite at column %lld (1-based), so LU", (long long)r->info + 1);
+    r->fallbacks |= MINV_FALLBACK_LU;
+    r->info = -1;
+    minv_clear_error(ctx);
+    return 1;
+}
+
+/* After a Cholesky whose residual shows that A's asymmetry mattered (A symmetric only within a
+ * raised tolerance): AUTO goes on by LU (1; A and B are still at hand, kept where the call is
+ * in place), CHOLESKY fails (0, *status NOT_SPD). 0 and *status untouched otherwise. Every
+ * rank holds the same residual, so every rank takes the same way. */
+static int retry_by_lu(minv_context *ctx, minv_dtype t, int64_t n, minv_method method, minv_report *r,
+                       minv_status *status) {
+    if (!minv_cholesky_residual_too_large(t, n, r))
+        return 0;
+    if (method != MINV_METHOD_AUTO) {
+        *status = minv_fail_cholesky_residual(ctx, t, n, r->asymmetry, r);
+        return 0;
+    }
+    minv_report_note(r, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead", r->residual);
+    r->fallbacks |= MINV_FALLBACK_LU;
+    r->residual = -1;
+    r->residual_kind = 0;
+    return 1;
+}
+
+static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
+                                 const minv_mpi_layout *l, const void *a, void *x, minv_report *report) {
+    minv_report local, *r = report ? report : &local;
+    minv_report_init(r, method, l && l->internal ? l->n : 0, 0);
+    if (!ctx || check_layout(ctx, fn, 3, "layout", l) != MINV_SUCCESS)
+        return MINV_ERR_INVALID_ARG; /* no communicator to agree over */
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    const double t0 = MPI_Wtime();
+    minv_fpguard guard;
+    minv_fpguard_begin(&guard);
+    minv_clear_error(ctx);
+    const int n = (int)l->n, in_place = a == x;
+    probes pr = {0};
+    void *keep = NULL;
+    int spd = 0, info = 0;
+
+    minv_status status = check_method(ctx, fn, method);
+    if (status == MINV_SUCCESS && (l->m != l->n || l->mb != l->nb))
+        status = minv_fail(ctx, MINV_ERR_SHAPE, "%s: the layout holds a %lld x %lld matrix in %lld x %lld blocks; inversion needs a square matrix in square blocks",
+                           fn, (long long)l->m, (long long)l->n, (long long)l->mb, (long long)l->nb);
+    if (status == MINV_SUCCESS)
+        status = check_piece(ctx, fn, 4, "a", l, a);
+    if (status == MINV_SUCCESS)
+        status = check_piece(ctx, fn, 5, "ainv", l, x);
+    if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS || n == 0) /* n = 0: LAPACK's quick return */
+        goto cleanup;
+    MINV_TRY(check_finite(ctx, t, l, a, "A"));
+    const double anorm_1 = norm_of(t, '1', l, a, 1, n), anorm_inf = norm_of(t, 'I', l, a, 1, n);
+    if (anorm_1 == 0) {
+        r->info = 0;
+        status = minv_fail(ctx, MINV_ERR_SINGULAR, "A is zero: every entry is 0");
+        goto cleanup;
+    }
+    MINV_TRY(choose(ctx, method, t, l, a, &spd, r));
+    /* sampled at least where Cholesky reads a triangle of a matrix symmetric only within a
+     * raised tolerance: the residual shows whether that mattered */
+    const int residual_mode = minv_residual_mode(ctx, t, r->asymmetry, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU);
+    if (residual_mode == 1)
+        MINV_TRY(probes_make(ctx, t, l, a, &pr));
+    /* in place, A is kept where it may be needed again: AUTO's fallbacks, the full residual */
+    if (in_place && ((method == MINV_METHOD_AUTO && spd) || residual_mode == 2)) {
+        keep = malloc(piece_elems(l) * (size_t)t);
+        MINV_TRY(minv_mpi_agree(ctx, comm, keep ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot keep a copy of A")));
+        copy_piece(t, l, a, keep);
+    }
+    const void *orig = in_place ? keep : a;
+    const minv_mpi_dense_ops *ops = backend_of(ctx, l, r);
+    for (;;) {
+        copy_piece(t, l, orig ? orig : a, x);
+        MINV_TRY(minv_mpi_agree(ctx, comm, ops->invert(ctx, l, t, spd, x, &info, r)));
+        status = factor_outcome(ctx, comm, spd, info, r);
+        if (not_spd_so_lu(ctx, method, status, r)) {
+            spd = 0;
+            continue;
+        }
+        if (status != MINV_SUCCESS)
+            goto cleanup;
+        r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+        if (residual_mode == 1) {
+            MINV_TRY(residual_sampled(ctx, t, l, x, &pr, anorm_inf, &r->residual));
+            r->residual_kind = 1;
+        } else if (residual_mode == 2) {
+            MINV_TRY(residual_full(ctx, t, l, orig, x, anorm_1, &r->residual));
+            r->residual_kind = 2;
+        }
+        if (!retry_by_lu(ctx, t, n, method, r, &status))
+            break;
+        spd = 0;
+    }
+    if (status != MINV_SUCCESS)
+        goto cleanup;
+    /* exact, from the inverse: better than ScaLAPACK's p?gecon, which can miss by 10x */
+    r->rcond = 1 / (anorm_1 * norm_of(t, '1', l, x, 1, n));
+    r->flops = minv_batch_flops(spd, n, 0);
+    note_grid(r, l, comm);
+    status = minv_check_rcond(ctx, t, r);
+cleanup:
+    probes_free(&pr);
+    free(keep);
+    finish(ctx, r, comm, t0);
+    minv_fpguard_end(&guard);
+    return status;
+}
+
+static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
+                                const minv_mpi_layout *la, const void *a, const minv_mpi_layout *lb, const void *b,
+                                void *x, minv_report *report) {
+    minv_report local, *r = report ? report : &local;
+    minv_report_init(r, method, la && la->internal ? la->n : 0, lb && lb->internal ? lb->n : 0);
+    if (!ctx || check_layout(ctx, fn, 3, "la", la) != MINV_SUCCESS || check_layout(ctx, fn, 5, "lb", lb) != MINV_SUCCESS)
+        return MINV_ERR_INVALID_ARG;
+    MPI_Comm comm = minv_mpi_layout_comm(la);
+    const double t0 = MPI_Wtime();
+    minv_fpguard guard;
+    minv_fpguard_begin(&guard);
+    minv_clear_error(ctx);
+    const int n = (int)la->n, nrhs = (int)lb->n;
+    double precision = MINV_PRECISION_DOUBLE;
+    minv_get_option(ctx, MINV_OPT_PRECISION, &precision);
+    if (precision == MINV_PRECISION_MIXED) /* ScaLAPACK and cuSOLVERMp factor in the data's precision */
+        minv_report_note(r, "MINV_OPT_PRECISION mixed is the serial solves'; over the ranks A is factored in the data's precision");
+    void *work = NULL, *bkeep = NULL;
+    int spd = 0, info = 0;
+    double rcond = -1;
+
+    minv_status status = check_method(ctx, fn, method);
+    if (status == MINV_SUCCESS && (la->m != la->n || la->mb != la->nb))
+        status = minv_fail(ctx, MINV_ERR_SHAPE, "%s: la holds a %lld x %lld matrix in %lld x %lld blocks; A must be square in square blocks",
+                           fn, (long long)la->m, (long long)la->n, (long long)la->mb, (long long)la->nb);
+    if (status == MINV_SUCCESS && (lb->m != la->n || lb->mb != la->nb || lb->desc[SL_RSRC] != la->desc[SL_RSRC] ||
+                                   (minv_mpi_in_grid(la) && lb->desc[SL_CTXT] != la->desc[SL_CTXT])))
+        status = minv_fail(ctx, MINV_ERR_SHAPE, "%s: lb (%lld x %lld in blocks of %lld rows) must have A's %lld rows in A's blocks of %lld on A's grid (minv_mpi_layout_like)",
+                           fn, (long long)lb->m, (long long)lb->n, (long long)lb->mb, (long long)la->n, (long long)la->nb);
+    if (status == MINV_SUCCESS)
+        status = check_piece(ctx, fn, 4, "a", la, a);
+    if (status == MINV_SUCCESS)
+        status = check_piece(ctx, fn, 6, "b", lb, b);
+    if (status == MINV_SUCCESS)
+        status = check_piece(ctx, fn, 7, "x", lb, x);
+    if (status == MINV_SUCCESS) {
+        work = malloc(piece_elems(la) * (size_t)t);
+        bkeep = x == b ? malloc(piece_elems(lb) * (size_t)t) : NULL;
+        if (!work || (x == b && !bkeep))
+            status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of A's piece (%lld x %lld)", (long long)la->local_rows,
+                               (long long)la->local_cols);
+    }
+    /* n = 0 or nrhs = 0: LAPACK's quick return, nothing read or written */
+    if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS || n == 0 || nrhs == 0)
+        goto cleanup;
+    MINV_TRY(check_finite(ctx, t, la, a, "A"));
+    MINV_TRY(check_finite(ctx, t, lb, b, "B"));
+    const double anorm_1 = norm_of(t, '1', la, a, 1, n), anorm_inf = norm_of(t, 'I', la, a, 1, n);
+    if (anorm_1 == 0) {
+        r->info = 0;
+        status = minv_fail(ctx, MINV_ERR_SINGULAR, "A is zero: every entry is 0");
+        goto cleanup;
+    }
+    MINV_TRY(choose(ctx, method, t, la, a, &spd, r));
+    const int residual_mode = minv_residual_mode(ctx, t, r->asymmetry, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU);
+    if (bkeep)
+        copy_piece(t, lb, b, bkeep);
+    const void *borig = bkeep ? bkeep : b;
+    const minv_mpi_dense_ops *ops = backend_of(ctx, la, r);
+    for (;;) {
+        copy_piece(t, la, a, work);
+        copy_piece(t, lb, borig, x);
+        MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, work, lb, x, anorm_1, &info, &rcond, r)));
+        status = factor_outcome(ctx, comm, spd, info, r);
+        if (not_spd_so_lu(ctx, method, status, r)) {
+            spd = 0;
+            continue;
+        }
+        if (status != MINV_SUCCESS)
+            goto cleanup;
+        r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+        if (residual_mode > 0) {
+            MINV_TRY(residual_solve(ctx, t, residual_mode, la, a, lb, borig, x, anorm_inf, &r->residual));
+            r->residual_kind = residual_mode;
+        }
+        if (!retry_by_lu(ctx, t, n, method, r, &status))
+            break;
+        spd = 0;
+    }
+    if (status != MINV_SUCCESS)
+        goto cleanup;
+    r->rcond = max_over(rcond, comm);
+    if (r->rcond < 0) { /* minv's bound from the solution's columns, as its Gauss-Jordan solves */
+        double *xb = malloc((size_t)(2 * nrhs) * sizeof(double));
+        MINV_TRY(minv_mpi_agree(ctx, comm, xb ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %d norms", 2 * nrhs)));
+        for (int j = 0; j < nrhs; j++) {
+            xb[j] = norm_of(t, '1', lb, x, j + 1, 1);
+            xb[nrhs + j] = norm_of(t, '1', lb, borig, j + 1, 1);
+        }
+        r->rcond = minv_rcond_lower_bound(nrhs, xb, xb + nrhs, anorm_1);
+        free(xb);
+        minv_report_note(r, "rcond bounded from the solution's columns (no estimator on this backend)");
+    }
+    r->flops = minv_batch_flops(spd, n, nrhs);
+    note_grid(r, la, comm);
+    status = minv_check_rcond(ctx, t, r);
+cleanup:
+    free(work);
+    free(bkeep);
+    finish(ctx, r, comm, t0);
+    minv_fpguard_end(&guard);
+    return status;
+}
+
+minv_status minv_mpi_invert_d(minv_context *ctx, minv_method method, const minv_mpi_layout *layout,
+                              const double *a, double *ainv, minv_report *report) {
+    return invert_expert(ctx, "minv_mpi_invert_d", method, MINV_R64, layout, a, ainv, report);
+}
+
+minv_status minv_mpi_invert_s(minv_context *ctx, minv_method method, const minv_mpi_layout *layout,
+                              const float *a, float *ainv, minv_report *report) {
+    return invert_expert(ctx, "minv_mpi_invert_s", method, MINV_R32, layout, a, ainv, report);
+}
+
+minv_status minv_mpi_solve_d(minv_context *ctx, minv_method method, const minv_mpi_layout *la,
+                             const double *a, const minv_mpi_layout *lb, const double *b,
+                             double *x, minv_report *report) {
+    return solve_expert(ctx, "minv_mpi_solve_d", method, MINV_R64, la, a, lb, b, x, report);
+}
+
+minv_status minv_mpi_solve_s(minv_context *ctx, minv_method method, const minv_mpi_layout *la,
+                             const float *a, const minv_mpi_layout *lb, const float *b, float *x,
+                             minv_report *report) {
+    return solve_expert(ctx, "minv_mpi_solve_s", method, MINV_R32, la, a, lb, b, x, report);
+}

@@ -1,0 +1,136 @@
+/* The GPU backend of one matrix over many ranks: cuSOLVERMp, in a plugin (libminv_mpi_cusolvermp,
+ * next to libminv_mpi) opened the first time a GPU context asks, so that libminv_mpi loads where
+ * there is no GPU, no driver and no NCCL. The plugin's session (NCCL communicator, cuSOLVERMp
+ * handle and grid) lives with the layout's grid and serves every later call on it. Where the
+ * plugin cannot be had on some rank, every rank goes to ScaLAPACK and the report says why. */
+#define _GNU_SOURCE /* dladdr */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+#if !MINV_MPI_HAVE_CUSOLVERMP
+
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len) {
+    snprintf(why, len, "this minv was built without cuSOLVERMp (the MPI layer's GPU half: see the README)");
+    return NULL;
+}
+
+#else
+
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+
+#include "cusolvermp/plugin.h"
+
+/* The plugin beside libminv_mpi, loaded once (the loader keeps it). */
+static const minv_mpi_gpu_plugin *load(char *why, size_t len) {
+    Dl_info self;
+    char path[PATH_MAX], dir[PATH_MAX];
+    if (!dladdr((void *)minv_mpi_gpu_ops, &self) || !self.dli_fname) {
+        snprintf(why, len, "cannot tell where libminv_mpi lies, to open its cuSOLVERMp plugin");
+        return NULL;
+    }
+    snprintf(dir, sizeof dir, "%s", self.dli_fname);
+    snprintf(path, sizeof path, "%s/libminv_mpi_cusolvermp.so", dirname(dir));
+    void *plugin = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!plugin) { /* a missing driver, NCCL older than 2.29 (ncclCommQueryProperties), ... */
+        snprintf(why, len, "the cuSOLVERMp plugin does not load: %s", dlerror());
+        return NULL;
+    }
+    minv_mpi_gpu_plugin_fn get = (minv_mpi_gpu_plugin_fn)dlsym(plugin, MINV_MPI_PLUGIN_SYMBOL);
+    const minv_mpi_gpu_plugin *p = get ? get() : NULL;
+    if (!p || p->version != MINV_MPI_PLUGIN_VERSION) {
+        snprintf(why, len, "'%s' is not this minv's cuSOLVERMp plugin", path);
+        return NULL;
+    }
+    return p;
+}
+
+/* What the layout's grid keeps: the session, its device, the plugin that closes it. */
+typedef struct {
+    const minv_mpi_gpu_plugin *plugin;
+    minv_mpi_gpu_session *session;
+    int device;
+} gpu_state;
+
+static void release(void *state) {
+    gpu_state *g = state;
+    g->plugin->close(g->session);
+    free(g);
+}
+
+static gpu_state *state_of(const minv_mpi_layout *l) { return (gpu_state *)minv_mpi_layout_gpu(l); }
+
+static minv_mpi_gpu_piece piece(const minv_mpi_layout *l, void *data) {
+    return (minv_mpi_gpu_piece){l->m, l->n, l->mb, l->nb, l->lld, l->local_cols, data};
+}
+
+static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
+                              minv_report *report) {
+    char msg[512] = "";
+    minv_mpi_gpu_piece p = piece(l, x);
+    minv_report_note(report, "cuSOLVERMp %s + %s for the identity (cuSOLVERMp has no %s), over NCCL",
+                     spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
+    if (state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &p, NULL, &p, info, msg, sizeof msg) != 0)
+        return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
+    return MINV_SUCCESS;
+}
+
+static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
+                             const minv_mpi_layout *lb, void *x, double anorm_1, int *info, double *rcond,
+                             minv_report *report) {
+    char msg[512] = "";
+    minv_mpi_gpu_piece pa = piece(la, a), px = piece(lb, x);
+    *rcond = -1; /* cuSOLVERMp has no condition estimator */
+    minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
+    if (state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, msg, sizeof msg) != 0)
+        return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
+    return MINV_SUCCESS;
+}
+
+static const minv_mpi_dense_ops gpu_ops = {"cuSOLVERMp", gpu_invert, gpu_solve};
+
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len) {
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    int size, count = 0, devices[MINV_MAX_DEVICES];
+    MPI_Comm_size(comm, &size);
+    why[0] = '\0';
+    /* cuSOLVERMp's grid holds every rank of its communicator, from grid row and column 0 */
+    if ((int64_t)l->nprow * l->npcol != size || l->desc[6] != 0 || l->desc[7] != 0) {
+        snprintf(why, len, "cuSOLVERMp takes a grid of every rank (this one is %d x %d of %d) starting at process 0, 0",
+                 (int)l->nprow, (int)l->npcol, size);
+        return NULL;
+    }
+    minv_context_devices(ctx, &count, devices);
+    const int device = count > 0 ? devices[0] : 0;
+    const gpu_state *g = state_of(l);
+    int ok = 1;
+    /* the first call on this grid, or another GPU: a new session, opened by all ranks at once */
+    if (minv_mpi_max_i64(!g || g->device != device, comm) == 1) {
+        const minv_mpi_gpu_plugin *plugin = load(why, len);
+        gpu_state *fresh = calloc(1, sizeof *fresh);
+        ok = plugin && fresh;
+        if (minv_mpi_min_i64(ok, comm) == 1)
+            ok = plugin->open(comm, device, l->nprow, l->npcol, &fresh->session, why, len) == 0;
+        if (ok) {
+            fresh->plugin = plugin;
+            fresh->device = device;
+            minv_mpi_layout_set_gpu(l, fresh, release);
+        } else {
+            free(fresh);
+        }
+    }
+    /* every rank takes the GPU, or none: the first rank's reason goes to all */
+    minv_status st = minv_mpi_agree(ctx, comm, ok ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_GPU, "%s", why[0] ? why : "another rank has no cuSOLVERMp"));
+    if (st == MINV_SUCCESS)
+        return &gpu_ops;
+    minv_mpi_layout_set_gpu(l, NULL, NULL); /* ranks whose session opened close it again */
+    snprintf(why, len, "%s", minv_last_error(ctx));
+    minv_clear_error(ctx);
+    return NULL;
+}
+
+#endif

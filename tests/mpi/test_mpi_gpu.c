@@ -1,0 +1,154 @@
+/* The MPI layer on GPUs (label gpu;mpi), against serial minv on the CPU: one GPU a rank from
+ * minv_mpi_options_default; one matrix over the ranks through cuSOLVERMp (SPD and general,
+ * inversion and solve, singular and not SPD statuses the same everywhere) where every rank has
+ * a GPU of its own, and ScaLAPACK with a note where ranks share one (NCCL takes one rank a GPU);
+ * distributed batches on each rank's GPU. Skips (77) where a rank has no GPU. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_testutil.h"
+
+static const double EPS = 0x1p-52;
+
+/* 1 when every rank has a GPU of its own, so that NCCL (and cuSOLVERMp) can take them all:
+ * no two ranks of a node on the same device. */
+static int own_gpus(minv_context *gpu) {
+    int count = 0, devices[MINV_MAX_DEVICES], nsize, clash = 0, any = 0;
+    minv_context_devices(gpu, &count, devices);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, mt_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    int *chosen = malloc((size_t)nsize * sizeof(int));
+    MPI_Allgather(&devices[0], 1, MPI_INT, chosen, 1, MPI_INT, node);
+    for (int i = 0; i < nsize; i++)
+        for (int j = i + 1; j < nsize; j++) clash |= chosen[i] == chosen[j];
+    MPI_Allreduce(&clash, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+    free(chosen);
+    return !any;
+}
+
+static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n, int solve, int expect_gpu) {
+    minv_mpi_layout la, lb;
+    const int64_t nrhs = 5;
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, solve ? nrhs : n, &lb), MINV_SUCCESS, gpu);
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *ref = tu_alloc(n, solve ? nrhs : n, n);
+    tu_rng rng;
+    tu_seed(&rng, 7 + (uint64_t)n);
+    if (spd)
+        tu_spd(&rng, n, a, n);
+    else
+        tu_general(&rng, n, a, n);
+    tu_rect(&rng, n, nrhs, b, n);
+    double *ap = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, solve ? b : a, n), *xp = mt_piece_of(&lb, solve ? b : a, n);
+    minv_report r;
+    if (solve) {
+        CHECK_STATUS(minv_mpi_solve_d(gpu, MINV_METHOD_AUTO, &la, ap, &lb, bp, xp, &r), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_solve_d(cpu, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, ref, n, NULL), MINV_SUCCESS, cpu);
+    } else {
+        CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, &la, ap, xp, &r), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, cpu);
+    }
+    double *x = mt_whole_of(gpu, &lb, xp);
+    const double d = tu_rel_diff(n, solve ? nrhs : n, x, n, ref, n);
+    CHECK(d < 1e-10, "%s %s n %lld: rel. difference %g from serial minv on the CPU", spd ? "spd" : "general",
+          solve ? "solve" : "inverse", (long long)n, d);
+    CHECK(r.residual >= 0 && r.residual < 1000 * EPS, "residual %g", r.residual);
+    CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
+    if (expect_gpu)
+        CHECK(r.backend == MINV_BACKEND_GPU && strstr(r.reason, "cuSOLVERMp"), "expected cuSOLVERMp: %s", r.reason);
+    else
+        CHECK(r.backend == MINV_BACKEND_CPU && strstr(r.reason, "GPU not used"), "expected the ScaLAPACK fallback: %s",
+              r.reason);
+    free(a);
+    free(b);
+    free(ref);
+    free(x);
+    free(ap);
+    free(bp);
+    free(xp);
+    minv_mpi_layout_free(&lb);
+    minv_mpi_layout_free(&la);
+}
+
+/* Singular and not-SPD input: the status and the column everywhere, as on the CPU. */
+static void failures(minv_context *gpu) {
+    const int64_t n = 97;
+    minv_mpi_layout l;
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 16, 0, 0, &l), MINV_SUCCESS, gpu);
+    double *a = tu_alloc(n, n, n);
+    tu_rng rng;
+    tu_seed(&rng, 3);
+    tu_spd(&rng, n, a, n);
+    a[40 * n + 40] = -5; /* the minor of order 41 */
+    double *ap = mt_piece_of(&l, a, n), *xp = mt_piece_of(&l, a, n);
+    minv_report r;
+    minv_status got = minv_mpi_invert_d(gpu, MINV_METHOD_CHOLESKY, &l, ap, xp, &r);
+    CHECK(got == MINV_ERR_NOT_SPD && r.info == 40 && MT_SAME_REPORT(r), "not SPD: %s, info %lld (%s)",
+          minv_status_string(got), (long long)r.info, minv_last_error(gpu));
+    CHECK(mt_same_text(minv_last_error(gpu)), "not SPD: the message differs between the ranks");
+    tu_general(&rng, n, a, n);
+    for (int64_t i = 0; i < n; i++) a[60 * n + i] = 0;
+    free(ap);
+    free(xp);
+    ap = mt_piece_of(&l, a, n);
+    xp = mt_piece_of(&l, a, n);
+    got = minv_mpi_invert_d(gpu, MINV_METHOD_LU, &l, ap, xp, &r);
+    CHECK(got == MINV_ERR_SINGULAR && r.info == 60 && MT_SAME_REPORT(r), "singular: %s, info %lld (%s)",
+          minv_status_string(got), (long long)r.info, minv_last_error(gpu));
+    free(a);
+    free(ap);
+    free(xp);
+    minv_mpi_layout_free(&l);
+}
+
+/* Each rank's batch on its GPU, rebalanced, against the CPU. */
+static void batches(minv_context *gpu, minv_context *cpu) {
+    const int64_t k = 24, n = 10 + 30 * mt_rank;
+    double *a = malloc((size_t)(n * k * k) * sizeof(double)), *x = malloc((size_t)(n * k * k) * sizeof(double));
+    double *ref = malloc((size_t)(n * k * k) * sizeof(double));
+    tu_rng rng;
+    tu_seed(&rng, 100 + (uint64_t)mt_rank);
+    for (int64_t m = 0; m < n; m++) tu_general(&rng, k, a + m * k * k, k);
+    minv_batch_report r;
+    CHECK_STATUS(minv_mpi_invert_batched_d(gpu, MPI_COMM_WORLD, MINV_MPI_REBALANCE, MINV_METHOD_AUTO, k, n, a, k, k * k, x,
+                                           k, k * k, NULL, &r),
+                 MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_invert_batched_d(cpu, MINV_METHOD_AUTO, k, n, a, k, k * k, ref, k, k * k, NULL, NULL), MINV_SUCCESS, cpu);
+    CHECK(tu_rel_diff(k, n * k, x, k, ref, k) < 1e-10, "GPU batch differs from the CPU's");
+    CHECK(r.backend == MINV_BACKEND_GPU && MT_SAME_REPORT(r), "batch backend %s", minv_backend_name(r.backend));
+    free(a);
+    free(x);
+    free(ref);
+}
+
+int main(int argc, char **argv) {
+    minv_context *cpu = mt_init(&argc, &argv), *gpu = NULL;
+    minv_options opts;
+    minv_mpi_options_default(MPI_COMM_WORLD, &opts);
+    opts.backend = MINV_BACKEND_GPU;
+    int have = minv_create(&gpu, &opts) == MINV_SUCCESS, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (mt_rank == 0)
+            tu_skip_no_gpu("test_mpi_gpu");
+        minv_destroy(gpu);
+        minv_destroy(cpu);
+        MPI_Finalize();
+        return TU_SKIP;
+    }
+    const int expect_gpu = MINV_MPI_HAVE_CUSOLVERMP && own_gpus(gpu);
+    if (mt_rank == 0)
+        printf("test_mpi_gpu: %d rank%s, %s\n", mt_size, mt_size == 1 ? "" : "s",
+               expect_gpu ? "cuSOLVERMp expected" : "ranks share a GPU or no cuSOLVERMp: the ScaLAPACK fallback expected");
+    for (int spd = 0; spd < 2; spd++)
+        for (int solve = 0; solve < 2; solve++)
+            one_matrix(gpu, cpu, spd, 300, solve, expect_gpu);
+    one_matrix(gpu, cpu, 1, 77, 0, expect_gpu); /* n no multiple of the block */
+    failures(gpu);
+    batches(gpu, cpu);
+    minv_destroy(gpu);
+    return mt_finish("test_mpi_gpu", cpu);
+}
