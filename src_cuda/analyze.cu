@@ -194,6 +194,7 @@ minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cuda
     const int64_t n = host->rows, w = panel->cols;
     const size_t es = (size_t)host->dtype, bytes = (size_t)w * (size_t)n * es;
     const int slot = WS_AUX + buffer;
+    const int threads = minv_threads_for(ctx->cpu_threads, (double)w * (double)n); /* only where worth them */
     minv_status status = MINV_SUCCESS;
     void *dev_rows, *pinned_rows;
     if (host->dtype == MINV_R64)
@@ -204,7 +205,7 @@ minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cuda
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &dev_rows));
     MINV_TRY(minv_gpu_pinned(ctx, PIN_AUX + buffer, bytes, &pinned_rows));
     /* rows j0 .. j0+w of every column, dense w x n */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int64_t i = 0; i < n; i++)
         memcpy((char *)pinned_rows + (size_t)i * (size_t)w * es, minv_at(host, j0, i), (size_t)w * es);
     CUDA_TRY(cudaMemcpyAsync(dev_rows, pinned_rows, bytes, cudaMemcpyHostToDevice, s));

@@ -65,7 +65,7 @@ minv_status make_plan(minv_context *ctx, minv_method method, minv_dtype tio, min
     if (method == MINV_METHOD_AUTO && pl->path == PATH_BLOCKED)
         minv_batch_note(r, "AUTO takes the pivoted path for every member of order > 128");
     if (nrhs && pl->path != PATH_SMALL)
-        minv_batch_note(r, "solves multiply the inverse by B (cuBLAS batched GEMM)");
+        minv_batch_note(r, "solves multiply the inverse by B and refine once (cuBLAS batched GEMM)");
     if (tc != tio)
         minv_batch_note(r, "computed in double");
     if (!nrhs && ctx->residual_mode == 2)
@@ -78,7 +78,7 @@ size_t work_bytes(const plan &pl) {
     const size_t k = (size_t)pl.k, tc = (size_t)pl.tc, nrhs = (size_t)pl.nrhs;
     size_t b = RES_INTS * sizeof(int32_t) + sizeof(double) + (pl.residual ? sizeof(double) : 0);
     if (pl.residual && !pl.nrhs) b += (MINV_PROBES * k + 1) * sizeof(double);
-    if (pl.nrhs && pl.path != PATH_SMALL) b += k * k * tc + k * nrhs * tc * (pl.tio != pl.tc ? 2 : 1);
+    if (pl.nrhs && pl.path != PATH_SMALL) b += 2 * (k * k * tc + k * nrhs * tc);
     if (pl.path == PATH_BLOCKED) b += minv_gpu_gj_blocked_bytes(pl.k, pl.nb, pl.tc, pl.mode == GJ_SPD);
     return b;
 }
@@ -90,7 +90,7 @@ const size_t WORK_SLACK = 8 * ALIGN + MINV_GPU_BLOCKED_SLACK + TALLY_BYTES;
 struct chunk_ws {
     int32_t *res;
     double *rcond, *residual, *av, *anorm;
-    void *winv, *y, *bc, *blocked;
+    void *winv, *y, *bc, *ac, *blocked;
 };
 
 chunk_ws carve(void *work, const plan &pl, int64_t count) {
@@ -117,13 +117,18 @@ chunk_ws carve(void *work, const plan &pl, int64_t count) {
         w.y = p;
         p += aligned(c * k * nrhs * tc);
         w.bc = p;
-        p += pl.tio != pl.tc ? aligned(c * k * nrhs * tc) : 0;
+        p += aligned(c * k * nrhs * tc);
+        w.ac = p;
+        p += aligned(c * k * k * tc);
     }
     w.blocked = p;
     return w;
 }
 
-/* out_m = in_m (rows x cols, converted) for the members written (all when res is NULL). */
+/* out_m = in_m (rows x cols, converted) for the members written (all when res is NULL); with
+ * sizes, a member of order n gives its first n rows (and n columns when cols is SQUARE). */
+constexpr int SQUARE = -1;
+
 template <typename Tin, typename Tout>
 __global__ void copy_members_kernel(const Tin *in, int64_t ldin, int64_t sin, Tout *out, int64_t ldout, int64_t sout,
                                     int rows, int cols, const int32_t *sizes, const int32_t *res) {
@@ -131,6 +136,7 @@ __global__ void copy_members_kernel(const Tin *in, int64_t ldin, int64_t sin, To
     if (res && !member_written(res, m))
         return;
     const int n = sizes ? sizes[m] : rows;
+    if (cols == SQUARE) cols = n;
     const Tin *im = in + m * sin;
     Tout *om = out + m * sout;
     for (int64_t e = threadIdx.x; e < (int64_t)n * cols; e += blockDim.x)
@@ -169,37 +175,47 @@ minv_status invert(minv_context *ctx, const plan &pl, const batch_args &p, minv_
     }
 }
 
-/* A solve beyond the register kernel: the inverse into a workspace, times B, copied out for
- * the members written. */
+/* A solve beyond the register kernel: the inverse into a workspace, Y = A^-1 B, then one step
+ * of refinement, Y += A^-1 (B - A Y), copied out for the members written. A product with the
+ * inverse alone leaves residuals of order cond(A) eps; the step brings them to a
+ * backward-stable solve's, for two more GEMMs of k x nrhs. B and A are taken into the compute
+ * type (zero-padded for members of smaller order), where B becomes the residual. */
 template <typename Tc>
 minv_status solve_by_inverse(minv_context *ctx, const plan &pl, const batch_args &p, const chunk_io &io,
                              const chunk_ws &w) {
     minv_status status = MINV_SUCCESS;
-    const int k = pl.k, nrhs = pl.nrhs;
+    cudaStream_t s = ctx->gpu->stream;
+    cublasHandle_t h = ctx->gpu->blas;
+    const int k = pl.k, nrhs = pl.nrhs, count = (int)io.count;
     const long long kk = (long long)k * k, kn = (long long)k * nrhs;
+    const Tc *winv = (const Tc *)w.winv, *ac = (const Tc *)w.ac;
+    Tc *bc = (Tc *)w.bc, *y = (Tc *)w.y;
     batch_args q = p;
-    const Tc *b = (const Tc *)io.b;
-    int64_t ldb = io.ldb, sb = io.sb;
     q.x = w.winv;
     q.ldx = k;
     q.sx = kk;
-    if (io.sizes) /* padded members: the GEMM must meet zeros beside each inverse */
-        CUDA_TRY(cudaMemsetAsync(w.winv, 0, (size_t)io.count * (size_t)kk * sizeof(Tc), ctx->gpu->stream));
-    MINV_TRY(invert(ctx, pl, q, pl.tc, w));
-    if (pl.tio != pl.tc) {
-        MINV_TRY((copy_members<float, double>(ctx, io.b, io.ldb, io.sb, w.bc, k, kn, k, nrhs, io.count, NULL, NULL)));
-        b = (const Tc *)w.bc;
-        ldb = k;
-        sb = kn;
+    if (io.sizes) { /* padded members: the GEMMs must meet zeros beside each member */
+        CUDA_TRY(cudaMemsetAsync(w.winv, 0, (size_t)io.count * (size_t)kk * sizeof(Tc), s));
+        CUDA_TRY(cudaMemsetAsync(w.ac, 0, (size_t)io.count * (size_t)kk * sizeof(Tc), s));
+        CUDA_TRY(cudaMemsetAsync(w.bc, 0, (size_t)io.count * (size_t)kn * sizeof(Tc), s));
     }
-    CUBLAS_TRY(minv_gemm_strided(ctx->gpu->blas, CUBLAS_OP_N, k, nrhs, k, 1.0, (const Tc *)w.winv, k, kk, b, (int)ldb, sb, 0.0,
-                                 (Tc *)w.y, k, kn, (int)io.count));
+    MINV_TRY(invert(ctx, pl, q, pl.tc, w));
+    if (pl.tio == pl.tc) {
+        MINV_TRY((copy_members<Tc, Tc>(ctx, io.b, io.ldb, io.sb, bc, k, kn, k, nrhs, io.count, io.sizes, p.res)));
+        MINV_TRY((copy_members<Tc, Tc>(ctx, io.a, io.lda, io.sa, w.ac, k, kk, k, SQUARE, io.count, io.sizes, p.res)));
+    } else {
+        MINV_TRY((copy_members<float, double>(ctx, io.b, io.ldb, io.sb, bc, k, kn, k, nrhs, io.count, io.sizes, p.res)));
+        MINV_TRY((copy_members<float, double>(ctx, io.a, io.lda, io.sa, w.ac, k, kk, k, SQUARE, io.count, io.sizes, p.res)));
+    }
+    CUBLAS_TRY(minv_gemm_strided(h, CUBLAS_OP_N, k, nrhs, k, 1.0, winv, k, kk, bc, k, kn, 0.0, y, k, kn, count));
+    CUBLAS_TRY(minv_gemm_strided(h, CUBLAS_OP_N, k, nrhs, k, -1.0, ac, k, kk, y, k, kn, 1.0, bc, k, kn, count));
+    CUBLAS_TRY(minv_gemm_strided(h, CUBLAS_OP_N, k, nrhs, k, 1.0, winv, k, kk, bc, k, kn, 1.0, y, k, kn, count));
     if (pl.tio == MINV_R64)
-        MINV_TRY((copy_members<double, double>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
+        MINV_TRY((copy_members<double, double>(ctx, y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
     else if (pl.tc == MINV_R64)
-        MINV_TRY((copy_members<double, float>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
+        MINV_TRY((copy_members<double, float>(ctx, y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
     else
-        MINV_TRY((copy_members<float, float>(ctx, w.y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
+        MINV_TRY((copy_members<float, float>(ctx, y, k, kn, io.x, io.ldx, io.sx, k, nrhs, io.count, io.sizes, p.res)));
 cleanup:
     return status;
 }

@@ -264,6 +264,59 @@ static void device_tally(minv_context *ctx, int64_t k, int64_t nbatch, unsigned 
     free(a);
 }
 
+/* Members of condition 1e8 (float: 1e4), general and SPD, at each path's order (registers, a
+ * thread block, blocked): every solve backward stable, as LAPACK's (a product with the inverse
+ * alone leaves residuals of order cond(A) / n above that bound). */
+static void ill_conditioned_solves(minv_context *gpu) {
+    static const int64_t ks[] = {24, 60, 200};
+    const int64_t nbatch = 12, nrhs = 3;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const int64_t k = ks[i];
+        tu_rng rng;
+        tu_seed(&rng, 930 + i);
+        double *a = tu_alloc(1, nbatch, k * k), *b = tu_alloc(1, nbatch, k * nrhs), *x = tu_alloc(1, nbatch, k * nrhs);
+        for (int64_t m = 0; m < nbatch; m++) {
+            tu_with_cond(&rng, k, 1e8, (int)(m % 2), a + m * k * k, k);
+            tu_rect(&rng, k, nrhs, b + m * k * nrhs, k);
+        }
+        minv_status st[12];
+        minv_batch_report rep;
+        CHECK_STATUS(minv_solve_batched_d(gpu, MINV_METHOD_AUTO, k, nrhs, nbatch, a, k, k * k, b, k, k * nrhs, x, k, k * nrhs,
+                                          st, &rep),
+                     MINV_SUCCESS, gpu);
+        CHECK(rep.backend == MINV_BACKEND_GPU, "ill-conditioned k %lld: ran on %s", (long long)k,
+              minv_backend_name(rep.backend));
+        for (int64_t m = 0; m < nbatch; m++) {
+            const double r = tu_solve_ratio(k, nrhs, a + m * k * k, k, b + m * k * nrhs, k, x + m * k * nrhs, k, DBL_EPSILON);
+            CHECK(st[m] == MINV_SUCCESS && r < 30, "ill-conditioned k %lld member %lld: %s, ratio %.3g", (long long)k,
+                  (long long)m, minv_status_string(st[m]), r);
+        }
+        /* float, condition 1e4: the ratio against float's eps */
+        for (int64_t m = 0; m < nbatch; m++) tu_with_cond(&rng, k, 1e4, (int)(m % 2), a + m * k * k, k);
+        float *af = to_float(a, (size_t)(nbatch * k * k)), *bf = to_float(b, (size_t)(nbatch * k * nrhs)),
+              *xf = to_float(x, (size_t)(nbatch * k * nrhs));
+        CHECK_STATUS(minv_solve_batched_s(gpu, MINV_METHOD_AUTO, k, nrhs, nbatch, af, k, k * k, bf, k, k * nrhs, xf, k,
+                                          k * nrhs, st, &rep),
+                     MINV_SUCCESS, gpu);
+        double *ad = tu_to_double(k, nbatch * k, af, k), *bd = tu_to_double(k, nbatch * nrhs, bf, k),
+               *xd = tu_to_double(k, nbatch * nrhs, xf, k);
+        for (int64_t m = 0; m < nbatch; m++) {
+            const double r = tu_solve_ratio(k, nrhs, ad + m * k * k, k, bd + m * k * nrhs, k, xd + m * k * nrhs, k, FLT_EPSILON);
+            CHECK(st[m] == MINV_SUCCESS && r < 30, "ill-conditioned float k %lld member %lld: %s, ratio %.3g", (long long)k,
+                  (long long)m, minv_status_string(st[m]), r);
+        }
+        free(ad);
+        free(bd);
+        free(xd);
+        free(af);
+        free(bf);
+        free(xf);
+        free(a);
+        free(b);
+        free(x);
+    }
+}
+
 int main(void) {
     minv_context *gpu = gpu_context(0), *small = gpu_context(4 << 20);
     if (!gpu || !small) {
@@ -275,6 +328,7 @@ int main(void) {
     lu_on_cpu(gpu);
     chunks(small);
     mixed_warp(gpu);
+    ill_conditioned_solves(gpu);
     device_tally(gpu, 5, 40, 915);
     device_tally(gpu, 24, 1000, 916);
     device_tally(gpu, 60, 300, 917);
