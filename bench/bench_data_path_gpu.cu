@@ -10,101 +10,18 @@
 // SPD SOAR matrices (bench_spd); medians of three after a warm-up, both sides' buffers
 // touched first. bench_data_path.py runs it where a GPU exists.
 // Usage: bench_data_path_gpu [--n N ...] [--nrhs K]
-#include <cuda_runtime.h>
-#include <cusolverDn.h>
 #include <string.h>
 
-#include "bench_common.h"
+#include "bench_host_peer.h"
 
 namespace {
 
-struct host_arrays {
-    int64_t n, nrhs;
-    double *a, *x, *b, *y;
-    bool pinned;
-    host_arrays(int64_t n_, int64_t nrhs_, bool pinned_) : n(n_), nrhs(nrhs_), pinned(pinned_) {
-        const size_t nn = sizeof(double) * n * n, nb = sizeof(double) * n * nrhs;
-        if (pinned) {
-            BENCH_CK(cudaMallocHost((void **)&a, nn));
-            BENCH_CK(cudaMallocHost((void **)&x, nn));
-            BENCH_CK(cudaMallocHost((void **)&b, nb));
-            BENCH_CK(cudaMallocHost((void **)&y, nb));
-        } else {
-            a = (double *)malloc(nn);
-            x = (double *)malloc(nn);
-            b = (double *)malloc(nb);
-            y = (double *)malloc(nb);
-        }
-        bench_spd(a, n, 1);
-        bench_random(b, n, nrhs, 2);
-        memset(x, 0, nn); /* touched, as the user's arrays are */
-        memset(y, 0, nb);
-    }
-    ~host_arrays() {
-        if (pinned) {
-            cudaFreeHost(a);
-            cudaFreeHost(x);
-            cudaFreeHost(b);
-            cudaFreeHost(y);
-        } else {
-            free(a);
-            free(x);
-            free(b);
-            free(y);
-        }
-    }
-};
-
-/* The cuSOLVER user's path, its device buffers allocated once as a user's code would. */
-struct peer {
-    cusolverDnHandle_t h;
-    int n, nrhs, lwork = 0, *info;
-    double *d_a, *d_b, *work;
-    peer(int64_t n_, int64_t nrhs_) : n((int)n_), nrhs((int)nrhs_) {
-        BENCH_CK(cusolverDnCreate(&h));
-        BENCH_CK(cudaMalloc((void **)&d_a, sizeof(double) * n * n));
-        BENCH_CK(cudaMalloc((void **)&d_b, sizeof(double) * n * nrhs));
-        BENCH_CK(cudaMalloc((void **)&info, sizeof(int)));
-        int lf = 0, li = 0;
-        BENCH_CK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, &lf));
-        BENCH_CK(cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, &li));
-        lwork = lf > li ? lf : li;
-        BENCH_CK(cudaMalloc((void **)&work, sizeof(double) * lwork));
-    }
-    ~peer() {
-        cudaFree(d_a);
-        cudaFree(d_b);
-        cudaFree(info);
-        cudaFree(work);
-        cusolverDnDestroy(h);
-    }
-    void invert(host_arrays &m) {
-        BENCH_CK(cudaMemcpy(d_a, m.a, sizeof(double) * n * n, cudaMemcpyHostToDevice));
-        BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, work, lwork, info));
-        BENCH_CK(cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, work, lwork, info));
-        BENCH_CK(cudaMemcpy(m.x, d_a, sizeof(double) * n * n, cudaMemcpyDeviceToHost)); /* the lower triangle */
-    }
-    void solve(host_arrays &m) {
-        BENCH_CK(cudaMemcpy(d_a, m.a, sizeof(double) * n * n, cudaMemcpyHostToDevice));
-        BENCH_CK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, work, lwork, info));
-        BENCH_CK(cudaMemcpy(d_b, m.b, sizeof(double) * n * nrhs, cudaMemcpyHostToDevice));
-        BENCH_CK(cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, nrhs, d_a, n, d_b, n, info));
-        BENCH_CK(cudaMemcpy(m.y, d_b, sizeof(double) * n * nrhs, cudaMemcpyDeviceToHost));
-    }
-    /* potrf + potri on device data, the copy of A excluded */
-    double device_invert(const double *d_source) {
-        return bench_median_events(
-            [&] { BENCH_CK(cudaMemcpy(d_a, d_source, sizeof(double) * n * n, cudaMemcpyDeviceToDevice)); },
-            [&] {
-                cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, work, lwork, info);
-                cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, d_a, n, work, lwork, info);
-            });
-    }
-};
+/* SPD SOAR (bench_spd), as the file path reads it */
+void soar(double *a, int64_t n) { bench_spd(a, n, 1); }
 
 void floors(minv_context *ctx, int64_t n) {
     const size_t bytes = sizeof(double) * n * n;
-    host_arrays pinned(n, 1, true);
+    bench_host_arrays pinned(n, 1, true, soar);
     double *d_a, *d_x;
     BENCH_CK(cudaMalloc((void **)&d_a, bytes));
     BENCH_CK(cudaMalloc((void **)&d_x, bytes));
@@ -113,7 +30,7 @@ void floors(minv_context *ctx, int64_t n) {
     minv_report r;
     const double minv_s = bench_median_wall(
         [&] { bench_check(ctx, minv_invert_device_d(ctx, MINV_METHOD_AUTO, n, d_a, n, d_x, n, &r), "minv_invert_device_d"); });
-    const double peer_s = peer(n, 1).device_invert(d_a);
+    const double peer_s = bench_cusolver_user(n, 1).device_invert(d_a);
     printf("| %lld | %.1f | %.1f | %.4f | %.4f |\n", (long long)n, bytes / up / 1e9, bytes / down / 1e9, minv_s, peer_s);
     fflush(stdout);
     cudaFree(d_a);
@@ -125,8 +42,8 @@ void host_calls(minv_context *ctx, int64_t n, int64_t nrhs) {
         double minv_s[2], peer_s[2];
         minv_report r[2];
         for (int pinned = 0; pinned < 2; pinned++) {
-            host_arrays m(n, nrhs, pinned == 1);
-            peer p(n, nrhs);
+            bench_host_arrays m(n, nrhs, pinned == 1, soar);
+            bench_cusolver_user p(n, nrhs);
             minv_s[pinned] = bench_median_wall([&] {
                 bench_check(ctx,
                             op == 0 ? minv_invert_d(ctx, MINV_METHOD_AUTO, n, m.a, n, m.x, n, &r[pinned])
