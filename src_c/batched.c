@@ -71,8 +71,9 @@ double minv_batch_flops(int spd, int64_t n, int64_t nrhs) {
 /* ---- argument checks ---- */
 
 static minv_status check_method(minv_context *ctx, const char *fn, minv_method m) {
-    if ((int)m < 0 || (int)m >= MINV_METHOD_COUNT)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) = %d is not a minv_method", fn, (int)m);
+    const minv_status status = minv_check_method(ctx, fn, 2, m);
+    if (status != MINV_SUCCESS)
+        return status;
     if (m != MINV_METHOD_AUTO && m != MINV_METHOD_CHOLESKY && m != MINV_METHOD_LU && m != MINV_METHOD_GAUSS_JORDAN)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED,
                          "%s: argument 2 (method) = %s is not available for batches (auto, cholesky, lu, gauss-jordan are)",
@@ -379,9 +380,9 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
                                minv_batch_results *res, minv_batch_report *r) {
     const minv_backend_ops *ops = ctx->ops;
     minv_status status;
+    r->backend = ctx->backend;
     for (;;) {
         results_reset(res, a->count);
-        r->backend = ops == &minv_cpu_backend ? MINV_BACKEND_CPU : ctx->backend;
         if (b) {
             minv_solve_batched_op op = place == MINV_ON_DEVICE ? ops->solve_batched_device : ops->solve_batched;
             status = op ? op(ctx, method, compute, a, b, x, res, r)
@@ -391,15 +392,8 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
             status = op ? op(ctx, method, compute, a, x, res, r)
                         : minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "batched inversion is not implemented on the %s backend", ops->name);
         }
-        if ((status == MINV_ERR_NOT_IMPLEMENTED || status == MINV_ERR_DEVICE_MEMORY) && place == MINV_ON_HOST &&
-            ops != &minv_cpu_backend) {
-            minv_batch_note(r, "%s, so the CPU ran it", ctx->last_error);
-            r->fallbacks |= MINV_FALLBACK_CPU;
-            minv_clear_error(ctx);
-            ops = &minv_cpu_backend;
-            continue;
-        }
-        return status;
+        if (!minv_fall_back_to_cpu(ctx, status, place, 1, "it", &ops, MINV_REPORT_SINK(r)))
+            return status;
     }
 }
 
@@ -417,9 +411,7 @@ static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place 
                                   minv_status *status_out, minv_batch_results *given, minv_batch_report *r) {
     minv_batch_results none = {0}, *res = given ? given : &none;
     minv_status status = MINV_SUCCESS;
-    if (place == MINV_ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
-        return minv_fail(ctx, MINV_ERR_NO_GPU, "%s takes device pointers and needs the GPU backend; this context runs on the %s (%s)",
-                         fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
+    MINV_TRY(minv_check_place(ctx, fn, place));
     if (a->count == 0)
         return MINV_SUCCESS;
     if (!a->sizes && a->rows == 0) { /* members of order 0: nothing for a backend to do */
