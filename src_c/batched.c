@@ -504,7 +504,7 @@ cleanup:
 }
 
 static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method method, minv_dtype t, minv_dtype tc,
-                                int64_t nbatch, const int64_t *k, const void *const *a, const int64_t *lda,
+                                const int64_t *k, int64_t nbatch, const void *const *a, const int64_t *lda,
                                 void *const *ainv, const int64_t *ldainv, minv_status *status_out,
                                 minv_batch_report *report) {
     if (!ctx)
@@ -518,9 +518,9 @@ static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method m
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "nbatch", nbatch, 0));
+    MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
-        MINV_TRY(check_orders(ctx, fn, 4, k, nbatch, &kmax));
+        MINV_TRY(check_orders(ctx, fn, 3, k, nbatch, &kmax));
         r->k = kmax;
         MINV_TRY(check_pointers(ctx, fn, 5, "a", (const void *const *)a, 6, 0, lda, 0, k, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 7, "ainv", (const void *const *)ainv, 8, 0, ldainv, 0, k, 0, 1, nbatch, t));
@@ -628,7 +628,6 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
                                   minv_status *status_out, minv_batch_report *report) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
-    const int p = vsize ? 1 : 0; /* _vsize puts nbatch before k: nrhs and the rest move by one */
     minv_batch_report local;
     minv_batch_report *r = report ? report : &local;
     batch_call call;
@@ -638,15 +637,14 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    if (vsize) {
-        MINV_TRY(check_size(ctx, fn, 3, "nbatch", nbatch, 0));
-        MINV_TRY(check_orders(ctx, fn, 4, ks, nbatch, &kmax));
-        r->k = kmax;
-    } else {
+    if (!vsize)
         MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
-        MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
+    MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 0));
+    MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
+    if (vsize) {
+        MINV_TRY(check_orders(ctx, fn, 3, ks, nbatch, &kmax));
+        r->k = kmax;
     }
-    MINV_TRY(check_size(ctx, fn, 4 + p, "nrhs", nrhs, 0));
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 6, "a", (const void *const *)a, 7, lda, ldas, k, ks, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 8, "b", (const void *const *)b, 9, ldb, ldbs, k, ks, nrhs, 0, nbatch, t));
@@ -749,30 +747,30 @@ minv_status minv_invert_batched_ptr_sd(minv_context *ctx, minv_method method, in
                            (void *const *)ainv, ldainv, status, report);
 }
 
-minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, const double *const *a,
+minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nbatch, const double *const *a,
                                         const int64_t *lda, double *const *ainv,
                                         const int64_t *ldainv, minv_status *status,
                                         minv_batch_report *report) {
-    return invert_vsize(ctx, "minv_invert_batched_vsize_d", method, D, D, nbatch, k, (const void *const *)a, lda,
+    return invert_vsize(ctx, "minv_invert_batched_vsize_d", method, D, D, k, nbatch, (const void *const *)a, lda,
                         (void *const *)ainv, ldainv, status, report);
 }
 
-minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, const float *const *a,
+minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nbatch, const float *const *a,
                                         const int64_t *lda, float *const *ainv,
                                         const int64_t *ldainv, minv_status *status,
                                         minv_batch_report *report) {
-    return invert_vsize(ctx, "minv_invert_batched_vsize_s", method, S, S, nbatch, k, (const void *const *)a, lda,
+    return invert_vsize(ctx, "minv_invert_batched_vsize_s", method, S, S, k, nbatch, (const void *const *)a, lda,
                         (void *const *)ainv, ldainv, status, report);
 }
 
-minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
-                                         const int64_t *k, const float *const *a,
+minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method,
+                                         const int64_t *k, int64_t nbatch, const float *const *a,
                                          const int64_t *lda, float *const *ainv,
                                          const int64_t *ldainv, minv_status *status,
                                          minv_batch_report *report) {
-    return invert_vsize(ctx, "minv_invert_batched_vsize_sd", method, S, D, nbatch, k, (const void *const *)a, lda,
+    return invert_vsize(ctx, "minv_invert_batched_vsize_sd", method, S, D, k, nbatch, (const void *const *)a, lda,
                         (void *const *)ainv, ldainv, status, report);
 }
 
@@ -863,8 +861,8 @@ minv_status minv_solve_batched_ptr_sd(minv_context *ctx, minv_method method, int
                           NULL, status, report);
 }
 
-minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
-                                       const int64_t *k, int64_t nrhs, const double *const *a,
+minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method,
+                                       const int64_t *k, int64_t nrhs, int64_t nbatch, const double *const *a,
                                        const int64_t *lda, const double *const *b,
                                        const int64_t *ldb, double *const *x, const int64_t *ldx,
                                        minv_status *status, minv_batch_report *report) {
@@ -872,8 +870,8 @@ minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method, in
                           0, lda, (const void *const *)b, 0, ldb, (void *const *)x, 0, ldx, status, report);
 }
 
-minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
-                                       const int64_t *k, int64_t nrhs, const float *const *a,
+minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method,
+                                       const int64_t *k, int64_t nrhs, int64_t nbatch, const float *const *a,
                                        const int64_t *lda, const float *const *b,
                                        const int64_t *ldb, float *const *x, const int64_t *ldx,
                                        minv_status *status, minv_batch_report *report) {
@@ -881,8 +879,8 @@ minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method, in
                           0, lda, (const void *const *)b, 0, ldb, (void *const *)x, 0, ldx, status, report);
 }
 
-minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, int64_t nrhs, const float *const *a,
+minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nrhs, int64_t nbatch, const float *const *a,
                                         const int64_t *lda, const float *const *b,
                                         const int64_t *ldb, float *const *x, const int64_t *ldx,
                                         minv_status *status, minv_batch_report *report) {
