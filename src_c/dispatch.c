@@ -407,8 +407,10 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
 
 /* ---- inversion ---- */
 
+/* method_pos: the method's argument position, for its check; 0 where the library chose it
+ * (minv_invert_gj_baseline's internal id). */
 static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place place,
-                                 minv_method method, minv_dtype t, int64_t n, const void *a,
+                                 minv_method method, int method_pos, minv_dtype t, int64_t n, const void *a,
                                  int64_t lda, void *ainv, int64_t ldainv, int inplace,
                                  minv_report *report) {
     minv_analysis an;
@@ -421,7 +423,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
 
     minv_report_init(report, method, n, 0);
     MINV_TRY(minv_check_place(ctx, fn, place));
-    MINV_TRY(minv_check_method(ctx, fn, 2, method));
+    if (method_pos)
+        MINV_TRY(minv_check_method(ctx, fn, method_pos, method));
     MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
     if (!inplace)
@@ -496,7 +499,7 @@ cleanup:
 }
 
 static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place place,
-                                minv_method method, minv_dtype t, int64_t n, const void *a,
+                                minv_method method, int method_pos, minv_dtype t, int64_t n, const void *a,
                                 int64_t lda, void *ainv, int64_t ldainv, int inplace,
                                 minv_report *report) {
     if (!ctx)
@@ -506,43 +509,49 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_call call;
     minv_status status = minv_call_open(ctx, &call, place, r, method, n, 0);
     if (status == MINV_SUCCESS)
-        status = invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r);
+        status = invert_expert(ctx, fn, place, method, method_pos, t, n, a, lda, ainv, ldainv, inplace, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
 
 minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                           int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                           int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_d", MINV_ON_HOST, method, MINV_R64, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_s", MINV_ON_HOST, method, MINV_R32, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_device_d(minv_context *ctx, minv_method method, int64_t n,
                                  const double *a, int64_t lda, double *ainv, int64_t ldainv,
                                  minv_report *report) {
-    return invert_entry(ctx, "minv_invert_device_d", MINV_ON_DEVICE, method, MINV_R64, n, a, lda, ainv, ldainv,
+    return invert_entry(ctx, "minv_invert_device_d", MINV_ON_DEVICE, method, 2, MINV_R64, n, a, lda, ainv, ldainv,
                         a == ainv, report);
 }
 
 minv_status minv_invert_device_s(minv_context *ctx, minv_method method, int64_t n,
                                  const float *a, int64_t lda, float *ainv, int64_t ldainv,
                                  minv_report *report) {
-    return invert_entry(ctx, "minv_invert_device_s", MINV_ON_DEVICE, method, MINV_R32, n, a, lda, ainv, ldainv,
+    return invert_entry(ctx, "minv_invert_device_s", MINV_ON_DEVICE, method, 2, MINV_R32, n, a, lda, ainv, ldainv,
                         a == ainv, report);
+}
+
+minv_status minv_invert_gj_baseline(minv_context *ctx, minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv,
+                                    int64_t ldainv, minv_report *report) {
+    return invert_entry(ctx, "minv_invert_gj_baseline", MINV_ON_HOST, (minv_method)MINV_METHOD_GJ_BASELINE, 0, t, n, a,
+                        lda, ainv, ldainv, 0, report);
 }
 
 static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
@@ -572,13 +581,13 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
             MINV_TRY(fail_not_finite(ctx, MINV_ON_HOST, "V0", &guess, bi, bj));
     }
     ctx->call_guess = &guess;
-    status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, t, n, a, lda, ainv, ldainv, 0, r);
+    status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, 2, t, n, a, lda, ainv, ldainv, 0, r);
     ctx->call_guess = NULL;
     if (status == MINV_ERR_NO_CONVERGENCE && method == MINV_METHOD_AUTO) {
         char why[MINV_ERROR_LEN];
         snprintf(why, sizeof why, "%s", minv_last_error(ctx));
         minv_clear_error(ctx);
-        status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
+        status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, 2, t, n, a, lda, ainv, ldainv, 0, r);
         minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
         r->fallbacks |= MINV_FALLBACK_DIRECT;
     }

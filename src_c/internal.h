@@ -24,7 +24,10 @@ typedef struct {
     void *data;
 } minv_mat;
 
-enum { MINV_METHOD_COUNT = 7, MINV_ERROR_LEN = 1024 };
+/* MINV_METHOD_COUNT: the public methods (minv_method). The backend tables have one more id:
+ * MINV_METHOD_GJ_BASELINE, the iterative paper's row-by-row out-of-core Gauss-Jordan, kept as
+ * the benchmarks' baseline and reached through minv_invert_gj_baseline only. */
+enum { MINV_METHOD_COUNT = 6, MINV_METHOD_GJ_BASELINE = MINV_METHOD_COUNT, MINV_METHOD_IDS, MINV_ERROR_LEN = 1024 };
 
 /* A batch of column-major matrices (host or device memory), described once so that every
  * public form (strided, pointers, variable sizes, subsets) reaches the backends the same way.
@@ -101,14 +104,14 @@ typedef struct minv_backend_ops {
      * data come to the host for the plan). */
     minv_status (*download_vector)(minv_context *ctx, const void *dev, int64_t stride,
                                    int64_t count, minv_dtype t, void *host);
-    minv_invert_op invert[MINV_METHOD_COUNT];
-    minv_solve_op solve[MINV_METHOD_COUNT];
+    minv_invert_op invert[MINV_METHOD_IDS];
+    minv_solve_op solve[MINV_METHOD_IDS];
     /* What AUTO runs for a general (not SPD) dense matrix of order n, inverted (nrhs 0) or
      * solved: the method measured fastest on this backend; NULL: LU. */
     minv_method (*general_method)(const minv_context *ctx, int64_t n, int64_t nrhs);
     minv_analyze_op analyze_device;
-    minv_invert_op invert_device[MINV_METHOD_COUNT];
-    minv_solve_op solve_device[MINV_METHOD_COUNT];
+    minv_invert_op invert_device[MINV_METHOD_IDS];
+    minv_solve_op solve_device[MINV_METHOD_IDS];
     /* Symmetric eigen-decomposition of host data, for reconditioning: w = the eigenvalues,
      * ascending. With x not NULL (the floor) the eigenvectors too, in the same decomposition:
      * when lambda_max > 0 and lambda_min < f = fraction lambda_max, x = V diag(1 / max(w, f))
@@ -129,8 +132,8 @@ typedef struct minv_backend_ops {
     /* Mixed-precision solves (MINV_OPT_PRECISION, refine.c) of host and device data, for the
      * methods that have one; MINV_ERR_NO_CONVERGENCE when refinement does not reach the double
      * solve's backward error, so that the caller runs that instead. */
-    minv_solve_op solve_mixed[MINV_METHOD_COUNT];
-    minv_solve_op solve_mixed_device[MINV_METHOD_COUNT];
+    minv_solve_op solve_mixed[MINV_METHOD_IDS];
+    minv_solve_op solve_mixed_device[MINV_METHOD_IDS];
     /* minv_set_stream, and the start of a call on device data, which then waits for the
      * caller's stream (end_call makes the stream wait for minv's); NULL on the CPU. */
     minv_status (*set_stream)(minv_context *ctx, void *stream);
@@ -540,6 +543,11 @@ typedef struct {
  * and nothing changes. */
 int minv_fall_back_to_cpu(minv_context *ctx, minv_status status, minv_place place, int cpu_has, const char *what,
                           const minv_backend_ops **ops, minv_report_sink to);
+/* The benchmarks' baseline (bench_iterative): A^-1 of host data by the iterative paper's
+ * row-by-row out-of-core Gauss-Jordan, through the path of minv_invert_d/_s (analysis,
+ * routing, fallback, residual, report); t is A's and ainv's type. Not part of the API. */
+minv_status minv_invert_gj_baseline(minv_context *ctx, minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv,
+                                    int64_t ldainv, minv_report *report);
 /* MINV_ERR_SINGULAR when the report's rcond is below working precision. */
 minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r);
 

@@ -67,9 +67,7 @@ typedef enum {
     MINV_METHOD_LU = 2,           /* general, partial pivoting */
     MINV_METHOD_GAUSS_JORDAN = 3, /* general, blocked Gauss-Jordan with partial pivoting */
     MINV_METHOD_ITERATIVE = 4,    /* hyperpower (Soleymani) iteration */
-    MINV_METHOD_TRIDIAGONAL = 5,  /* tridiagonal matrices */
-    MINV_METHOD_GJ_BASELINE = 6   /* the iterative paper's row-by-row out-of-core Gauss-Jordan,
-                                     kept as a baseline for comparisons */
+    MINV_METHOD_TRIDIAGONAL = 5   /* tridiagonal matrices */
 } minv_method;
 
 enum { MINV_MAX_DEVICES = 16 };
