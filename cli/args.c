@@ -212,7 +212,7 @@ int cli_parse_size(const char *text, int64_t *bytes) {
 }
 
 static int parse_method(const char *text, minv_method *m) {
-    for (int k = 0; k <= MINV_METHOD_GJ_BASELINE; k++)
+    for (int k = 0; k <= MINV_METHOD_TRIDIAGONAL; k++)
         if (strcmp(text, minv_method_name((minv_method)k)) == 0) {
             *m = (minv_method)k;
             return 1;

@@ -121,14 +121,8 @@ static const char *estimate_text(const outcome *o) {
 }
 
 /* The method whose factorisation estimates the condition of what invert runs: itself, except
- * the iterative method (it factors nothing: LU) and the baseline Gauss-Jordan (Gauss-Jordan). */
-static minv_method factorising(minv_method m) {
-    switch (m) {
-    case MINV_METHOD_ITERATIVE: return MINV_METHOD_LU;
-    case MINV_METHOD_GJ_BASELINE: return MINV_METHOD_GAUSS_JORDAN;
-    default: return m;
-    }
-}
+ * the iterative method (it factors nothing: LU). */
+static minv_method factorising(minv_method m) { return m == MINV_METHOD_ITERATIVE ? MINV_METHOD_LU : m; }
 
 enum { INFO_INVERT_MAX = 4096 }; /* beyond, a solve estimates the condition for less */
 

@@ -66,10 +66,9 @@ module minv_c_api
     enumerator :: MINV_METHOD_GAUSS_JORDAN = 3
     enumerator :: MINV_METHOD_ITERATIVE = 4
     enumerator :: MINV_METHOD_TRIDIAGONAL = 5
-    enumerator :: MINV_METHOD_GJ_BASELINE = 6
   end enum
   public :: MINV_METHOD_AUTO, MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_GAUSS_JORDAN, &
-            MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL, MINV_METHOD_GJ_BASELINE
+            MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL
 
   enum, bind(c)
     enumerator :: MINV_MAX_DEVICES = 16
@@ -816,42 +815,42 @@ module minv_c_api
       integer(c_int) :: status_
     end function minv_invert_batched_ptr_sd
 
-    function minv_invert_batched_vsize_d(ctx, method, nbatch, k, a, lda, ainv, ldainv, &
+    function minv_invert_batched_vsize_d(ctx, method, k, nbatch, a, lda, ainv, ldainv, &
         status, report) &
         bind(c, name="minv_invert_batched_vsize_d") result(status_)
       import :: c_int, c_int64_t, c_ptr, minv_batch_report
       type(c_ptr), value :: ctx
       integer(c_int), value :: method
-      integer(c_int64_t), value :: nbatch
       integer(c_int64_t), intent(in) :: k(*), lda(*), ldainv(*)
+      integer(c_int64_t), value :: nbatch
       type(c_ptr), intent(in) :: a(*), ainv(*)
       integer(c_int), intent(out), optional :: status(*)
       type(minv_batch_report), intent(inout), optional :: report
       integer(c_int) :: status_
     end function minv_invert_batched_vsize_d
 
-    function minv_invert_batched_vsize_s(ctx, method, nbatch, k, a, lda, ainv, ldainv, &
+    function minv_invert_batched_vsize_s(ctx, method, k, nbatch, a, lda, ainv, ldainv, &
         status, report) &
         bind(c, name="minv_invert_batched_vsize_s") result(status_)
       import :: c_int, c_int64_t, c_ptr, minv_batch_report
       type(c_ptr), value :: ctx
       integer(c_int), value :: method
-      integer(c_int64_t), value :: nbatch
       integer(c_int64_t), intent(in) :: k(*), lda(*), ldainv(*)
+      integer(c_int64_t), value :: nbatch
       type(c_ptr), intent(in) :: a(*), ainv(*)
       integer(c_int), intent(out), optional :: status(*)
       type(minv_batch_report), intent(inout), optional :: report
       integer(c_int) :: status_
     end function minv_invert_batched_vsize_s
 
-    function minv_invert_batched_vsize_sd(ctx, method, nbatch, k, a, lda, ainv, ldainv, &
+    function minv_invert_batched_vsize_sd(ctx, method, k, nbatch, a, lda, ainv, ldainv, &
         status, report) &
         bind(c, name="minv_invert_batched_vsize_sd") result(status_)
       import :: c_int, c_int64_t, c_ptr, minv_batch_report
       type(c_ptr), value :: ctx
       integer(c_int), value :: method
-      integer(c_int64_t), value :: nbatch
       integer(c_int64_t), intent(in) :: k(*), lda(*), ldainv(*)
+      integer(c_int64_t), value :: nbatch
       type(c_ptr), intent(in) :: a(*), ainv(*)
       integer(c_int), intent(out), optional :: status(*)
       type(minv_batch_report), intent(inout), optional :: report
@@ -980,42 +979,42 @@ module minv_c_api
       integer(c_int) :: status_
     end function minv_solve_batched_ptr_sd
 
-    function minv_solve_batched_vsize_d(ctx, method, nbatch, k, nrhs, a, lda, b, ldb, x, ldx, &
+    function minv_solve_batched_vsize_d(ctx, method, k, nrhs, nbatch, a, lda, b, ldb, x, ldx, &
         status, report) &
         bind(c, name="minv_solve_batched_vsize_d") result(status_)
       import :: c_int, c_int64_t, c_ptr, minv_batch_report
       type(c_ptr), value :: ctx
       integer(c_int), value :: method
-      integer(c_int64_t), value :: nbatch, nrhs
       integer(c_int64_t), intent(in) :: k(*), lda(*), ldb(*), ldx(*)
+      integer(c_int64_t), value :: nrhs, nbatch
       type(c_ptr), intent(in) :: a(*), b(*), x(*)
       integer(c_int), intent(out), optional :: status(*)
       type(minv_batch_report), intent(inout), optional :: report
       integer(c_int) :: status_
     end function minv_solve_batched_vsize_d
 
-    function minv_solve_batched_vsize_s(ctx, method, nbatch, k, nrhs, a, lda, b, ldb, x, ldx, &
+    function minv_solve_batched_vsize_s(ctx, method, k, nrhs, nbatch, a, lda, b, ldb, x, ldx, &
         status, report) &
         bind(c, name="minv_solve_batched_vsize_s") result(status_)
       import :: c_int, c_int64_t, c_ptr, minv_batch_report
       type(c_ptr), value :: ctx
       integer(c_int), value :: method
-      integer(c_int64_t), value :: nbatch, nrhs
       integer(c_int64_t), intent(in) :: k(*), lda(*), ldb(*), ldx(*)
+      integer(c_int64_t), value :: nrhs, nbatch
       type(c_ptr), intent(in) :: a(*), b(*), x(*)
       integer(c_int), intent(out), optional :: status(*)
       type(minv_batch_report), intent(inout), optional :: report
       integer(c_int) :: status_
     end function minv_solve_batched_vsize_s
 
-    function minv_solve_batched_vsize_sd(ctx, method, nbatch, k, nrhs, a, lda, b, ldb, x, &
+    function minv_solve_batched_vsize_sd(ctx, method, k, nrhs, nbatch, a, lda, b, ldb, x, &
         ldx, status, report) &
         bind(c, name="minv_solve_batched_vsize_sd") result(status_)
       import :: c_int, c_int64_t, c_ptr, minv_batch_report
       type(c_ptr), value :: ctx
       integer(c_int), value :: method
-      integer(c_int64_t), value :: nbatch, nrhs
       integer(c_int64_t), intent(in) :: k(*), lda(*), ldb(*), ldx(*)
+      integer(c_int64_t), value :: nrhs, nbatch
       type(c_ptr), intent(in) :: a(*), b(*), x(*)
       integer(c_int), intent(out), optional :: status(*)
       type(minv_batch_report), intent(inout), optional :: report

@@ -71,8 +71,9 @@ double minv_batch_flops(int spd, int64_t n, int64_t nrhs) {
 /* ---- argument checks ---- */
 
 static minv_status check_method(minv_context *ctx, const char *fn, minv_method m) {
-    if ((int)m < 0 || (int)m >= MINV_METHOD_COUNT)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (method) = %d is not a minv_method", fn, (int)m);
+    const minv_status status = minv_check_method(ctx, fn, 2, m);
+    if (status != MINV_SUCCESS)
+        return status;
     if (m != MINV_METHOD_AUTO && m != MINV_METHOD_CHOLESKY && m != MINV_METHOD_LU && m != MINV_METHOD_GAUSS_JORDAN)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED,
                          "%s: argument 2 (method) = %s is not available for batches (auto, cholesky, lu, gauss-jordan are)",
@@ -379,9 +380,9 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
                                minv_batch_results *res, minv_batch_report *r) {
     const minv_backend_ops *ops = ctx->ops;
     minv_status status;
+    r->backend = ctx->backend;
     for (;;) {
         results_reset(res, a->count);
-        r->backend = ops == &minv_cpu_backend ? MINV_BACKEND_CPU : ctx->backend;
         if (b) {
             minv_solve_batched_op op = place == MINV_ON_DEVICE ? ops->solve_batched_device : ops->solve_batched;
             status = op ? op(ctx, method, compute, a, b, x, res, r)
@@ -391,15 +392,8 @@ static minv_status run_batched(minv_context *ctx, minv_place place, minv_method 
             status = op ? op(ctx, method, compute, a, x, res, r)
                         : minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "batched inversion is not implemented on the %s backend", ops->name);
         }
-        if ((status == MINV_ERR_NOT_IMPLEMENTED || status == MINV_ERR_DEVICE_MEMORY) && place == MINV_ON_HOST &&
-            ops != &minv_cpu_backend) {
-            minv_batch_note(r, "%s, so the CPU ran it", ctx->last_error);
-            r->fallbacks |= MINV_FALLBACK_CPU;
-            minv_clear_error(ctx);
-            ops = &minv_cpu_backend;
-            continue;
-        }
-        return status;
+        if (!minv_fall_back_to_cpu(ctx, status, place, 1, "it", &ops, MINV_REPORT_SINK(r)))
+            return status;
     }
 }
 
@@ -417,9 +411,7 @@ static minv_status batched_expert(minv_context *ctx, const char *fn, minv_place 
                                   minv_status *status_out, minv_batch_results *given, minv_batch_report *r) {
     minv_batch_results none = {0}, *res = given ? given : &none;
     minv_status status = MINV_SUCCESS;
-    if (place == MINV_ON_DEVICE && ctx->backend != MINV_BACKEND_GPU)
-        return minv_fail(ctx, MINV_ERR_NO_GPU, "%s takes device pointers and needs the GPU backend; this context runs on the %s (%s)",
-                         fn, minv_backend_name(ctx->backend), ctx->backend_note[0] ? ctx->backend_note : "chosen at creation");
+    MINV_TRY(minv_check_place(ctx, fn, place));
     if (a->count == 0)
         return MINV_SUCCESS;
     if (!a->sizes && a->rows == 0) { /* members of order 0: nothing for a backend to do */
@@ -512,7 +504,7 @@ cleanup:
 }
 
 static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method method, minv_dtype t, minv_dtype tc,
-                                int64_t nbatch, const int64_t *k, const void *const *a, const int64_t *lda,
+                                const int64_t *k, int64_t nbatch, const void *const *a, const int64_t *lda,
                                 void *const *ainv, const int64_t *ldainv, minv_status *status_out,
                                 minv_batch_report *report) {
     if (!ctx)
@@ -526,9 +518,9 @@ static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method m
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    MINV_TRY(check_size(ctx, fn, 3, "nbatch", nbatch, 0));
+    MINV_TRY(check_size(ctx, fn, 4, "nbatch", nbatch, 0));
     if (nbatch > 0) {
-        MINV_TRY(check_orders(ctx, fn, 4, k, nbatch, &kmax));
+        MINV_TRY(check_orders(ctx, fn, 3, k, nbatch, &kmax));
         r->k = kmax;
         MINV_TRY(check_pointers(ctx, fn, 5, "a", (const void *const *)a, 6, 0, lda, 0, k, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 7, "ainv", (const void *const *)ainv, 8, 0, ldainv, 0, k, 0, 1, nbatch, t));
@@ -636,7 +628,6 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
                                   minv_status *status_out, minv_batch_report *report) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
-    const int p = vsize ? 1 : 0; /* _vsize puts nbatch before k: nrhs and the rest move by one */
     minv_batch_report local;
     minv_batch_report *r = report ? report : &local;
     batch_call call;
@@ -646,15 +637,14 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
     if ((status = call_begin(ctx, &call, r)) != MINV_SUCCESS)
         return status;
     MINV_TRY(check_method(ctx, fn, method));
-    if (vsize) {
-        MINV_TRY(check_size(ctx, fn, 3, "nbatch", nbatch, 0));
-        MINV_TRY(check_orders(ctx, fn, 4, ks, nbatch, &kmax));
-        r->k = kmax;
-    } else {
+    if (!vsize)
         MINV_TRY(check_size(ctx, fn, 3, "k", k, 0));
-        MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
+    MINV_TRY(check_size(ctx, fn, 4, "nrhs", nrhs, 0));
+    MINV_TRY(check_size(ctx, fn, 5, "nbatch", nbatch, 0));
+    if (vsize) {
+        MINV_TRY(check_orders(ctx, fn, 3, ks, nbatch, &kmax));
+        r->k = kmax;
     }
-    MINV_TRY(check_size(ctx, fn, 4 + p, "nrhs", nrhs, 0));
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 6, "a", (const void *const *)a, 7, lda, ldas, k, ks, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 8, "b", (const void *const *)b, 9, ldb, ldbs, k, ks, nrhs, 0, nbatch, t));
@@ -757,30 +747,30 @@ minv_status minv_invert_batched_ptr_sd(minv_context *ctx, minv_method method, in
                            (void *const *)ainv, ldainv, status, report);
 }
 
-minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, const double *const *a,
+minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nbatch, const double *const *a,
                                         const int64_t *lda, double *const *ainv,
                                         const int64_t *ldainv, minv_status *status,
                                         minv_batch_report *report) {
-    return invert_vsize(ctx, "minv_invert_batched_vsize_d", method, D, D, nbatch, k, (const void *const *)a, lda,
+    return invert_vsize(ctx, "minv_invert_batched_vsize_d", method, D, D, k, nbatch, (const void *const *)a, lda,
                         (void *const *)ainv, ldainv, status, report);
 }
 
-minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, const float *const *a,
+minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nbatch, const float *const *a,
                                         const int64_t *lda, float *const *ainv,
                                         const int64_t *ldainv, minv_status *status,
                                         minv_batch_report *report) {
-    return invert_vsize(ctx, "minv_invert_batched_vsize_s", method, S, S, nbatch, k, (const void *const *)a, lda,
+    return invert_vsize(ctx, "minv_invert_batched_vsize_s", method, S, S, k, nbatch, (const void *const *)a, lda,
                         (void *const *)ainv, ldainv, status, report);
 }
 
-minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
-                                         const int64_t *k, const float *const *a,
+minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method,
+                                         const int64_t *k, int64_t nbatch, const float *const *a,
                                          const int64_t *lda, float *const *ainv,
                                          const int64_t *ldainv, minv_status *status,
                                          minv_batch_report *report) {
-    return invert_vsize(ctx, "minv_invert_batched_vsize_sd", method, S, D, nbatch, k, (const void *const *)a, lda,
+    return invert_vsize(ctx, "minv_invert_batched_vsize_sd", method, S, D, k, nbatch, (const void *const *)a, lda,
                         (void *const *)ainv, ldainv, status, report);
 }
 
@@ -871,8 +861,8 @@ minv_status minv_solve_batched_ptr_sd(minv_context *ctx, minv_method method, int
                           NULL, status, report);
 }
 
-minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
-                                       const int64_t *k, int64_t nrhs, const double *const *a,
+minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method,
+                                       const int64_t *k, int64_t nrhs, int64_t nbatch, const double *const *a,
                                        const int64_t *lda, const double *const *b,
                                        const int64_t *ldb, double *const *x, const int64_t *ldx,
                                        minv_status *status, minv_batch_report *report) {
@@ -880,8 +870,8 @@ minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method, in
                           0, lda, (const void *const *)b, 0, ldb, (void *const *)x, 0, ldx, status, report);
 }
 
-minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
-                                       const int64_t *k, int64_t nrhs, const float *const *a,
+minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method,
+                                       const int64_t *k, int64_t nrhs, int64_t nbatch, const float *const *a,
                                        const int64_t *lda, const float *const *b,
                                        const int64_t *ldb, float *const *x, const int64_t *ldx,
                                        minv_status *status, minv_batch_report *report) {
@@ -889,8 +879,8 @@ minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method, in
                           0, lda, (const void *const *)b, 0, ldb, (void *const *)x, 0, ldx, status, report);
 }
 
-minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, int64_t nrhs, const float *const *a,
+minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nrhs, int64_t nbatch, const float *const *a,
                                         const int64_t *lda, const float *const *b,
                                         const int64_t *ldb, float *const *x, const int64_t *ldx,
                                         minv_status *status, minv_batch_report *report) {

@@ -102,7 +102,7 @@ minv_status minv_check_order(minv_context *ctx, const char *fn, int pos, const c
     return MINV_SUCCESS;
 }
 
-static minv_status check_method(minv_context *ctx, const char *fn, int pos, minv_method m) {
+minv_status minv_check_method(minv_context *ctx, const char *fn, int pos, minv_method m) {
     if ((int)m < 0 || (int)m >= MINV_METHOD_COUNT)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (method) = %d is not a minv_method",
                          fn, pos, (int)m);
@@ -136,6 +136,35 @@ static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *
     return ops->analyze(ctx, a, an);
 }
 
+/* ---- the CPU in the GPU's place ---- */
+
+/* The call, or the step of it that `to` reports (backend NULL), goes to the CPU's backend. */
+static void switch_to_cpu(const minv_backend_ops **ops, minv_report_sink to, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void switch_to_cpu(const minv_backend_ops **ops, minv_report_sink to, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    minv_reason_vnote(to.reason, MINV_REASON_LEN, fmt, args);
+    va_end(args);
+    *to.fallbacks |= MINV_FALLBACK_CPU;
+    if (to.backend)
+        *to.backend = MINV_BACKEND_CPU;
+    *ops = &minv_cpu_backend;
+}
+
+int minv_fall_back_to_cpu(minv_context *ctx, minv_status status, minv_place place, int cpu_has, const char *what,
+                          const minv_backend_ops **ops, minv_report_sink to) {
+    if ((status != MINV_ERR_DEVICE_MEMORY && status != MINV_ERR_NOT_IMPLEMENTED) || place != MINV_ON_HOST ||
+        *ops == &minv_cpu_backend || !cpu_has)
+        return 0;
+    switch_to_cpu(ops, to, "%s, so the CPU ran %s", ctx->last_error, what);
+    minv_clear_error(ctx);
+    return 1;
+}
+
 /* The backend that runs `method`: the context's, else (host data only) the CPU's, which the
  * report states. */
 static minv_status route(minv_context *ctx, minv_place place, minv_method method, int solve,
@@ -144,18 +173,15 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
     const char *what = solve ? "solve" : "inversion";
     int own_has = place == MINV_ON_DEVICE ? (solve ? own->solve_device[method] != NULL : own->invert_device[method] != NULL)
                                           : (solve ? own->solve[method] != NULL : own->invert[method] != NULL);
+    *ops = own;
     if (own_has) {
-        *ops = own;
         report->backend = ctx->backend;
         return MINV_SUCCESS;
     }
     int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL : minv_cpu_backend.invert[method] != NULL;
     if (place == MINV_ON_HOST && cpu_has) {
-        *ops = &minv_cpu_backend;
-        report->backend = MINV_BACKEND_CPU;
-        minv_report_note(report, "%s %s is not available on the %s backend, so the CPU ran it",
-                   minv_method_name(method), what, own->name);
-        report->fallbacks |= MINV_FALLBACK_CPU;
+        switch_to_cpu(ops, MINV_REPORT_SINK(report), "%s %s is not available on the %s backend, so the CPU ran it",
+                      minv_method_name(method), what, own->name);
         return MINV_SUCCESS;
     }
     return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s %s is not implemented on the %s backend%s",
@@ -175,6 +201,25 @@ static minv_status redo_by_lu(minv_context *ctx, minv_dtype t, int64_t n, const 
     report->residual = -1;
     report->residual_kind = 0;
     return route(ctx, place, *method, solve, report, ops);
+}
+
+/* After an attempt that returned *status: whether another follows, on the CPU (host data that
+ * the GPU could not take) or by LU (an AUTO Cholesky that found A indefinite). *status is
+ * routing LU's where that fails. */
+static int try_again(minv_context *ctx, minv_status *status, minv_place place, int solve, int auto_chosen,
+                     minv_method *method, minv_report *report, const minv_backend_ops **ops) {
+    const int cpu_has = solve ? minv_cpu_backend.solve[*method] != NULL : minv_cpu_backend.invert[*method] != NULL;
+    if (minv_fall_back_to_cpu(ctx, *status, place, cpu_has, "it", ops, MINV_REPORT_SINK(report)))
+        return 1;
+    if (*status != MINV_ERR_NOT_SPD || !auto_chosen || *method != MINV_METHOD_CHOLESKY)
+        return 0;
+    minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
+    report->fallbacks |= MINV_FALLBACK_LU;
+    minv_clear_error(ctx);
+    *method = report->method = MINV_METHOD_LU;
+    report->info = -1;
+    *status = route(ctx, place, *method, solve, report, ops);
+    return *status == MINV_SUCCESS;
 }
 
 static minv_status run_invert(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
@@ -294,6 +339,7 @@ static const double MIN_ENERGY_WINDOW = 0.05;
 
 minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_status status = minv_context_enter(ctx);
+    c->entered = status == MINV_SUCCESS;
     if (status != MINV_SUCCESS)
         return status;
     minv_fpguard_begin(&c->guard);
@@ -329,7 +375,17 @@ minv_status minv_call_place(minv_context *ctx, minv_place place) {
     return MINV_SUCCESS;
 }
 
+minv_status minv_call_open(minv_context *ctx, minv_call *c, minv_place place, minv_report *r, minv_method method,
+                           int64_t n, int64_t nrhs) {
+    minv_status status = minv_call_begin(ctx, c);
+    if (status == MINV_SUCCESS)
+        status = minv_call_place(ctx, place);
+    return status == MINV_SUCCESS ? status : minv_call_refused(r, status, method, n, nrhs);
+}
+
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
+    if (!c->entered)
+        return;
     if (ctx->ops->end_call)
         ctx->ops->end_call(ctx);
     memset(&ctx->stage, 0, sizeof ctx->stage);
@@ -351,8 +407,10 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
 
 /* ---- inversion ---- */
 
+/* method_pos: the method's argument position, for its check; 0 where the library chose it
+ * (minv_invert_gj_baseline's internal id). */
 static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place place,
-                                 minv_method method, minv_dtype t, int64_t n, const void *a,
+                                 minv_method method, int method_pos, minv_dtype t, int64_t n, const void *a,
                                  int64_t lda, void *ainv, int64_t ldainv, int inplace,
                                  minv_report *report) {
     minv_analysis an;
@@ -365,7 +423,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
 
     minv_report_init(report, method, n, 0);
     MINV_TRY(minv_check_place(ctx, fn, place));
-    MINV_TRY(check_method(ctx, fn, 2, method));
+    if (method_pos)
+        MINV_TRY(minv_check_method(ctx, fn, method_pos, method));
     MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
     if (!inplace)
@@ -409,24 +468,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
             minv_mat_copy(&in, &acopy);
         }
         status = run_invert(ctx, ops, place, method, &in, &out, &an, report);
-        if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
-            minv_cpu_backend.invert[method]) {
-            minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
-            report->fallbacks |= MINV_FALLBACK_CPU;
-            minv_clear_error(ctx);
-            ops = &minv_cpu_backend;
-            report->backend = MINV_BACKEND_CPU;
+        if (try_again(ctx, &status, place, 0, auto_chosen, &method, report, &ops))
             continue;
-        }
-        if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
-            minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
-            report->fallbacks |= MINV_FALLBACK_LU;
-            minv_clear_error(ctx);
-            method = report->method = MINV_METHOD_LU;
-            report->info = -1;
-            MINV_TRY(route(ctx, place, method, 0, report, &ops));
-            continue;
-        }
         if (status != MINV_SUCCESS)
             goto cleanup;
         if (host_residual && mode > 0)
@@ -456,7 +499,7 @@ cleanup:
 }
 
 static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place place,
-                                minv_method method, minv_dtype t, int64_t n, const void *a,
+                                minv_method method, int method_pos, minv_dtype t, int64_t n, const void *a,
                                 int64_t lda, void *ainv, int64_t ldainv, int inplace,
                                 minv_report *report) {
     if (!ctx)
@@ -464,48 +507,51 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_status status = minv_call_begin(ctx, &call);
-    if (status != MINV_SUCCESS)
-        return minv_call_refused(r, status, method, n, 0);
-    status = minv_call_place(ctx, place);
-    status = status == MINV_SUCCESS ? invert_expert(ctx, fn, place, method, t, n, a, lda, ainv, ldainv, inplace, r)
-                                    : minv_call_refused(r, status, method, n, 0);
+    minv_status status = minv_call_open(ctx, &call, place, r, method, n, 0);
+    if (status == MINV_SUCCESS)
+        status = invert_expert(ctx, fn, place, method, method_pos, t, n, a, lda, ainv, ldainv, inplace, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
 
 minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                           int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                           int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
 }
 
 minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_d", MINV_ON_HOST, method, MINV_R64, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t n, float *a,
                                   int64_t lda, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_inplace_s", MINV_ON_HOST, method, MINV_R32, n, a, lda, a, lda, 1, report);
+    return invert_entry(ctx, "minv_invert_inplace_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, a, lda, 1, report);
 }
 
 minv_status minv_invert_device_d(minv_context *ctx, minv_method method, int64_t n,
                                  const double *a, int64_t lda, double *ainv, int64_t ldainv,
                                  minv_report *report) {
-    return invert_entry(ctx, "minv_invert_device_d", MINV_ON_DEVICE, method, MINV_R64, n, a, lda, ainv, ldainv,
+    return invert_entry(ctx, "minv_invert_device_d", MINV_ON_DEVICE, method, 2, MINV_R64, n, a, lda, ainv, ldainv,
                         a == ainv, report);
 }
 
 minv_status minv_invert_device_s(minv_context *ctx, minv_method method, int64_t n,
                                  const float *a, int64_t lda, float *ainv, int64_t ldainv,
                                  minv_report *report) {
-    return invert_entry(ctx, "minv_invert_device_s", MINV_ON_DEVICE, method, MINV_R32, n, a, lda, ainv, ldainv,
+    return invert_entry(ctx, "minv_invert_device_s", MINV_ON_DEVICE, method, 2, MINV_R32, n, a, lda, ainv, ldainv,
                         a == ainv, report);
+}
+
+minv_status minv_invert_gj_baseline(minv_context *ctx, minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv,
+                                    int64_t ldainv, minv_report *report) {
+    return invert_entry(ctx, "minv_invert_gj_baseline", MINV_ON_HOST, (minv_method)MINV_METHOD_GJ_BASELINE, 0, t, n, a,
+                        lda, ainv, ldainv, 0, report);
 }
 
 static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
@@ -535,13 +581,13 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
             MINV_TRY(fail_not_finite(ctx, MINV_ON_HOST, "V0", &guess, bi, bj));
     }
     ctx->call_guess = &guess;
-    status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, t, n, a, lda, ainv, ldainv, 0, r);
+    status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, 2, t, n, a, lda, ainv, ldainv, 0, r);
     ctx->call_guess = NULL;
     if (status == MINV_ERR_NO_CONVERGENCE && method == MINV_METHOD_AUTO) {
         char why[MINV_ERROR_LEN];
         snprintf(why, sizeof why, "%s", minv_last_error(ctx));
         minv_clear_error(ctx);
-        status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, t, n, a, lda, ainv, ldainv, 0, r);
+        status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, 2, t, n, a, lda, ainv, ldainv, 0, r);
         minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
         r->fallbacks |= MINV_FALLBACK_DIRECT;
     }
@@ -591,7 +637,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
 
     minv_report_init(report, method, n, nrhs);
     MINV_TRY(minv_check_place(ctx, fn, place));
-    MINV_TRY(check_method(ctx, fn, 2, method));
+    MINV_TRY(minv_check_method(ctx, fn, 2, method));
     MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
     MINV_TRY(minv_check_order(ctx, fn, 4, "nrhs", nrhs));
     MINV_TRY(minv_check_matrix(ctx, fn, a, 5, "a", n, n, lda, "lda", t));
@@ -638,24 +684,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
     for (;;) {
         const int mode = minv_residual_mode(ctx, t, an.asymmetry, method);
         status = run_solve_in_precision(ctx, ops, place, method, &am, &bm, &xm, &an, report);
-        if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend &&
-            minv_cpu_backend.solve[method]) {
-            minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
-            report->fallbacks |= MINV_FALLBACK_CPU;
-            minv_clear_error(ctx);
-            ops = &minv_cpu_backend;
-            report->backend = MINV_BACKEND_CPU;
+        if (try_again(ctx, &status, place, 1, auto_chosen, &method, report, &ops))
             continue;
-        }
-        if (status == MINV_ERR_NOT_SPD && auto_chosen && method == MINV_METHOD_CHOLESKY) {
-            minv_report_note(report, "not positive definite at column %lld, so LU instead", (long long)report->info + 1);
-            report->fallbacks |= MINV_FALLBACK_LU;
-            minv_clear_error(ctx);
-            method = report->method = MINV_METHOD_LU;
-            report->info = -1;
-            MINV_TRY(route(ctx, place, method, 1, report, &ops));
-            continue;
-        }
         if (status != MINV_SUCCESS)
             goto cleanup;
         if (!ops->computes_residual && mode > 0) {
@@ -695,12 +725,9 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_status status = minv_call_begin(ctx, &call);
-    if (status != MINV_SUCCESS)
-        return minv_call_refused(r, status, method, n, nrhs);
-    status = minv_call_place(ctx, place);
-    status = status == MINV_SUCCESS ? solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r)
-                                    : minv_call_refused(r, status, method, n, nrhs);
+    minv_status status = minv_call_open(ctx, &call, place, r, method, n, nrhs);
+    if (status == MINV_SUCCESS)
+        status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
     minv_call_end(ctx, &call, r);
     return status;
 }

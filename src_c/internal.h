@@ -3,6 +3,7 @@
 #define MINV_INTERNAL_H
 
 #include <fenv.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,10 @@ typedef struct {
     void *data;
 } minv_mat;
 
-enum { MINV_METHOD_COUNT = 7, MINV_ERROR_LEN = 1024 };
+/* MINV_METHOD_COUNT: the public methods (minv_method). The backend tables have one more id:
+ * MINV_METHOD_GJ_BASELINE, the iterative paper's row-by-row out-of-core Gauss-Jordan, kept as
+ * the benchmarks' baseline and reached through minv_invert_gj_baseline only. */
+enum { MINV_METHOD_COUNT = 6, MINV_METHOD_GJ_BASELINE = MINV_METHOD_COUNT, MINV_METHOD_IDS, MINV_ERROR_LEN = 1024 };
 
 /* A batch of column-major matrices (host or device memory), described once so that every
  * public form (strided, pointers, variable sizes, subsets) reaches the backends the same way.
@@ -100,14 +104,14 @@ typedef struct minv_backend_ops {
      * data come to the host for the plan). */
     minv_status (*download_vector)(minv_context *ctx, const void *dev, int64_t stride,
                                    int64_t count, minv_dtype t, void *host);
-    minv_invert_op invert[MINV_METHOD_COUNT];
-    minv_solve_op solve[MINV_METHOD_COUNT];
+    minv_invert_op invert[MINV_METHOD_IDS];
+    minv_solve_op solve[MINV_METHOD_IDS];
     /* What AUTO runs for a general (not SPD) dense matrix of order n, inverted (nrhs 0) or
      * solved: the method measured fastest on this backend; NULL: LU. */
     minv_method (*general_method)(const minv_context *ctx, int64_t n, int64_t nrhs);
     minv_analyze_op analyze_device;
-    minv_invert_op invert_device[MINV_METHOD_COUNT];
-    minv_solve_op solve_device[MINV_METHOD_COUNT];
+    minv_invert_op invert_device[MINV_METHOD_IDS];
+    minv_solve_op solve_device[MINV_METHOD_IDS];
     /* Symmetric eigen-decomposition of host data, for reconditioning: w = the eigenvalues,
      * ascending. With x not NULL (the floor) the eigenvectors too, in the same decomposition:
      * when lambda_max > 0 and lambda_min < f = fraction lambda_max, x = V diag(1 / max(w, f))
@@ -128,8 +132,8 @@ typedef struct minv_backend_ops {
     /* Mixed-precision solves (MINV_OPT_PRECISION, refine.c) of host and device data, for the
      * methods that have one; MINV_ERR_NO_CONVERGENCE when refinement does not reach the double
      * solve's backward error, so that the caller runs that instead. */
-    minv_solve_op solve_mixed[MINV_METHOD_COUNT];
-    minv_solve_op solve_mixed_device[MINV_METHOD_COUNT];
+    minv_solve_op solve_mixed[MINV_METHOD_IDS];
+    minv_solve_op solve_mixed_device[MINV_METHOD_IDS];
     /* minv_set_stream, and the start of a call on device data, which then waits for the
      * caller's stream (end_call makes the stream wait for minv's); NULL on the CPU. */
     minv_status (*set_stream)(minv_context *ctx, void *stream);
@@ -242,6 +246,8 @@ void minv_batch_note(minv_batch_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The same for a reason of `size` characters. */
+void minv_reason_vnote(char *reason, size_t size, const char *fmt, va_list args);
 
 /* Check macro for internal calls: on failure jump to the function's `cleanup:` label. */
 #define MINV_TRY(expr)                  \
@@ -481,15 +487,20 @@ typedef enum { MINV_ON_HOST = 0, MINV_ON_DEVICE = 1 } minv_place;
 typedef struct {
     minv_fpguard guard;
     double t0, e0;
+    int entered; /* minv_call_begin succeeded: minv_call_end has work to do */
 } minv_call;
 /* MINV_ERR_CONTEXT_BUSY when another thread is inside a call on ctx: the entry point returns
- * at once, through minv_call_refused when it has a report, and does not call minv_call_end. */
+ * at once, through minv_call_refused when it has a report (minv_call_end does nothing then). */
 minv_status minv_call_begin(minv_context *ctx, minv_call *c);
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
 /* After minv_call_begin, in a call on data in `place`: device data follows the caller's
  * stream (minv_set_stream). */
 minv_status minv_call_place(minv_context *ctx, minv_place place);
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
+/* minv_call_begin and minv_call_place for a call with a report, which says so where either
+ * refuses the call; minv_call_end follows in every case. */
+minv_status minv_call_open(minv_context *ctx, minv_call *c, minv_place place, minv_report *r, minv_method method,
+                           int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
 /* Cholesky reads A's lower triangle, so on a matrix symmetric only within a raised
  * MINV_OPT_SYMMETRY_TOL its result stands only if it solves A itself (dispatch.c; the MPI
@@ -511,6 +522,32 @@ minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, 
                               const char *name, int64_t rows, int64_t cols, int64_t ld,
                               const char *ldname, minv_dtype t);
 minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place);
+/* Range only; the batched calls narrow the set further. */
+minv_status minv_check_method(minv_context *ctx, const char *fn, int pos, minv_method m);
+
+/* Where a fallback is written: the reason (MINV_REASON_LEN characters), fallback bits and
+ * backend of a minv_report or a minv_batch_report; backend NULL where only a step of the call
+ * (the reconditioning's eigen-decomposition) moves. */
+typedef struct {
+    char *reason;
+    int32_t *fallbacks;
+    minv_backend *backend;
+} minv_report_sink;
+#define MINV_REPORT_SINK(r) ((minv_report_sink){(r)->reason, &(r)->fallbacks, &(r)->backend})
+/* The one GPU-to-CPU fallback of every call (dense, batched, tridiagonal, reconditioning):
+ * after an attempt that returned `status` on data in `place` with *ops, host data that the GPU
+ * backend could not take (MINV_ERR_DEVICE_MEMORY, or MINV_ERR_NOT_IMPLEMENTED: it lacks the
+ * op) goes to the CPU's backend where that has the op (cpu_has). Then *ops becomes the CPU's,
+ * `to` gets the note "<the error>, so the CPU ran <what>" and MINV_FALLBACK_CPU (and
+ * backend = CPU), the error is cleared, and 1 is returned for the caller to try again; else 0
+ * and nothing changes. */
+int minv_fall_back_to_cpu(minv_context *ctx, minv_status status, minv_place place, int cpu_has, const char *what,
+                          const minv_backend_ops **ops, minv_report_sink to);
+/* The benchmarks' baseline (bench_iterative): A^-1 of host data by the iterative paper's
+ * row-by-row out-of-core Gauss-Jordan, through the path of minv_invert_d/_s (analysis,
+ * routing, fallback, residual, report); t is A's and ainv's type. Not part of the API. */
+minv_status minv_invert_gj_baseline(minv_context *ctx, minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv,
+                                    int64_t ldainv, minv_report *report);
 /* MINV_ERR_SINGULAR when the report's rcond is below working precision. */
 minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r);
 

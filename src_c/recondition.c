@@ -13,15 +13,12 @@
  * device memory, and the report says so. */
 static minv_status eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
                          minv_mat *x, int *applied, minv_report *report) {
-    if (ctx->ops->eigen) {
-        minv_status status = ctx->ops->eigen(ctx, a, w, fraction, b, x, applied);
-        if (status != MINV_ERR_DEVICE_MEMORY || ctx->ops == &minv_cpu_backend)
-            return status;
-        minv_report_note(report, "%s, so the CPU ran the eigen-decomposition", minv_last_error(ctx));
-        report->fallbacks |= MINV_FALLBACK_CPU;
-        minv_clear_error(ctx);
-    }
-    return minv_cpu_backend.eigen(ctx, a, w, fraction, b, x, applied);
+    const minv_backend_ops *ops = ctx->ops->eigen ? ctx->ops : &minv_cpu_backend;
+    const minv_status status = ops->eigen(ctx, a, w, fraction, b, x, applied);
+    if (!minv_fall_back_to_cpu(ctx, status, MINV_ON_HOST, 1, "the eigen-decomposition", &ops,
+                               (minv_report_sink){report->reason, &report->fallbacks, NULL}))
+        return status;
+    return ops->eigen(ctx, a, w, fraction, b, x, applied);
 }
 
 static void add_to_diagonal(minv_mat *m, double delta) {

@@ -29,6 +29,8 @@ const char *minv_status_string(minv_status status) {
 }
 
 const char *minv_method_name(minv_method method) {
+    if ((int)method == MINV_METHOD_GJ_BASELINE) /* internal: the reports of the benchmarks' baseline */
+        return "gj-baseline";
     switch (method) {
     case MINV_METHOD_AUTO: return "auto";
     case MINV_METHOD_CHOLESKY: return "cholesky";
@@ -36,7 +38,6 @@ const char *minv_method_name(minv_method method) {
     case MINV_METHOD_GAUSS_JORDAN: return "gauss-jordan";
     case MINV_METHOD_ITERATIVE: return "iterative";
     case MINV_METHOD_TRIDIAGONAL: return "tridiagonal";
-    case MINV_METHOD_GJ_BASELINE: return "gj-baseline";
     }
     return "unknown";
 }
@@ -96,7 +97,7 @@ void minv_clear_error(minv_context *ctx) { ctx->last_error[0] = '\0'; }
 
 /* Appends "; <note>". A reason that would pass the struct's size is cut, and ends in "..." so
  * that the cut shows; later notes are dropped (the fields carry what programs need). */
-static void note(char *reason, size_t size, const char *fmt, va_list args) {
+void minv_reason_vnote(char *reason, size_t size, const char *fmt, va_list args) {
     static const char cut[] = "...";
     size_t len = strlen(reason);
     if (len >= sizeof cut - 1 && strcmp(reason + len - (sizeof cut - 1), cut) == 0)
@@ -126,7 +127,7 @@ void minv_report_note(minv_report *r, const char *fmt, ...) {
         memcpy(r->reason + len, text, add);
         r->reason[len + add] = '\0';
     } else {
-        note(r->reason, sizeof r->reason, fmt, args);
+        minv_reason_vnote(r->reason, sizeof r->reason, fmt, args);
     }
     va_end(args);
 }
@@ -134,6 +135,6 @@ void minv_report_note(minv_report *r, const char *fmt, ...) {
 void minv_batch_note(minv_batch_report *r, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    note(r->reason, sizeof r->reason, fmt, args);
+    minv_reason_vnote(r->reason, sizeof r->reason, fmt, args);
     va_end(args);
 }

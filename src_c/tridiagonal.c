@@ -372,21 +372,15 @@ static minv_status invert_bands(minv_context *ctx, minv_place place, minv_dtype 
     for (;;) {
         status = place == MINV_ON_DEVICE ? ops->invert_tridiagonal_device(ctx, &plan, x, report)
                                          : ops->invert_tridiagonal(ctx, &plan, x, report);
-        if (status == MINV_ERR_DEVICE_MEMORY && place == MINV_ON_HOST && ops != &minv_cpu_backend) {
-            minv_report_note(report, "%s, so the CPU ran it", ctx->last_error);
-            report->fallbacks |= MINV_FALLBACK_CPU;
-            minv_clear_error(ctx);
-            ops = &minv_cpu_backend;
-            report->backend = MINV_BACKEND_CPU;
-        } else if (status == MINV_ERR_SINGULAR && plan.path == MINV_TRIDIAGONAL_SHERMAN_MORRISON) {
-            minv_report_note(report, "%s, so another path", ctx->last_error);
-            report->fallbacks |= MINV_FALLBACK_PATH;
-            minv_clear_error(ctx);
-            plan_free(&plan);
-            MINV_TRY(plan_make(ctx, t, n, dl, d, du, MINV_TRIDIAGONAL_AUTO, &plan, report));
-        } else {
+        if (minv_fall_back_to_cpu(ctx, status, place, 1, "it", &ops, MINV_REPORT_SINK(report)))
+            continue;
+        if (status != MINV_ERR_SINGULAR || plan.path != MINV_TRIDIAGONAL_SHERMAN_MORRISON)
             break;
-        }
+        minv_report_note(report, "%s, so another path", ctx->last_error);
+        report->fallbacks |= MINV_FALLBACK_PATH;
+        minv_clear_error(ctx);
+        plan_free(&plan);
+        MINV_TRY(plan_make(ctx, t, n, dl, d, du, MINV_TRIDIAGONAL_AUTO, &plan, report));
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
@@ -499,12 +493,9 @@ static minv_status tridiagonal_entry(minv_context *ctx, const char *fn, minv_pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_status status = minv_call_begin(ctx, &call);
-    if (status != MINV_SUCCESS)
-        return minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
-    status = minv_call_place(ctx, place);
-    status = status == MINV_SUCCESS ? tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r)
-                                    : minv_call_refused(r, status, MINV_METHOD_TRIDIAGONAL, n, 0);
+    minv_status status = minv_call_open(ctx, &call, place, r, MINV_METHOD_TRIDIAGONAL, n, 0);
+    if (status == MINV_SUCCESS)
+        status = tridiagonal_expert(ctx, fn, place, t, n, dl, d, du, ainv, ldainv, r);
     minv_call_end(ctx, &call, r);
     return status;
 }

@@ -37,16 +37,16 @@ minv_status minv_mpi_batch_run(minv_context *ctx, minv_method method, const minv
                                minv_status *status, minv_batch_report *r) {
     const int d = bt->t == MINV_R64;
     if (bt->vsize && bt->solve)
-        return d ? minv_solve_batched_vsize_d(ctx, method, bt->nbatch, bt->ks, bt->nrhs, (const double *const *)bt->ap,
+        return d ? minv_solve_batched_vsize_d(ctx, method, bt->ks, bt->nrhs, bt->nbatch, (const double *const *)bt->ap,
                                               bt->ldas, (const double *const *)bt->bp, bt->ldbs, (double *const *)bt->xp,
                                               bt->ldxs, status, r)
-                 : minv_solve_batched_vsize_s(ctx, method, bt->nbatch, bt->ks, bt->nrhs, (const float *const *)bt->ap,
+                 : minv_solve_batched_vsize_s(ctx, method, bt->ks, bt->nrhs, bt->nbatch, (const float *const *)bt->ap,
                                               bt->ldas, (const float *const *)bt->bp, bt->ldbs, (float *const *)bt->xp,
                                               bt->ldxs, status, r);
     if (bt->vsize)
-        return d ? minv_invert_batched_vsize_d(ctx, method, bt->nbatch, bt->ks, (const double *const *)bt->ap, bt->ldas,
+        return d ? minv_invert_batched_vsize_d(ctx, method, bt->ks, bt->nbatch, (const double *const *)bt->ap, bt->ldas,
                                                (double *const *)bt->xp, bt->ldxs, status, r)
-                 : minv_invert_batched_vsize_s(ctx, method, bt->nbatch, bt->ks, (const float *const *)bt->ap, bt->ldas,
+                 : minv_invert_batched_vsize_s(ctx, method, bt->ks, bt->nbatch, (const float *const *)bt->ap, bt->ldas,
                                                (float *const *)bt->xp, bt->ldxs, status, r);
     if (bt->solve)
         return d ? minv_solve_batched_d(ctx, method, bt->k, bt->nrhs, bt->nbatch, bt->a, bt->lda, bt->stride_a, bt->b,
@@ -337,8 +337,8 @@ STRIDED_INVERT(minv_mpi_invert_batched_d, double, MINV_R64)
 STRIDED_INVERT(minv_mpi_invert_batched_s, float, MINV_R32)
 
 #define VSIZE_INVERT(NAME, T, DT)                                                                             \
-    minv_status NAME(minv_context *ctx, MPI_Comm comm, int32_t flags, minv_method method, int64_t nbatch,     \
-                     const int64_t *k, const T *const *a, const int64_t *lda, T *const *ainv,                 \
+    minv_status NAME(minv_context *ctx, MPI_Comm comm, int32_t flags, minv_method method, const int64_t *k,   \
+                     int64_t nbatch, const T *const *a, const int64_t *lda, T *const *ainv,                   \
                      const int64_t *ldainv, minv_status *status, minv_batch_report *report) {                 \
         minv_mpi_batch bt = {.t = DT, .nbatch = nbatch, .vsize = 1, .ks = k, .ap = (const void *const *)a, .ldas = lda,  \
                              .xp = (void *const *)ainv, .ldxs = ldainv};                                      \
@@ -361,8 +361,8 @@ STRIDED_SOLVE(minv_mpi_solve_batched_d, double, MINV_R64)
 STRIDED_SOLVE(minv_mpi_solve_batched_s, float, MINV_R32)
 
 #define VSIZE_SOLVE(NAME, T, DT)                                                                              \
-    minv_status NAME(minv_context *ctx, MPI_Comm comm, int32_t flags, minv_method method, int64_t nbatch,     \
-                     const int64_t *k, int64_t nrhs, const T *const *a, const int64_t *lda,                   \
+    minv_status NAME(minv_context *ctx, MPI_Comm comm, int32_t flags, minv_method method, const int64_t *k,   \
+                     int64_t nrhs, int64_t nbatch, const T *const *a, const int64_t *lda,                     \
                      const T *const *b, const int64_t *ldb, T *const *x, const int64_t *ldx,                  \
                      minv_status *status, minv_batch_report *report) {                                        \
         minv_mpi_batch bt = {.t = DT, .solve = 1, .nbatch = nbatch, .nrhs = nrhs, .vsize = 1, .ks = k,                   \

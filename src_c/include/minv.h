@@ -67,9 +67,7 @@ typedef enum {
     MINV_METHOD_LU = 2,           /* general, partial pivoting */
     MINV_METHOD_GAUSS_JORDAN = 3, /* general, blocked Gauss-Jordan with partial pivoting */
     MINV_METHOD_ITERATIVE = 4,    /* hyperpower (Soleymani) iteration */
-    MINV_METHOD_TRIDIAGONAL = 5,  /* tridiagonal matrices */
-    MINV_METHOD_GJ_BASELINE = 6   /* the iterative paper's row-by-row out-of-core Gauss-Jordan,
-                                     kept as a baseline for comparisons */
+    MINV_METHOD_TRIDIAGONAL = 5   /* tridiagonal matrices */
 } minv_method;
 
 enum { MINV_MAX_DEVICES = 16 };
@@ -447,6 +445,8 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  *             index[b * ldindex + 0 .. count[b] - 1] (0-based, distinct, < k; count[b] may be
  *             0): the channels used at one location, without a copy by the caller. Its inverse
  *             is count[b] x count[b], compact, in the leading block of member b of ainv.
+ * Every form takes the order k (k[] for _vsize), then nrhs for solves, then nbatch: the sizes
+ * of a member before the count of members, as cuBLAS and cuSOLVER's batched calls do.
  * Precision: _d double, _s float, _sd float storage with double compute (one rounding to float,
  * at the end). In place when ainv is a (the same pointer, leading dimension and stride; per
  * member for the pointer forms), or x is b for solves; never for _subset.
@@ -541,18 +541,18 @@ minv_status minv_invert_batched_ptr_sd(minv_context *ctx, minv_method method, in
                                        int64_t nbatch, const float *const *a, int64_t lda,
                                        float *const *ainv, int64_t ldainv, minv_status *status,
                                        minv_batch_report *report);
-minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, const double *const *a,
+minv_status minv_invert_batched_vsize_d(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nbatch, const double *const *a,
                                         const int64_t *lda, double *const *ainv,
                                         const int64_t *ldainv, minv_status *status,
                                         minv_batch_report *report);
-minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, const float *const *a,
+minv_status minv_invert_batched_vsize_s(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nbatch, const float *const *a,
                                         const int64_t *lda, float *const *ainv,
                                         const int64_t *ldainv, minv_status *status,
                                         minv_batch_report *report);
-minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
-                                         const int64_t *k, const float *const *a,
+minv_status minv_invert_batched_vsize_sd(minv_context *ctx, minv_method method,
+                                         const int64_t *k, int64_t nbatch, const float *const *a,
                                          const int64_t *lda, float *const *ainv,
                                          const int64_t *ldainv, minv_status *status,
                                          minv_batch_report *report);
@@ -606,18 +606,18 @@ minv_status minv_solve_batched_ptr_sd(minv_context *ctx, minv_method method, int
                                       int64_t lda, const float *const *b, int64_t ldb,
                                       float *const *x, int64_t ldx, minv_status *status,
                                       minv_batch_report *report);
-minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method, int64_t nbatch,
-                                       const int64_t *k, int64_t nrhs, const double *const *a,
+minv_status minv_solve_batched_vsize_d(minv_context *ctx, minv_method method,
+                                       const int64_t *k, int64_t nrhs, int64_t nbatch, const double *const *a,
                                        const int64_t *lda, const double *const *b,
                                        const int64_t *ldb, double *const *x, const int64_t *ldx,
                                        minv_status *status, minv_batch_report *report);
-minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method, int64_t nbatch,
-                                       const int64_t *k, int64_t nrhs, const float *const *a,
+minv_status minv_solve_batched_vsize_s(minv_context *ctx, minv_method method,
+                                       const int64_t *k, int64_t nrhs, int64_t nbatch, const float *const *a,
                                        const int64_t *lda, const float *const *b,
                                        const int64_t *ldb, float *const *x, const int64_t *ldx,
                                        minv_status *status, minv_batch_report *report);
-minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method, int64_t nbatch,
-                                        const int64_t *k, int64_t nrhs, const float *const *a,
+minv_status minv_solve_batched_vsize_sd(minv_context *ctx, minv_method method,
+                                        const int64_t *k, int64_t nrhs, int64_t nbatch, const float *const *a,
                                         const int64_t *lda, const float *const *b,
                                         const int64_t *ldb, float *const *x, const int64_t *ldx,
                                         minv_status *status, minv_batch_report *report);

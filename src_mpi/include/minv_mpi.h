@@ -62,14 +62,14 @@ minv_status minv_mpi_invert_batched_s(minv_context *ctx, MPI_Comm comm, int32_t 
                                       minv_status *status, minv_batch_report *report);
 /* Member b of order k[b] at a[b], leading dimension lda[b] (minv_invert_batched_vsize_d). */
 minv_status minv_mpi_invert_batched_vsize_d(minv_context *ctx, MPI_Comm comm, int32_t flags,
-                                            minv_method method, int64_t nbatch,
-                                            const int64_t *k, const double *const *a,
+                                            minv_method method, const int64_t *k,
+                                            int64_t nbatch, const double *const *a,
                                             const int64_t *lda, double *const *ainv,
                                             const int64_t *ldainv, minv_status *status,
                                             minv_batch_report *report);
 minv_status minv_mpi_invert_batched_vsize_s(minv_context *ctx, MPI_Comm comm, int32_t flags,
-                                            minv_method method, int64_t nbatch,
-                                            const int64_t *k, const float *const *a,
+                                            minv_method method, const int64_t *k,
+                                            int64_t nbatch, const float *const *a,
                                             const int64_t *lda, float *const *ainv,
                                             const int64_t *ldainv, minv_status *status,
                                             minv_batch_report *report);
@@ -87,15 +87,15 @@ minv_status minv_mpi_solve_batched_s(minv_context *ctx, MPI_Comm comm, int32_t f
                                      int64_t ldx, int64_t stride_x, minv_status *status,
                                      minv_batch_report *report);
 minv_status minv_mpi_solve_batched_vsize_d(minv_context *ctx, MPI_Comm comm, int32_t flags,
-                                           minv_method method, int64_t nbatch, const int64_t *k,
-                                           int64_t nrhs, const double *const *a,
+                                           minv_method method, const int64_t *k, int64_t nrhs,
+                                           int64_t nbatch, const double *const *a,
                                            const int64_t *lda, const double *const *b,
                                            const int64_t *ldb, double *const *x,
                                            const int64_t *ldx, minv_status *status,
                                            minv_batch_report *report);
 minv_status minv_mpi_solve_batched_vsize_s(minv_context *ctx, MPI_Comm comm, int32_t flags,
-                                           minv_method method, int64_t nbatch, const int64_t *k,
-                                           int64_t nrhs, const float *const *a,
+                                           minv_method method, const int64_t *k, int64_t nrhs,
+                                           int64_t nbatch, const float *const *a,
                                            const int64_t *lda, const float *const *b,
                                            const int64_t *ldb, float *const *x,
                                            const int64_t *ldx, minv_status *status,

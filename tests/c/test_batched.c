@@ -215,7 +215,7 @@ static void layouts(minv_context *ctx) {
         minv_status st[NV];
         for (int kd = KIND_D; kd <= KIND_SD; kd++) {
             if (kd == KIND_D) {
-                CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, NV, kv, ap, ldv, xp, ldx, st, &rep),
+                CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, kv, NV, ap, ldv, xp, ldx, st, &rep),
                              MINV_SUCCESS, ctx);
                 for (int m = 0; m < NV; m++)
                     if (kv[m]) CHECK(tu_inverse_ratio(kv[m], ap[m], ldv[m], xp[m], ldx[m], DBL_EPSILON) < 30, "vsize %d", m);
@@ -228,7 +228,7 @@ static void layouts(minv_context *ctx) {
                     fx[m] = tu_to_float(kv[m], kv[m], xp[m], ldx[m], ldx[m]);
                 }
                 CHECK_STATUS((kd == KIND_S ? minv_invert_batched_vsize_s : minv_invert_batched_vsize_sd)(
-                                 ctx, MINV_METHOD_AUTO, NV, kv, fp, ldv, fx, ldx, st, &rep),
+                                 ctx, MINV_METHOD_AUTO, kv, NV, fp, ldv, fx, ldx, st, &rep),
                              MINV_SUCCESS, ctx);
                 for (int m = 0; m < NV; m++) {
                     if (kv[m]) {
@@ -382,7 +382,7 @@ static void solves(minv_context *ctx) {
             ap[m] = am[m];
             bp[m] = bm[m];
         }
-        CHECK_STATUS(minv_solve_batched_vsize_d(ctx, MINV_METHOD_AUTO, NV, kv, 3, ap, ld, bp, ld, xp, ld, NULL, &rep),
+        CHECK_STATUS(minv_solve_batched_vsize_d(ctx, MINV_METHOD_AUTO, kv, 3, NV, ap, ld, bp, ld, xp, ld, NULL, &rep),
                      MINV_SUCCESS, ctx);
         for (int m = 0; m < NV; m++)
             if (kv[m]) CHECK(tu_solve_ratio(kv[m], 3, ap[m], ld[m], bp[m], ld[m], xp[m], ld[m], DBL_EPSILON) < 30, "vsize solve %d", m);
@@ -526,8 +526,8 @@ static void errors(minv_context *ctx) {
     /* pointers */
     CHECK_STATUS(minv_invert_batched_ptr_d(ctx, MINV_METHOD_AUTO, 2, 2, ap, 2, xp, 2, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 5 (a): a[1] is NULL");
-    CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, 2, kk, ap, ld2, xp, ld2, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
-    HAS(minv_last_error(ctx), "argument 4 (k): k[1] = -1 must be >= 0");
+    CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, kk, 2, ap, ld2, xp, ld2, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (k): k[1] = -1 must be >= 0");
     /* subsets */
     CHECK_STATUS(minv_invert_batched_subset_d(ctx, MINV_METHOD_AUTO, 2, 2, a, 2, 4, idx, 2, cnt, x, 2, 4, NULL, &rep),
                  MINV_SUCCESS, ctx);
@@ -561,9 +561,9 @@ static void errors(minv_context *ctx) {
     CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, 1, 2, a, 2, 4, a, 2, 2, a, 2, 2, NULL, &rep),
                  MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 12 (x) is a");
-    CHECK_STATUS(minv_solve_batched_vsize_d(ctx, MINV_METHOD_AUTO, 2, NULL, 1, ap, ld2, ap, ld2, xp, ld2, NULL, &rep),
+    CHECK_STATUS(minv_solve_batched_vsize_d(ctx, MINV_METHOD_AUTO, NULL, 1, 2, ap, ld2, ap, ld2, xp, ld2, NULL, &rep),
                  MINV_ERR_INVALID_ARG, ctx);
-    HAS(minv_last_error(ctx), "argument 4 (k) is NULL");
+    HAS(minv_last_error(ctx), "argument 3 (k) is NULL");
     /* device forms need the GPU */
     if (minv_context_backend(ctx) == MINV_BACKEND_CPU) {
         CHECK_STATUS(minv_invert_batched_device_d(ctx, MINV_METHOD_AUTO, 2, 2, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_NO_GPU, ctx);

@@ -125,7 +125,7 @@ static void vsize_forms(minv_context *ctx, tu_rng *rng) {
     for (int sd = 0; sd <= 1; sd++) {
         const char *what = sd ? "minv_solve_batched_vsize_sd" : "minv_solve_batched_vsize_s";
         CHECK_STATUS((sd ? minv_solve_batched_vsize_sd : minv_solve_batched_vsize_s)(
-                         ctx, MINV_METHOD_AUTO, NB, ks, NRHS, ap, ld, bp, ld, xp, ld, st, &rep),
+                         ctx, MINV_METHOD_AUTO, ks, NRHS, NB, ap, ld, bp, ld, xp, ld, st, &rep),
                      MINV_SUCCESS, ctx);
         check_report(&rep, st, kmax, what);
         for (int b = 0; b < NB; b++) check_solution(&m[b], sd, what, rep.backend);

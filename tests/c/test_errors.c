@@ -86,6 +86,10 @@ static void argument_errors(minv_context *ctx) {
     HAS(minv_last_error(ctx), "argument 7 (ldainv)");
     CHECK_STATUS(minv_invert_d(ctx, (minv_method)17, 4, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "method");
+    /* one past the last public method: the benchmarks' internal baseline is not reachable */
+    CHECK_STATUS(minv_invert_d(ctx, (minv_method)(MINV_METHOD_TRIDIAGONAL + 1), 4, a, 4, x, 4, &rep), MINV_ERR_INVALID_ARG,
+                 ctx);
+    HAS(minv_last_error(ctx), "argument 2 (method) = 6 is not a minv_method");
     CHECK_STATUS(minv_invert_inplace_s(ctx, MINV_METHOD_AUTO, 3, NULL, 3, NULL), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "minv_invert_inplace_s");
     /* sizes whose byte count overflows are refused before anything is touched */
@@ -201,9 +205,8 @@ static void not_spd(minv_context *ctx) {
  * [2 1; 1 3]^-1 = [3 -1; -1 2] / 5. */
 static void other_methods(minv_context *ctx) {
     const double a[4] = {2, 1, 1, 3}, want[4] = {0.6, -0.2, -0.2, 0.4};
-    const minv_method methods[] = {MINV_METHOD_GAUSS_JORDAN, MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL,
-                                   MINV_METHOD_GJ_BASELINE};
-    for (int k = 0; k < 4; k++) {
+    const minv_method methods[] = {MINV_METHOD_GAUSS_JORDAN, MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL};
+    for (int k = 0; k < 3; k++) {
         double x[4] = {NAN, NAN, NAN, NAN};
         minv_report rep;
         CHECK_STATUS(minv_invert_d(ctx, methods[k], 2, a, 2, x, 2, &rep), MINV_SUCCESS, ctx);

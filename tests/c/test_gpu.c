@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* minv_invert_gj_baseline */
 #include "testutil.h"
 
 #define HAS(msg, text) CHECK(strstr((msg), (text)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (text))
@@ -292,9 +293,9 @@ static void out_of_core(minv_context *gpu) {
     /* the baseline, resident and in slabs */
     tu_general(&rng, n, a, n);
     a[0] = 0;
-    CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_GJ_BASELINE, n, a, n, xin, n, &rep), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_invert_gj_baseline(gpu, MINV_R64, n, a, n, xin, n, &rep), MINV_SUCCESS, gpu);
     CHECK(tu_inverse_ratio(n, a, n, xin, n, DBL_EPSILON) < 30, "gj baseline in core");
-    CHECK_STATUS(minv_invert_d(tiny, MINV_METHOD_GJ_BASELINE, n, a, n, x, n, &rep), MINV_SUCCESS, tiny);
+    CHECK_STATUS(minv_invert_gj_baseline(tiny, MINV_R64, n, a, n, x, n, &rep), MINV_SUCCESS, tiny);
     CHECK(strstr(rep.reason, "slabs"), "gj slabs: %s", rep.reason);
     CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30 && tu_rel_diff(n, n, x, n, xin, n) < 1e-13, "gj baseline out of core");
     minv_set_option(gpu, MINV_OPT_ITERATION, 0);

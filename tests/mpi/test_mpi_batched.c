@@ -129,14 +129,14 @@ static void vsize(minv_context *ctx, int32_t flags, int solve) {
     minv_batch_report r;
     minv_status got, want;
     if (solve) {
-        got = minv_mpi_solve_batched_vsize_d(ctx, MPI_COMM_WORLD, flags, MINV_METHOD_AUTO, n, k, NRHS,
+        got = minv_mpi_solve_batched_vsize_d(ctx, MPI_COMM_WORLD, flags, MINV_METHOD_AUTO, k, NRHS, n,
                                              (const double *const *)a, ld, (const double *const *)b, ldb, x, ld, st, &r);
-        want = minv_solve_batched_vsize_d(ctx, MINV_METHOD_AUTO, n, k, NRHS, (const double *const *)a, ld,
+        want = minv_solve_batched_vsize_d(ctx, MINV_METHOD_AUTO, k, NRHS, n, (const double *const *)a, ld,
                                           (const double *const *)b, ldb, ref, ld, st_ref, NULL);
     } else {
-        got = minv_mpi_invert_batched_vsize_d(ctx, MPI_COMM_WORLD, flags, MINV_METHOD_AUTO, n, k, (const double *const *)a,
+        got = minv_mpi_invert_batched_vsize_d(ctx, MPI_COMM_WORLD, flags, MINV_METHOD_AUTO, k, n, (const double *const *)a,
                                               ld, x, ld, st, &r);
-        want = minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, n, k, (const double *const *)a, ld, ref, ld, st_ref, NULL);
+        want = minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, k, n, (const double *const *)a, ld, ref, ld, st_ref, NULL);
     }
     CHECK(got == MINV_SUCCESS && want == MINV_SUCCESS, "vsize %s flags %d: %s (%s)", solve ? "solve" : "invert",
           (int)flags, minv_status_string(got), minv_last_error(ctx));
