@@ -376,20 +376,25 @@ cleanup:
 
 /* ---- one matrix in, one out ---- */
 
+/* begin, for a call on layout l; one that is not a layout has no ranks to agree with. */
+static minv_status begin_on(minv_context *ctx, const char *fn, const minv_mpi_layout *l, frame *f, minv_report *r) {
+    minv_status status = begin(ctx, l && l->internal ? minv_mpi_layout_comm(l) : MPI_COMM_NULL, f, r, MINV_METHOD_AUTO);
+    if (status == MINV_SUCCESS && (!l || !l->internal)) {
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (layout) is not a layout", fn);
+        end(ctx, f);
+    }
+    return status;
+}
+
 static minv_status read_piece(minv_context *ctx, const char *fn, const minv_mpi_layout *l, const char *path,
                               const char *var, const minv_file_options *fopts, minv_dtype t, void *local) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
     minv_report ignored;
     frame f;
-    minv_status status = begin(ctx, l && l->internal ? minv_mpi_layout_comm(l) : MPI_COMM_NULL, &f, &ignored, MINV_METHOD_AUTO);
+    minv_status status = begin_on(ctx, fn, l, &f, &ignored);
     if (status != MINV_SUCCESS)
         return status;
-    if (!l || !l->internal) {
-        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (layout) is not a layout", fn);
-        end(ctx, &f);
-        return status;
-    }
     MPI_Comm comm = minv_mpi_layout_comm(l);
     minv_file_options fo;
     minv_mpi_nc_in in = {.src.ncid = -1, .pncid = -1};
@@ -429,14 +434,9 @@ static minv_status write_piece(minv_context *ctx, const char *fn, const minv_mpi
         return MINV_ERR_INVALID_ARG;
     minv_report ignored;
     frame f;
-    minv_status status = begin(ctx, l && l->internal ? minv_mpi_layout_comm(l) : MPI_COMM_NULL, &f, &ignored, MINV_METHOD_AUTO);
+    minv_status status = begin_on(ctx, fn, l, &f, &ignored);
     if (status != MINV_SUCCESS)
         return status;
-    if (!l || !l->internal) {
-        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (layout) is not a layout", fn);
-        end(ctx, &f);
-        return status;
-    }
     MPI_Comm comm = minv_mpi_layout_comm(l);
     minv_file_options fo;
     minv_mpi_nc_out out = {.pncid = -1, .sink.ncid = -1};
