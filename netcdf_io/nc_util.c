@@ -138,6 +138,8 @@ const char *minv_nc_file_kind(unsigned mode) {
     }
 }
 
+/* Each copy of this layer has its own; only the copy whose minv_nc_lock every caller is bound
+ * to (see ncio.h) uses its. */
 static pthread_mutex_t nc_mutex = PTHREAD_MUTEX_INITIALIZER;
 static minv_nc_hdf5_state hdf5_handler; /* the lock holder's own, guarded by the lock */
 

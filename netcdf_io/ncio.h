@@ -648,9 +648,13 @@ const char *minv_nc_file_kind(unsigned mode);
 /* 1 when a and b name the same existing file (after links). */
 int minv_nc_same_file(const char *a, const char *b);
 /* NetCDF-C is not thread-safe: every file call holds this process-wide lock. While it is
- * held, HDF5 prints nothing from this thread and its failures are kept (nc_hdf5.c). */
-void minv_nc_lock(void);
-void minv_nc_unlock(void);
+ * held, HDF5 prints nothing from this thread and its failures are kept (nc_hdf5.c).
+ * One lock a process, though libminv, libminv_mpi (its hidden copy of this layer) and the
+ * commands each carry this code: these two are exported (default visibility, outside minv.h),
+ * so the dynamic linker binds every copy's callers to one definition, the first it finds, and
+ * a program's own copy is exported in turn where a library it links defines them. */
+__attribute__((visibility("default"))) void minv_nc_lock(void);
+__attribute__((visibility("default"))) void minv_nc_unlock(void);
 
 /* ---- HDF5 beneath netCDF-4 (nc_hdf5.c) ---- */
 

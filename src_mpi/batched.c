@@ -272,8 +272,8 @@ static int call_failed(minv_status st, const minv_batch_report *r) {
     return st != MINV_SUCCESS && !(r->failed > 0 && st == r->first_status);
 }
 
-static minv_status distributed(minv_context *ctx, MPI_Comm comm, const char *fn, int32_t flags, minv_method method,
-                               const minv_mpi_batch *bt, minv_status *status_out, minv_batch_report *report) {
+static minv_status distributed_call(minv_context *ctx, MPI_Comm comm, const char *fn, int32_t flags, minv_method method,
+                                    const minv_mpi_batch *bt, minv_status *status_out, minv_batch_report *report) {
     const double t0 = MPI_Wtime();
     minv_batch_report mine, local, *r = report ? report : &mine;
     placement p = {0};
@@ -321,6 +321,23 @@ static minv_status distributed(minv_context *ctx, MPI_Comm comm, const char *fn,
         return status;
     }
     return reduce_reports(ctx, comm, fn, method, bt, &local, &p, total, t0, r);
+}
+
+/* The call with the context to this thread, agreed over the ranks; a refused call says so in
+ * its report, as minv.h's batched calls do. */
+static minv_status distributed(minv_context *ctx, MPI_Comm comm, const char *fn, int32_t flags, minv_method method,
+                               const minv_mpi_batch *bt, minv_status *status_out, minv_batch_report *report) {
+    minv_status status = minv_mpi_enter(ctx, comm);
+    if (status != MINV_SUCCESS) {
+        if (report) {
+            report_empty(report, method, 0, bt->k, bt->solve ? bt->nrhs : 0);
+            minv_batch_note(report, "refused: %s", minv_status_string(status));
+        }
+        return status;
+    }
+    status = distributed_call(ctx, comm, fn, flags, method, bt, status_out, report);
+    minv_mpi_leave(ctx);
+    return status;
 }
 
 /* ---- the public forms ---- */

@@ -44,6 +44,28 @@ minv_status minv_mpi_agree(minv_context *ctx, MPI_Comm comm, minv_status local) 
     return minv_mpi_agree_ranked(ctx, comm, local, 0);
 }
 
+minv_status minv_mpi_enter(minv_context *ctx, MPI_Comm comm) {
+    const int busy = ctx && minv_context_enter(ctx) != MINV_SUCCESS;
+    if (comm == MPI_COMM_NULL)
+        return busy ? MINV_ERR_CONTEXT_BUSY : MINV_SUCCESS;
+    int rank, first;
+    MPI_Comm_rank(comm, &rank);
+    const int mine = busy ? rank : INT_MAX;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == INT_MAX)
+        return MINV_SUCCESS;
+    if (!busy && ctx) {
+        minv_fail(ctx, MINV_ERR_CONTEXT_BUSY, "rank %d's context is in use by another thread, so every rank refuses the call", first);
+        minv_context_leave(ctx);
+    }
+    return MINV_ERR_CONTEXT_BUSY;
+}
+
+void minv_mpi_leave(minv_context *ctx) {
+    if (ctx)
+        minv_context_leave(ctx);
+}
+
 void minv_mpi_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm) {
     for (size_t done = 0; done < len;) {
         const size_t part = len - done < (size_t)INT_MAX ? len - done : (size_t)INT_MAX;

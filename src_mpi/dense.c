@@ -383,12 +383,25 @@ static int retry_by_lu(minv_context *ctx, minv_dtype t, int64_t n, minv_method m
     return 1;
 }
 
+/* The context to this thread for a call on layout l, agreed over its ranks (none where l is
+ * not a layout); the report says where the call is refused. */
+static minv_status enter(minv_context *ctx, const minv_mpi_layout *l, minv_report *r) {
+    const minv_status status = minv_mpi_enter(ctx, l && l->internal ? minv_mpi_layout_comm(l) : MPI_COMM_NULL);
+    if (status != MINV_SUCCESS)
+        minv_report_note(r, "refused: %s", minv_status_string(status));
+    return status;
+}
+
 static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method method, minv_dtype t,
                                  const minv_mpi_layout *l, const void *a, void *x, minv_report *report) {
     minv_report local, *r = report ? report : &local;
     minv_report_init(r, method, l && l->internal ? l->n : 0, 0);
-    if (!ctx || check_layout(ctx, fn, 3, "layout", l) != MINV_SUCCESS)
+    if (!ctx || enter(ctx, l, r) != MINV_SUCCESS)
+        return ctx ? MINV_ERR_CONTEXT_BUSY : MINV_ERR_INVALID_ARG;
+    if (check_layout(ctx, fn, 3, "layout", l) != MINV_SUCCESS) {
+        minv_mpi_leave(ctx);
         return MINV_ERR_INVALID_ARG; /* no communicator to agree over */
+    }
     MPI_Comm comm = minv_mpi_layout_comm(l);
     const double t0 = MPI_Wtime();
     minv_fpguard guard;
@@ -464,6 +477,7 @@ cleanup:
     free(keep);
     finish(ctx, r, comm, t0);
     minv_fpguard_end(&guard);
+    minv_mpi_leave(ctx);
     return status;
 }
 
@@ -472,8 +486,12 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
                                 void *x, minv_report *report) {
     minv_report local, *r = report ? report : &local;
     minv_report_init(r, method, la && la->internal ? la->n : 0, lb && lb->internal ? lb->n : 0);
-    if (!ctx || check_layout(ctx, fn, 3, "la", la) != MINV_SUCCESS || check_layout(ctx, fn, 5, "lb", lb) != MINV_SUCCESS)
+    if (!ctx || enter(ctx, la, r) != MINV_SUCCESS)
+        return ctx ? MINV_ERR_CONTEXT_BUSY : MINV_ERR_INVALID_ARG;
+    if (check_layout(ctx, fn, 3, "la", la) != MINV_SUCCESS || check_layout(ctx, fn, 5, "lb", lb) != MINV_SUCCESS) {
+        minv_mpi_leave(ctx);
         return MINV_ERR_INVALID_ARG;
+    }
     MPI_Comm comm = minv_mpi_layout_comm(la);
     const double t0 = MPI_Wtime();
     minv_fpguard guard;
@@ -568,6 +586,7 @@ cleanup:
     free(bkeep);
     finish(ctx, r, comm, t0);
     minv_fpguard_end(&guard);
+    minv_mpi_leave(ctx);
     return status;
 }
 

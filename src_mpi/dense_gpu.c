@@ -65,7 +65,41 @@ static void release(void *state) {
 static gpu_state *state_of(const minv_mpi_layout *l) { return (gpu_state *)minv_mpi_layout_gpu(l); }
 
 static minv_mpi_gpu_piece piece(const minv_mpi_layout *l, void *data) {
-    return (minv_mpi_gpu_piece){l->m, l->n, l->mb, l->nb, l->lld, l->local_cols, data};
+    return (minv_mpi_gpu_piece){l->m, l->n, l->mb, l->nb, l->lld, l->local_cols, (int)l->myrow, (int)l->mycol, data};
+}
+
+/* cuSOLVERMp is not taken at its word where its factorisation fails: its potrf returns
+ * CUSOLVER_STATUS_INTERNAL_ERROR for an indefinite matrix (cuSOLVERMp 0.8), and the column in
+ * its info is another library's reading. ScaLAPACK redoes the factorisation from the host
+ * pieces, which still hold A (and B): where A is not positive definite, or singular, it finds
+ * the column as the CPU path does; where cuSOLVERMp failed for its own reasons, ScaLAPACK's
+ * factors are in hand and it finishes the call on the CPU, said in the report, as serial minv
+ * hands a GPU's failure to the CPU. LU's exactly zero pivot (read off U by the plugin) is
+ * exact and taken as it is. */
+static int redo(int spd, int outcome, int info) {
+    return outcome == MINV_MPI_GPU_FACTOR_FAILED || (spd && info > 0);
+}
+
+static void note_redo(const minv_mpi_layout *l, minv_dtype t, int spd, int outcome, int gpu_info, const char *msg,
+                      int info, minv_report *r) {
+    char gpu[600];
+    if (outcome == MINV_MPI_GPU_FACTOR_FAILED)
+        snprintf(gpu, sizeof gpu, "cuSOLVERMp's %s failed (%s)", spd ? "potrf" : "getrf", msg);
+    else
+        snprintf(gpu, sizeof gpu, "cuSOLVERMp's potrf stopped at column %d", gpu_info);
+    const int64_t col = minv_mpi_min_i64(info > 0 ? info : INT64_MAX, minv_mpi_layout_comm(l));
+    const char *routine = t == MINV_R64 ? (spd ? "pdpotrf" : "pdgetrf") : (spd ? "pspotrf" : "psgetrf");
+    if (col == INT64_MAX) {
+        minv_report_note(r, "%s; ScaLAPACK's %s factored the host copy of A, so the call was finished on the CPU", gpu, routine);
+        r->backend = MINV_BACKEND_CPU;
+        r->fallbacks |= MINV_FALLBACK_CPU;
+    } else if (spd) {
+        minv_report_note(r, "%s; ScaLAPACK's %s on the host copy of A found the leading minor of order %lld not positive definite",
+                         gpu, routine, (long long)col);
+    } else {
+        minv_report_note(r, "%s; ScaLAPACK's %s on the host copy of A found U(%lld,%lld) exactly zero", gpu, routine,
+                         (long long)col, (long long)col);
+    }
 }
 
 static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
@@ -74,9 +108,15 @@ static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_
     minv_mpi_gpu_piece p = piece(l, x);
     minv_report_note(report, "cuSOLVERMp %s + %s for the identity (cuSOLVERMp has no %s), over NCCL",
                      spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
-    if (state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &p, NULL, &p, info, msg, sizeof msg) != 0)
+    const int outcome = state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &p, NULL, &p, info, msg, sizeof msg);
+    if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
-    return MINV_SUCCESS;
+    if (!redo(spd, outcome, *info))
+        return MINV_SUCCESS;
+    const int gpu_info = *info;
+    const minv_status status = minv_mpi_scalapack_ops.invert(ctx, l, t, spd, x, info, report);
+    note_redo(l, t, spd, outcome, gpu_info, msg, *info, report);
+    return status;
 }
 
 static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
@@ -86,22 +126,32 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     minv_mpi_gpu_piece pa = piece(la, a), px = piece(lb, x);
     *rcond = -1; /* cuSOLVERMp has no condition estimator */
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
-    if (state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, msg, sizeof msg) != 0)
+    const int outcome = state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, msg, sizeof msg);
+    if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
-    return MINV_SUCCESS;
+    if (!redo(spd, outcome, *info))
+        return MINV_SUCCESS;
+    const int gpu_info = *info;
+    const minv_status status = minv_mpi_scalapack_ops.solve(ctx, la, t, spd, a, lb, x, anorm_1, info, rcond, report);
+    note_redo(la, t, spd, outcome, gpu_info, msg, *info, report);
+    return status;
 }
 
 static const minv_mpi_dense_ops gpu_ops = {"cuSOLVERMp", gpu_invert, gpu_solve};
 
 const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len) {
     MPI_Comm comm = minv_mpi_layout_comm(l);
-    int size, count = 0, devices[MINV_MAX_DEVICES];
+    int size, rank, count = 0, devices[MINV_MAX_DEVICES];
     MPI_Comm_size(comm, &size);
     why[0] = '\0';
-    /* cuSOLVERMp's grid holds every rank of its communicator, from grid row and column 0 */
-    if ((int64_t)l->nprow * l->npcol != size || l->desc[6] != 0 || l->desc[7] != 0) {
-        snprintf(why, len, "cuSOLVERMp takes a grid of every rank (this one is %d x %d of %d) starting at process 0, 0",
-                 (int)l->nprow, (int)l->npcol, size);
+    /* cuSOLVERMp's grid holds every rank of its communicator, from grid row and column 0, in
+     * column-major order (a caller's BLACS grid may be row-major) */
+    MPI_Comm_rank(comm, &rank);
+    const int64_t misplaced = minv_mpi_max_i64(l->myrow != rank % l->nprow || l->mycol != rank / l->nprow, comm);
+    if ((int64_t)l->nprow * l->npcol != size || l->desc[6] != 0 || l->desc[7] != 0 || misplaced) {
+        snprintf(why, len, "cuSOLVERMp takes a grid of every rank (this one is %d x %d of %d) starting at process 0, 0, "
+                           "the ranks in column-major order%s", (int)l->nprow, (int)l->npcol, size,
+                 misplaced && (int64_t)l->nprow * l->npcol == size ? " (these are not)" : "");
         return NULL;
     }
     minv_context_devices(ctx, &count, devices);

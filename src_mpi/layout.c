@@ -100,10 +100,23 @@ static minv_status check_sizes(minv_context *ctx, const char *fn, int64_t m, int
     return MINV_SUCCESS;
 }
 
+/* A layout entry point refused (another thread is inside a call on some rank's context) leaves
+ * an empty layout, which minv_mpi_layout_free takes. */
+static minv_status refused(minv_status status, minv_mpi_layout *layout) {
+    if (layout)
+        memset(layout, 0, sizeof *layout);
+    return status;
+}
+
 minv_status minv_mpi_layout_create(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n,
                                    int64_t nb, int32_t nprow, int32_t npcol,
                                    minv_mpi_layout *layout) {
-    return minv_mpi_layout_make(ctx, comm, m, n, nb, nb, nprow, npcol, layout);
+    minv_status status = minv_mpi_enter(ctx, comm);
+    if (status != MINV_SUCCESS)
+        return refused(status, layout);
+    status = minv_mpi_layout_make(ctx, comm, m, n, nb, nb, nprow, npcol, layout);
+    minv_mpi_leave(ctx);
+    return status;
 }
 
 minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n, int64_t mb, int64_t nb,
@@ -149,8 +162,8 @@ minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, in
     return MINV_SUCCESS;
 }
 
-minv_status minv_mpi_layout_like(minv_context *ctx, const minv_mpi_layout *like, int64_t m,
-                                 int64_t n, minv_mpi_layout *layout) {
+static minv_status layout_like(minv_context *ctx, const minv_mpi_layout *like, int64_t m, int64_t n,
+                               minv_mpi_layout *layout) {
     static const char fn[] = "minv_mpi_layout_like";
     if (!like || !like->internal || !layout)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s", fn, !layout ? "layout is NULL" : "like is not a layout");
@@ -165,8 +178,17 @@ minv_status minv_mpi_layout_like(minv_context *ctx, const minv_mpi_layout *like,
     return MINV_SUCCESS;
 }
 
-minv_status minv_mpi_layout_from_desc(minv_context *ctx, MPI_Comm comm, const int32_t desc[9],
-                                      minv_mpi_layout *layout) {
+minv_status minv_mpi_layout_like(minv_context *ctx, const minv_mpi_layout *like, int64_t m,
+                                 int64_t n, minv_mpi_layout *layout) {
+    minv_status status = minv_mpi_enter(ctx, like && like->internal ? grid_of(like)->comm : MPI_COMM_NULL);
+    if (status != MINV_SUCCESS)
+        return refused(status, layout);
+    status = layout_like(ctx, like, m, n, layout);
+    minv_mpi_leave(ctx);
+    return status;
+}
+
+static minv_status layout_from_desc(minv_context *ctx, MPI_Comm comm, const int32_t desc[9], minv_mpi_layout *layout) {
     static const char fn[] = "minv_mpi_layout_from_desc";
     minv_status status = MINV_SUCCESS;
     int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
@@ -201,6 +223,16 @@ minv_status minv_mpi_layout_from_desc(minv_context *ctx, MPI_Comm comm, const in
         layout->desc[SL_LLD] = desc[SL_LLD];
     }
     return MINV_SUCCESS;
+}
+
+minv_status minv_mpi_layout_from_desc(minv_context *ctx, MPI_Comm comm, const int32_t desc[9],
+                                      minv_mpi_layout *layout) {
+    minv_status status = minv_mpi_enter(ctx, comm);
+    if (status != MINV_SUCCESS)
+        return refused(status, layout);
+    status = layout_from_desc(ctx, comm, desc, layout);
+    minv_mpi_leave(ctx);
+    return status;
 }
 
 void minv_mpi_layout_free(minv_mpi_layout *layout) {
@@ -245,8 +277,8 @@ static int root_grid(const minv_mpi_layout *l, int root, int64_t lda, int desc[9
 }
 
 /* scatter: whole (on root) into piece, else piece into whole. */
-static minv_status redistribute(minv_context *ctx, const char *fn, const minv_mpi_layout *l, int root, int64_t lda,
-                                int scatter, void *whole, void *piece, minv_dtype t) {
+static minv_status redistribute_call(minv_context *ctx, const char *fn, const minv_mpi_layout *l, int root, int64_t lda,
+                                     int scatter, void *whole, void *piece, minv_dtype t) {
     int rank, size;
     minv_status status = MINV_SUCCESS;
     if (!l || !l->internal)
@@ -275,6 +307,16 @@ static minv_status redistribute(minv_context *ctx, const char *fn, const minv_mp
     if (context >= 0)
         Cblacs_gridexit(context);
     return MINV_SUCCESS;
+}
+
+static minv_status redistribute(minv_context *ctx, const char *fn, const minv_mpi_layout *l, int root, int64_t lda,
+                                int scatter, void *whole, void *piece, minv_dtype t) {
+    minv_status status = minv_mpi_enter(ctx, l && l->internal ? grid_of(l)->comm : MPI_COMM_NULL);
+    if (status != MINV_SUCCESS)
+        return status;
+    status = redistribute_call(ctx, fn, l, root, lda, scatter, whole, piece, t);
+    minv_mpi_leave(ctx);
+    return status;
 }
 
 minv_status minv_mpi_scatter_d(minv_context *ctx, const minv_mpi_layout *layout, int root,

@@ -21,6 +21,16 @@ extern "C" {
 
 /* ---- agreement (comm.c) ---- */
 
+/* One thread at a time: every public entry point that uses a context runs between
+ * minv_mpi_enter and minv_mpi_leave. Enter takes the context for this thread (as minv.h's
+ * calls do, re-entrant on it) and agrees over comm: where another thread is inside a call on
+ * the context of any rank, every rank returns MINV_ERR_CONTEXT_BUSY at once, since a rank
+ * refused alone would leave the others waiting in the call's collectives. A busy rank leaves
+ * its context untouched; the others hold why. MPI_COMM_NULL: this rank alone (no
+ * communicator to agree over). A NULL ctx takes part in the agreement and is not entered. */
+minv_status minv_mpi_enter(minv_context *ctx, MPI_Comm comm);
+void minv_mpi_leave(minv_context *ctx);
+
 /* Every rank's `local` status meets: SUCCESS when all succeeded, else the status of the
  * lowest failing rank, whose message every rank's context then holds ("rank R: ..." unless
  * every rank failed). */

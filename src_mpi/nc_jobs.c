@@ -16,16 +16,25 @@ typedef struct {
     minv_fpguard guard;
 } frame;
 
-static void begin(minv_context *ctx, frame *f, minv_report *r, minv_method method) {
+/* The context to this thread (agreed over comm), the FP guard, a clean error, the NetCDF lock;
+ * a call refused (another thread inside one on some rank's context) does not reach end. */
+static minv_status begin(minv_context *ctx, MPI_Comm comm, frame *f, minv_report *r, minv_method method) {
+    minv_report_init(r, method, 0, 0);
+    const minv_status status = minv_mpi_enter(ctx, comm);
+    if (status != MINV_SUCCESS) {
+        minv_report_note(r, "refused: %s", minv_status_string(status));
+        return status;
+    }
     minv_fpguard_begin(&f->guard);
     minv_clear_error(ctx);
     minv_nc_lock();
-    minv_report_init(r, method, 0, 0);
+    return MINV_SUCCESS;
 }
 
-static void end(frame *f) {
+static void end(minv_context *ctx, frame *f) {
     minv_nc_unlock();
     minv_fpguard_end(&f->guard);
+    minv_mpi_leave(ctx);
 }
 
 static minv_status check_method(minv_context *ctx, const char *fn, minv_method m) {
@@ -242,8 +251,10 @@ minv_status minv_mpi_invert_file(minv_context *ctx, MPI_Comm comm, minv_method m
     int rank;
     frame f;
     MPI_Comm_rank(comm, &rank);
-    begin(ctx, &f, r, method);
-    minv_status status = check_method(ctx, fn, method);
+    minv_status status = begin(ctx, comm, &f, r, method);
+    if (status != MINV_SUCCESS)
+        return status;
+    status = check_method(ctx, fn, method);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 4, "in_path", in_path, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 5, "in_var", in_var, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 6, "out_path", out_path, 0);
@@ -278,7 +289,7 @@ cleanup:
     minv_mpi_nc_out_abort(&out);
     minv_mpi_nc_in_close(&in);
     minv_nc_records_free(&p);
-    end(&f);
+    end(ctx, &f);
     return status;
 }
 
@@ -302,8 +313,10 @@ minv_status minv_mpi_solve_file(minv_context *ctx, MPI_Comm comm, minv_method me
     int rank;
     frame f;
     MPI_Comm_rank(comm, &rank);
-    begin(ctx, &f, r, method);
-    minv_status status = check_method(ctx, fn, method);
+    minv_status status = begin(ctx, comm, &f, r, method);
+    if (status != MINV_SUCCESS)
+        return status;
+    status = check_method(ctx, fn, method);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 4, "a_path", a_path, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 5, "a_var", a_var, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 6, "b_path", b_path, 0);
@@ -357,25 +370,35 @@ cleanup:
     minv_mpi_nc_out_abort(&out);
     minv_mpi_nc_in_close(&as);
     minv_mpi_nc_in_close(&bs);
-    end(&f);
+    end(ctx, &f);
     return status;
 }
 
 /* ---- one matrix in, one out ---- */
 
+/* begin, for a call on layout l; one that is not a layout has no ranks to agree with. */
+static minv_status begin_on(minv_context *ctx, const char *fn, const minv_mpi_layout *l, frame *f, minv_report *r) {
+    minv_status status = begin(ctx, l && l->internal ? minv_mpi_layout_comm(l) : MPI_COMM_NULL, f, r, MINV_METHOD_AUTO);
+    if (status == MINV_SUCCESS && (!l || !l->internal)) {
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (layout) is not a layout", fn);
+        end(ctx, f);
+    }
+    return status;
+}
+
 static minv_status read_piece(minv_context *ctx, const char *fn, const minv_mpi_layout *l, const char *path,
                               const char *var, const minv_file_options *fopts, minv_dtype t, void *local) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
-    if (!l || !l->internal)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (layout) is not a layout", fn);
+    minv_report ignored;
+    frame f;
+    minv_status status = begin_on(ctx, fn, l, &f, &ignored);
+    if (status != MINV_SUCCESS)
+        return status;
     MPI_Comm comm = minv_mpi_layout_comm(l);
     minv_file_options fo;
     minv_mpi_nc_in in = {.src.ncid = -1, .pncid = -1};
-    minv_report ignored;
-    frame f;
-    begin(ctx, &f, &ignored, MINV_METHOD_AUTO);
-    minv_status status = minv_nc_check_name(ctx, fn, 3, "path", path, 0);
+    status = minv_nc_check_name(ctx, fn, 3, "path", path, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 4, "var", var, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_fopts(ctx, fn, 5, fopts, &fo);
     if (status == MINV_SUCCESS && !local && l->local_rows * l->local_cols > 0)
@@ -390,7 +413,7 @@ static minv_status read_piece(minv_context *ctx, const char *fn, const minv_mpi_
     status = minv_mpi_nc_read(ctx, &in, 0, l, t, local);
 cleanup:
     minv_mpi_nc_in_close(&in);
-    end(&f);
+    end(ctx, &f);
     return status;
 }
 
@@ -409,19 +432,19 @@ static minv_status write_piece(minv_context *ctx, const char *fn, const minv_mpi
                                const minv_file_options *fopts, minv_dtype t) {
     if (!ctx)
         return MINV_ERR_INVALID_ARG;
-    if (!l || !l->internal)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 2 (layout) is not a layout", fn);
+    minv_report ignored;
+    frame f;
+    minv_status status = begin_on(ctx, fn, l, &f, &ignored);
+    if (status != MINV_SUCCESS)
+        return status;
     MPI_Comm comm = minv_mpi_layout_comm(l);
     minv_file_options fo;
     minv_mpi_nc_out out = {.pncid = -1, .sink.ncid = -1};
-    minv_report ignored;
     char history[1024];
     int rank, size;
-    frame f;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    begin(ctx, &f, &ignored, MINV_METHOD_AUTO);
-    minv_status status = minv_nc_check_name(ctx, fn, 4, "path", path, 0);
+    status = minv_nc_check_name(ctx, fn, 4, "path", path, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_name(ctx, fn, 5, "var", var, 0);
     if (status == MINV_SUCCESS) status = minv_nc_check_fopts(ctx, fn, 7, fopts, &fo);
     if (status == MINV_SUCCESS && !local && l->local_rows * l->local_cols > 0)
@@ -449,7 +472,7 @@ static minv_status write_piece(minv_context *ctx, const char *fn, const minv_mpi
     status = minv_mpi_agree(ctx, comm, rank == 0 ? minv_nc_sink_commit(ctx, &out.sink, NULL, 0, history) : MINV_SUCCESS);
 cleanup:
     minv_mpi_nc_out_abort(&out);
-    end(&f);
+    end(ctx, &f);
     return status;
 }
 

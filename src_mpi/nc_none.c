@@ -2,7 +2,12 @@
 #include "mpi_internal.h"
 
 static minv_status none(minv_context *ctx, const char *fn) {
-    return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: this minv was built without NetCDF (install libnetcdf-dev and rebuild)", fn);
+    minv_status status = minv_mpi_enter(ctx, MPI_COMM_NULL); /* nothing collective follows */
+    if (status != MINV_SUCCESS)
+        return status;
+    status = minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: this minv was built without NetCDF (install libnetcdf-dev and rebuild)", fn);
+    minv_mpi_leave(ctx);
+    return status;
 }
 
 minv_status minv_mpi_read_d(minv_context *ctx, const minv_mpi_layout *layout, const char *path,

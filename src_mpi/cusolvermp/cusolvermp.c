@@ -3,10 +3,15 @@
  * 0's unique id broadcast); cuSOLVERMp's device grid takes the ranks in the BLACS's column-major
  * order, so a ScaLAPACK layout's pieces are its pieces. cuSOLVERMp 0.9 factors (potrf, getrf)
  * and solves (potrs, getrs) but has no inverse (potri, getri): an inversion solves for the
- * identity, set in place by cusolverMpLaset. Host pieces go up and the result comes down. */
+ * identity, set in place by cusolverMpLaset. Host pieces go up and the result comes down.
+ * Every rank takes the same way: the outcome of the set-up, the factorisation and the solve is
+ * agreed over MPI before the next collective step. LU's exactly zero pivots are read off U's
+ * diagonal, as cuSOLVERMp 0.8's getrf leaves info 0 for them. */
 #include <cuda_runtime_api.h>
 #include <cusolverMp.h>
 #include <nccl.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +19,8 @@
 #include "plugin.h"
 
 struct minv_mpi_gpu_session {
-    int device;
+    int device, nprow, npcol;
+    MPI_Comm comm; /* the layout's grid's, which outlives the session */
     cudaStream_t stream;
     ncclComm_t nccl;
     cusolverMpHandle_t handle;
@@ -72,6 +78,9 @@ static int open_session(MPI_Comm comm, int device, int nprow, int npcol, minv_mp
     } else {
         ready = 1;
         s->device = device;
+        s->nprow = nprow;
+        s->npcol = npcol;
+        s->comm = comm;
     }
     if (rank == 0 && ready)
         root.ok = ncclGetUniqueId(&root.id) == ncclSuccess;
@@ -104,77 +113,213 @@ static size_t piece_bytes(const minv_mpi_gpu_piece *p, int es) {
     return (size_t)p->lld * (size_t)(p->local_cols > 0 ? p->local_cols : 1) * (size_t)es;
 }
 
-static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *b,
-                 minv_mpi_gpu_piece *x, int *info, char *msg, size_t len) {
+static const char *status_name(cusolverStatus_t s) {
+    switch (s) {
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return "see cusolverStatus_t";
+    }
+}
+
+/* One solve's descriptors and device buffers. */
+typedef struct {
+    cusolverMpMatrixDescriptor_t da, dx;
+    void *d_a, *d_x, *d_work, *h_work;
+    int64_t *d_ipiv;
+    int *d_info;
+    size_t dev, host;
+} job;
+
+static void job_free(job *j) {
+    if (j->da)
+        cusolverMpDestroyMatrixDesc(j->da);
+    if (j->dx)
+        cusolverMpDestroyMatrixDesc(j->dx);
+    cudaFree(j->d_a);
+    cudaFree(j->d_x);
+    cudaFree(j->d_work);
+    cudaFree(j->d_ipiv);
+    cudaFree(j->d_info);
+    free(j->h_work);
+}
+
+/* The descriptors, A and B (or the identity) on the device, the workspaces: 0, or 1 and why. */
+static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
+                     const minv_mpi_gpu_piece *b, const minv_mpi_gpu_piece *x, char *msg, size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
     const int64_t n = a->n, nrhs = x->n;
-    cusolverMpMatrixDescriptor_t da = NULL, dx = NULL;
-    void *d_a = NULL, *d_x = NULL, *d_work = NULL, *h_work = NULL;
-    int64_t *d_ipiv = NULL;
-    int *d_info = NULL, failed = 1;
     size_t dev_f = 0, host_f = 0, dev_s = 0, host_s = 0;
-    *info = 0;
     CUDA(cudaSetDevice(s->device));
-    SOLVER(cusolverMpCreateMatrixDesc(&da, s->grid, t, a->m, a->n, a->mb, a->nb, 0, 0, a->lld));
-    SOLVER(cusolverMpCreateMatrixDesc(&dx, s->grid, t, x->m, x->n, x->mb, x->nb, 0, 0, x->lld));
-    CUDA(cudaMalloc(&d_a, piece_bytes(a, es)));
-    CUDA(cudaMalloc(&d_x, piece_bytes(x, es)));
-    CUDA(cudaMalloc((void **)&d_info, sizeof(int)));
-    CUDA(cudaMemcpyAsync(d_a, a->data, piece_bytes(a, es), cudaMemcpyHostToDevice, s->stream));
+    SOLVER(cusolverMpCreateMatrixDesc(&j->da, s->grid, t, a->m, a->n, a->mb, a->nb, 0, 0, a->lld));
+    SOLVER(cusolverMpCreateMatrixDesc(&j->dx, s->grid, t, x->m, x->n, x->mb, x->nb, 0, 0, x->lld));
+    CUDA(cudaMalloc(&j->d_a, piece_bytes(a, es)));
+    CUDA(cudaMalloc(&j->d_x, piece_bytes(x, es)));
+    CUDA(cudaMalloc((void **)&j->d_info, sizeof(int)));
+    CUDA(cudaMemcpyAsync(j->d_a, a->data, piece_bytes(a, es), cudaMemcpyHostToDevice, s->stream));
     if (b) {
-        CUDA(cudaMemcpyAsync(d_x, b->data, piece_bytes(x, es), cudaMemcpyHostToDevice, s->stream));
+        CUDA(cudaMemcpyAsync(j->d_x, b->data, piece_bytes(x, es), cudaMemcpyHostToDevice, s->stream));
     } else { /* the identity, for an inversion */
         const double zero = 0, one = 1;
         const float fzero = 0, fone = 1;
         SOLVER(cusolverMpLaset(s->handle, CUBLAS_FILL_MODE_FULL, x->m, x->n, es == 8 ? (const void *)&zero : &fzero,
-                               es == 8 ? (const void *)&one : &fone, d_x, 1, 1, dx, d_info));
+                               es == 8 ? (const void *)&one : &fone, j->d_x, 1, 1, j->dx, j->d_info));
     }
     if (spd) {
-        SOLVER(cusolverMpPotrf_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, d_a, 1, 1, da, t, &dev_f, &host_f));
-        SOLVER(cusolverMpPotrs_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, nrhs, d_a, 1, 1, da, d_x, 1, 1, dx, t,
-                                          &dev_s, &host_s));
+        SOLVER(cusolverMpPotrf_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, j->d_a, 1, 1, j->da, t, &dev_f, &host_f));
+        SOLVER(cusolverMpPotrs_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, nrhs, j->d_a, 1, 1, j->da, j->d_x, 1, 1,
+                                          j->dx, t, &dev_s, &host_s));
     } else {
-        CUDA(cudaMalloc((void **)&d_ipiv, (size_t)(a->lld + a->mb) * sizeof(int64_t)));
-        SOLVER(cusolverMpGetrf_bufferSize(s->handle, n, n, d_a, 1, 1, da, d_ipiv, t, &dev_f, &host_f));
-        SOLVER(cusolverMpGetrs_bufferSize(s->handle, CUBLAS_OP_N, n, nrhs, d_a, 1, 1, da, d_ipiv, d_x, 1, 1, dx, t,
-                                          &dev_s, &host_s));
+        CUDA(cudaMalloc((void **)&j->d_ipiv, (size_t)(a->lld + a->mb) * sizeof(int64_t)));
+        SOLVER(cusolverMpGetrf_bufferSize(s->handle, n, n, j->d_a, 1, 1, j->da, j->d_ipiv, t, &dev_f, &host_f));
+        SOLVER(cusolverMpGetrs_bufferSize(s->handle, CUBLAS_OP_N, n, nrhs, j->d_a, 1, 1, j->da, j->d_ipiv, j->d_x, 1, 1,
+                                          j->dx, t, &dev_s, &host_s));
     }
-    const size_t dev = dev_f > dev_s ? dev_f : dev_s, host = host_f > host_s ? host_f : host_s;
-    CUDA(cudaMalloc(&d_work, dev > 0 ? dev : 1));
-    h_work = malloc(host > 0 ? host : 1);
-    if (!h_work) {
-        snprintf(msg, len, "cannot allocate %zu bytes of host workspace", host);
-        goto cleanup;
+    j->dev = dev_f > dev_s ? dev_f : dev_s;
+    j->host = host_f > host_s ? host_f : host_s;
+    CUDA(cudaMalloc(&j->d_work, j->dev > 0 ? j->dev : 1));
+    if (!(j->h_work = malloc(j->host > 0 ? j->host : 1))) {
+        snprintf(msg, len, "cannot allocate %zu bytes of host workspace", j->host);
+        return 1;
+    }
+    /* cuSOLVERMp may leave info as it found it */
+    CUDA(cudaMemsetAsync(j->d_info, 0, sizeof(int), s->stream));
+    return 0;
+cleanup:
+    return 1;
+}
+
+/* The first exactly zero and the first non-finite pivot U(j,j) of the factored A (1-based
+ * global columns, INT64_MAX where none) among this rank's diagonal blocks: one strided copy
+ * of a block's diagonal each, a few per rank where the factorisation is seconds. */
+static int pivots(minv_mpi_gpu_session *s, int es, const minv_mpi_gpu_piece *a, const void *d_a, int64_t *zero,
+                  int64_t *bad, char *msg, size_t len) {
+    const int64_t n = a->n, nb = a->nb, blocks = (n + nb - 1) / nb;
+    int64_t count = 0, at = 0;
+    *zero = *bad = INT64_MAX;
+    for (int64_t k = 0; k < blocks; k++)
+        if (k % s->nprow == a->myrow && k % s->npcol == a->mycol)
+            count += n - k * nb < nb ? n - k * nb : nb;
+    if (count == 0)
+        return 0;
+    char *diag = malloc((size_t)count * (size_t)es);
+    if (!diag) {
+        snprintf(msg, len, "cannot allocate %lld pivots", (long long)count);
+        return 1;
+    }
+    for (int64_t k = 0; k < blocks; k++) {
+        if (k % s->nprow != a->myrow || k % s->npcol != a->mycol)
+            continue;
+        const int64_t size = n - k * nb < nb ? n - k * nb : nb, row = k / s->nprow * nb, col = k / s->npcol * nb;
+        CUDA(cudaMemcpy2DAsync(diag + at * es, (size_t)es, (const char *)d_a + (size_t)(col * a->lld + row) * (size_t)es,
+                               (size_t)(a->lld + 1) * (size_t)es, (size_t)es, (size_t)size, cudaMemcpyDeviceToHost,
+                               s->stream));
+        at += size;
+    }
+    CUDA(cudaStreamSynchronize(s->stream));
+    at = 0;
+    for (int64_t k = 0; k < blocks; k++) {
+        if (k % s->nprow != a->myrow || k % s->npcol != a->mycol)
+            continue;
+        const int64_t size = n - k * nb < nb ? n - k * nb : nb;
+        for (int64_t i = 0; i < size; i++, at++) {
+            const double v = es == 8 ? ((const double *)diag)[at] : (double)((const float *)diag)[at];
+            const int64_t j = k * nb + i + 1;
+            if (v == 0 && j < *zero)
+                *zero = j;
+            if (!isfinite(v) && j < *bad)
+                *bad = j;
+        }
+    }
+    free(diag);
+    return 0;
+cleanup:
+    free(diag);
+    return 1;
+}
+
+/* The worst outcome of every rank, and the message of the lowest rank that had it. */
+static int agree(minv_mpi_gpu_session *s, int outcome, char *msg, size_t len) {
+    int worst, rank, size, from;
+    MPI_Comm_rank(s->comm, &rank);
+    MPI_Comm_size(s->comm, &size);
+    MPI_Allreduce(&outcome, &worst, 1, MPI_INT, MPI_MAX, s->comm);
+    if (worst == MINV_MPI_GPU_DONE)
+        return worst;
+    const int mine = outcome == worst ? rank : size;
+    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, s->comm);
+    MPI_Bcast(msg, (int)len, MPI_CHAR, from, s->comm);
+    return worst;
+}
+
+/* The factorisation: its outcome and, agreed over the ranks, the column where it stopped. */
+static int factor(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a, int *info, char *msg,
+                  size_t len) {
+    const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
+    const char *name = spd ? "cusolverMpPotrf" : "cusolverMpGetrf";
+    int outcome = MINV_MPI_GPU_DONE, local = 0;
+    int64_t zero = INT64_MAX, bad = INT64_MAX;
+    const cusolverStatus_t st =
+        spd ? cusolverMpPotrf(s->handle, CUBLAS_FILL_MODE_LOWER, a->n, j->d_a, 1, 1, j->da, t, j->d_work, j->dev,
+                              j->h_work, j->host, j->d_info)
+            : cusolverMpGetrf(s->handle, a->n, a->n, j->d_a, 1, 1, j->da, j->d_ipiv, t, j->d_work, j->dev, j->h_work,
+                              j->host, j->d_info);
+    if (st != CUSOLVER_STATUS_SUCCESS) {
+        outcome = MINV_MPI_GPU_FACTOR_FAILED;
+        snprintf(msg, len, "%s: cusolverStatus %d (%s)", name, (int)st, status_name(st));
+    } else if (cudaMemcpyAsync(&local, j->d_info, sizeof(int), cudaMemcpyDeviceToHost, s->stream) != cudaSuccess ||
+               cudaStreamSynchronize(s->stream) != cudaSuccess) {
+        outcome = MINV_MPI_GPU_ERROR;
+        snprintf(msg, len, "%s's info: %s", name, cudaGetErrorString(cudaGetLastError()));
+    } else if (local < 0) {
+        outcome = MINV_MPI_GPU_ERROR;
+        snprintf(msg, len, "%s: argument %d is illegal", name, -local);
+    } else if (!spd && pivots(s, es, a, j->d_a, &zero, &bad, msg, len) != 0) {
+        outcome = MINV_MPI_GPU_ERROR;
+    }
+    int64_t v[3] = {local > 0 ? local : INT64_MAX, zero, bad};
+    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MIN, s->comm);
+    if ((outcome = agree(s, outcome, msg, len)) != MINV_MPI_GPU_DONE)
+        return outcome;
+    /* cuSOLVERMp's info, or the first zero pivot, as LAPACK's info; a non-finite pivot before
+     * it (the input is finite) means that the factorisation broke down */
+    const int64_t col = v[0] < v[1] ? v[0] : v[1];
+    if (v[2] < col) {
+        snprintf(msg, len, "U(%lld,%lld) is not finite after cusolverMpGetrf", (long long)v[2], (long long)v[2]);
+        return MINV_MPI_GPU_FACTOR_FAILED;
+    }
+    *info = col == INT64_MAX ? 0 : (int)col;
+    return MINV_MPI_GPU_DONE;
+}
+
+static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *b,
+                 minv_mpi_gpu_piece *x, int *info, char *msg, size_t len) {
+    const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
+    job j = {0};
+    int failed = 1;
+    *info = 0;
+    /* every rank set up, or none factors: cuSOLVERMp's calls are collective over NCCL */
+    int outcome = agree(s, job_setup(s, &j, es, spd, a, b, x, msg, len) ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
+    if (outcome == MINV_MPI_GPU_DONE)
+        outcome = factor(s, &j, es, spd, a, info, msg, len);
+    if (outcome != MINV_MPI_GPU_DONE || *info != 0) {
+        job_free(&j);
+        return outcome;
     }
     if (spd)
-        SOLVER(cusolverMpPotrf(s->handle, CUBLAS_FILL_MODE_LOWER, n, d_a, 1, 1, da, t, d_work, dev, h_work, host, d_info));
+        SOLVER(cusolverMpPotrs(s->handle, CUBLAS_FILL_MODE_LOWER, a->n, x->n, j.d_a, 1, 1, j.da, j.d_x, 1, 1, j.dx, t,
+                               j.d_work, j.dev, j.h_work, j.host, j.d_info));
     else
-        SOLVER(cusolverMpGetrf(s->handle, n, n, d_a, 1, 1, da, d_ipiv, t, d_work, dev, h_work, host, d_info));
-    CUDA(cudaMemcpyAsync(info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+        SOLVER(cusolverMpGetrs(s->handle, CUBLAS_OP_N, a->n, x->n, j.d_a, 1, 1, j.da, j.d_ipiv, j.d_x, 1, 1, j.dx, t,
+                               j.d_work, j.dev, j.h_work, j.host, j.d_info));
+    CUDA(cudaMemcpyAsync(x->data, j.d_x, piece_bytes(x, es), cudaMemcpyDeviceToHost, s->stream));
     CUDA(cudaStreamSynchronize(s->stream));
-    if (*info == 0) {
-        if (spd)
-            SOLVER(cusolverMpPotrs(s->handle, CUBLAS_FILL_MODE_LOWER, n, nrhs, d_a, 1, 1, da, d_x, 1, 1, dx, t, d_work, dev,
-                                   h_work, host, d_info));
-        else
-            SOLVER(cusolverMpGetrs(s->handle, CUBLAS_OP_N, n, nrhs, d_a, 1, 1, da, d_ipiv, d_x, 1, 1, dx, t, d_work, dev,
-                                   h_work, host, d_info));
-        CUDA(cudaMemcpyAsync(x->data, d_x, piece_bytes(x, es), cudaMemcpyDeviceToHost, s->stream));
-        CUDA(cudaStreamSynchronize(s->stream));
-    }
     failed = 0;
 cleanup:
-    if (da)
-        cusolverMpDestroyMatrixDesc(da);
-    if (dx)
-        cusolverMpDestroyMatrixDesc(dx);
-    cudaFree(d_a);
-    cudaFree(d_x);
-    cudaFree(d_work);
-    cudaFree(d_ipiv);
-    cudaFree(d_info);
-    free(h_work);
-    return failed;
+    job_free(&j);
+    return agree(s, failed ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
 }
 
 static const minv_mpi_gpu_plugin plugin = {MINV_MPI_PLUGIN_VERSION, open_session, close_session, solve};

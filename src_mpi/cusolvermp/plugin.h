@@ -8,16 +8,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { MINV_MPI_PLUGIN_VERSION = 1 };
+enum { MINV_MPI_PLUGIN_VERSION = 2 };
+
+/* What solve returns, the same on every rank of the session. */
+enum {
+    MINV_MPI_GPU_DONE = 0,          /* x solved, or *info > 0 where the factorisation stopped */
+    MINV_MPI_GPU_ERROR = 1,         /* a device, NCCL or library failure before or after it */
+    MINV_MPI_GPU_FACTOR_FAILED = 2  /* potrf or getrf returned an error, or U has a non-finite
+                                     * pivot before any zero one: its result is not to be trusted */
+};
 
 /* The NCCL communicator, cuSOLVERMp handle and device grid of one communicator's ranks, each
  * on its GPU; made once per layout grid and reused. */
 typedef struct minv_mpi_gpu_session minv_mpi_gpu_session;
 
 /* One rank's piece of a block-cyclic matrix in host memory (ScaLAPACK's layout, first block at
- * grid row and column 0). */
+ * grid row and column 0), and the rank's place (myrow, mycol) in the grid. */
 typedef struct {
     int64_t m, n, mb, nb, lld, local_cols;
+    int myrow, mycol;
     void *data;
 } minv_mpi_gpu_piece;
 
@@ -30,8 +39,12 @@ typedef struct {
     void (*close)(minv_mpi_gpu_session *session);
     /* x = A^-1 b by Cholesky (spd) or LU of A (potrf/potrs, getrf/getrs), with b the identity
      * when it is NULL (an inversion: cuSOLVERMp has no potri or getri). a, b and x are pieces in
-     * host memory (element size es: 8 or 4); x may be b or a (the latter when b is NULL).
-     * *info: the 1-based column where the factorisation failed, 0 otherwise. */
+     * host memory (element size es: 8 or 4); x may be b or a (the latter when b is NULL). The
+     * host pieces are read, and x written only when the call is DONE with *info 0: after any
+     * other outcome they hold what they held (A and B for a redo elsewhere). *info: the
+     * 1-based global column where the factorisation stopped (cuSOLVERMp's info, or for LU the
+     * first exactly zero pivot U(j,j)), the same on every rank; 0 otherwise. Returns a
+     * MINV_MPI_GPU_* outcome, agreed over the session's ranks (so all take the same way). */
     int (*solve)(minv_mpi_gpu_session *session, int es, int spd, const minv_mpi_gpu_piece *a,
                  const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int *info, char *msg, size_t len);
 } minv_mpi_gpu_plugin;

@@ -51,18 +51,32 @@ minv_status minv_mpi_layout_from_desc_f(minv_context *ctx, MPI_Fint comm, const 
 /* A failure found in Fortran on some ranks (status != 0, why its text), made every rank's,
  * so that no rank goes on into a collective call the others left. */
 minv_status minv_mpi_agree_f(minv_context *ctx, MPI_Fint comm, minv_status status, const char *why) {
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    minv_status busy = minv_mpi_enter(ctx, c);
+    if (busy != MINV_SUCCESS)
+        return busy;
     if (status != MINV_SUCCESS && ctx)
         minv_fail(ctx, status, "%s", why);
-    return minv_mpi_agree(ctx, MPI_Comm_f2c(comm), status);
+    status = minv_mpi_agree(ctx, c, status);
+    minv_mpi_leave(ctx);
+    return status;
 }
 
 /* The same over a layout's ranks. */
 minv_status minv_mpi_agree_layout_f(minv_context *ctx, const minv_mpi_layout *layout, minv_status status,
                                     const char *why) {
-    if (!layout || !layout->internal)
-        return ctx ? minv_fail(ctx, MINV_ERR_INVALID_ARG, "the layout is not initialised (minv_layout_init)")
-                   : MINV_ERR_INVALID_ARG;
-    if (status != MINV_SUCCESS && ctx)
-        minv_fail(ctx, status, "%s", why);
-    return minv_mpi_agree(ctx, minv_mpi_layout_comm(layout), status);
+    const int valid = layout && layout->internal;
+    minv_status busy = minv_mpi_enter(ctx, valid ? minv_mpi_layout_comm(layout) : MPI_COMM_NULL);
+    if (busy != MINV_SUCCESS)
+        return busy;
+    if (!valid)
+        status = ctx ? minv_fail(ctx, MINV_ERR_INVALID_ARG, "the layout is not initialised (minv_layout_init)")
+                     : MINV_ERR_INVALID_ARG;
+    else {
+        if (status != MINV_SUCCESS && ctx)
+            minv_fail(ctx, status, "%s", why);
+        status = minv_mpi_agree(ctx, minv_mpi_layout_comm(layout), status);
+    }
+    minv_mpi_leave(ctx);
+    return status;
 }

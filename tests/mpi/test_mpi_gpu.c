@@ -1,6 +1,7 @@
 /* The MPI layer on GPUs (label gpu;mpi), against serial minv on the CPU: one GPU a rank from
  * minv_mpi_options_default; one matrix over the ranks through cuSOLVERMp (SPD and general,
- * inversion and solve, singular and not SPD statuses the same everywhere) where every rank has
+ * inversion and solve, singular and not SPD statuses, columns and messages the same everywhere
+ * and the same as ScaLAPACK's, AUTO's fallback from Cholesky to LU) where every rank has
  * a GPU of its own, and ScaLAPACK with a note where ranks share one (NCCL takes one rank a GPU);
  * distributed batches on each rank's GPU. Skips (77) where a rank has no GPU. */
 #include <math.h>
@@ -73,35 +74,78 @@ static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
     minv_mpi_layout_free(&la);
 }
 
-/* Singular and not-SPD input: the status and the column everywhere, as on the CPU. */
-static void failures(minv_context *gpu) {
-    const int64_t n = 97;
-    minv_mpi_layout l;
+/* One failing call on the GPU and on the CPU (ScaLAPACK): the same status, column and message,
+ * the same everywhere. */
+static void failure_case(minv_context *gpu, minv_context *cpu, const char *what, const double *a, int64_t n,
+                         minv_method method, int solve, minv_status want, int64_t want_info, int expect_gpu) {
+    minv_mpi_layout l, lb;
+    const int64_t nrhs = 3;
     CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 16, 0, 0, &l), MINV_SUCCESS, gpu);
-    double *a = tu_alloc(n, n, n);
+    CHECK_STATUS(minv_mpi_layout_like(gpu, &l, n, nrhs, &lb), MINV_SUCCESS, gpu);
+    double *b = tu_alloc(n, nrhs, n);
+    tu_rng rng;
+    tu_seed(&rng, 11);
+    tu_rect(&rng, n, nrhs, b, n);
+    double *ap = mt_piece_of(&l, a, n), *xp = mt_piece_of(&l, a, n), *bp = mt_piece_of(&lb, b, n), *yp = mt_piece_of(&lb, b, n);
+    minv_report r, rc;
+    char msg[1024];
+    minv_status got = solve ? minv_mpi_solve_d(gpu, method, &l, ap, &lb, bp, yp, &r) : minv_mpi_invert_d(gpu, method, &l, ap, xp, &r);
+    snprintf(msg, sizeof msg, "%s", minv_last_error(gpu));
+    minv_status cpu_got = solve ? minv_mpi_solve_d(cpu, method, &l, ap, &lb, bp, yp, &rc) : minv_mpi_invert_d(cpu, method, &l, ap, xp, &rc);
+    CHECK(got == want && r.info == want_info && MT_SAME_REPORT(r), "%s: %s, info %lld (%s)", what, minv_status_string(got),
+          (long long)r.info, msg);
+    CHECK(cpu_got == got && rc.info == r.info && strcmp(minv_last_error(cpu), msg) == 0,
+          "%s: ScaLAPACK gives %s, info %lld (%s)", what, minv_status_string(cpu_got), (long long)rc.info, minv_last_error(cpu));
+    CHECK(mt_same_text(msg), "%s: the message differs between the ranks", what);
+    if (expect_gpu && want == MINV_ERR_NOT_SPD) /* cuSOLVERMp's potrf fails; ScaLAPACK finds the column */
+        CHECK(strstr(r.reason, "cuSOLVERMp") && strstr(r.reason, "ScaLAPACK's pdpotrf"), "%s: %s", what, r.reason);
+    free(b);
+    free(ap);
+    free(xp);
+    free(bp);
+    free(yp);
+    minv_mpi_layout_free(&lb);
+    minv_mpi_layout_free(&l);
+}
+
+/* Singular and not-SPD input: the status and the column everywhere, as on the CPU; AUTO goes
+ * on by LU where Cholesky finds A indefinite, as serial minv does. */
+static void failures(minv_context *gpu, minv_context *cpu, int expect_gpu) {
+    const int64_t n = 97;
+    double *a = tu_alloc(n, n, n), *ref = tu_alloc(n, n, n);
     tu_rng rng;
     tu_seed(&rng, 3);
     tu_spd(&rng, n, a, n);
     a[40 * n + 40] = -5; /* the minor of order 41 */
+    failure_case(gpu, cpu, "not SPD", a, n, MINV_METHOD_CHOLESKY, 0, MINV_ERR_NOT_SPD, 40, expect_gpu);
+    failure_case(gpu, cpu, "not SPD, solve", a, n, MINV_METHOD_CHOLESKY, 1, MINV_ERR_NOT_SPD, 40, expect_gpu);
+
+    tu_spd(&rng, n, a, n); /* a positive diagonal, indefinite: AUTO takes Cholesky, then LU */
+    a[50 * n + 30] = a[30 * n + 50] = 10 * sqrt(a[30 * n + 30] * a[50 * n + 50]);
+    minv_mpi_layout l;
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 16, 0, 0, &l), MINV_SUCCESS, gpu);
     double *ap = mt_piece_of(&l, a, n), *xp = mt_piece_of(&l, a, n);
     minv_report r;
-    minv_status got = minv_mpi_invert_d(gpu, MINV_METHOD_CHOLESKY, &l, ap, xp, &r);
-    CHECK(got == MINV_ERR_NOT_SPD && r.info == 40 && MT_SAME_REPORT(r), "not SPD: %s, info %lld (%s)",
-          minv_status_string(got), (long long)r.info, minv_last_error(gpu));
-    CHECK(mt_same_text(minv_last_error(gpu)), "not SPD: the message differs between the ranks");
-    tu_general(&rng, n, a, n);
-    for (int64_t i = 0; i < n; i++) a[60 * n + i] = 0;
-    free(ap);
-    free(xp);
-    ap = mt_piece_of(&l, a, n);
-    xp = mt_piece_of(&l, a, n);
-    got = minv_mpi_invert_d(gpu, MINV_METHOD_LU, &l, ap, xp, &r);
-    CHECK(got == MINV_ERR_SINGULAR && r.info == 60 && MT_SAME_REPORT(r), "singular: %s, info %lld (%s)",
-          minv_status_string(got), (long long)r.info, minv_last_error(gpu));
-    free(a);
+    CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, &l, ap, xp, &r), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, cpu);
+    double *x = mt_whole_of(gpu, &l, xp);
+    const double d = tu_rel_diff(n, n, x, n, ref, n);
+    CHECK(d < 1e-10 && r.method == MINV_METHOD_LU && (r.fallbacks & MINV_FALLBACK_LU) && MT_SAME_REPORT(r),
+          "auto on an indefinite A: rel. difference %g, method %s, fallbacks %d (%s)", d, minv_method_name(r.method),
+          (int)r.fallbacks, r.reason);
+    if (expect_gpu)
+        CHECK(r.backend == MINV_BACKEND_GPU && strstr(r.reason, "ScaLAPACK's pdpotrf"), "auto on an indefinite A: %s", r.reason);
+    free(x);
     free(ap);
     free(xp);
     minv_mpi_layout_free(&l);
+
+    tu_general(&rng, n, a, n);
+    for (int64_t i = 0; i < n; i++) a[60 * n + i] = 0; /* U(61,61) is exactly zero */
+    failure_case(gpu, cpu, "singular", a, n, MINV_METHOD_LU, 0, MINV_ERR_SINGULAR, 60, expect_gpu);
+    failure_case(gpu, cpu, "singular, solve", a, n, MINV_METHOD_LU, 1, MINV_ERR_SINGULAR, 60, expect_gpu);
+    free(a);
+    free(ref);
 }
 
 /* Each rank's batch on its GPU, rebalanced, against the CPU. */
@@ -147,7 +191,7 @@ int main(int argc, char **argv) {
         for (int solve = 0; solve < 2; solve++)
             one_matrix(gpu, cpu, spd, 300, solve, expect_gpu);
     one_matrix(gpu, cpu, 1, 77, 0, expect_gpu); /* n no multiple of the block */
-    failures(gpu);
+    failures(gpu, cpu, expect_gpu);
     batches(gpu, cpu);
     minv_destroy(gpu);
     return mt_finish("test_mpi_gpu", cpu);
