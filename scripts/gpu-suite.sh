@@ -15,7 +15,7 @@ source "$here/scripts/junit.sh"
 # CTest files name the development machine's cmake and the tests' working folders
 [ -x /usr/bin/cmake ] || ln -s "$(command -v cmake)" /usr/bin/cmake
 grep -rho 'WORKING_DIRECTORY "[^"]*"' "$build" --include=CTestTestfile.cmake | cut -d'"' -f2 | xargs -r mkdir -p
-left_out='install|ncgen|test_cli'
+left_out="install|ncgen|test_cli${MINV_SUITE_EXCLUDE:+|$MINV_SUITE_EXCLUDE}" # MINV_SUITE_EXCLUDE: tests run apart
 # 8 tests at once, each with its share of the cores: 8 tests each spinning a thread per core
 # (OpenMP and OpenBLAS) made the CPU halves take minutes
 jobs=8
@@ -38,7 +38,7 @@ gpu_tests=" $(ctest --test-dir "$build" -N -L gpu | sed -n 's/^ *Test *#[0-9]*: 
     device=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | paste -sd ';')
     echo "- device: ${device:-none (nvidia-smi found no GPU)}"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- command: scripts/device-run.sh devlibs bash scripts/gpu-suite.sh (ctest -E '$left_out': tools the GPU machine lacks)"
+    echo "- command: scripts/device-run.sh devlibs bash scripts/gpu-suite.sh (ctest -E '$left_out': tools the GPU machine lacks, and tests run apart)"
     echo "- outcome: ${c[0]} passed, ${c[1]} failed, ${c[2]} skipped of ${c[4]}"
     echo
     echo "| test | gpu label | outcome | seconds |"
