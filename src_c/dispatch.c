@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -337,13 +338,28 @@ minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report 
  * move, gets no energy figure rather than a wrong one. */
 static const double MIN_ENERGY_WINDOW = 0.05;
 
+/* The counter at its next step after `seen`. A reading between steps holds the energy up to
+ * the last step, which may lie tens of milliseconds back, at whatever power the GPU drew then:
+ * read at steps, the window starts with the call and ends within one step after it, at the
+ * idle power of a finished call. Gives up after half a second (a counter that never moves). */
+static double energy_at_step(minv_context *ctx, double seen) {
+    const double t0 = minv_now();
+    double e = seen;
+    while (e == seen && e >= 0 && minv_now() - t0 < 0.5) {
+        const struct timespec pause = {0, 200000};
+        nanosleep(&pause, NULL);
+        e = ctx->ops->energy(ctx);
+    }
+    return e;
+}
+
 minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_status status = minv_context_enter(ctx);
     c->entered = status == MINV_SUCCESS;
     if (status != MINV_SUCCESS)
         return status;
     minv_fpguard_begin(&c->guard);
-    c->e0 = ctx->measure_energy && ctx->ops->energy ? ctx->ops->energy(ctx) : -1;
+    c->e0 = ctx->measure_energy && ctx->ops->energy ? energy_at_step(ctx, ctx->ops->energy(ctx)) : -1;
     c->t0 = minv_now();
     memset(&ctx->moved, 0, sizeof ctx->moved);
     minv_clear_error(ctx);
@@ -395,7 +411,7 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
         r->seconds = minv_now() - c->t0;
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
         minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
-        const double e1 = c->e0 >= 0 ? ctx->ops->energy(ctx) : -1;
+        const double e1 = c->e0 >= 0 ? energy_at_step(ctx, ctx->ops->energy(ctx)) : -1;
         if (e1 > c->e0 && r->seconds >= MIN_ENERGY_WINDOW)
             r->energy = e1 - c->e0;
         else if (c->e0 >= 0)
