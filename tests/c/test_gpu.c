@@ -335,7 +335,7 @@ static int nvml_meter(int dev, double *limit_w) {
 
 /* Energy to solution from NVML: off by default; a call too short for the counter is flagged,
  * not zero; a call of about a second gets a figure between an idle card (10 W) and the
- * board's power limit. Where the test's own NVML reading finds no counter the library must
+ * board's power limit, with the short excursions above it that the boards make. Where the test's own NVML reading finds no counter the library must
  * report none either, and the output says that the figure went unchecked. */
 static void energy(minv_context *gpu) {
     const int64_t n = 4096;
@@ -363,7 +363,9 @@ static void energy(minv_context *gpu) {
         printf("test_gpu: NVML has no energy counter for this GPU: the energy figure is NOT checked here\n");
         CHECK(rep.energy == -1, "no meter, yet %g J", rep.energy);
     } else {
-        const double ceiling = limit_w > 0 ? 1.05 * limit_w : 1500;
+        /* an H100 (700 W enforced) measured 734-758 W over 0.26-0.44 s bursts of DGEMM, read at
+         * the counter's steps (2026-11-25): the cap holds over longer windows than one call */
+        const double ceiling = limit_w > 0 ? 1.15 * limit_w : 1500;
         printf("test_gpu: %.3g J over %.3g s (%.0f W; board limit %.0f W)\n", rep.energy, rep.seconds,
                rep.energy / rep.seconds, limit_w);
         CHECK(rep.seconds >= 0.05, "the metered call took %.3g s, too short to test the meter", rep.seconds);
