@@ -335,8 +335,9 @@ static int nvml_meter(int dev, double *limit_w) {
 
 /* Energy to solution from NVML: off by default; a call too short for the counter is flagged,
  * not zero; a call of about a second gets a figure between an idle card (10 W) and the
- * board's power limit, with the short excursions above it that the boards make. Where the test's own NVML reading finds no counter the library must
- * report none either, and the output says that the figure went unchecked. */
+ * board's power limit, with the short excursions above it that the boards make. Where the
+ * test's own NVML reading finds no counter the library must report none either, and the
+ * output says that the figure went unchecked. */
 static void energy(minv_context *gpu) {
     const int64_t n = 4096;
     tu_rng rng;
