@@ -119,21 +119,38 @@ minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place
     return MINV_SUCCESS;
 }
 
+/* Host calls of at most this much work (inversion n^3, solve n^3 / 3 + 2 n^2 nrhs) finish
+ * sooner on the CPU than the GPU's round trip does (transfers, launches, the checks' kernels
+ * and their synchronisations): on an H100 host (bench_host_calls, 2026-11-25) the GPU call
+ * took 0.25-0.6 ms at n = 64 where the CPU took 0.05, and the CPU still won the n = 128
+ * inversion (0.24 against 0.35 ms) and the n = 256 solve with 30 right-hand sides (0.58 against
+ * 1.16 ms), not the n = 256 inversion (1.15 against 0.59 ms). */
+static const double SMALL_HOST_WORK = 1e7;
+
+/* Whether a host call goes to the CPU for its size: where AUTO chose the GPU, and the call's
+ * work is at most SMALL_HOST_WORK. */
+static int small_host_call(const minv_context *ctx, minv_place place, int64_t order, int64_t nrhs, int solve) {
+    const double n = (double)order, work = solve ? n * n * n / 3 + 2 * n * n * (double)nrhs : n * n * n;
+    return place == MINV_ON_HOST && ctx->ops != &minv_cpu_backend && ctx->opts.backend == MINV_BACKEND_AUTO &&
+           work <= SMALL_HOST_WORK;
+}
+
 /* What the CPU analysis of host data does besides: copy A for a factorisation that will run on
  * the CPU (AUTO, Cholesky, LU), and multiply it by the probes of an inverse's sampled residual. */
-static void request_staging(minv_context *ctx, minv_place place, minv_method method, int inverse) {
-    const int cpu = ctx->ops == &minv_cpu_backend;
+static void request_staging(minv_context *ctx, minv_place place, minv_method method, int inverse, int small) {
+    const int cpu = ctx->ops == &minv_cpu_backend || small;
     ctx->stage.wanted = cpu && place == MINV_ON_HOST &&
                         (method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY || method == MINV_METHOD_LU);
     ctx->stage.probes = cpu && place == MINV_ON_HOST && inverse && ctx->residual_mode == 1;
 }
 
-/* The analysis, where the data is: on the context's backend (or the CPU's for host data). */
-static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *a, minv_analysis *an) {
+/* The analysis, where the data is: on the context's backend (or the CPU's for host data, and
+ * for a small host call). */
+static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *a, minv_analysis *an, int small) {
     memset(an, 0, sizeof *an);
     if (place == MINV_ON_DEVICE)
         return ctx->ops->analyze_device(ctx, a, an);
-    const minv_backend_ops *ops = ctx->ops->analyze ? ctx->ops : &minv_cpu_backend;
+    const minv_backend_ops *ops = ctx->ops->analyze && !small ? ctx->ops : &minv_cpu_backend;
     return ops->analyze(ctx, a, an);
 }
 
@@ -167,19 +184,26 @@ int minv_fall_back_to_cpu(minv_context *ctx, minv_status status, minv_place plac
 }
 
 /* The backend that runs `method`: the context's, else (host data only) the CPU's, which the
- * report states. */
+ * report states; and where AUTO chose the GPU, the CPU for host calls too small for it. */
 static minv_status route(minv_context *ctx, minv_place place, minv_method method, int solve,
                          minv_report *report, const minv_backend_ops **ops) {
     const minv_backend_ops *own = ctx->ops;
     const char *what = solve ? "solve" : "inversion";
     int own_has = place == MINV_ON_DEVICE ? (solve ? own->solve_device[method] != NULL : own->invert_device[method] != NULL)
                                           : (solve ? own->solve[method] != NULL : own->invert[method] != NULL);
+    int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL : minv_cpu_backend.invert[method] != NULL;
+    if (own_has && cpu_has && small_host_call(ctx, place, report->n, report->nrhs, solve)) {
+        *ops = &minv_cpu_backend;
+        report->backend = MINV_BACKEND_CPU;
+        minv_report_note(report, "the CPU ran this %s of order %lld: at this size it is faster than a round trip to the GPU",
+                         what, (long long)report->n);
+        return MINV_SUCCESS;
+    }
     *ops = own;
     if (own_has) {
         report->backend = ctx->backend;
         return MINV_SUCCESS;
     }
-    int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL : minv_cpu_backend.invert[method] != NULL;
     if (place == MINV_ON_HOST && cpu_has) {
         switch_to_cpu(ops, MINV_REPORT_SINK(report), "%s %s is not available on the %s backend, so the CPU ran it",
                       minv_method_name(method), what, own->name);
@@ -311,7 +335,7 @@ static minv_status recondition(minv_context *ctx, const char *fn, minv_place pla
     if (status != MINV_SUCCESS || *done || !shifted->data)
         return status;
     *a = *shifted;
-    return analyze(ctx, place, a, an);
+    return analyze(ctx, place, a, an, small_host_call(ctx, place, a->rows, b ? b->cols : 0, b != NULL));
 }
 
 static double invert_flops(minv_method m, int64_t n) {
@@ -449,8 +473,8 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place p
         goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
-    request_staging(ctx, place, method, 1);
-    MINV_TRY(analyze(ctx, place, &in, &an));
+    request_staging(ctx, place, method, 1, small_host_call(ctx, place, n, 0, 0));
+    MINV_TRY(analyze(ctx, place, &in, &an, small_host_call(ctx, place, n, 0, 0)));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
     MINV_TRY(check_not_zero(ctx, &an, report));
@@ -663,8 +687,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place pl
         goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
-    request_staging(ctx, place, method, 0);
-    MINV_TRY(analyze(ctx, place, &am, &an));
+    request_staging(ctx, place, method, 0, small_host_call(ctx, place, n, nrhs, 1));
+    MINV_TRY(analyze(ctx, place, &am, &an, small_host_call(ctx, place, n, nrhs, 1)));
     if (!an.finite)
         MINV_TRY(fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
     MINV_TRY(check_not_zero(ctx, &an, report));
@@ -803,7 +827,7 @@ static minv_status analyze_entry(minv_context *ctx, const char *fn, minv_dtype t
         status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 5 (analysis) is NULL", fn);
         goto cleanup;
     }
-    status = analyze(ctx, MINV_ON_HOST, &m, out);
+    status = analyze(ctx, MINV_ON_HOST, &m, out, 0);
 cleanup:
     minv_call_end(ctx, &call, NULL);
     return status;

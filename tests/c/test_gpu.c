@@ -378,6 +378,50 @@ static void energy(minv_context *gpu) {
     free(x);
 }
 
+/* Where AUTO chose the GPU, host calls too small for a round trip run on the CPU and say so;
+ * larger ones, device data and a context that asked for the GPU stay on the GPU. Results
+ * against the explicit GPU context's. */
+static void small_host_calls(minv_context *gpu) {
+    minv_context *aut = tu_context(MINV_BACKEND_AUTO, 0);
+    if (!aut || minv_context_backend(aut) != MINV_BACKEND_GPU) {
+        CHECK(0, "an AUTO context on a GPU machine did not take the GPU");
+        minv_destroy(aut);
+        return;
+    }
+    static const struct { int64_t n, nrhs; int cpu; } cases[] = {{64, 0, 1}, {128, 0, 1}, {256, 0, 0}, {64, 30, 1},
+                                                                 {256, 30, 1}, {256, 256, 0}, {512, 1, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t n = cases[c].n, k = cases[c].nrhs, cols = k ? k : n;
+        tu_rng rng;
+        tu_seed(&rng, 70 + c);
+        double *a = tu_alloc(n, n, n), *b = tu_alloc(n, cols, n), *x = tu_alloc(n, cols, n), *y = tu_alloc(n, cols, n);
+        tu_spd(&rng, n, a, n);
+        tu_rect(&rng, n, cols, b, n);
+        minv_report ra, rg;
+        if (k) {
+            CHECK_STATUS(minv_solve_d(aut, MINV_METHOD_AUTO, n, k, a, n, b, n, x, n, &ra), MINV_SUCCESS, aut);
+            CHECK_STATUS(minv_solve_d(gpu, MINV_METHOD_AUTO, n, k, a, n, b, n, y, n, &rg), MINV_SUCCESS, gpu);
+            CHECK(tu_solve_ratio(n, k, a, n, b, n, x, n, DBL_EPSILON) < 30, "small solve n %lld", (long long)n);
+        } else {
+            CHECK_STATUS(minv_invert_d(aut, MINV_METHOD_AUTO, n, a, n, x, n, &ra), MINV_SUCCESS, aut);
+            CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_AUTO, n, a, n, y, n, &rg), MINV_SUCCESS, gpu);
+            CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "small inverse n %lld", (long long)n);
+        }
+        const int on_cpu = ra.backend == MINV_BACKEND_CPU, said = strstr(ra.reason, "faster than a round trip") != NULL;
+        CHECK(on_cpu == cases[c].cpu && said == cases[c].cpu && ra.device == (on_cpu ? -1 : rg.device),
+              "n %lld nrhs %lld: AUTO ran on %s (device %d), reason: %s", (long long)n, (long long)k,
+              minv_backend_name(ra.backend), ra.device, ra.reason);
+        CHECK(rg.backend == MINV_BACKEND_GPU, "n %lld: the GPU context ran on %s", (long long)n, minv_backend_name(rg.backend));
+        CHECK(tu_rel_diff(n, cols, x, n, y, n) < 1e3 * n * DBL_EPSILON, "n %lld nrhs %lld: CPU and GPU differ by %.3g",
+              (long long)n, (long long)k, tu_rel_diff(n, cols, x, n, y, n));
+        free(a);
+        free(b);
+        free(x);
+        free(y);
+    }
+    minv_destroy(aut);
+}
+
 int main(void) {
     minv_context *gpu = tu_context(MINV_BACKEND_GPU, 0);
     if (!gpu) return tu_skip_no_gpu("test_gpu");
@@ -388,6 +432,7 @@ int main(void) {
     device_api(gpu);
     lu_against_cpu(gpu, cpu);
     auto_general(gpu);
+    small_host_calls(gpu);
     memory_fallback_and_errors(small, gpu);
     out_of_core(gpu);
     energy(gpu);
