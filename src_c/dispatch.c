@@ -363,9 +363,9 @@ minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report 
 static const double MIN_ENERGY_WINDOW = 0.05;
 
 /* The counter at its next step after `seen`. A reading between steps holds the energy up to
- * the last step, which may lie tens of milliseconds back, at whatever power the GPU drew then:
- * read at steps, the window starts with the call and ends within one step after it, at the
- * idle power of a finished call. Gives up after half a second (a counter that never moves). */
+ * the last step, which may lie tens of milliseconds back, at whatever power the GPU drew then;
+ * read at steps, the window starts with the call and ends within one step after it. Gives up
+ * after half a second (a counter that never moves). */
 static double energy_at_step(minv_context *ctx, double seen) {
     const double t0 = minv_now();
     double e = seen;
@@ -436,8 +436,11 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
         r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
         minv_report_stages(ctx, r->backend, r->seconds, &r->stages, &r->device, &r->fallbacks);
         const double e1 = c->e0 >= 0 ? energy_at_step(ctx, ctx->ops->energy(ctx)) : -1;
+        const double window = minv_now() - c->t0;
+        /* the mean power over the window (the call, and up to a step after it) times the call's
+         * time: the window's whole energy would count the step after the call too */
         if (e1 > c->e0 && r->seconds >= MIN_ENERGY_WINDOW)
-            r->energy = e1 - c->e0;
+            r->energy = (e1 - c->e0) * r->seconds / window;
         else if (c->e0 >= 0)
             minv_report_note(r, "energy not measured: the %.3g s call is too short for the GPU's energy counter", r->seconds);
     }
