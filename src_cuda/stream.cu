@@ -1,7 +1,8 @@
 // The caller's CUDA stream (minv_set_stream): a device call's work is ordered after the
-// stream's earlier work and before its later work by events, so a GPU model's own kernels
-// and minv's need no host synchronisation between them. minv's kernels stay on minv's streams
-// and handles, whose look-ahead and copy overlap the algorithms are written for.
+// stream's earlier work and before its later work by events, so a GPU model's own kernels and
+// minv's need no host synchronisation between them. Without one, a device call starts after
+// the legacy default stream's work and returns when its own is done. minv's kernels stay on
+// minv's streams and handles, whose look-ahead and copy overlap the algorithms are written for.
 #include "gpu.h"
 
 /* The events of g's device: the fork, and a join per stream of minv's (compute, then copy). */
@@ -51,8 +52,20 @@ minv_status minv_gpu_set_stream(minv_context *ctx, void *stream) {
 minv_status minv_gpu_begin_device_call(minv_context *ctx) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    if (!g->caller || g->joined)
+    if (g->joined)
         return MINV_SUCCESS;
+    if (!g->caller) {
+        /* Without the caller's stream, after the legacy default stream's work: a caller that
+         * filled its arrays with cudaMemcpy (whose DMA from pageable memory may still run when
+         * it returns) or with kernels on stream 0, or on any blocking stream, which that stream
+         * waits for. minv's streams are non-blocking and would not wait. */
+        MINV_TRY(create_events(ctx, g));
+        CUDA_TRY(cudaSetDevice(g->device));
+        CUDA_TRY(cudaEventRecord(g->fork, cudaStreamLegacy));
+        CUDA_TRY(cudaStreamWaitEvent(g->stream, g->fork, 0));
+        for (int k = 0; k < MINV_GPU_STREAMS; k++) CUDA_TRY(cudaStreamWaitEvent(g->copy[k], g->fork, 0));
+        return MINV_SUCCESS;
+    }
     CUDA_TRY(cudaSetDevice(g->device));
     g->joined = 1; /* from here end_call orders the stream after minv's, or synchronises */
     if (ctx->device_count > 1) {
