@@ -5,7 +5,8 @@
  * LAPACK-tester ratios (< 30; a zero, stale or NaN output gives 1/eps or NaN): the inverse of a
  * general and of an SPD matrix (n = 400), a solve with 30 right-hand sides, the same device
  * buffers reused in a second round so that stale results from round one cannot pass; then the
- * stream unset (NULL) and a plain synchronous call. Skips without a GPU. */
+ * stream unset (NULL): a plain synchronous call, and one whose input is still on its way on the
+ * legacy default stream. Skips without a GPU. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <stdlib.h>
@@ -113,6 +114,21 @@ int main(void) {
         CHECK(cudaMemcpy(m.hx, m.dx, bytes, cudaMemcpyDeviceToHost) == cudaSuccess, "cudaMemcpy down");
         const double r = tu_inverse_ratio(n, m.ha, n, m.hx, n, DBL_EPSILON);
         CHECK(r < 30, "minv_invert_device_d with the stream unset: ratio %.3g", r);
+    }
+    /* unset, with the input still on its way on the legacy default stream (behind the sleep,
+     * device copy poisoned): the call must wait for that stream's work, as cuBLAS's calls on
+     * stream 0 would */
+    {
+        const int64_t n = m.n;
+        const size_t bytes = sizeof(double) * (size_t)(n * n);
+        tu_rng rng;
+        tu_seed(&rng, 2431);
+        tu_spd(&rng, n, m.ha, n);
+        upload_late(cudaStreamLegacy, m.da, m.ha, bytes);
+        CHECK_STATUS(minv_invert_device_d(gpu, MINV_METHOD_AUTO, n, m.da, n, m.dx, n, NULL), MINV_SUCCESS, gpu);
+        CHECK(cudaMemcpy(m.hx, m.dx, bytes, cudaMemcpyDeviceToHost) == cudaSuccess, "cudaMemcpy down");
+        const double r = tu_inverse_ratio(n, m.ha, n, m.hx, n, DBL_EPSILON);
+        CHECK(r < 30, "minv_invert_device_d after stream 0's late upload: ratio %.3g", r);
     }
     release(&m);
     cudaStreamDestroy(s);
