@@ -177,8 +177,13 @@ def main():
         if not os.access(exe, os.X_OK):
             sys.exit(f"bench_data_path: {exe} is missing: build with -DMINV_BUILD_BENCH=ON")
     os.makedirs(a.work, exist_ok=True)
+    # the build's own record of its commit first: a copy of the tree (the GPU machine's) may
+    # carry a stale .git
+    stamp = os.path.join(a.build, "commit.txt")
+    commit = (open(stamp).read().strip() if os.path.exists(stamp) else
+              git('rev-parse', '--short', 'HEAD') + (' (modified)' if git('status', '--porcelain', '-uno') else ''))
     head = (f"# device: {machine()}, date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}, "
-            f"commit: {git('rev-parse', '--short', 'HEAD')}{' (modified)' if git('status', '--porcelain', '-uno') else ''}, "
+            f"commit: {commit}, "
             f"command: {' '.join(shlex.quote(x) for x in [os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}")
     lines = [head, "", f"Load average at the start: {load()} (on a shared machine the wall times are the others' too; "
              "the CPU columns are not).", ""]

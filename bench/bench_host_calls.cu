@@ -1,5 +1,6 @@
 // Host-array whole calls (issue 18, item 3), as a Fortran DA code makes them, in one run: minv
-// on the GPU (AUTO; the caller's arrays pageable, and pinned) and on the CPU (the small sizes),
+// with a default (AUTO) context, on a GPU context (the caller's arrays pageable, and pinned) and
+// on a CPU context (the small sizes),
 // against what a cuSOLVER user writes: cudaMemcpy of the pageable arrays up, potrf + potri (the
 // lower triangle of the inverse only) or potrf + potrs, cudaMemcpy down; and the same with the
 // user's arrays pinned. KMS(0.5) SPD, 30 right-hand sides; bench_common's measurement (a
@@ -28,10 +29,14 @@ int main(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--max-n")) max_n = atoll(argv[i + 1]);
     bench_header(stdout, argc, argv);
-    minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0), *cpu = bench_context(MINV_BACKEND_CPU, 0, 0);
-    printf("\n| n | op | minv GPU, pageable (ms) | minv GPU, pinned (ms) | minv CPU (ms) | peer pageable (ms) | peer pinned "
-           "(ms) | speed-up vs peer pageable | cudaHostRegister + unregister of A (ms) |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+    minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0), *cpu = bench_context(MINV_BACKEND_CPU, 0, 0),
+                 *aut = bench_context(MINV_BACKEND_AUTO, 0, 0);
+    printf("\nminv AUTO: a default context (the GPU, or the CPU for small calls); minv GPU: a context that asked for "
+           "the GPU.\n");
+    printf("\n| n | op | minv AUTO, pageable (ms) | ran on | minv GPU, pageable (ms) | minv GPU, pinned (ms) | minv CPU (ms) "
+           "| peer pageable (ms) | peer pinned (ms) | speed-up of AUTO vs peer pageable | cudaHostRegister + unregister of "
+           "A (ms) |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int64_t n = 64; n <= max_n; n *= (n < 256 ? 2 : 4)) {
         bench_host_arrays pageable(n, k, false, kms), pinned(n, k, true, kms);
         bench_cusolver_user p(n, k);
@@ -48,6 +53,8 @@ int main(int argc, char **argv) {
                 if (op == 0) bench_check(ctx, minv_invert_d(ctx, MINV_METHOD_AUTO, n, m.a, n, m.x, n, &rep), "invert");
                 else bench_check(ctx, minv_solve_d(ctx, MINV_METHOD_AUTO, n, k, m.a, n, m.b, n, m.y, n, &rep), "solve");
             };
+            const double au = bench_median_wall([&] { minv_call(aut, pageable); });
+            const minv_backend ran = rep.backend;
             const double g = bench_median_wall([&] { minv_call(gpu, pageable); });
             const double gp = bench_median_wall([&] { minv_call(gpu, pinned); });
             const double c = n <= 2048 ? bench_median_wall([&] { minv_call(cpu, pageable); }) : -1;
@@ -56,13 +63,15 @@ int main(int argc, char **argv) {
             char cpu_ms[32] = "-", reg_ms[32] = "-";
             if (c >= 0) snprintf(cpu_ms, sizeof cpu_ms, "%.3f", c * 1e3);
             if (reg >= 0) snprintf(reg_ms, sizeof reg_ms, "%.3f", reg * 1e3);
-            printf("| %lld | %s | %.3f | %.3f | %s | %.3f | %.3f | %.2f | %s |\n", (long long)n,
-                   op == 0 ? "invert" : "solve 30 rhs", g * 1e3, gp * 1e3, cpu_ms, pp * 1e3, pq * 1e3, pp / g, reg_ms);
+            printf("| %lld | %s | %.3f | %s | %.3f | %.3f | %s | %.3f | %.3f | %.2f | %s |\n", (long long)n,
+                   op == 0 ? "invert" : "solve 30 rhs", au * 1e3, minv_backend_name(ran), g * 1e3, gp * 1e3, cpu_ms,
+                   pp * 1e3, pq * 1e3, pp / au, reg_ms);
             fprintf(stderr, "n=%lld %s: %s\n", (long long)n, op ? "solve" : "invert", rep.reason);
             fflush(stdout);
         }
     }
     minv_destroy(gpu);
     minv_destroy(cpu);
+    minv_destroy(aut);
     return 0;
 }
