@@ -119,20 +119,22 @@ minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place
     return MINV_SUCCESS;
 }
 
-/* Host calls of at most this much work (inversion n^3, solve n^3 / 3 + 2 n^2 nrhs) finish
- * sooner on the CPU than the GPU's round trip does (transfers, launches, the checks' kernels
- * and their synchronisations): on an H100 host (bench_host_calls, 2026-11-25) the GPU call
- * took 0.25-0.6 ms at n = 64 where the CPU took 0.05, and the CPU still won the n = 128
- * inversion (0.24 against 0.35 ms) and the n = 256 solve with 30 right-hand sides (0.58 against
- * 1.16 ms), not the n = 256 inversion (1.15 against 0.59 ms). */
-static const double SMALL_HOST_WORK = 1e7;
+/* Host calls that finish sooner on the CPU than the GPU's round trip does (transfers,
+ * launches, the checks' kernels and their synchronisations), measured on an H100 host in two
+ * runs of bench_host_calls (2026-11-25): the GPU call took 0.25-0.6 ms at n = 64 where the
+ * CPU took 0.06-0.17 ms; solves with 30 right-hand sides went to the CPU's favour up to
+ * n = 256 (0.58-0.94 against 1.16-1.32 ms), inversions only below n = 128 (there 0.24-0.58
+ * against 0.35 ms). So: solves of at most 1e7 flops (n^3 / 3 + 2 n^2 nrhs), inversions of
+ * order at most 96. */
+static const double SMALL_HOST_SOLVE_WORK = 1e7;
+static const int64_t SMALL_HOST_INVERSION = 96;
 
-/* Whether a host call goes to the CPU for its size: where AUTO chose the GPU, and the call's
- * work is at most SMALL_HOST_WORK. */
+/* Whether a host call goes to the CPU for its size: where AUTO chose the GPU. */
 static int small_host_call(const minv_context *ctx, minv_place place, int64_t order, int64_t nrhs, int solve) {
-    const double n = (double)order, work = solve ? n * n * n / 3 + 2 * n * n * (double)nrhs : n * n * n;
-    return place == MINV_ON_HOST && ctx->ops != &minv_cpu_backend && ctx->opts.backend == MINV_BACKEND_AUTO &&
-           work <= SMALL_HOST_WORK;
+    const double n = (double)order;
+    const int small = solve ? n * n * n / 3 + 2 * n * n * (double)nrhs <= SMALL_HOST_SOLVE_WORK
+                            : order <= SMALL_HOST_INVERSION;
+    return place == MINV_ON_HOST && ctx->ops != &minv_cpu_backend && ctx->opts.backend == MINV_BACKEND_AUTO && small;
 }
 
 /* What the CPU analysis of host data does besides: copy A for a factorisation that will run on
