@@ -2,6 +2,7 @@
  * full kind costs a GEMM and is for users (and tests) that want the LAPACK-tester ratio. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu/lapack.h"
 #include "internal.h"
@@ -166,7 +167,8 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
     double *bs = xs + (size_t)n * (size_t)group_max, *ax = bs + (size_t)n * (size_t)group_max;
     double *rowabs = ax + (size_t)n * (size_t)group_max, worst = 0;
     if (anorm_inf < 0) {
-        minv_gemv_double(a, xs, ax, rowabs); /* xs is scratch here: only the row sums count */
+        memset(xs, 0, (size_t)n * sizeof(double)); /* only the row sums count: a defined product */
+        minv_gemv_double(a, xs, ax, rowabs);
         anorm_inf = norm_inf(rowabs, n);
     }
     for (int64_t s0 = 0; s0 < samples; s0 += group_max) {
