@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/lapack.h"
+#include "lapack.h"
 #include "internal.h"
 
 #define T double

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/lapack.h"
+#include "lapack.h"
 #include "tridiagonal.h"
 
 enum { WHY_LEN = 256 };

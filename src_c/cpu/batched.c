@@ -10,7 +10,7 @@
 
 #include "cpu.h"
 #include "factor.h"
-#include "lapack.h"
+#include "../lapack.h"
 #include "small.h"
 
 typedef struct {

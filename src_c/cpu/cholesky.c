@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "factor.h"
-#include "lapack.h"
+#include "../lapack.h"
 #include "small.h"
 
 static minv_status not_spd(minv_context *ctx, int64_t info, minv_report *report) {

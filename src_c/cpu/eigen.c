@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "cpu.h"
-#include "lapack.h"
+#include "../lapack.h"
 
 minv_status minv_cpu_eigen(minv_context *ctx, const minv_mat *a, double *w, double fraction, const minv_mat *b,
                            minv_mat *x, int *applied) {

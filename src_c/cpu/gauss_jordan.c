@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cpu.h"
-#include "lapack.h"
+#include "../lapack.h"
 
 static minv_mat view(const minv_mat *m, int64_t i, int64_t j, int64_t rows, int64_t cols) {
     return (minv_mat){m->dtype, rows, cols, m->ld, minv_at(m, i, j)};

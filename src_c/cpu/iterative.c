@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpu.h"
-#include "lapack.h"
+#include "../lapack.h"
 
 #define T double
 #define FN(name) name##_d

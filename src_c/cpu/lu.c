@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "factor.h"
-#include "lapack.h"
+#include "../lapack.h"
 #include "small.h"
 
 static minv_status no_pivot(minv_context *ctx, int64_t info, minv_report *report) {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cpu.h"
-#include "lapack.h"
+#include "../lapack.h"
 
 typedef struct {
     minv_refine_engine e; /* first: refine.c's callbacks get this struct */

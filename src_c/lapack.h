@@ -1,12 +1,13 @@
 /* LAPACK and BLAS through their Fortran symbols (LP64 integers), and a shim that picks the
- * s- or d- routine from a minv_dtype so that each algorithm is written once. Character
+ * s- or d- routine from a minv_dtype so that each algorithm is written once: the host LAPACK
+ * of the CPU backend and of the core's host-side work (residuals, tridiagonal plans). Character
  * arguments carry the hidden length that gfortran-built libraries expect. */
-#ifndef MINV_CPU_LAPACK_H
-#define MINV_CPU_LAPACK_H
+#ifndef MINV_LAPACK_H
+#define MINV_LAPACK_H
 
 #include <limits.h>
 
-#include "../internal.h"
+#include "internal.h"
 
 /* The largest order and leading dimension LAPACK's 32-bit integers can take. */
 #define MINV_LAPACK_INT_MAX INT_MAX
