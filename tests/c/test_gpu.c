@@ -364,9 +364,10 @@ static void energy(minv_context *gpu) {
         printf("test_gpu: NVML has no energy counter for this GPU: the energy figure is NOT checked here\n");
         CHECK(rep.energy == -1, "no meter, yet %g J", rep.energy);
     } else {
-        /* an H100 (700 W enforced) measured 734-758 W over 0.26-0.44 s bursts of DGEMM, read at
-         * the counter's steps (2026-11-25): the cap holds over longer windows than one call */
-        const double ceiling = limit_w > 0 ? 1.15 * limit_w : 1500;
+        /* H100s (700 W enforced) read 734-824 W over 0.26-0.44 s bursts of DGEMM (2026-11-25,
+         * four machines): the cap holds over longer windows than one call. A unit or sum
+         * gone wrong is off by far more than 1.5x. */
+        const double ceiling = limit_w > 0 ? 1.5 * limit_w : 1500;
         printf("test_gpu: %.3g J over %.3g s (%.0f W; board limit %.0f W)\n", rep.energy, rep.seconds,
                rep.energy / rep.seconds, limit_w);
         CHECK(rep.seconds >= 0.05, "the metered call took %.3g s, too short to test the meter", rep.seconds);
