@@ -116,18 +116,18 @@ static void aggregate(minv_report *r, const minv_report *last, const minv_nc_rec
     minv_report_note(r, "batch of %lld matrices in chunks of up to %lld", (long long)count, (long long)chunk);
 }
 
-/* One matrix: read tile by tile, inverted, written tile by tile. */
+/* One matrix: read tile by tile, inverted in place (the host holds one matrix, not two),
+ * written tile by tile. */
 static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, minv_nc_source *src,
                                  minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
     const int64_t n = src->rows;
-    minv_mat a = {0}, x = {0};
+    minv_mat a = {0};
     char where[768];
     minv_status status = MINV_SUCCESS;
     MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, n));
     MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
-    status = t == MINV_R64 ? minv_invert_d(ctx, method, n, a.data, a.ld, x.data, x.ld, report)
-                           : minv_invert_s(ctx, method, n, a.data, a.ld, x.data, x.ld, report);
+    status = t == MINV_R64 ? minv_invert_inplace_d(ctx, method, n, a.data, a.ld, report)
+                           : minv_invert_inplace_s(ctx, method, n, a.data, a.ld, report);
     if (status != MINV_SUCCESS) {
         minv_nc_source_where(src, 0, where, sizeof where);
         minv_nc_fail_at(ctx, status, where);
@@ -137,10 +137,9 @@ static minv_status invert_single(minv_context *ctx, minv_method method, minv_dty
     p->rcond[0] = report->rcond;
     p->method[0] = report->method;
     p->backend[0] = report->backend;
-    MINV_TRY(minv_nc_sink_write(ctx, dst, 0, &x));
+    MINV_TRY(minv_nc_sink_write(ctx, dst, 0, &a));
 cleanup:
     minv_mat_free(&a);
-    minv_mat_free(&x);
     return status;
 }
 
