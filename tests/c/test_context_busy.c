@@ -9,36 +9,19 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "tu_hold.h"
 
 enum { N = 256 };
 
 typedef struct {
     minv_context *ctx;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int inside, tried;
+    tu_hold hold;
     double *a, *b, *x;
 } shared;
 
-/* Called inside the first thread's call: let the second try, and wait until it has. */
-static void hold(void *user, const char *stage, double fraction) {
-    shared *s = user;
-    (void)stage;
-    (void)fraction;
-    pthread_mutex_lock(&s->lock);
-    if (!s->inside) {
-        s->inside = 1;
-        pthread_cond_broadcast(&s->cond);
-        while (!s->tried) pthread_cond_wait(&s->cond, &s->lock);
-    }
-    pthread_mutex_unlock(&s->lock);
-}
-
 static void *intruder(void *arg) {
     shared *s = arg;
-    pthread_mutex_lock(&s->lock);
-    while (!s->inside) pthread_cond_wait(&s->cond, &s->lock);
-    pthread_mutex_unlock(&s->lock);
+    tu_hold_wait_inside(&s->hold);
 
     double y[N], c[4] = {4, 1, 1, 3}, ci[4];
     minv_report rep;
@@ -57,15 +40,12 @@ static void *intruder(void *arg) {
     CHECK_STATUS(minv_destroy(s->ctx), MINV_ERR_CONTEXT_BUSY, NULL);
     CHECK(strlen(minv_status_string(MINV_ERR_CONTEXT_BUSY)) > 20, "a status string that says what to do");
 
-    pthread_mutex_lock(&s->lock);
-    s->tried = 1;
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->lock);
+    tu_hold_done(&s->hold);
     return NULL;
 }
 
 int main(void) {
-    shared s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    shared s = {.hold = TU_HOLD_INIT};
     minv_options o;
     minv_options_default(&o);
     o.backend = MINV_BACKEND_CPU;
@@ -78,14 +58,14 @@ int main(void) {
     tu_general(&rng, N, s.a, N);
     tu_rect(&rng, N, 1, s.b, N);
     minv_set_option(s.ctx, MINV_OPT_BLOCK_SIZE, 32); /* Gauss-Jordan reports progress per block */
-    minv_set_progress(s.ctx, hold, &s);
+    minv_set_progress(s.ctx, tu_hold_progress, &s.hold);
 
     pthread_t t;
     pthread_create(&t, NULL, intruder, &s);
     minv_report rep;
     CHECK_STATUS(minv_solve_d(s.ctx, MINV_METHOD_GAUSS_JORDAN, N, 1, s.a, N, s.b, N, s.x, N, &rep), MINV_SUCCESS, s.ctx);
     pthread_join(t, NULL);
-    CHECK(s.inside && s.tried, "the second thread ran while the first was inside its call");
+    CHECK(s.hold.inside && s.hold.tried, "the second thread ran while the first was inside its call");
     CHECK(tu_solve_ratio(N, 1, s.a, N, s.b, N, s.x, N, DBL_EPSILON) < 30, "the first call's answer is right");
     CHECK(minv_last_error(s.ctx)[0] == 0, "the first call's last error is its own (none): %s", minv_last_error(s.ctx));
 

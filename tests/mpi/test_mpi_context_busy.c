@@ -11,31 +11,16 @@
 #include <string.h>
 
 #include "mpi_testutil.h"
+#include "tu_hold.h"
 
 enum { N = 256, K = 40 };
 
 typedef struct {
     minv_context *ctx;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int inside, tried;
+    tu_hold hold;
     double *a, *b, *x;
     minv_status status;
 } shared;
-
-/* Called inside the holder's call: tell the main thread, and wait until it has tried. */
-static void hold(void *user, const char *stage, double fraction) {
-    shared *s = user;
-    (void)stage;
-    (void)fraction;
-    pthread_mutex_lock(&s->lock);
-    if (!s->inside) {
-        s->inside = 1;
-        pthread_cond_broadcast(&s->cond);
-        while (!s->tried) pthread_cond_wait(&s->cond, &s->lock);
-    }
-    pthread_mutex_unlock(&s->lock);
-}
 
 static void *holder(void *arg) {
     shared *s = arg;
@@ -71,7 +56,7 @@ int main(int argc, char **argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
-    shared s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    shared s = {.hold = TU_HOLD_INIT};
     s.ctx = tu_context(MINV_BACKEND_CPU, 0);
     minv_context *serial = tu_context(MINV_BACKEND_CPU, 0);
     tu_rng rng;
@@ -92,18 +77,13 @@ int main(int argc, char **argv) {
     pthread_t t;
     if (mt_rank == 0) {
         minv_set_option(s.ctx, MINV_OPT_BLOCK_SIZE, 32); /* Gauss-Jordan reports progress per block */
-        minv_set_progress(s.ctx, hold, &s);
+        minv_set_progress(s.ctx, tu_hold_progress, &s.hold);
         pthread_create(&t, NULL, holder, &s);
-        pthread_mutex_lock(&s.lock);
-        while (!s.inside) pthread_cond_wait(&s.cond, &s.lock);
-        pthread_mutex_unlock(&s.lock);
+        tu_hold_wait_inside(&s.hold);
     }
     refused(&s, &l, ap, xp, batch, binv, ref);
     if (mt_rank == 0) {
-        pthread_mutex_lock(&s.lock);
-        s.tried = 1;
-        pthread_cond_broadcast(&s.cond);
-        pthread_mutex_unlock(&s.lock);
+        tu_hold_done(&s.hold);
         pthread_join(t, NULL);
         CHECK(s.status == MINV_SUCCESS && tu_solve_ratio(N, 1, s.a, N, s.b, N, s.x, N, DBL_EPSILON) < 30,
               "the held call's answer is right: %s", minv_status_string(s.status));
