@@ -48,7 +48,7 @@ bench_meter *bench_meter_get(void); /* opened once per process */
 /* Joules of every GPU since a fixed moment, into j[0 .. count); false when a read fails. */
 bool bench_meter_read(bench_meter *m, double *j);
 
-/* ---- the measurement every benchmark makes (issue 22) ----
+/* ---- the measurement every benchmark makes ----
  * BENCH_WARMUPS untimed runs, then timed runs until there are at least BENCH_MIN_RUNS, and
  * BENCH_MIN_RUNS_SHORT when a run takes under BENCH_SHORT seconds; the median is reported.
  * Before each run prepare() (untimed: restoring an in-place input, say) and the device idle.

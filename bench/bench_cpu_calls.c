@@ -1,4 +1,4 @@
-/* Per-call cost of minv on the CPU against the LAPACK calls it replaces (issue 19), in the
+/* Per-call cost of minv on the CPU against the LAPACK calls it replaces, in the
  * same run, on the same data:
  *   calls    minv_solve_d / minv_solve_inplace_d and minv_invert_d (AUTO, checks on: analysis,
  *            rcond, sampled residual) against dposv / dgesv and dpotrf + dpotri / dgetrf +

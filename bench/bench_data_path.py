@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where the time of `minv invert` goes, stage by stage, against each stage's floor and peers,
-in one run (issue 18):
+in one run:
 
   whole command   `minv invert IN.nc:A OUT.nc` on `minv generate soar N` (netCDF-4, 256 x 256
                   chunks): wall time, peak RSS, and the stages its report gives (read, upload,

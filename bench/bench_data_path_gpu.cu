@@ -1,4 +1,4 @@
-// The GPU stages of the data path (issue 18), each against its floor or peer in one run:
+// The GPU stages of the data path, each against its floor or peer in one run:
 //   floors   pinned PCIe each way (cudaMemcpy of the matrix from and to cudaMallocHost
 //            memory), and the inversion on device data (minv_invert_device_d, AUTO) beside
 //            cuSOLVER potrf + potri on the same device data

@@ -1,4 +1,4 @@
-// Host-array whole calls (issue 18, item 3), as a Fortran DA code makes them, in one run: minv
+// Host-array whole calls, as a Fortran DA code makes them, in one run: minv
 // with a default (AUTO) context, on a GPU context (the caller's arrays pageable, and pinned) and
 // on a CPU context (the small sizes),
 // against what a cuSOLVER user writes: cudaMemcpy of the pageable arrays up, potrf + potri (the

@@ -1,4 +1,4 @@
-// Mixed-precision solves (issue 20) on device data, whole calls with their checks, in one run:
+// Mixed-precision solves on device data, whole calls with their checks, in one run:
 // minv's mixed solve (MINV_OPT_PRECISION = MINV_PRECISION_MIXED) against minv's own double
 // solve and cuSOLVER's iterative-refinement solver cusolverDnIRSXgesv (lowest precision TF32,
 // and FP32 with --irs-fp32, classical refinement: its GMRES takes one right-hand side only;

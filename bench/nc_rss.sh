@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long-run memory of the file calls (issue 25): test_nc_rss for 100000 cycles (default) of
+# Long-run memory of the file calls: test_nc_rss for 100000 cycles (default) of
 # minv_analyze_file, minv_invert_file and minv_solve_file, each beside netCDF-C alone doing
 # the same netCDF work, and the table into bench/results/nc_rss_<host>.md with the date,
 # commit, machine and command.
@@ -16,7 +16,7 @@ out="$root/bench/results/nc_rss_$(hostname -s).md"
 start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 table=$(cd "$work" && "$exe" "$cycles" 2>&1) && verdict="passed" || verdict="FAILED"
 {
-    echo "# Memory of the file calls over $cycles cycles (issue 25, item 6)"
+    echo "# Memory of the file calls over $cycles cycles"
     echo
     echo "- date: $start to $(date -u +%Y-%m-%dT%H:%M:%SZ); commit $(git -C "$root" rev-parse --short HEAD)"
     echo "- machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"

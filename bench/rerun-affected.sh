@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Re-runs, on the GPU machine, every table whose measurement issue 22 changed (bench_common's
-# one discipline: warm-up, medians of 3 or more, buffers written first, DGEMM and floors
-# measured alike, energy from one reading of every GPU), and writes each results file under
+# Re-runs, on the GPU machine, every table first measured before bench_common's one discipline
+# (warm-up, medians of 3 or more, buffers written first, DGEMM and floors measured alike,
+# energy from one reading of every GPU), and writes each results file under
 # its name in bench/results/ (the device's suffix: h100, h200) into $OUT, or into
 # bench/results/ when $OUT is unset. Sizes are cut where the full table would not fit one
 # 10-minute device command (each file's first line gives its command; the README says what

@@ -1,4 +1,4 @@
-/* One context used by two threads at once (issue 25 item 7): while one thread is inside a
+/* One context used by two threads at once: while one thread is inside a
  * call (held there by its progress callback), every call of another thread on the same context
  * is refused with MINV_ERR_CONTEXT_BUSY and changes nothing: the first call's result and last
  * error stay its own. Entry points that call others on the same thread (sub-matrix inversion)

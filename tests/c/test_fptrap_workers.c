@@ -1,4 +1,4 @@
-/* FP traps in minv's worker threads (issue 25): a program enables traps in every thread of an
+/* FP traps in minv's worker threads: a program enables traps in every thread of an
  * OpenMP region before it calls minv, so the threads OpenMP then lends to minv's own regions
  * start with traps on. Batched members near overflow or holding a NaN, and a pivoted
  * tridiagonal inversion on a subnormal diagonal, must end in statuses, never SIGFPE, and every

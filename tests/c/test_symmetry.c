@@ -1,4 +1,4 @@
-/* The symmetry tolerance (issue 19, issue 25 item 5): a covariance formed by GEMM, H P H^T + R,
+/* The symmetry tolerance: a covariance formed by GEMM, H P H^T + R,
  * symmetric only to rounding, takes Cholesky by default (the report gives its asymmetry and
  * that the lower triangle was read) and agrees with dposv on that triangle; matrices on both
  * sides of the default bound go their ways; the setting is bounded; and a Cholesky result

@@ -1,4 +1,4 @@
-! What a DA code replacing dgesv/dposv needs besides the solve (issue 19): minv_init again on
+! What a DA code replacing dgesv/dposv needs besides the solve: minv_init again on
 ! a live context (kept with the same options, replaced with others, untouched when that
 ! fails), minv_initialized, the in-place solve against the out-of-place one (both kinds, a
 ! matrix or a vector of right-hand sides, batched), and sym_tol= for one call.

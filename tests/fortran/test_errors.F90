@@ -92,7 +92,7 @@ program test_errors
   call minv_finalize(none, stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS, 'finalising an uninitialised context does nothing')
 
-  ! ---- a context: initialised again (issue 19: allowed), options ----
+  ! ---- a context: initialised again (allowed), options ----
   call minv_init(ctx, backend=MINV_BACKEND_CPU)
   call minv_init(ctx, backend=MINV_BACKEND_CPU, device=-1, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_init: invalid argument: could not create &

@@ -1,4 +1,4 @@
-/* A full disk (issue 25 item 4): every writer (invert, solve, the tridiagonal bands; netCDF-4
+/* A full disk: every writer (invert, solve, the tridiagonal bands; netCDF-4
  * and classic outputs) into a file system too small for its output fails with MINV_ERR_IO
  * saying "No space left on device", leaves no temporary file and no used space, and the
  * process goes on: a later write into the same file system succeeds, and the exit is clean

@@ -1,4 +1,4 @@
-/* Where outputs may go and how they get there (issue 25 item 2, issue 23 item 3):
+/* Where outputs may go and how they get there:
  *   - the temporary file cannot be redirected: symbolic links planted under the names a
  *     temporary could have had (the old OUT.tmp.<pid>) leave their targets untouched;
  *   - a FIFO, a device, a directory or a symbolic link at the output is refused before it is
@@ -9,8 +9,8 @@
  *   - temporaries left by a process that died (same host) are removed by the next run and
  *     reported, those of a live process are not;
  *   - the format of a new output follows the input's unless the result is too large for it
- *     (issue 23 item 5; the command's tests check the formats written);
- *   - units invert and divide as UDUNITS writes them (issue 23 item 4; the command's tests
+ *     (the command's tests check the formats written);
+ *   - units invert and divide as UDUNITS writes them (the command's tests
  *     check what the outputs carry over). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* HDF5 stays quiet (issue 25 item 8): file calls from a thread other than the one that first
+/* HDF5 stays quiet: file calls from a thread other than the one that first
  * used netCDF-C print no "HDF5-DIAG" lines on stderr, on success or failure, and the calling
  * thread's own HDF5 error handler is left as it was. netCDF-C switches HDF5's printing off
  * for the thread that initialises it only; HDF5 is thread-safe here, and each thread has its

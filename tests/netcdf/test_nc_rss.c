@@ -1,4 +1,4 @@
-/* Long runs (issue 25 item 6): the file calls must not grow the resident memory beyond what
+/* Long runs: the file calls must not grow the resident memory beyond what
  * netCDF-C itself keeps. netCDF-C 4.9 with HDF5 1.10 keeps about 1.3 kB for every netCDF-4
  * file it opens (a file creation property list from H5Fget_create_plist, dataspaces from
  * H5Aget_space, never closed) and more where datasets are opened, so each minv call is
