@@ -116,8 +116,15 @@ static void aggregate(minv_report *r, const minv_report *last, const minv_nc_rec
     minv_report_note(r, "batch of %lld matrices in chunks of up to %lld", (long long)count, (long long)chunk);
 }
 
+static minv_status invert_in_place(minv_context *ctx, minv_method method, minv_mat *a, minv_report *report) {
+    return a->dtype == MINV_R64 ? minv_invert_inplace_d(ctx, method, a->rows, a->data, a->ld, report)
+                                : minv_invert_inplace_s(ctx, method, a->rows, a->data, a->ld, report);
+}
+
 /* One matrix: read tile by tile, inverted in place (the host holds one matrix, not two),
- * written tile by tile. */
+ * written tile by tile. An AUTO Cholesky returns NOT_SPD only where its residual showed that
+ * A's asymmetry mattered (an indefinite A goes on by LU inside the call), having overwritten
+ * A, where out of place LU would have taken over: A is read again for LU. */
 static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, minv_nc_source *src,
                                  minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
     const int64_t n = src->rows;
@@ -126,8 +133,14 @@ static minv_status invert_single(minv_context *ctx, minv_method method, minv_dty
     minv_status status = MINV_SUCCESS;
     MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
     MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
-    status = t == MINV_R64 ? minv_invert_inplace_d(ctx, method, n, a.data, a.ld, report)
-                           : minv_invert_inplace_s(ctx, method, n, a.data, a.ld, report);
+    status = invert_in_place(ctx, method, &a, report);
+    if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO && report->method == MINV_METHOD_CHOLESKY) {
+        minv_clear_error(ctx);
+        MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
+        status = invert_in_place(ctx, MINV_METHOD_LU, &a, report);
+        minv_report_note(report, "Cholesky's residual showed that A's asymmetry mattered, so LU, on A read again "
+                                 "(the file's inversion works in place)");
+    }
     if (status != MINV_SUCCESS) {
         minv_nc_source_where(src, 0, where, sizeof where);
         minv_nc_fail_at(ctx, status, where);

@@ -2,7 +2,8 @@
  * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables), a
  * rank-4 variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one
  * right-hand side, X 1-D too), output into an existing file (added, overwritten, refused),
- * the output's storage and attributes, and the analysis. */
+ * the output's storage and attributes, the analysis, and a nearly symmetric matrix that the
+ * in-place file inversion hands to LU. */
 #include <float.h>
 #include <math.h>
 
@@ -458,9 +459,38 @@ static void analysis(minv_context *ctx) {
           (long long)an.first_bad_row, (long long)an.first_bad_col);
 }
 
+/* A matrix symmetric within the tolerance but not enough for Cholesky (upper entries off by
+ * up to 5e-6 of the largest, tolerance 1e-5): the file inversion works in place, so when the
+ * AUTO Cholesky's residual shows it, A is gone; it is read again and inverted by LU, as the
+ * out-of-place call does, never written as Cholesky's wrong answer or refused. */
+static void cholesky_residual_in_place(minv_context *ctx) {
+    const size_t n = 100, lens[2] = {100, 100};
+    const char *const dims[2] = {"row", "col"};
+    double *a = spd(n, 29), largest = 0;
+    tu_rng rng;
+    tu_seed(&rng, 30);
+    for (size_t k = 0; k < n * n; k++) largest = fmax(largest, fabs(a[k]));
+    for (size_t i = 0; i < n; i++) /* row-major on disk: a[i][j], j > i */
+        for (size_t j = i + 1; j < n; j++) a[i * n + j] += 5e-6 * largest * tu_uniform(&rng);
+    nct_write("lay_asym.nc", 0, &nc4, "S", NC_DOUBLE, 2, dims, lens, 0, a);
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_SYMMETRY_TOL, 1e-5), MINV_SUCCESS, ctx);
+    minv_report rep;
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_asym.nc", "S", "lay_asym_inv.nc", NULL, NCT_REPLACE, &rep),
+                 MINV_SUCCESS, ctx);
+    CHECK(rep.method == MINV_METHOD_LU, "redone by LU: %s (%s)", minv_method_name(rep.method), rep.reason);
+    HAS(rep.reason, "so LU, on A read again");
+    double *x = nct_read("lay_asym_inv.nc", "S_inv", NULL);
+    CHECK(disk_inverse_ratio(a, x, n) < 30, "the inverse of the nearly symmetric S: ratio %.3g",
+          disk_inverse_ratio(a, x, n));
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_SYMMETRY_TOL, -1), MINV_SUCCESS, ctx);
+    free(a);
+    free(x);
+}
+
 int main(void) {
     minv_context *ctx = nct_context();
     same_dimension_twice(ctx);
+    cholesky_residual_in_place(ctx);
     wrf_time(ctx, &nc4, "lay_wrf4.nc");
     wrf_time(ctx, &classic, "lay_wrf3.nc");
     rank4(ctx);
