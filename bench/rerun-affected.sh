@@ -9,6 +9,9 @@
 #   single  (default; one GPU, about 6 minutes): bench_iterative table1, table2, rate, ooc (3
 #           against 4 streams), bench_gauss_jordan swap, bench_tridiagonal gpu and paper
 #   multi   (two GPUs or more, about 8 minutes): bench_multi_gpu compare and the 2-GPU sweep
+#   headline (one GPU, about 6 minutes): the README's headline rows measured before then:
+#           bench_gauss_jordan invert (Table 4) and solve, bench_spd invert and solve,
+#           bench_batched gpu
 # On the development machine first: a CUDA build in build/ and scripts/device-pack.sh; then
 # through the device tool, carrying build and devlibs:
 #   scripts/device-run.sh devlibs bash bench/rerun-affected.sh [single|multi]
@@ -59,8 +62,15 @@ multi)
     step "multi_gpu_compare_${sfx}x$gpus.md" 330 bench_multi_gpu compare --n 16384,32768
     step "multi_gpu_sweep_2gpu_${sfx}x$gpus.md" 200 bench_multi_gpu sweep --gpus 2 --n 16384
     ;;
+headline)
+    step "gauss_jordan_table4_$sfx.md" 150 bench_gauss_jordan invert
+    step "gauss_jordan_solve_$sfx.md" 60 bench_gauss_jordan solve
+    step "spd_invert_$sfx.md" 100 bench_spd invert
+    step "spd_solve_$sfx.md" 60 bench_spd solve
+    step "batched_gpu_$sfx.md" 150 bench_batched gpu
+    ;;
 *)
-    echo "usage: bench/rerun-affected.sh [single|multi]" >&2
+    echo "usage: bench/rerun-affected.sh [single|multi|headline]" >&2
     exit 2
     ;;
 esac

@@ -189,6 +189,7 @@ struct ooc_job {
 };
 
 minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cudaStream_t s, int buffer, void *user) {
+    minv_gpu_scope scope(ctx);
     ooc_job *job = (ooc_job *)user;
     const minv_mat *host = job->host;
     const int64_t n = host->rows, w = panel->cols;

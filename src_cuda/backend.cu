@@ -4,6 +4,18 @@
 
 namespace {
 
+/* Each algorithm the core calls runs in its own workspace scope: when it returns, on any
+ * path, every slot it reserved is released, so that the core's next step (a retry by LU,
+ * the CPU fallback's report, the reconditioning) starts with none held. */
+template <auto F> struct scoped;
+template <typename... Args, minv_status (*F)(minv_context *, Args...)> struct scoped<F> {
+    static minv_status call(minv_context *ctx, Args... args) {
+        minv_gpu_scope scope(ctx);
+        return F(ctx, args...);
+    }
+};
+#define SCOPED(f) scoped<f>::call
+
 minv_status lu_invert(minv_context *c, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *r) {
     return minv_gpu_invert_host(c, minv_gpu_lu_invert, a, x, an, r);
 }
@@ -35,42 +47,42 @@ minv_backend_ops make_table() {
     t.name = "gpu";
     t.general_method = general_method;
     t.computes_residual = 1;
-    t.analyze = minv_gpu_analyze;
-    t.invert_tridiagonal = minv_gpu_tridiagonal_invert_host;
-    t.invert_tridiagonal_device = minv_gpu_tridiagonal_invert_device;
+    t.analyze = SCOPED(minv_gpu_analyze);
+    t.invert_tridiagonal = SCOPED(minv_gpu_tridiagonal_invert_host);
+    t.invert_tridiagonal_device = SCOPED(minv_gpu_tridiagonal_invert_device);
     t.download_vector = minv_gpu_download_vector;
-    t.invert[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert_host;
-    t.invert[MINV_METHOD_LU] = lu_invert;
-    t.invert[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_invert_host;
-    t.invert[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert_host;
-    t.invert[MINV_METHOD_TRIDIAGONAL] = minv_tridiagonal_invert_dense;
-    t.invert[MINV_METHOD_GJ_BASELINE] = minv_gpu_gj_baseline_invert_host;
-    t.solve[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve_host;
-    t.solve[MINV_METHOD_LU] = lu_solve;
-    t.solve[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_solve_host;
-    t.analyze_device = minv_gpu_analyze_device;
-    t.invert_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_invert;
-    t.invert_device[MINV_METHOD_LU] = minv_gpu_lu_invert;
-    t.invert_device[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_invert;
-    t.invert_device[MINV_METHOD_ITERATIVE] = minv_gpu_iterative_invert;
-    t.invert_device[MINV_METHOD_TRIDIAGONAL] = minv_tridiagonal_invert_dense_device;
-    t.solve_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve;
-    t.solve_device[MINV_METHOD_LU] = minv_gpu_lu_solve;
-    t.solve_device[MINV_METHOD_GAUSS_JORDAN] = minv_gpu_gauss_jordan_solve;
-    t.eigen = minv_gpu_eigen;
+    t.invert[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_invert_host);
+    t.invert[MINV_METHOD_LU] = SCOPED(lu_invert);
+    t.invert[MINV_METHOD_GAUSS_JORDAN] = SCOPED(minv_gpu_gauss_jordan_invert_host);
+    t.invert[MINV_METHOD_ITERATIVE] = SCOPED(minv_gpu_iterative_invert_host);
+    t.invert[MINV_METHOD_TRIDIAGONAL] = SCOPED(minv_tridiagonal_invert_dense);
+    t.invert[MINV_METHOD_GJ_BASELINE] = SCOPED(minv_gpu_gj_baseline_invert_host);
+    t.solve[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_solve_host);
+    t.solve[MINV_METHOD_LU] = SCOPED(lu_solve);
+    t.solve[MINV_METHOD_GAUSS_JORDAN] = SCOPED(minv_gpu_gauss_jordan_solve_host);
+    t.analyze_device = SCOPED(minv_gpu_analyze_device);
+    t.invert_device[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_invert);
+    t.invert_device[MINV_METHOD_LU] = SCOPED(minv_gpu_lu_invert);
+    t.invert_device[MINV_METHOD_GAUSS_JORDAN] = SCOPED(minv_gpu_gauss_jordan_invert);
+    t.invert_device[MINV_METHOD_ITERATIVE] = SCOPED(minv_gpu_iterative_invert);
+    t.invert_device[MINV_METHOD_TRIDIAGONAL] = SCOPED(minv_tridiagonal_invert_dense_device);
+    t.solve_device[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_solve);
+    t.solve_device[MINV_METHOD_LU] = SCOPED(minv_gpu_lu_solve);
+    t.solve_device[MINV_METHOD_GAUSS_JORDAN] = SCOPED(minv_gpu_gauss_jordan_solve);
+    t.eigen = SCOPED(minv_gpu_eigen);
     t.energy = minv_gpu_energy;
-    t.all_finite_device = minv_gpu_all_finite;
-    t.invert_batched = minv_gpu_invert_batched;
-    t.invert_batched_device = minv_gpu_invert_batched_device;
-    t.solve_batched = minv_gpu_solve_batched;
-    t.solve_batched_device = minv_gpu_solve_batched_device;
+    t.all_finite_device = SCOPED(minv_gpu_all_finite);
+    t.invert_batched = SCOPED(minv_gpu_invert_batched);
+    t.invert_batched_device = SCOPED(minv_gpu_invert_batched_device);
+    t.solve_batched = SCOPED(minv_gpu_solve_batched);
+    t.solve_batched_device = SCOPED(minv_gpu_solve_batched_device);
     t.end_call = minv_gpu_end_call;
     t.set_stream = minv_gpu_set_stream;
     t.begin_device_call = minv_gpu_begin_device_call;
-    t.solve_mixed[MINV_METHOD_CHOLESKY] = cholesky_solve_mixed;
-    t.solve_mixed[MINV_METHOD_LU] = lu_solve_mixed;
-    t.solve_mixed_device[MINV_METHOD_CHOLESKY] = minv_gpu_cholesky_solve_mixed;
-    t.solve_mixed_device[MINV_METHOD_LU] = minv_gpu_lu_solve_mixed;
+    t.solve_mixed[MINV_METHOD_CHOLESKY] = SCOPED(cholesky_solve_mixed);
+    t.solve_mixed[MINV_METHOD_LU] = SCOPED(lu_solve_mixed);
+    t.solve_mixed_device[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_solve_mixed);
+    t.solve_mixed_device[MINV_METHOD_LU] = SCOPED(minv_gpu_lu_solve_mixed);
     return t;
 }
 

@@ -361,6 +361,7 @@ void pack_member(const minv_batch *h, int64_t m, int k, void *slot) {
 
 minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
                          const minv_batch *b, const minv_batch *x, minv_batch_results *res, minv_batch_report *r) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const minv_dtype tio = a->dtype;
@@ -429,6 +430,7 @@ cleanup:
 
 minv_status device_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
                            const minv_batch *b, const minv_batch *x, minv_batch_results *res, minv_batch_report *r) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const minv_dtype tio = a->dtype;
     const int64_t count = a->count, nrhs = b ? b->cols : 0;

@@ -9,6 +9,7 @@ namespace {
 
 /* Factor x = L L^T in place (lower); on failure report the column. */
 minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     size_t dev_bytes = 0;
     void *work[2];
@@ -25,6 +26,7 @@ cleanup:
 
 template <typename T>
 minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
@@ -135,6 +137,7 @@ minv_status minv_gpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_
 
 minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                                     const minv_analysis *an, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
     const int64_t n = a->rows;

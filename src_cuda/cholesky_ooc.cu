@@ -553,13 +553,12 @@ cleanup:
     return status;
 }
 
-/* An in-core attempt found the budget too small after all: the report says so, and nothing it
- * reserved stays held for the out-of-core path. */
+/* An in-core attempt found the budget too small after all: the report says so (what it
+ * reserved went with its scope). */
 void in_core_failed(minv_context *ctx, minv_report *report) {
     minv_report_note(report, "in core failed: %s", minv_last_error(ctx));
     minv_clear_error(ctx);
     ctx->gpu->staged_host = NULL;
-    minv_gpu_unlock(ctx, 0, WS_COUNT);
 }
 
 } // namespace

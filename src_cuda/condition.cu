@@ -35,6 +35,7 @@ double norm1(const double *v, int64_t n) {
 
 minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, double anorm,
                                     minv_gpu_vec_solve solve, void *user, double *rcond) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int slot = WS_SCALAR;
     const size_t bytes = (size_t)n * 8 + 64;

@@ -521,6 +521,7 @@ template <typename T> void note_devices(const gj<T> *s, minv_report *report) {
 
 template <typename T>
 minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
@@ -573,6 +574,7 @@ cleanup:
 template <typename T>
 minv_status solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
                   minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows, m = b->cols, rhs = m + 1; /* B and Hager's vector (1/n, ...) */

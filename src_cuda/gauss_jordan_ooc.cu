@@ -497,12 +497,11 @@ cleanup:
 }
 
 /* After the in-core attempt ran out of device memory: why, in the report, and nothing of it
- * kept (its slots unlocked, the analysis's upload forgotten, its failed allocation's error
- * cleared so that the next launch check does not see it). */
+ * kept (its slots went with its scope; the analysis's upload forgotten, its failed
+ * allocation's error cleared so that the next launch check does not see it). */
 void leave_in_core(minv_context *ctx, minv_report *report) {
     minv_report_note(report, "in core: %s", minv_last_error(ctx));
     minv_clear_error(ctx);
-    minv_gpu_unlock(ctx, 0, WS_COUNT);
     ctx->gpu->staged_host = NULL;
     cudaGetLastError();
 }

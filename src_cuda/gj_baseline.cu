@@ -83,6 +83,7 @@ template <typename T> void host_unswap(minv_mat *h, const int64_t *piv, int64_t 
  * comes to the host, for the pivot search. */
 template <typename T>
 minv_status run(minv_context *ctx, minv_mat *h, int64_t slab_rows, int64_t *piv, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = h->rows, slabs = (n + slab_rows - 1) / slab_rows;

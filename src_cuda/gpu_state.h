@@ -25,7 +25,10 @@ struct minv_gpu {
     size_t budget;                           /* bytes minv may hold on the device */
     void *ws[WS_COUNT];
     size_t ws_bytes[WS_COUNT];
-    int ws_locked[WS_COUNT]; /* reserved during the current call: never released under it */
+    /* Nonzero while a request of the current call holds the slot: the request's number on
+     * the clock of team[0], so that a scope can release what was reserved within it. */
+    unsigned long long ws_held[WS_COUNT];
+    unsigned long long ws_clock; /* team[0]'s counts the requests of every device */
     void *pinned[PIN_COUNT];
     size_t pinned_bytes[PIN_COUNT];
     /* The host matrix the analysis uploaded to WS_A during the current call, if any. */

@@ -32,13 +32,14 @@ enum minv_pinned_slot {
 /* A device slot's name for messages ("WS_B", "WS_PANEL+2") into name, which it returns. */
 enum { MINV_SLOT_NAME_LEN = 32 };
 const char *minv_gpu_slot_name(int slot, char name[MINV_SLOT_NAME_LEN]);
-/* Makes slots[k] hold at least bytes[k] for k < count and returns the pointers, locked until
- * the call ends. Fails with MINV_ERR_DEVICE_MEMORY when the slots this call holds would
- * exceed the budget; unlocked slots are released first when that makes room; with
- * MINV_ERR_INTERNAL, naming the slot, when one request lists a slot twice (the two pointers
- * would alias) or a slot that does not exist. A slot this call already holds may be asked for again by a
- * later request: its holder is then done with it (the GPU code reuses WS_SCALAR, WS_SOLVER and
- * the panel companions this way), and the buffer is returned again, or grown. */
+/* Makes slots[k] hold at least bytes[k] for k < count and returns the pointers, held until
+ * the scope that reserved them ends (minv_gpu_scope) or the call does. Fails with
+ * MINV_ERR_DEVICE_MEMORY when the slots this call holds would exceed the budget; slots not
+ * held are released first when that makes room; with MINV_ERR_INTERNAL, naming the slot, when
+ * the request lists a slot twice, a slot that does not exist, or a slot still held by an
+ * earlier request (growing it would leave that request's pointer dangling, and keeping it
+ * would alias the two): a buffer passes from one phase to the next only by the first
+ * phase's scope ending. */
 minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes,
                              void **ptrs);
 /* The same on one device of the team, against its own budget. */
@@ -48,9 +49,25 @@ minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const
 int minv_gpu_fits(const minv_context *ctx, double bytes);
 /* Bytes of the budget that the slots this call holds leave free. */
 double minv_gpu_available(const minv_context *ctx);
-/* Slots [first, first + count) are no longer needed by this call: they stay cached for the
- * next one but may be released to make room. */
-void minv_gpu_unlock(minv_context *ctx, int first, int count);
+/* The requests made after a mark, released together: every slot they reserved, on every
+ * device of the team, stays cached for later requests and calls but may be released to
+ * make room. */
+typedef unsigned long long minv_gpu_mark;
+minv_gpu_mark minv_gpu_mark_now(const minv_context *ctx);
+void minv_gpu_release_since(minv_context *ctx, minv_gpu_mark mark);
+#ifdef __cplusplus
+/* What a function reserves for its own use is released when it returns, on every path, so
+ * that the next phase of the call (a retry, the condition estimate, the residual) may
+ * reserve the same slots. Slots a function hands to its caller belong to the caller's scope. */
+struct minv_gpu_scope {
+    minv_context *ctx;
+    minv_gpu_mark mark;
+    explicit minv_gpu_scope(minv_context *c) : ctx(c), mark(minv_gpu_mark_now(c)) {}
+    ~minv_gpu_scope() { minv_gpu_release_since(ctx, mark); }
+    minv_gpu_scope(const minv_gpu_scope &) = delete;
+    minv_gpu_scope &operator=(const minv_gpu_scope &) = delete;
+};
+#endif
 minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr);
 void minv_gpu_release_all(minv_gpu *g);
 /* End of a public call: unlock the slots and forget the staged upload. */

@@ -15,6 +15,7 @@ cleanup:
 
 minv_status minv_gpu_invert_host(minv_context *ctx, minv_invert_op device_op, const minv_mat *a, minv_mat *x,
                                  const minv_analysis *an, minv_report *r) {
+    minv_gpu_scope scope(ctx);
     void *dev;
     minv_status status = minv_gpu_stage_input(ctx, a, &dev);
     if (status != MINV_SUCCESS)
@@ -29,6 +30,7 @@ minv_status minv_gpu_invert_host(minv_context *ctx, minv_invert_op device_op, co
 
 minv_status minv_gpu_solve_host(minv_context *ctx, minv_solve_op device_op, const minv_mat *a, const minv_mat *b,
                                 minv_mat *x, const minv_analysis *an, minv_report *r) {
+    minv_gpu_scope scope(ctx);
     void *dev_a, *dev_x;
     const int slot = WS_C;
     const size_t bytes = (size_t)b->rows * (size_t)b->cols * (size_t)b->dtype;

@@ -130,6 +130,7 @@ minv_status finish(minv_iter_engine *base, int v) {
 
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
     gpu_engine e;
@@ -147,14 +148,17 @@ minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv
     }
     slots[IT_BUFFERS - 1] = WS_SCALAR;
     bytes[IT_BUFFERS - 1] = 64;
-    MINV_TRY(minv_gpu_reserve(ctx, IT_BUFFERS, slots, bytes, p));
-    for (int k = IT_V0; k < IT_BUFFERS; k++) e.hi[k] = (minv_mat){a->dtype, n, n, n, p[k - 1]};
-    e.scalar = (double *)p[IT_BUFFERS - 1];
     MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
-    status = minv_iterate(ctx, &e.base, a->dtype, an, report);
-    if (e.low) cublasSetMathMode(ctx->gpu->blas, CUBLAS_DEFAULT_MATH);
-    if (status != MINV_SUCCESS)
-        goto cleanup;
+    { /* the iteration's buffers are done with once X holds the result */
+        minv_gpu_scope iteration(ctx);
+        MINV_TRY(minv_gpu_reserve(ctx, IT_BUFFERS, slots, bytes, p));
+        for (int k = IT_V0; k < IT_BUFFERS; k++) e.hi[k] = (minv_mat){a->dtype, n, n, n, p[k - 1]};
+        e.scalar = (double *)p[IT_BUFFERS - 1];
+        status = minv_iterate(ctx, &e.base, a->dtype, an, report);
+        if (e.low) cublasSetMathMode(ctx->gpu->blas, CUBLAS_DEFAULT_MATH);
+        if (status != MINV_SUCCESS)
+            goto cleanup;
+    }
     MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, an, report));
     MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
 cleanup:

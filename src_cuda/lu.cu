@@ -36,18 +36,19 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     MINV_TRY(minv_gpu_copy(ctx, a, &f->lu));
     CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
                                              &host_bytes));
-    {
-        const int slot = WS_SOLVER;
-        MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &dev_bytes, &p[2]));
-    }
     if (host_bytes && !(host_work = malloc(host_bytes))) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
         goto cleanup;
     }
-    CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, n, n, dt, f->lu.data, n, f->ipiv, dt, p[2], dev_bytes,
-                                  host_work, host_bytes, (int *)p[1]));
-    CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    { /* getrf's workspace is its own; the factors and pivots are the caller's */
+        minv_gpu_scope getrf(ctx);
+        const int slot = WS_SOLVER;
+        MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &dev_bytes, &p[2]));
+        CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, n, n, dt, f->lu.data, n, f->ipiv, dt, p[2],
+                                      dev_bytes, host_work, host_bytes, (int *)p[1]));
+        CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
+        CUDA_TRY(cudaStreamSynchronize(g->stream));
+    }
     if (info > 0) {
         report->info = info - 1;
         status = minv_fail(ctx, MINV_ERR_SINGULAR, "U(%d,%d) is exactly zero: no pivot in column %d (1-based)", info,
@@ -93,9 +94,10 @@ const int64_t PERMUTE_COLS = 256;
 /* x = P b (P when b is NULL; P^T b with `back`), b and x of one shape; x may be b. */
 template <typename T>
 minv_status permute(minv_context *ctx, const lu_factors *f, const minv_mat *b, minv_mat *x, int back) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = x->rows, cols = x->cols, ldx = x->ld, w = cols < PERMUTE_COLS ? cols : PERMUTE_COLS;
-    const int slot = WS_SOLVER; /* getrf's workspace, free now */
+    const int slot = WS_SOLVER; /* getrf's workspace, released when it was done */
     const size_t bytes = (size_t)n * (size_t)w * sizeof(T);
     T *const xd = (T *)x->data, *tmp;
     if (n == 0 || cols == 0) return MINV_SUCCESS;
@@ -175,6 +177,7 @@ cleanup:
 
 minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
     lu_factors f;
@@ -191,6 +194,7 @@ cleanup:
 
 minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x,
                               const minv_analysis *an, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
     lu_factors f;

@@ -241,6 +241,7 @@ size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 minv_status solve(minv_context *ctx, int lu, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
                   minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows, k = b->cols, cols = k + 1;
     const size_t blocks = aligned(minv_gpu_triangle_blocks_bytes(MINV_R32, n, SOLVE_NB));

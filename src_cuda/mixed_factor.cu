@@ -249,6 +249,7 @@ int64_t lu_width(const minv_context *ctx) {
 } // namespace
 
 minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors, int level, int64_t *ipiv) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows, nb = lu_width(ctx);

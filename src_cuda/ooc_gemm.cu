@@ -91,6 +91,7 @@ minv_status minv_gpu_ooc_plan(minv_context *ctx, minv_dtype t, int64_t n, minv_o
 minv_status minv_gpu_ooc_gemm(minv_context *ctx, const minv_ooc_plan *plan, const minv_mat *x, const minv_mat *y,
                               double alpha, const minv_mat *s, double beta, double gamma, minv_mat *c,
                               double *residual) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const minv_dtype t = c->dtype;

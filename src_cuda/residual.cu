@@ -72,6 +72,7 @@ cleanup:
 
 minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *x,
                                           const minv_analysis *an, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = r->n;
     cudaStream_t s = ctx->gpu->stream;
@@ -183,6 +184,7 @@ cleanup:
 
 minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, const minv_analysis *an,
                                         minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     void *p;
     double xnorm;
@@ -200,6 +202,7 @@ cleanup:
 }
 
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     void *p;
     unsigned long long first = ULLONG_MAX;

@@ -149,6 +149,7 @@ void minv_host_copy(const minv_mat *src, minv_mat *dst) {
 
 minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
                                    minv_panel_fn work, void *user) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)host->dtype, panel_bytes = (size_t)host->rows * (size_t)panel_cols * es;
@@ -185,9 +186,6 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
         minv_progress(ctx, "stream", (double)(j0 + cols) / (double)host->cols);
     }
     for (int b = 0; b < nbuf; b++) CUDA_TRY(cudaStreamSynchronize(g->copy[b]));
-    /* the panels and their callbacks' companions are done with: what follows may have the room */
-    minv_gpu_unlock(ctx, WS_PANEL, MINV_GPU_STREAMS);
-    minv_gpu_unlock(ctx, WS_AUX, MINV_GPU_STREAMS);
 cleanup:
     return status;
 }

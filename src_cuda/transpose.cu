@@ -7,6 +7,7 @@
 
 minv_status minv_gpu_ooc_transpose(minv_context *ctx, const minv_ooc_plan *plan, const minv_mat *src, double scale,
                                    minv_mat *dst) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const minv_dtype t = src->dtype;

@@ -158,6 +158,7 @@ cleanup:
  * an exactly zero pivot), so this cannot fail numerically. */
 template <typename T>
 minv_status invert_diagonal_blocks(minv_context *ctx, const T *a, int64_t n, int64_t ld, tri_shape s, int64_t nb, T *e) {
+    minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t count = (n + nb - 1) / nb, full = n / nb, last = n - full * nb;
@@ -200,6 +201,7 @@ tri_shape triangle_shape(int lu, int which) { return which == 0 ? (lu ? UNIT_LOW
 cublasOperation_t triangle_op(int lu, int which) { return which == 1 && !lu ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
 template <typename T> minv_status inverse_from_factor(minv_context *ctx, minv_mat *l) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = l->rows, ld = l->ld;
     T *a = (T *)l->data, *e;
@@ -248,6 +250,7 @@ cleanup:
  * getrf's (lu), U^-1 L^-1 x with L unit lower and U upper; x is already row-permuted there.
  * Each triangle's diagonal blocks are inverted into the one scratch before its solve. */
 template <typename T> minv_status solve_with_factors(minv_context *ctx, const minv_mat *f, int lu, minv_mat *x) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows;
     const T *a = (const T *)f->data;

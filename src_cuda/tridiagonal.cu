@@ -249,6 +249,7 @@ cleanup:
 }
 
 template <typename T> minv_status write_once(minv_context *ctx, const minv_tri_plan *p, minv_mat *x, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const minv_tri_gen &g = p->gen;
     const int64_t n = p->n;
@@ -292,6 +293,7 @@ cleanup:
 }
 
 template <typename T> minv_status sherman_morrison(minv_context *ctx, const minv_tri_plan *p, minv_mat *x) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = p->n;
     cudaStream_t s = ctx->gpu->stream;
@@ -324,6 +326,7 @@ cleanup:
 }
 
 template <typename T> minv_status pivoted(minv_context *ctx, const minv_tri_plan *p, minv_mat *x) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = p->n;
     const size_t vec = (size_t)n * sizeof(double);
@@ -343,6 +346,7 @@ cleanup:
 
 /* ||I - A X||_1 / (n ||A||_1 ||X||_1), R = A X - I formed in a scratch matrix (WS_C). */
 template <typename T> minv_status full_residual(minv_context *ctx, const minv_tri_plan *p, const minv_mat *x, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = p->n;
     cudaStream_t s = ctx->gpu->stream;
@@ -399,6 +403,7 @@ minv_status minv_gpu_tridiagonal_invert_device(minv_context *ctx, const minv_tri
 }
 
 minv_status minv_gpu_tridiagonal_invert_host(minv_context *ctx, const minv_tri_plan *p, minv_mat *x, minv_report *report) {
+    minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int slot = WS_B;
     const size_t bytes = (size_t)p->n * (size_t)p->n * (size_t)x->dtype;

@@ -28,6 +28,7 @@ static void release_slot(minv_gpu *g, int k) {
     if (g->ws[k]) cudaFree(g->ws[k]);
     g->ws[k] = NULL;
     g->ws_bytes[k] = 0;
+    if (k == WS_A) g->staged_host = NULL; /* the analysis's upload is gone with it */
 }
 
 int minv_gpu_fits(const minv_context *ctx, double bytes) { return bytes <= (double)ctx->gpu->budget; }
@@ -36,12 +37,19 @@ double minv_gpu_available(const minv_context *ctx) {
     const minv_gpu *g = ctx->gpu;
     double held = 0;
     for (int k = 0; k < WS_COUNT; k++)
-        if (g->ws_locked[k]) held += (double)g->ws_bytes[k];
+        if (g->ws_held[k]) held += (double)g->ws_bytes[k];
     return (double)g->budget - held;
 }
 
-void minv_gpu_unlock(minv_context *ctx, int first, int count) {
-    for (int k = first; k < first + count; k++) ctx->gpu->ws_locked[k] = 0;
+minv_gpu_mark minv_gpu_mark_now(const minv_context *ctx) { return ctx->gpu->ws_clock; }
+
+void minv_gpu_release_since(minv_context *ctx, minv_gpu_mark mark) {
+    for (int d = 0; d < MINV_MAX_DEVICES; d++) {
+        minv_gpu *g = ctx->gpu->team[d];
+        if (g)
+            for (int k = 0; k < WS_COUNT; k++)
+                if (g->ws_held[k] > mark) g->ws_held[k] = 0;
+    }
 }
 
 minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, const size_t *bytes, void **ptrs) {
@@ -51,7 +59,7 @@ minv_status minv_gpu_reserve(minv_context *ctx, int count, const int *slots, con
 minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const int *slots, const size_t *bytes,
                                 void **ptrs) {
     minv_status status = MINV_SUCCESS;
-    /* What the call will hold: its locked slots plus this request. */
+    /* What the call will hold: the slots it holds plus this request. */
     double want = 0;
     int wanted[WS_COUNT] = {0};
     for (int k = 0; k < count; k++) {
@@ -63,33 +71,37 @@ minv_status minv_gpu_reserve_on(minv_context *ctx, minv_gpu *g, int count, const
             return minv_fail(ctx, MINV_ERR_INTERNAL,
                              "internal error: workspace %s is reserved twice in one request (the buffers would alias)",
                              minv_gpu_slot_name(slots[k], name));
+        if (g->ws_held[slots[k]])
+            return minv_fail(ctx, MINV_ERR_INTERNAL,
+                             "internal error: workspace %s is reserved again while an earlier request of this call "
+                             "holds it (the buffers would alias)",
+                             minv_gpu_slot_name(slots[k], name));
         wanted[slots[k]] = 1;
     }
     for (int k = 0; k < count; k++) want += (double)bytes[k];
     for (int k = 0; k < WS_COUNT; k++)
-        if (g->ws_locked[k] && !wanted[k]) want += (double)g->ws_bytes[k];
+        if (g->ws_held[k]) want += (double)g->ws_bytes[k];
     if (want > (double)g->budget)
         return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "needs %.3g GB of memory on device %d, the budget is %.3g GB",
                          want / 1e9, g->device, (double)g->budget / 1e9);
     /* Make room by releasing cached slots this call does not hold. */
     double cached = 0;
     for (int k = 0; k < WS_COUNT; k++)
-        if (!wanted[k] && !g->ws_locked[k]) cached += (double)g->ws_bytes[k];
+        if (!wanted[k] && !g->ws_held[k]) cached += (double)g->ws_bytes[k];
     for (int k = 0; k < WS_COUNT && cached + want > (double)g->budget; k++)
-        if (!wanted[k] && !g->ws_locked[k]) {
+        if (!wanted[k] && !g->ws_held[k]) {
             cached -= (double)g->ws_bytes[k];
             release_slot(g, k);
         }
     CUDA_TRY(cudaSetDevice(g->device));
     for (int k = 0; k < count; k++) {
         int s = slots[k];
-        g->ws_locked[s] = 1;
+        g->ws_held[s] = ++ctx->gpu->ws_clock;
         if (g->ws_bytes[s] >= bytes[k] && g->ws[s]) {
             ptrs[k] = g->ws[s];
             continue;
         }
         release_slot(g, s);
-        if (s == WS_A) g->staged_host = NULL;
         size_t size = bytes[k] > 0 ? bytes[k] : 1;
         CUDA_TRY(cudaMalloc(&g->ws[s], size));
         g->ws_bytes[s] = size;
@@ -142,6 +154,6 @@ void minv_gpu_end_call(minv_context *ctx) {
     g->joined = 0;
     for (int d = 0; d < MINV_MAX_DEVICES; d++)
         if (g->team[d])
-            for (int k = 0; k < WS_COUNT; k++) g->team[d]->ws_locked[k] = 0;
+            for (int k = 0; k < WS_COUNT; k++) g->team[d]->ws_held[k] = 0;
     g->staged_host = NULL;
 }

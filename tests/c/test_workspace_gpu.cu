@@ -1,8 +1,10 @@
 /* The device workspaces' aliasing check (src_cuda/workspace.cu), called directly as the GPU
- * algorithms call it (no public call lists a slot twice): a request naming one slot twice, or
- * a slot that does not exist, fails with MINV_ERR_INTERNAL and the slot's name and hands out
- * nothing; a request of distinct slots gets distinct buffers, and the context then works (an
- * inversion checked by its residual ratio). Skips (77) without a GPU. */
+ * algorithms call it (no public call lists a slot twice): a request naming one slot twice, a
+ * slot that does not exist, or a slot an earlier request of the call still holds, fails with
+ * MINV_ERR_INTERNAL and the slot's name and hands out nothing; a request of distinct slots
+ * gets distinct buffers; a scope releases what was reserved within it and nothing else; the
+ * context then works (an inversion checked by its residual ratio). Skips (77) without a GPU.
+ * The whole GPU suite checks that no algorithm reserves a slot it or its caller holds. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +50,29 @@ int main(void) {
     const int two[2] = {WS_B, WS_C};
     check(minv_gpu_reserve(ctx, 2, two, bytes, ptrs) == MINV_SUCCESS, "WS_B and WS_C", ctx);
     check(ptrs[0] && ptrs[1] && ptrs[0] != ptrs[1], "distinct buffers", ctx);
+
+    /* a later request of the same call may not take WS_B while the first holds it: grown, the
+     * first pointer would dangle; returned as it is, the two would alias */
+    void *held_b = ptrs[0], *again = NULL;
+    const int b_only[1] = {WS_B};
+    const size_t larger[1] = {1 << 20};
+    check(minv_gpu_reserve(ctx, 1, b_only, larger, &again) == MINV_ERR_INTERNAL, "WS_B again while held", ctx);
+    check(strstr(minv_last_error(ctx), "WS_B is reserved again") != NULL, "the message names WS_B", ctx);
+    check(!again && ctx->gpu->ws[WS_B] == held_b, "WS_B's buffer kept for its holder", ctx);
+
+    /* what a scope reserves is released when it ends, and only that */
+    void *inner = NULL, *inner_again = NULL;
+    const int d_only[1] = {WS_D};
+    {
+        minv_gpu_scope phase(ctx);
+        check(minv_gpu_reserve(ctx, 1, d_only, bytes, &inner) == MINV_SUCCESS, "WS_D in a scope", ctx);
+    }
+    check(minv_gpu_reserve(ctx, 1, d_only, bytes, &inner_again) == MINV_SUCCESS, "WS_D after its scope ended", ctx);
+    check(inner && inner_again == inner, "the cached buffer handed out again", ctx);
+    check(minv_gpu_reserve(ctx, 1, b_only, bytes, &again) == MINV_ERR_INTERNAL, "WS_B still held after the scope",
+          ctx);
+    minv_gpu_end_call(ctx);
+    check(minv_gpu_reserve(ctx, 1, b_only, larger, &again) == MINV_SUCCESS, "WS_B in the next call", ctx);
     minv_gpu_end_call(ctx);
 
     /* the context is unharmed: a general matrix inverted, ||I - A X||_1 / (n ||A||_1 ||X||_1 eps) < 30 */
