@@ -188,22 +188,20 @@ struct ooc_job {
     analysis_buffers *b;
 };
 
-minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cudaStream_t s, int buffer, void *user) {
-    minv_gpu_scope scope(ctx);
+minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cudaStream_t s, int buffer, void *dev_rows,
+                      void *user) {
     ooc_job *job = (ooc_job *)user;
     const minv_mat *host = job->host;
     const int64_t n = host->rows, w = panel->cols;
     const size_t es = (size_t)host->dtype, bytes = (size_t)w * (size_t)n * es;
-    const int slot = WS_AUX + buffer;
     const int threads = minv_threads_for(ctx->cpu_threads, (double)w * (double)n); /* only where worth them */
     minv_status status = MINV_SUCCESS;
-    void *dev_rows, *pinned_rows;
+    void *pinned_rows;
     if (host->dtype == MINV_R64)
         launch_panel_stats<double>(panel, n, j0, job->b->st, job->b->rowsum, job->b->diag, s);
     else
         launch_panel_stats<float>(panel, n, j0, job->b->st, job->b->rowsum, job->b->diag, s);
     LAUNCH_TRY();
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &dev_rows));
     MINV_TRY(minv_gpu_pinned(ctx, PIN_AUX + buffer, bytes, &pinned_rows));
     /* rows j0 .. j0+w of every column, dense w x n */
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
@@ -265,7 +263,8 @@ minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
                          (double)ctx->gpu->budget / 1e9, (long long)n);
     if (w > n) w = n;
     MINV_TRY(begin(ctx, n, &b));
-    MINV_TRY(minv_gpu_stream_panels(ctx, a, w, ooc_panel, &job));
+    /* each panel's companion: its rows j0 .. j0+w of every column, for the symmetry check */
+    MINV_TRY(minv_gpu_stream_panels(ctx, a, w, (size_t)w * (size_t)n * (size_t)a->dtype, ooc_panel, &job));
     MINV_TRY(finish(ctx, a->dtype, n, &b, out));
 cleanup:
     return status;

@@ -24,11 +24,12 @@ minv_status minv_gpu_stage_input(minv_context *ctx, const minv_mat *host, void *
 /* Streams a host matrix to the device in column panels of at most panel_cols, through pinned
  * buffers and MINV_GPU_STREAMS streams so that copies overlap the work; `work` enqueues its
  * kernels for the panel (dense, ld = rows, columns j0...) on `stream`. Panels in flight at
- * once use different `buffer` indices, so a callback may keep resources per buffer (the
- * slots WS_AUX + buffer and PIN_AUX + buffer are its own). */
+ * once use different `buffer` indices, each with a device companion of aux_bytes (in slot
+ * WS_AUX + buffer, held until the last panel's work is done, as the panels are) and the
+ * pinned slot PIN_AUX + buffer, the callback's own. */
 typedef minv_status (*minv_panel_fn)(minv_context *ctx, const minv_mat *panel, int64_t j0,
-                                     cudaStream_t stream, int buffer, void *user);
-minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
+                                     cudaStream_t stream, int buffer, void *aux, void *user);
+minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols, size_t aux_bytes,
                                    minv_panel_fn work, void *user);
 
 /* ---- out of core (ooc_gemm.cu, transpose.cu): n x n matrices in host memory, streamed ----

@@ -147,7 +147,7 @@ void minv_host_copy(const minv_mat *src, minv_mat *dst) {
     for (int64_t j = 0; j < src->cols; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
 }
 
-minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols,
+minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols, size_t aux_bytes,
                                    minv_panel_fn work, void *user) {
     minv_gpu_scope scope(ctx);
     minv_gpu *g = ctx->gpu;
@@ -155,14 +155,19 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
     const size_t es = (size_t)host->dtype, panel_bytes = (size_t)host->rows * (size_t)panel_cols * es;
     const int nbuf = MINV_GPU_STREAMS;
     const int pinned_src = minv_host_is_pinned(host->data);
-    int slots[MINV_GPU_STREAMS];
-    size_t bytes[MINV_GPU_STREAMS];
-    void *dev[MINV_GPU_STREAMS], *stage[MINV_GPU_STREAMS] = {NULL};
+    int slots[2 * MINV_GPU_STREAMS];
+    size_t bytes[2 * MINV_GPU_STREAMS];
+    void *dev[2 * MINV_GPU_STREAMS], *stage[MINV_GPU_STREAMS] = {NULL};
+    void **aux = dev + nbuf;
     for (int b = 0; b < nbuf; b++) {
         slots[b] = WS_PANEL + b;
         bytes[b] = panel_bytes;
+        slots[nbuf + b] = WS_AUX + b;
+        bytes[nbuf + b] = aux_bytes;
     }
-    MINV_TRY(minv_gpu_reserve(ctx, nbuf, slots, bytes, dev));
+    MINV_TRY(minv_gpu_reserve(ctx, aux_bytes ? 2 * nbuf : nbuf, slots, bytes, dev));
+    if (!aux_bytes)
+        for (int b = 0; b < nbuf; b++) aux[b] = NULL;
     if (!pinned_src)
         for (int b = 0; b < nbuf; b++) MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + b, panel_bytes, &stage[b]));
     for (int64_t j0 = 0, p = 0; j0 < host->cols; j0 += panel_cols, p++) {
@@ -182,7 +187,7 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
         }
         ctx->moved.upload_bytes += (double)host->rows * (double)cols * (double)es;
         minv_mat panel = {host->dtype, host->rows, cols, host->rows, dev[b]};
-        MINV_TRY(work(ctx, &panel, j0, s, b, user));
+        MINV_TRY(work(ctx, &panel, j0, s, b, aux[b], user));
         minv_progress(ctx, "stream", (double)(j0 + cols) / (double)host->cols);
     }
     for (int b = 0; b < nbuf; b++) CUDA_TRY(cudaStreamSynchronize(g->copy[b]));

@@ -54,9 +54,10 @@ minv_status minv_gpu_ooc_transpose(minv_context *ctx, const minv_ooc_plan *plan,
             CUDA_TRY(cudaEventRecord(out_done, down));
         }
     CUDA_TRY(cudaStreamSynchronize(down));
-cleanup:
+cleanup: /* every stream idle before the tiles' slots are released */
     cudaStreamSynchronize(up);
     cudaStreamSynchronize(comp);
+    cudaStreamSynchronize(down);
     for (int k = 0; k < 6; k++)
         if (ev[k]) cudaEventDestroy(ev[k]);
     return status;
