@@ -1,21 +1,10 @@
 #include "bench_mpi_common.h"
+#include "minv_commit.h" /* the build's commit: a copy of the tree may carry a stale .git */
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The source tree's commit (and "+" for uncommitted changes), or "unknown" without git. */
-static void commit(char *buf, size_t len) {
-    snprintf(buf, len, "unknown");
-#ifdef MINV_SOURCE_DIR
-    FILE *p = popen("git -C " MINV_SOURCE_DIR " describe --always --dirty=+ 2>/dev/null", "r");
-    if (p && fgets(buf, (int)len, p))
-        buf[strcspn(buf, "\n")] = '\0';
-    if (p)
-        pclose(p);
-#endif
-}
 
 int bm_rank, bm_size;
 
@@ -43,15 +32,14 @@ static void cpu_model(char *buf, size_t len) {
 void bm_header(int argc, char **argv) {
     if (bm_rank != 0)
         return;
-    char cpu[256], host[128] = "", date[64], rev[64];
+    char cpu[256], host[128] = "", date[64];
     time_t now = time(NULL);
     struct tm tm;
     cpu_model(cpu, sizeof cpu);
-    commit(rev, sizeof rev);
     gethostname(host, sizeof host);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &tm));
     printf("# machine: %s, %ld cores, %s; date: %s; commit: %s; command: mpirun -np %d", cpu, sysconf(_SC_NPROCESSORS_ONLN),
-           host, date, rev, bm_size);
+           host, date, MINV_COMMIT, bm_size);
     for (int i = 0; i < argc; i++) printf(" %s", i == 0 ? (strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]) : argv[i]);
     printf("\n");
 }
