@@ -11,6 +11,7 @@
 #endif
 
 #include "cpu.h"
+#include "vec4.h"
 
 enum { SCAN_TILE = 32,     /* columns a thread takes at a time */
        SCAN_PREFETCH = 16 }; /* the mirror's columns ahead */
@@ -28,50 +29,6 @@ typedef struct {
     double *y;               /* n x nprobes: A v for the probes */
     double max_abs, sumsq, asym;
 } scan_sums;
-
-/* Four doubles in a vector (GNU C), for the scan's 4 x 4 blocks: one AVX2 register, or two
- * SSE2 ones in the baseline build. */
-typedef double minv_v4d __attribute__((vector_size(32)));
-/* The helpers below take and return these vectors: always inlined, they pass no vector across a
- * call, whatever the clone's target (GCC warns of the AVX calling convention all the same). */
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef long long minv_v4i __attribute__((vector_size(32)));
-
-#ifdef __clang__
-#define MINV_SHUFFLE(x, y, i0, i1, i2, i3) __builtin_shufflevector(x, y, i0, i1, i2, i3)
-#else
-#define MINV_SHUFFLE(x, y, i0, i1, i2, i3) __builtin_shuffle(x, y, (minv_v4i){i0, i1, i2, i3})
-#endif
-
-MINV_INLINE minv_v4d minv_v4d_abs(minv_v4d x) {
-    return (minv_v4d)((minv_v4i)x & (minv_v4i){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX});
-}
-
-MINV_INLINE minv_v4d minv_v4d_max(minv_v4d x, minv_v4d y) {
-    const minv_v4i greater = x > y;
-    return (minv_v4d)((greater & (minv_v4i)x) | (~greater & (minv_v4i)y));
-}
-
-MINV_INLINE double minv_v4d_sum(minv_v4d x) { return (x[0] + x[1]) + (x[2] + x[3]); }
-
-MINV_INLINE double minv_v4d_largest(minv_v4d x) { return fmax(fmax(x[0], x[1]), fmax(x[2], x[3])); }
-
-MINV_INLINE void minv_v4d_add_to(double *p, minv_v4d x) {
-    minv_v4d v;
-    memcpy(&v, p, sizeof v);
-    v += x;
-    memcpy(p, &v, sizeof v);
-}
-
-/* t[c][k] = y[k][c] */
-MINV_INLINE void minv_v4d_transpose(const minv_v4d y[4], minv_v4d t[4]) {
-    const minv_v4d lo01 = MINV_SHUFFLE(y[0], y[1], 0, 4, 2, 6), hi01 = MINV_SHUFFLE(y[0], y[1], 1, 5, 3, 7);
-    const minv_v4d lo23 = MINV_SHUFFLE(y[2], y[3], 0, 4, 2, 6), hi23 = MINV_SHUFFLE(y[2], y[3], 1, 5, 3, 7);
-    t[0] = MINV_SHUFFLE(lo01, lo23, 0, 1, 4, 5);
-    t[1] = MINV_SHUFFLE(hi01, hi23, 0, 1, 4, 5);
-    t[2] = MINV_SHUFFLE(lo01, lo23, 2, 3, 6, 7);
-    t[3] = MINV_SHUFFLE(hi01, hi23, 2, 3, 6, 7);
-}
 
 #define T double
 #define FN(name) name##_d

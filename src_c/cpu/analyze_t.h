@@ -7,26 +7,15 @@
  * largest |a_ij|, the sum of squares (which is also the finiteness check: a NaN or Inf makes
  * it non-finite) and the asymmetry, and, when the call asks, copied into the staging matrix
  * and multiplied by the residual's probe vectors. Sums are kept in double in both
- * precisions. The diagonal blocks and the last rows and columns of an order not divisible by
- * four go entry by entry. */
-
-typedef T FN(v4) __attribute__((vector_size(4 * sizeof(T))));
-
-/* Four consecutive entries: as stored (for the copy) and as doubles (for the sums). */
-MINV_INLINE FN(v4) FN(load4)(const T *p) {
-    FN(v4) v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-MINV_INLINE void FN(store4)(T *p, FN(v4) v) { memcpy(p, &v, sizeof v); }
+ * precisions. The last rows and columns of an order not divisible by four go entry by
+ * entry. */
 
 /* The sums of one entry of the diagonal, x = a(i, i). */
 MINV_INLINE void FN(scan_diagonal)(const scan_job *job, scan_sums *s, int64_t i, T x) {
     const double ax = fabs((double)x);
     s->rowsum[i] += ax;
     s->colsum[i] += ax;
-    s->max_abs = fmax(s->max_abs, ax);
+    s->max_abs = minv_max(s->max_abs, ax);
     s->sumsq += (double)x * (double)x;
     if (job->copy) ((T *)job->copy)[(size_t)i * (size_t)job->n + (size_t)i] = x;
     for (int p = 0; p < job->nprobes; p++)
@@ -41,9 +30,9 @@ MINV_INLINE void FN(scan_pair)(const scan_job *job, scan_sums *s, int64_t i, int
     s->colsum[j] += ax;
     s->rowsum[j] += ay;
     s->colsum[i] += ay;
-    s->max_abs = fmax(s->max_abs, fmax(ax, ay));
+    s->max_abs = minv_max(s->max_abs, minv_max(ax, ay));
     s->sumsq += (double)x * (double)x + (double)y * (double)y;
-    s->asym = fmax(s->asym, fabs((double)x - (double)y));
+    s->asym = minv_max(s->asym, fabs((double)x - (double)y));
     if (job->copy) {
         ((T *)job->copy)[(size_t)j * n + (size_t)i] = x;
         ((T *)job->copy)[(size_t)i * n + (size_t)j] = y;
@@ -63,64 +52,76 @@ MINV_INLINE void FN(scan_strip)(const scan_job *job, int64_t j0, scan_sums *s) {
     T *copy = (T *)job->copy;
     const int64_t n = job->n, ld = job->ld, rows4 = j0 + 4 + (n - j0 - 4) / 4 * 4;
     const size_t sn = (size_t)n;
-    for (int64_t c = 0; c < 4; c++) { /* the diagonal block */
-        const int64_t j = j0 + c;
-        FN(scan_diagonal)(job, s, j, a[(size_t)j * (size_t)ld + (size_t)j]);
-        for (int64_t i = j + 1; i < j0 + 4; i++)
-            FN(scan_pair)(job, s, i, j, a[(size_t)j * (size_t)ld + (size_t)i], a[(size_t)i * (size_t)ld + (size_t)j]);
-    }
-    minv_v4d col_abs[4] = {{0}}, row_abs = {0}, largest = {0}, squares = {0}, asym = {0}, yj[MINV_PROBES] = {{0}};
+    minv_v4_d col_abs[4], row_abs = {0}, largest = {0}, squares = {0}, asym = {0}, yj[MINV_PROBES] = {{0}};
     double vj[MINV_PROBES][4];
     for (int p = 0; p < job->nprobes; p++)
         for (int c = 0; c < 4; c++) vj[p][c] = job->probes[(size_t)p * sn + (size_t)(j0 + c)];
+    { /* the diagonal block, each entry once, against its own transpose */
+        FN(minv_v4) dr[4];
+        minv_v4_d d[4], dt[4];
+        for (int c = 0; c < 4; c++) {
+            dr[c] = FN(minv_load4)(a + (size_t)(j0 + c) * (size_t)ld + (size_t)j0);
+            d[c] = __builtin_convertvector(dr[c], minv_v4_d);
+            if (copy) FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)j0, dr[c]);
+        }
+        minv_transpose4(d, dt);
+        for (int c = 0; c < 4; c++) {
+            col_abs[c] = minv_abs4(d[c]);
+            row_abs += col_abs[c];
+            largest = minv_max4(largest, col_abs[c]);
+            squares += d[c] * d[c];
+            asym = minv_max4(asym, minv_abs4(d[c] - dt[c]));
+            for (int p = 0; p < job->nprobes; p++) yj[p] += d[c] * vj[p][c];
+        }
+    }
     for (int64_t i0 = j0 + 4; i0 < rows4; i0 += 4) {
-        FN(v4) xr[4], yr[4];
-        minv_v4d x[4], y[4], yt[4];
+        FN(minv_v4) xr[4], yr[4];
+        minv_v4_d x[4], y[4], yt[4];
         /* the mirror's rows are a column apart: too far apart for the hardware prefetcher */
         if (i0 + SCAN_PREFETCH + 4 <= n)
             for (int c = 0; c < 4; c++)
                 __builtin_prefetch(a + (size_t)(i0 + SCAN_PREFETCH + c) * (size_t)ld + (size_t)j0);
         for (int c = 0; c < 4; c++) {
-            xr[c] = FN(load4)(a + (size_t)(j0 + c) * (size_t)ld + (size_t)i0); /* A(I, j0 + c) */
-            yr[c] = FN(load4)(a + (size_t)(i0 + c) * (size_t)ld + (size_t)j0); /* A(J, i0 + c) */
-            x[c] = __builtin_convertvector(xr[c], minv_v4d);
-            y[c] = __builtin_convertvector(yr[c], minv_v4d);
+            xr[c] = FN(minv_load4)(a + (size_t)(j0 + c) * (size_t)ld + (size_t)i0); /* A(I, j0 + c) */
+            yr[c] = FN(minv_load4)(a + (size_t)(i0 + c) * (size_t)ld + (size_t)j0); /* A(J, i0 + c) */
+            x[c] = __builtin_convertvector(xr[c], minv_v4_d);
+            y[c] = __builtin_convertvector(yr[c], minv_v4_d);
         }
         if (copy)
             for (int c = 0; c < 4; c++) {
-                FN(store4)(copy + (size_t)(j0 + c) * sn + (size_t)i0, xr[c]);
-                FN(store4)(copy + (size_t)(i0 + c) * sn + (size_t)j0, yr[c]);
+                FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)i0, xr[c]);
+                FN(minv_store4)(copy + (size_t)(i0 + c) * sn + (size_t)j0, yr[c]);
             }
-        minv_v4d_transpose(y, yt); /* yt[c][k] = a(j0 + c, i0 + k), the mirror of x[c][k] */
-        minv_v4d row_i = {0}, col_i = {0};
+        minv_transpose4(y, yt); /* yt[c][k] = a(j0 + c, i0 + k), the mirror of x[c][k] */
+        minv_v4_d row_i = {0}, col_i = {0};
         for (int c = 0; c < 4; c++) {
-            const minv_v4d ax = minv_v4d_abs(x[c]), ay = minv_v4d_abs(y[c]);
+            const minv_v4_d ax = minv_abs4(x[c]), ay = minv_abs4(y[c]);
             row_i += ax;
             col_abs[c] += ax;
-            col_i += minv_v4d_abs(yt[c]);
+            col_i += minv_abs4(yt[c]);
             row_abs += ay;
-            largest = minv_v4d_max(largest, minv_v4d_max(ax, ay));
+            largest = minv_max4(largest, minv_max4(ax, ay));
             squares += x[c] * x[c] + y[c] * y[c];
-            asym = minv_v4d_max(asym, minv_v4d_abs(x[c] - yt[c]));
+            asym = minv_max4(asym, minv_abs4(x[c] - yt[c]));
         }
-        minv_v4d_add_to(s->rowsum + i0, row_i);
-        minv_v4d_add_to(s->colsum + i0, col_i);
+        minv_add4_to(s->rowsum + i0, row_i);
+        minv_add4_to(s->colsum + i0, col_i);
         for (int p = 0; p < job->nprobes; p++) {
             const double *v = job->probes + (size_t)p * sn;
-            minv_v4d yi = {0};
+            minv_v4_d yi = {0};
             for (int c = 0; c < 4; c++) {
                 yi += x[c] * vj[p][c];
                 yj[p] += y[c] * v[i0 + c];
             }
-            minv_v4d_add_to(s->y + (size_t)p * sn + (size_t)i0, yi);
+            minv_add4_to(s->y + (size_t)p * sn + (size_t)i0, yi);
         }
     }
-    for (int c = 0; c < 4; c++) s->colsum[j0 + c] += minv_v4d_sum(col_abs[c]);
-    minv_v4d_add_to(s->rowsum + j0, row_abs);
-    for (int p = 0; p < job->nprobes; p++) minv_v4d_add_to(s->y + (size_t)p * sn + (size_t)j0, yj[p]);
-    s->max_abs = fmax(s->max_abs, minv_v4d_largest(largest));
-    s->sumsq += minv_v4d_sum(squares);
-    s->asym = fmax(s->asym, minv_v4d_largest(asym));
+    for (int c = 0; c < 4; c++) s->colsum[j0 + c] += minv_sum4(col_abs[c]);
+    minv_add4_to(s->rowsum + j0, row_abs);
+    for (int p = 0; p < job->nprobes; p++) minv_add4_to(s->y + (size_t)p * sn + (size_t)j0, yj[p]);
+    s->max_abs = minv_max(s->max_abs, minv_largest4(largest));
+    s->sumsq += minv_sum4(squares);
+    s->asym = minv_max(s->asym, minv_largest4(asym));
     for (int64_t i = rows4; i < n; i++) /* the last rows, below the blocks */
         for (int64_t j = j0; j < j0 + 4; j++)
             FN(scan_pair)(job, s, i, j, a[(size_t)j * (size_t)ld + (size_t)i], a[(size_t)i * (size_t)ld + (size_t)j]);

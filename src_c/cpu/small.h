@@ -15,8 +15,7 @@ enum { MINV_SMALL_N = 48,
 /* Each returns 0 or LAPACK's 1-based info: the column whose pivot is not positive (potrf, the
  * SPD Gauss-Jordan) or is exactly zero (getrf, the pivoted Gauss-Jordan). */
 int64_t minv_small_potrf(minv_dtype t, int64_t n, void *a, int64_t ld);
-/* l's strict upper triangle is overwritten (it receives L^T). */
-void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, void *l, int64_t ld, void *b, int64_t ldb);
+void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *l, int64_t ld, void *b, int64_t ldb);
 int64_t minv_small_getrf(minv_dtype t, int64_t n, void *a, int64_t ld, int *ipiv);
 void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int64_t ld, const int *ipiv, void *b,
                       int64_t ldb);
