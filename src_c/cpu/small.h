@@ -7,8 +7,9 @@
 
 #include "cpu.h"
 
-/* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md). */
-enum { MINV_SMALL_N = 48,
+/* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md): up to 64 these
+ * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
+enum { MINV_SMALL_N = 64,
        MINV_SMALL_RHS = 4 }; /* and the sweeps for up to this many columns: beyond, the BLAS's
                                 blocked triangular solve pays for its set-up */
 
