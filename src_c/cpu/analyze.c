@@ -14,7 +14,7 @@
 #include "vec4.h"
 
 enum { SCAN_TILE = 32,     /* columns a thread takes at a time */
-       SCAN_PREFETCH = 16 }; /* the mirror's columns ahead */
+       SCAN_PREFETCH = 48 }; /* the mirror's columns ahead */
 
 typedef struct {
     const void *a;
