@@ -1,6 +1,6 @@
 /* Type template for residual.c: y = M x in double, and the row sums of |M| when rowabs is
  * not NULL. Column order streams through memory. */
-static void FN(gemv_double)(const minv_mat *m, const double *x, double *y, double *rowabs) {
+MINV_SIMD_CLONES static void FN(gemv_double)(const minv_mat *m, const double *x, double *y, double *rowabs) {
     const T *a = (const T *)m->data;
     for (int64_t i = 0; i < m->rows; i++) {
         y[i] = 0;
@@ -17,7 +17,7 @@ static void FN(gemv_double)(const minv_mat *m, const double *x, double *y, doubl
 
 /* Y = M X for k <= MINV_GEMV_MAX columns x_p (cols long) and y_p (rows long), ldx = cols,
  * ldy = rows, in one pass over M; the row sums of |M| into rowabs when it is not NULL. */
-static void FN(gemv_multi)(const minv_mat *m, const double *x, int k, double *y, double *rowabs) {
+MINV_SIMD_CLONES static void FN(gemv_multi)(const minv_mat *m, const double *x, int k, double *y, double *rowabs) {
     const T *a = (const T *)m->data;
     const int64_t rows = m->rows, cols = m->cols;
     for (int64_t i = 0; i < rows * k; i++) y[i] = 0;

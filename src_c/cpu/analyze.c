@@ -11,9 +11,10 @@
 #endif
 
 #include "cpu.h"
+#include "vec4.h"
 
-enum { SCAN_TILE = 32,    /* two tiles and a transposed one stay in L1 */
-       SCAN_PREFETCH = 8 }; /* columns ahead */
+enum { SCAN_TILE = 32,     /* columns a thread takes at a time */
+       SCAN_PREFETCH = 48 }; /* the mirror's columns ahead */
 
 typedef struct {
     const void *a;
@@ -26,7 +27,7 @@ typedef struct {
 typedef struct {
     double *rowsum, *colsum; /* n each */
     double *y;               /* n x nprobes: A v for the probes */
-    double max_abs, finite, sumsq, asym;
+    double max_abs, sumsq, asym;
 } scan_sums;
 
 #define T double
@@ -74,7 +75,7 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     scan_sums part[threads];
     for (int t = 0; t < threads; t++) {
         double *mine = sums + (size_t)t * per_thread;
-        part[t] = (scan_sums){mine, mine + n, mine + 2 * n, 0, 0, 0, 0};
+        part[t] = (scan_sums){mine, mine + n, mine + 2 * n, 0, 0, 0};
     }
     const int team = r64 ? scan_d(&job, part, threads) : scan_s(&job, part, threads);
     /* OpenMP may have run fewer threads than asked (a parallel region around the call, a thread
@@ -88,7 +89,6 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
         }
         for (int64_t i = 0; i < n * nprobes; i++) all.y[i] += p->y[i];
         all.max_abs = fmax(all.max_abs, p->max_abs);
-        all.finite += p->finite;
         all.sumsq += p->sumsq;
         all.asym = fmax(all.asym, p->asym);
     }
@@ -100,8 +100,10 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     minv_scan_totals totals = {.max_colsum = 0, .max_abs = all.max_abs, .sumsq = {0, all.sumsq, 0}};
     for (int64_t j = 0; j < n; j++)
         if (all.colsum[j] > totals.max_colsum || isnan(all.colsum[j])) totals.max_colsum = all.colsum[j];
-    const int finite = all.finite == 0;
-    totals.first_bad = finite ? INT64_MAX : r64 ? first_bad_d(a) : first_bad_s(a);
+    /* a NaN or Inf makes the sum of squares non-finite; so may finite entries beyond 1e154, for
+     * which the search finds nothing */
+    totals.first_bad = isfinite(all.sumsq) ? INT64_MAX : r64 ? first_bad_d(a) : first_bad_s(a);
+    const int finite = totals.first_bad == INT64_MAX;
     if (r64) bandwidths_d(a, &totals.lower_bw, &totals.upper_bw);
     else bandwidths_s(a, &totals.lower_bw, &totals.upper_bw);
     double *diag = sums + per_thread * (size_t)threads;

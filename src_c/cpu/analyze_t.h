@@ -1,98 +1,145 @@
 /* Type template for analyze.c: included once per precision with T (the element type) and
  * FN(name) (name with the precision suffix) defined.
  *
- * One pass over A by pairs of tiles: the block A(I, J) below the diagonal and its mirror
- * A(J, I) are read together (the mirror through a small transposed buffer), so that every
- * entry is loaded once for finiteness, the row and column sums of |a_ij|, the largest |a_ij|,
- * the sum of squares and the asymmetry, and, when the call asks, copied into the staging
- * matrix and multiplied by the residual's probe vectors. */
+ * One pass over A by strips of four columns: down strip J, each 4 x 4 block A(I, J) below the
+ * diagonal is read with its mirror A(J, I) and the mirror transposed in registers, so that
+ * every entry is loaded once, as whole vectors, for the row and column sums of |a_ij|, the
+ * largest |a_ij|, the sum of squares (which is also the finiteness check: a NaN or Inf makes
+ * it non-finite) and the asymmetry, and, when the call asks, copied into the staging matrix
+ * and multiplied by the residual's probe vectors. Sums are kept in double in both
+ * precisions. The last rows and columns of an order not divisible by four go entry by
+ * entry. */
 
-/* Adds column segment v[0 .. len) of column `col` (rows row0 ..) to the sums of s. */
-MINV_INLINE void FN(scan_segment)(const T *v, int64_t len, int64_t row0, int64_t col, scan_sums *s) {
-    double cs = 0, mx = s->max_abs, fin = s->finite, sq = s->sumsq;
-    double *rs = s->rowsum + row0;
-#pragma omp simd reduction(+ : cs, fin, sq) reduction(max : mx)
-    for (int64_t i = 0; i < len; i++) {
-        const double x = (double)v[i], ax = fabs(x);
-        rs[i] += ax;
-        cs += ax;
-        mx = ax > mx ? ax : mx;
-        fin += x * 0.0; /* NaN once an entry is NaN or Inf */
-        sq += x * x;
-    }
-    s->colsum[col] += cs;
-    s->max_abs = mx;
-    s->finite = fin;
-    s->sumsq = sq;
+/* The sums of one entry of the diagonal, x = a(i, i). */
+MINV_INLINE void FN(scan_diagonal)(const scan_job *job, scan_sums *s, int64_t i, T x) {
+    const double ax = fabs((double)x);
+    s->rowsum[i] += ax;
+    s->colsum[i] += ax;
+    s->max_abs = minv_max(s->max_abs, ax);
+    s->sumsq += (double)x * (double)x;
+    if (job->copy) ((T *)job->copy)[(size_t)i * (size_t)job->n + (size_t)i] = x;
+    for (int p = 0; p < job->nprobes; p++)
+        s->y[(size_t)p * (size_t)job->n + (size_t)i] += (double)x * job->probes[(size_t)p * (size_t)job->n + (size_t)i];
 }
 
-/* y_p[row0 + i] += v[i] x_p[col] for each probe p. */
-MINV_INLINE void FN(scan_probes)(const T *v, int64_t len, int64_t row0, int64_t col, const scan_job *job,
-                                   double *y) {
+/* The sums of a pair of mirrored entries, x = a(i, j) and y = a(j, i), i != j. */
+MINV_INLINE void FN(scan_pair)(const scan_job *job, scan_sums *s, int64_t i, int64_t j, T x, T y) {
+    const double ax = fabs((double)x), ay = fabs((double)y);
+    const size_t n = (size_t)job->n;
+    s->rowsum[i] += ax;
+    s->colsum[j] += ax;
+    s->rowsum[j] += ay;
+    s->colsum[i] += ay;
+    s->max_abs = minv_max(s->max_abs, minv_max(ax, ay));
+    s->sumsq += (double)x * (double)x + (double)y * (double)y;
+    s->asym = minv_max(s->asym, fabs((double)x - (double)y));
+    if (job->copy) {
+        ((T *)job->copy)[(size_t)j * n + (size_t)i] = x;
+        ((T *)job->copy)[(size_t)i * n + (size_t)j] = y;
+    }
     for (int p = 0; p < job->nprobes; p++) {
-        const double xc = job->probes[(size_t)p * (size_t)job->n + (size_t)col];
-        double *yp = y + (size_t)p * (size_t)job->n + (size_t)row0;
-#pragma omp simd
-        for (int64_t i = 0; i < len; i++) yp[i] += (double)v[i] * xc;
+        const double *v = job->probes + (size_t)p * n;
+        double *yp = s->y + (size_t)p * n;
+        yp[i] += (double)x * v[j];
+        yp[j] += (double)y * v[i];
     }
 }
 
-/* max(m, max_i |x_i - y_i|) */
-MINV_INLINE double FN(max_difference)(const T *x, const T *y, int64_t len, double m) {
-#pragma omp simd reduction(max : m)
-    for (int64_t i = 0; i < len; i++) {
-        const double d = fabs((double)x[i] - (double)y[i]);
-        m = d > m ? d : m;
-    }
-    return m;
-}
-
-MINV_INLINE void FN(copy_segment)(const T *v, int64_t len, T *dst) {
-    for (int64_t i = 0; i < len; i++) dst[i] = v[i];
-}
-
-/* The tiles of tile column tj: its diagonal tile, then each tile below with its mirror. AVX2
- * where the processor has it (twice the SSE2 width of the baseline x86-64 build). */
-MINV_SIMD_CLONES static void FN(scan_tile_column)(const scan_job *job, int64_t tj, scan_sums *s, T *tbuf) {
+/* Columns j0 .. j0 + 3 from the diagonal down, with rows j0 .. j0 + 3 from the diagonal
+ * right. */
+MINV_INLINE void FN(scan_strip)(const scan_job *job, int64_t j0, scan_sums *s) {
     const T *a = (const T *)job->a;
     T *copy = (T *)job->copy;
-    const int64_t n = job->n, ld = job->ld, j0 = tj * SCAN_TILE;
-    const int64_t j1 = j0 + SCAN_TILE < n ? j0 + SCAN_TILE : n, w = j1 - j0;
-    double asym = s->asym;
-    /* the diagonal tile, kept transposed too, then each column against its row */
-    for (int64_t j = j0; j < j1; j++) {
-        const T *col = a + (size_t)j * (size_t)ld + (size_t)j0;
-        FN(scan_segment)(col, w, j0, j, s);
-        if (job->nprobes) FN(scan_probes)(col, w, j0, j, job, s->y);
-        if (copy) FN(copy_segment)(col, w, copy + (size_t)j * (size_t)n + (size_t)j0);
-        for (int64_t ii = 0; ii < w; ii++) tbuf[ii * SCAN_TILE + (j - j0)] = col[ii];
-    }
-    for (int64_t j = j0; j < j1; j++)
-        asym = FN(max_difference)(a + (size_t)j * (size_t)ld + (size_t)j0, tbuf + (j - j0) * SCAN_TILE, w, asym);
-    for (int64_t i0 = j1; i0 < n; i0 += SCAN_TILE) {
-        const int64_t i1 = i0 + SCAN_TILE < n ? i0 + SCAN_TILE : n, h = i1 - i0;
-        /* the mirror A(J, I): columns i0 .. i1, rows j0 .. j1, kept transposed in tbuf */
-        for (int64_t i = i0; i < i1; i++) {
-            const T *col = a + (size_t)i * (size_t)ld + (size_t)j0;
-            /* short segments a column apart defeat the hardware prefetcher */
-            if (i + SCAN_PREFETCH < n)
-                for (int64_t jj = 0; jj < w; jj += 64 / (int64_t)sizeof(T))
-                    __builtin_prefetch(col + (size_t)SCAN_PREFETCH * (size_t)ld + (size_t)jj);
-            FN(scan_segment)(col, w, j0, i, s);
-            if (job->nprobes) FN(scan_probes)(col, w, j0, i, job, s->y);
-            if (copy) FN(copy_segment)(col, w, copy + (size_t)i * (size_t)n + (size_t)j0);
-            for (int64_t jj = 0; jj < w; jj++) tbuf[jj * SCAN_TILE + (i - i0)] = col[jj];
+    const int64_t n = job->n, ld = job->ld, rows4 = j0 + 4 + (n - j0 - 4) / 4 * 4;
+    const size_t sn = (size_t)n;
+    minv_v4_d col_abs[4], row_abs = {0}, largest = {0}, squares = {0}, asym = {0}, yj[MINV_PROBES] = {{0}};
+    double vj[MINV_PROBES][4];
+    for (int p = 0; p < job->nprobes; p++)
+        for (int c = 0; c < 4; c++) vj[p][c] = job->probes[(size_t)p * sn + (size_t)(j0 + c)];
+    { /* the diagonal block, each entry once, against its own transpose */
+        FN(minv_v4) dr[4];
+        minv_v4_d d[4], dt[4];
+        for (int c = 0; c < 4; c++) {
+            dr[c] = FN(minv_load4)(a + (size_t)(j0 + c) * (size_t)ld + (size_t)j0);
+            d[c] = __builtin_convertvector(dr[c], minv_v4_d);
+            if (copy) FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)j0, dr[c]);
         }
-        /* A(I, J), column by column against the mirror's rows */
-        for (int64_t j = j0; j < j1; j++) {
-            const T *col = a + (size_t)j * (size_t)ld + (size_t)i0, *mirror = tbuf + (j - j0) * SCAN_TILE;
-            FN(scan_segment)(col, h, i0, j, s);
-            if (job->nprobes) FN(scan_probes)(col, h, i0, j, job, s->y);
-            if (copy) FN(copy_segment)(col, h, copy + (size_t)j * (size_t)n + (size_t)i0);
-            asym = FN(max_difference)(col, mirror, h, asym);
+        minv_transpose4(d, dt);
+        for (int c = 0; c < 4; c++) {
+            col_abs[c] = minv_abs4(d[c]);
+            row_abs += col_abs[c];
+            largest = minv_max4(largest, col_abs[c]);
+            squares += d[c] * d[c];
+            asym = minv_max4(asym, minv_abs4(d[c] - dt[c]));
+            for (int p = 0; p < job->nprobes; p++) yj[p] += d[c] * vj[p][c];
         }
     }
-    s->asym = asym;
+    for (int64_t i0 = j0 + 4; i0 < rows4; i0 += 4) {
+        FN(minv_v4) xr[4], yr[4];
+        minv_v4_d x[4], y[4], yt[4];
+        /* the mirror's rows are a column apart: too far apart for the hardware prefetcher */
+        if (i0 + SCAN_PREFETCH + 4 <= n)
+            for (int c = 0; c < 4; c++)
+                __builtin_prefetch(a + (size_t)(i0 + SCAN_PREFETCH + c) * (size_t)ld + (size_t)j0);
+        for (int c = 0; c < 4; c++) {
+            xr[c] = FN(minv_load4)(a + (size_t)(j0 + c) * (size_t)ld + (size_t)i0); /* A(I, j0 + c) */
+            yr[c] = FN(minv_load4)(a + (size_t)(i0 + c) * (size_t)ld + (size_t)j0); /* A(J, i0 + c) */
+            x[c] = __builtin_convertvector(xr[c], minv_v4_d);
+            y[c] = __builtin_convertvector(yr[c], minv_v4_d);
+        }
+        if (copy)
+            for (int c = 0; c < 4; c++) {
+                FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)i0, xr[c]);
+                FN(minv_store4)(copy + (size_t)(i0 + c) * sn + (size_t)j0, yr[c]);
+            }
+        minv_transpose4(y, yt); /* yt[c][k] = a(j0 + c, i0 + k), the mirror of x[c][k] */
+        minv_v4_d row_i = {0}, col_i = {0};
+        for (int c = 0; c < 4; c++) {
+            const minv_v4_d ax = minv_abs4(x[c]), ay = minv_abs4(y[c]);
+            row_i += ax;
+            col_abs[c] += ax;
+            col_i += minv_abs4(yt[c]);
+            row_abs += ay;
+            largest = minv_max4(largest, minv_max4(ax, ay));
+            squares += x[c] * x[c] + y[c] * y[c];
+            asym = minv_max4(asym, minv_abs4(x[c] - yt[c]));
+        }
+        minv_add4_to(s->rowsum + i0, row_i);
+        minv_add4_to(s->colsum + i0, col_i);
+        for (int p = 0; p < job->nprobes; p++) {
+            const double *v = job->probes + (size_t)p * sn;
+            minv_v4_d yi = {0};
+            for (int c = 0; c < 4; c++) {
+                yi += x[c] * vj[p][c];
+                yj[p] += y[c] * v[i0 + c];
+            }
+            minv_add4_to(s->y + (size_t)p * sn + (size_t)i0, yi);
+        }
+    }
+    for (int c = 0; c < 4; c++) s->colsum[j0 + c] += minv_sum4(col_abs[c]);
+    minv_add4_to(s->rowsum + j0, row_abs);
+    for (int p = 0; p < job->nprobes; p++) minv_add4_to(s->y + (size_t)p * sn + (size_t)j0, yj[p]);
+    s->max_abs = minv_max(s->max_abs, minv_largest4(largest));
+    s->sumsq += minv_sum4(squares);
+    s->asym = minv_max(s->asym, minv_largest4(asym));
+    for (int64_t i = rows4; i < n; i++) /* the last rows, below the blocks */
+        for (int64_t j = j0; j < j0 + 4; j++)
+            FN(scan_pair)(job, s, i, j, a[(size_t)j * (size_t)ld + (size_t)i], a[(size_t)i * (size_t)ld + (size_t)j]);
+}
+
+/* The strips of tile column tj (columns tj SCAN_TILE ..), and the last columns of an order not
+ * divisible by four, entry by entry. AVX2 where the processor has it (twice the SSE2 width of
+ * the baseline x86-64 build). */
+MINV_SIMD_CLONES static void FN(scan_tile_column)(const scan_job *job, int64_t tj, scan_sums *s) {
+    const T *a = (const T *)job->a;
+    const int64_t n = job->n, ld = job->ld, j0 = tj * SCAN_TILE, j1 = j0 + SCAN_TILE < n ? j0 + SCAN_TILE : n;
+    int64_t j = j0;
+    for (; j + 4 <= j1; j += 4) FN(scan_strip)(job, j, s);
+    for (; j < j1; j++) {
+        FN(scan_diagonal)(job, s, j, a[(size_t)j * (size_t)ld + (size_t)j]);
+        for (int64_t i = j + 1; i < n; i++)
+            FN(scan_pair)(job, s, i, j, a[(size_t)j * (size_t)ld + (size_t)i], a[(size_t)i * (size_t)ld + (size_t)j]);
+    }
 }
 
 /* Every tile column, by `threads` threads (1: the calling thread alone, no parallel region),
@@ -100,8 +147,7 @@ MINV_SIMD_CLONES static void FN(scan_tile_column)(const scan_job *job, int64_t t
 static int FN(scan)(const scan_job *job, scan_sums *sums, int threads) {
     const int64_t tiles = (job->n + SCAN_TILE - 1) / SCAN_TILE;
     if (threads <= 1) {
-        T tbuf[SCAN_TILE * SCAN_TILE];
-        for (int64_t tj = 0; tj < tiles; tj++) FN(scan_tile_column)(job, tj, &sums[0], tbuf);
+        for (int64_t tj = 0; tj < tiles; tj++) FN(scan_tile_column)(job, tj, &sums[0]);
         return 1;
     }
     int team = 1;
@@ -109,20 +155,19 @@ static int FN(scan)(const scan_job *job, scan_sums *sums, int threads) {
     {
         minv_worker w;
         minv_worker_begin(&w);
-        T tbuf[SCAN_TILE * SCAN_TILE];
         int t = 0;
 #ifdef _OPENMP
         t = omp_get_thread_num();
         if (t == 0) team = omp_get_num_threads();
 #endif
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t tj = 0; tj < tiles; tj++) FN(scan_tile_column)(job, tj, &sums[t], tbuf);
+        for (int64_t tj = 0; tj < tiles; tj++) FN(scan_tile_column)(job, tj, &sums[t]);
         minv_worker_end(&w);
     }
     return team;
 }
 
-/* Column-major index of the first NaN or Inf (the scan only knows that there is one). */
+/* Column-major index of the first NaN or Inf (the scan only knows that there may be one). */
 static int64_t FN(first_bad)(const minv_mat *m) {
     const T *a = (const T *)m->data;
     for (int64_t j = 0; j < m->cols; j++)

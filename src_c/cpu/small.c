@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "small.h"
+#include "vec4.h"
 
 #define T double
 #define FN(name) name##_d
@@ -18,7 +19,7 @@ int64_t minv_small_potrf(minv_dtype t, int64_t n, void *a, int64_t ld) {
     return t == MINV_R64 ? small_potrf_d(n, a, ld) : small_potrf_s(n, a, ld);
 }
 
-void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, void *l, int64_t ld, void *b, int64_t ldb) {
+void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *l, int64_t ld, void *b, int64_t ldb) {
     if (t == MINV_R64) small_potrs_d(n, nrhs, l, ld, b, ldb);
     else small_potrs_s(n, nrhs, l, ld, b, ldb);
 }

@@ -7,16 +7,16 @@
 
 #include "cpu.h"
 
-/* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md). */
-enum { MINV_SMALL_N = 48,
+/* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md): up to 64 these
+ * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
+enum { MINV_SMALL_N = 64,
        MINV_SMALL_RHS = 4 }; /* and the sweeps for up to this many columns: beyond, the BLAS's
                                 blocked triangular solve pays for its set-up */
 
 /* Each returns 0 or LAPACK's 1-based info: the column whose pivot is not positive (potrf, the
  * SPD Gauss-Jordan) or is exactly zero (getrf, the pivoted Gauss-Jordan). */
 int64_t minv_small_potrf(minv_dtype t, int64_t n, void *a, int64_t ld);
-/* l's strict upper triangle is overwritten (it receives L^T). */
-void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, void *l, int64_t ld, void *b, int64_t ldb);
+void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *l, int64_t ld, void *b, int64_t ldb);
 int64_t minv_small_getrf(minv_dtype t, int64_t n, void *a, int64_t ld, int *ipiv);
 void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int64_t ld, const int *ipiv, void *b,
                       int64_t ldb);

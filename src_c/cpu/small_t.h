@@ -3,46 +3,83 @@
  * a column, so that it vectorises. */
 
 /* A = L L^T, L in the lower triangle (the strict upper one untouched). Returns 0, or the
- * 1-based column whose pivot is not positive (NaN included), as potrf's info. */
+ * 1-based column whose pivot is not positive (NaN included), as potrf's info. Left-looking:
+ * column j is a(j:n, j) - L(j:n, 0:j) L(j, 0:j)^T, eight rows at a time with the even and
+ * the odd k summed apart, so that four chains of vector FMAs run at once and each entry of L
+ * is loaded once per column it updates (the right-looking form loads and stores the trailing
+ * matrix at every step, and one chain per column waits on the FMA's latency). */
 MINV_SIMD_CLONES static int64_t FN(small_potrf)(int64_t n, T *a, int64_t ld) {
     for (int64_t j = 0; j < n; j++) {
         T *cj = a + (size_t)j * (size_t)ld;
+        const int64_t pairs = j / 2 * 2;
+        int64_t i = j;
+        for (; i + 8 <= n; i += 8) {
+            FN(minv_v4) s0 = FN(minv_load4)(cj + i), s1 = FN(minv_load4)(cj + i + 4), t0 = {0}, t1 = {0};
+            for (int64_t k = 0; k < pairs; k += 2) {
+                const T *ck = a + (size_t)k * (size_t)ld, *ck1 = ck + ld, l = ck[j], l1 = ck1[j];
+                s0 -= FN(minv_load4)(ck + i) * l;
+                s1 -= FN(minv_load4)(ck + i + 4) * l;
+                t0 -= FN(minv_load4)(ck1 + i) * l1;
+                t1 -= FN(minv_load4)(ck1 + i + 4) * l1;
+            }
+            if (pairs < j) {
+                const T *ck = a + (size_t)pairs * (size_t)ld, l = ck[j];
+                s0 -= FN(minv_load4)(ck + i) * l;
+                s1 -= FN(minv_load4)(ck + i + 4) * l;
+            }
+            FN(minv_store4)(cj + i, s0 + t0);
+            FN(minv_store4)(cj + i + 4, s1 + t1);
+        }
+        for (; i + 4 <= n; i += 4) {
+            FN(minv_v4) s0 = FN(minv_load4)(cj + i), t0 = {0};
+            for (int64_t k = 0; k < pairs; k += 2) {
+                const T *ck = a + (size_t)k * (size_t)ld, *ck1 = ck + ld;
+                s0 -= FN(minv_load4)(ck + i) * ck[j];
+                t0 -= FN(minv_load4)(ck1 + i) * ck1[j];
+            }
+            if (pairs < j) {
+                const T *ck = a + (size_t)pairs * (size_t)ld;
+                s0 -= FN(minv_load4)(ck + i) * ck[j];
+            }
+            FN(minv_store4)(cj + i, s0 + t0);
+        }
+        for (; i < n; i++) {
+            T s = cj[i];
+            for (int64_t k = 0; k < j; k++) s -= a[(size_t)k * (size_t)ld + (size_t)i] * a[(size_t)k * (size_t)ld + (size_t)j];
+            cj[i] = s;
+        }
         const T d = cj[j];
         if (!(d > 0)) return j + 1;
         const T l = (T)sqrt((double)d), inv = (T)1 / l;
         cj[j] = l;
 #pragma omp simd
-        for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
-        for (int64_t k = j + 1; k < n; k++) {
-            T *ck = a + (size_t)k * (size_t)ld;
-            const T f = cj[k];
-#pragma omp simd
-            for (int64_t i = k; i < n; i++) ck[i] -= f * cj[i];
-        }
+        for (int64_t r = j + 1; r < n; r++) cj[r] *= inv;
     }
     return 0;
 }
 
-/* B = A^-1 B from potrf's L: L y = b, then L^T x = y. L^T is first copied into the strict
- * upper triangle (overwriting it), so that both sweeps run down columns. */
-MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, T *l, int64_t ld, T *b, int64_t ldb) {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = j + 1; i < n; i++) l[(size_t)i * (size_t)ld + (size_t)j] = l[(size_t)j * (size_t)ld + (size_t)i];
-    for (int64_t r = 0; r < nrhs; r++) {
-        T *x = b + (size_t)r * (size_t)ldb;
-        for (int64_t j = 0; j < n; j++) {
-            const T *cj = l + (size_t)j * (size_t)ld;
+/* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
+ * with the same columns, every right-hand side at each step, so that L is read in place
+ * (no transposed copy) and the sweeps' chains of dependent steps overlap across the
+ * right-hand sides. */
+MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
+    for (int64_t j = 0; j < n; j++) {
+        const T *cj = l + (size_t)j * (size_t)ld;
+        for (int64_t r = 0; r < nrhs; r++) {
+            T *x = b + (size_t)r * (size_t)ldb;
             const T xj = x[j] / cj[j];
             x[j] = xj;
 #pragma omp simd
             for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
         }
-        for (int64_t j = n - 1; j >= 0; j--) {
-            const T *uj = l + (size_t)j * (size_t)ld; /* column j of L^T: row j of L */
-            const T xj = x[j] / uj[j];
-            x[j] = xj;
-#pragma omp simd
-            for (int64_t i = 0; i < j; i++) x[i] -= xj * uj[i];
+    }
+    for (int64_t j = n - 1; j >= 0; j--) {
+        const T *cj = l + (size_t)j * (size_t)ld;
+        for (int64_t r = 0; r < nrhs; r++) {
+            T *x = b + (size_t)r * (size_t)ldb, s = 0;
+#pragma omp simd reduction(+ : s)
+            for (int64_t i = j + 1; i < n; i++) s += cj[i] * x[i];
+            x[j] = (x[j] - s) / cj[j];
         }
     }
 }
