@@ -172,7 +172,16 @@ void sl_laset(minv_dtype t, char uplo, int m, int n, double offdiag, double diag
     else pslaset_(&uplo, &m, &n, &so, &sd, a, &one, &one, desc, 1);
 }
 
+void sl_gemr2d_parts(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
+                     int64_t part_elems) {
+    const int step = m > 0 && (int64_t)m * n > part_elems ? (int)(part_elems / m > 0 ? part_elems / m : 1) : (n > 0 ? n : 1);
+    for (int j = 1; j <= n; j += step) {
+        const int w = n - j + 1 < step ? n - j + 1 : step;
+        if (D) Cpdgemr2d(m, w, (double *)a, 1, j, (int *)desca, b, 1, j, (int *)descb, all);
+        else Cpsgemr2d(m, w, (float *)a, 1, j, (int *)desca, b, 1, j, (int *)descb, all);
+    }
+}
+
 void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all) {
-    if (D) Cpdgemr2d(m, n, (double *)a, 1, 1, (int *)desca, b, 1, 1, (int *)descb, all);
-    else Cpsgemr2d(m, n, (float *)a, 1, 1, (int *)desca, b, 1, 1, (int *)descb, all);
+    sl_gemr2d_parts(t, m, n, a, desca, b, descb, all, ((int64_t)1 << 30) / (int64_t)t);
 }

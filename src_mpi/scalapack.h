@@ -55,5 +55,10 @@ void sl_gemm(minv_dtype t, char ta, char tb, int m, int n, int k, double alpha, 
 void sl_laset(minv_dtype t, char uplo, int m, int n, double offdiag, double diag, void *a, const int *desc);
 /* b = a between any two layouts over the processes of context `all`. */
 void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all);
+/* The same in calls of whole columns, at most part_elems elements each (at least one column):
+ * p?gemr2d sizes its buffers in int bytes, and a rank holding a whole 2 GB matrix overflowed
+ * them ("xxmr2d:out of memory"); sl_gemr2d moves at most 1 GiB a call. */
+void sl_gemr2d_parts(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
+                     int64_t part_elems);
 
 #endif
