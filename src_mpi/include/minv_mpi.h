@@ -28,8 +28,11 @@ extern "C" {
 /* ---- contexts: one GPU per rank -----------------------------------------------------------
  * minv_options_default, with `device` chosen for this rank: its rank among the ranks of its
  * node (MPI_COMM_TYPE_SHARED) modulo the GPUs the node shows it, so that the ranks of a node
- * share its GPUs evenly (on one node: rank % devices). Change opts->device to choose
- * otherwise, then minv_create(&ctx, opts) as usual. Collective over comm. */
+ * share its GPUs evenly (on one node: rank % devices); and `cpu_threads` this rank's share of
+ * the node's cores: at most the cores it is bound to, the node's cores over its ranks and
+ * OpenMP's maximum, at least 1 (the ranks' threads do not oversubscribe the cores). Change
+ * opts->device or opts->cpu_threads to choose otherwise, then minv_create(&ctx, opts) as
+ * usual. Collective over comm. */
 minv_status minv_mpi_options_default(MPI_Comm comm, minv_options *opts);
 
 /* ---- distributed batches -------------------------------------------------------------------

@@ -1,10 +1,12 @@
 /* Distributed batches against serial minv on the same members: strided and variable sizes,
  * inversions and solves, double and float, with and without the rebalance; an uneven
  * decomposition with a rank that holds no members; failed members named by their global index
- * with the same status, report and message on every rank; argument errors of one rank. */
+ * with the same status, report and message on every rank; argument errors of one rank; each
+ * rank's default team its share of the node's cores. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_testutil.h"
 
@@ -246,10 +248,26 @@ static void argument_error(minv_context *ctx) {
     free(x);
 }
 
+/* The ranks of a node share its cores: each rank's default team is its share, at least 1. */
+static void options_threads(void) {
+    minv_options o;
+    MPI_Comm node;
+    int ranks_on_node;
+    CHECK(minv_mpi_options_default(MPI_COMM_WORLD, &o) == MINV_SUCCESS, "minv_mpi_options_default");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, mt_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &ranks_on_node);
+    MPI_Comm_free(&node);
+    const long share = sysconf(_SC_NPROCESSORS_ONLN) / ranks_on_node;
+    CHECK(o.cpu_threads >= 1 && o.cpu_threads <= (share > 1 ? share : 1),
+          "cpu_threads %d: not this rank's share of %ld cores over %d ranks", o.cpu_threads,
+          sysconf(_SC_NPROCESSORS_ONLN), ranks_on_node);
+}
+
 int main(int argc, char **argv) {
     minv_context *ctx = mt_init(&argc, &argv);
     if (!ctx)
         return 1;
+    options_threads();
     for (int fail = 0; fail < 2; fail++) {
         strided_invert(ctx, 0, fail);
         strided_invert(ctx, MINV_MPI_REBALANCE, fail);
