@@ -29,6 +29,14 @@ static minv_mpi_grid *grid_of(const minv_mpi_layout *l) { return (minv_mpi_grid 
 
 MPI_Comm minv_mpi_layout_comm(const minv_mpi_layout *l) { return grid_of(l)->comm; }
 int minv_mpi_layout_all(const minv_mpi_layout *l) { return grid_of(l)->all; }
+
+static int64_t round_of(const minv_mpi_layout *l) { return l && l->npcol > 1 ? l->nb * l->npcol : 1; }
+
+int minv_mpi_column_cycle(const minv_mpi_layout *a, const minv_mpi_layout *b) {
+    int64_t x = round_of(a), y = round_of(b), lcm = x;
+    while (lcm % y != 0 && lcm < a->n) lcm += x;
+    return (int)(lcm < a->n ? lcm : (a->n > 0 ? a->n : 1));
+}
 void *minv_mpi_layout_gpu(const minv_mpi_layout *l) { return grid_of(l)->gpu; }
 
 void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*release)(void *)) {
@@ -300,9 +308,11 @@ static minv_status redistribute_call(minv_context *ctx, const char *fn, const mi
     const int context = root_grid(l, root, lda, desc);
     if (l->m > 0 && l->n > 0) {
         if (scatter)
-            sl_gemr2d(t, (int)l->m, (int)l->n, whole, desc, piece, l->desc, grid_of(l)->all);
+            sl_gemr2d(t, (int)l->m, (int)l->n, whole, desc, piece, l->desc, grid_of(l)->all,
+                      minv_mpi_column_cycle(l, NULL));
         else
-            sl_gemr2d(t, (int)l->m, (int)l->n, piece, l->desc, whole, desc, grid_of(l)->all);
+            sl_gemr2d(t, (int)l->m, (int)l->n, piece, l->desc, whole, desc, grid_of(l)->all,
+                      minv_mpi_column_cycle(l, NULL));
     }
     if (context >= 0)
         Cblacs_gridexit(context);

@@ -103,6 +103,10 @@ minv_status minv_mpi_layout_make(minv_context *ctx, MPI_Comm comm, int64_t m, in
 /* The layout's communicator (minv's duplicate) and its context of every rank. */
 MPI_Comm minv_mpi_layout_comm(const minv_mpi_layout *l);
 int minv_mpi_layout_all(const minv_mpi_layout *l);
+/* sl_gemr2d's cycle between layouts a and b (NULL: a matrix on one process column): the least
+ * width in which each deals whole rounds of its process columns (NB x npcol, 1 on one process
+ * column), at most a's columns. */
+int minv_mpi_column_cycle(const minv_mpi_layout *a, const minv_mpi_layout *b);
 static inline int minv_mpi_in_grid(const minv_mpi_layout *l) { return l->myrow >= 0; }
 /* The local row of global row i (0-based) on this rank, or -1 where another rank holds it. */
 int64_t minv_mpi_layout_local_row(const minv_mpi_layout *l, int64_t i);

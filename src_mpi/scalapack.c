@@ -1,5 +1,6 @@
 /* Typed shim over ScaLAPACK and PBLAS; see scalapack.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "scalapack.h"
 
@@ -172,16 +173,37 @@ void sl_laset(minv_dtype t, char uplo, int m, int n, double offdiag, double diag
     else pslaset_(&uplo, &m, &n, &so, &sd, a, &one, &one, desc, 1);
 }
 
+/* Descriptor d of the columns c0 .. c0 + w of a matrix, c0 at the start of a round of d's
+ * process columns, and where they start in this rank's piece p. */
+static const void *columns_of(minv_dtype t, const void *p, const int *d, int c0, int w, int *part) {
+    int nprow, npcol, myrow, mycol;
+    memcpy(part, d, 9 * sizeof(int));
+    part[3] = w;
+    if (d[1] < 0)
+        return p;
+    Cblacs_gridinfo(d[1], &nprow, &npcol, &myrow, &mycol);
+    if (myrow < 0 || !p)
+        return p;
+    /* one process column holds every column; otherwise each holds NB of every round */
+    const int64_t local = npcol == 1 ? c0 : (int64_t)(c0 / (d[5] * npcol)) * d[5];
+    return (const char *)p + (size_t)local * (size_t)d[8] * (size_t)t;
+}
+
 void sl_gemr2d_parts(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
-                     int64_t part_elems) {
-    const int step = m > 0 && (int64_t)m * n > part_elems ? (int)(part_elems / m > 0 ? part_elems / m : 1) : (n > 0 ? n : 1);
-    for (int j = 1; j <= n; j += step) {
-        const int w = n - j + 1 < step ? n - j + 1 : step;
-        if (D) Cpdgemr2d(m, w, (double *)a, 1, j, (int *)desca, b, 1, j, (int *)descb, all);
-        else Cpsgemr2d(m, w, (float *)a, 1, j, (int *)desca, b, 1, j, (int *)descb, all);
+                     int cycle, int64_t part_elems) {
+    int64_t step = cycle < 1 ? n : (part_elems / (m > 0 ? m : 1)) / cycle * cycle;
+    if (step < cycle) step = cycle;
+    for (int c0 = 0; c0 < n; c0 += (int)step) {
+        const int w = n - c0 < step ? n - c0 : (int)step;
+        int pa[9], pb[9];
+        const void *pa_data = columns_of(t, a, desca, c0, w, pa);
+        void *pb_data = (void *)columns_of(t, b, descb, c0, w, pb);
+        if (D) Cpdgemr2d(m, w, (double *)pa_data, 1, 1, pa, pb_data, 1, 1, pb, all);
+        else Cpsgemr2d(m, w, (float *)pa_data, 1, 1, pa, pb_data, 1, 1, pb, all);
     }
 }
 
-void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all) {
-    sl_gemr2d_parts(t, m, n, a, desca, b, descb, all, ((int64_t)1 << 30) / (int64_t)t);
+void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
+               int cycle) {
+    sl_gemr2d_parts(t, m, n, a, desca, b, descb, all, cycle, ((int64_t)1 << 30) / (int64_t)t);
 }

@@ -54,11 +54,15 @@ void sl_gemm(minv_dtype t, char ta, char tb, int m, int n, int k, double alpha, 
              const void *b, int jb, const int *descb, double beta, void *c, int jc, const int *descc);
 void sl_laset(minv_dtype t, char uplo, int m, int n, double offdiag, double diag, void *a, const int *desc);
 /* b = a between any two layouts over the processes of context `all`. */
-void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all);
-/* The same in calls of whole columns, at most part_elems elements each (at least one column):
- * p?gemr2d sizes its buffers in int bytes, and a rank holding a whole 2 GB matrix overflowed
- * them ("xxmr2d:out of memory"); sl_gemr2d moves at most 1 GiB a call. */
+/* A redistribution, in calls of at most 1 GiB of whole columns: p?gemr2d sizes its buffers in
+ * int bytes by each descriptor's whole local piece, and a rank holding 2 GB overflowed them
+ * ("xxmr2d:out of memory"), so each call gets descriptors of its columns alone. cycle, the
+ * same on every rank: a width in which each descriptor deals whole rounds of its process
+ * columns (a multiple of NB x npcol of each; 1 where both have one process column). */
+void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
+               int cycle);
+/* The same in parts of at most part_elems elements (whole multiples of cycle, at least one). */
 void sl_gemr2d_parts(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
-                     int64_t part_elems);
+                     int cycle, int64_t part_elems);
 
 #endif

@@ -1,9 +1,11 @@
 /* ScaLAPACK's p?gemr2d in parts of whole columns (src_mpi/scalapack.c): a redistribution between
- * two block sizes, moved in parts of a few columns (odd sizes, a last part narrower, a part
- * smaller than one column), gives every value where the one-call redistribution puts it, in
- * double and float; minv splits every redistribution this way at 1 GiB a call because
- * p?gemr2d sizes its buffers in int bytes ("xxmr2d:out of memory" on a 2 GB matrix held by
- * one rank, bench_mpi_io at n = 16384), which a test of CI's size cannot reach. */
+ * two block sizes, moved in parts of a few rounds of the process columns (each part with
+ * descriptors of its columns alone; a last part narrower; parts asked smaller than a round),
+ * puts every value where it belongs, in double and float, between two grids and from the
+ * whole matrix on one rank (the scatter's case). minv splits every redistribution at 1 GiB a call
+ * because p?gemr2d sizes its buffers in int bytes by each descriptor's whole local piece
+ * ("xxmr2d:out of memory" where a rank held 2 GB, bench_mpi_io at n = 16384), which a test of
+ * CI's size cannot reach. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +13,12 @@
 #include "mpi_internal.h" /* minv_mpi_layout_all: the context of every rank */
 #include "scalapack.h"
 
-enum { M = 37, N = 29 };
+enum { M = 37, N = 61 };
 
-static void redistribute_in_parts(minv_context *ctx, minv_dtype t, int64_t part_elems) {
+/* from: blocks of 4 on the default grid, or (one) the whole matrix on rank 0's 1 x 1 grid */
+static void redistribute_in_parts(minv_context *ctx, minv_dtype t, int one, int64_t part_elems) {
     minv_mpi_layout from, to;
-    CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, M, N, 4, 0, 0, &from), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, M, N, 4, one, one, &from), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_mpi_layout_create(ctx, MPI_COMM_WORLD, M, N, 3, 0, 0, &to), MINV_SUCCESS, ctx);
     const size_t es = (size_t)t;
     const size_t from_elems = (size_t)from.lld * (size_t)(from.local_cols > 0 ? from.local_cols : 1);
@@ -29,7 +32,8 @@ static void redistribute_in_parts(minv_context *ctx, minv_dtype t, int64_t part_
             if (t == MINV_R64) ((double *)a)[e] = v;
             else ((float *)a)[e] = (float)v;
         }
-    sl_gemr2d_parts(t, M, N, a, from.desc, b, to.desc, minv_mpi_layout_all(&from), part_elems);
+    sl_gemr2d_parts(t, M, N, a, from.desc, b, to.desc, minv_mpi_layout_all(&from), minv_mpi_column_cycle(&from, &to),
+                    part_elems);
     int wrong = 0;
     for (int64_t lj = 0; lj < to.local_cols; lj++)
         for (int64_t li = 0; li < to.local_rows; li++) {
@@ -40,8 +44,8 @@ static void redistribute_in_parts(minv_context *ctx, minv_dtype t, int64_t part_
         }
     int all_wrong = 0;
     MPI_Allreduce(&wrong, &all_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(all_wrong == 0, "%s, parts of %lld elements: %d values misplaced", t == MINV_R64 ? "double" : "float",
-          (long long)part_elems, all_wrong);
+    CHECK(all_wrong == 0, "%s%s, parts of %lld elements: %d values misplaced", t == MINV_R64 ? "double" : "float",
+          one ? ", from one rank" : "", (long long)part_elems, all_wrong);
     free(a);
     free(b);
     minv_mpi_layout_free(&to);
@@ -51,9 +55,10 @@ static void redistribute_in_parts(minv_context *ctx, minv_dtype t, int64_t part_
 int main(int argc, char **argv) {
     minv_context *ctx = mt_init(&argc, &argv);
     const int64_t parts[] = {(int64_t)M * N, (int64_t)M * 5, (int64_t)M * 4 + 3, 10};
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
-        redistribute_in_parts(ctx, MINV_R64, parts[k]);
-        redistribute_in_parts(ctx, MINV_R32, parts[k]);
-    }
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+        for (int one = 0; one < 2; one++) {
+            redistribute_in_parts(ctx, MINV_R64, one, parts[k]);
+            redistribute_in_parts(ctx, MINV_R32, one, parts[k]);
+        }
     return mt_finish("test_mpi_gemr2d", ctx);
 }
