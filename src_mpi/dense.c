@@ -61,35 +61,88 @@ static minv_status check_method(minv_context *ctx, const char *fn, minv_method m
     return MINV_SUCCESS;
 }
 
-/* ---- the first NaN or Inf, in column-major order of the global matrix ---- */
+/* ---- one pass over a piece: the first NaN or Inf, and the 1- and infinity-norms ---- */
 
-static minv_status check_finite(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *p,
-                                const char *name) {
+typedef struct {
+    double norm_1, norm_inf;
+} norms;
+
+/* With a name, the first non-finite entry in column-major order of the global matrix is
+ * MINV_ERR_NOT_FINITE, naming it (without, such entries make the norms NaN or Inf, as in
+ * p?lange); where out is given, the norms from the column and row sums of |a_ij| summed over
+ * the ranks: one read of the piece where ScaLAPACK's p?lange took one per norm, its
+ * infinity-norm striding across the rows. */
+static minv_status scan_piece(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *p,
+                              const char *name, norms *out) {
     int64_t first = INT64_MAX;
     double value = 0;
-    for (int64_t lj = 0; lj < l->local_cols; lj++)
+    const int64_t m = l->m, n = l->n;
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    double *colsum = out ? calloc((size_t)(m + n), sizeof(double)) : NULL, *rowsum = colsum ? colsum + n : NULL;
+    int64_t *row = out ? malloc((size_t)(l->local_rows > 0 ? l->local_rows : 1) * sizeof(int64_t)) : NULL;
+    if (out) {
+        minv_status status = minv_mpi_agree(ctx, comm, colsum && row ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld sums", (long long)(m + n)));
+        if (status != MINV_SUCCESS) {
+            free(colsum);
+            free(row);
+            return status;
+        }
+        for (int64_t li = 0; li < l->local_rows; li++) row[li] = minv_mpi_layout_row(l, li);
+    }
+    for (int64_t lj = 0; lj < l->local_cols; lj++) {
+        const int64_t j = minv_mpi_layout_col(l, lj);
+        double cs = 0;
         for (int64_t li = 0; li < l->local_rows; li++) {
             const double v = get(t, p, (size_t)(lj * l->lld + li));
-            if (!isfinite(v)) {
-                const int64_t at = minv_mpi_layout_col(l, lj) * l->m + minv_mpi_layout_row(l, li);
+            if (name && !isfinite(v)) {
+                const int64_t at = j * m + minv_mpi_layout_row(l, li);
                 if (at < first) {
                     first = at;
                     value = v;
                 }
             }
+            if (rowsum) {
+                cs += fabs(v);
+                rowsum[row[li]] += fabs(v);
+            }
         }
-    MPI_Comm comm = minv_mpi_layout_comm(l);
+        if (colsum)
+            colsum[j] = cs;
+    }
+    free(row);
     const int64_t global = minv_mpi_min_i64(first, comm);
-    if (global == INT64_MAX)
-        return MINV_SUCCESS;
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    const int owner = (int)minv_mpi_min_i64(first == global ? rank : size, comm);
-    MPI_Bcast(&value, 1, MPI_DOUBLE, owner, comm);
-    const long long i = global % l->m + 1, j = global / l->m + 1;
-    return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %g (row %lld, column %lld, 1-based) is the first non-finite entry",
-                     name, i, j, value, i, j);
+    if (global != INT64_MAX) {
+        free(colsum);
+        int rank, size;
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &size);
+        const int owner = (int)minv_mpi_min_i64(first == global ? rank : size, comm);
+        MPI_Bcast(&value, 1, MPI_DOUBLE, owner, comm);
+        const long long i = global % l->m + 1, j = global / l->m + 1;
+        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s(%lld,%lld) = %g (row %lld, column %lld, 1-based) is the first non-finite entry",
+                         name, i, j, value, i, j);
+    }
+    if (out) {
+        MPI_Allreduce(MPI_IN_PLACE, colsum, (int)(m + n), MPI_DOUBLE, MPI_SUM, comm);
+        out->norm_1 = out->norm_inf = 0;
+        for (int64_t j = 0; j < n; j++)
+            if (colsum[j] > out->norm_1 || isnan(colsum[j])) out->norm_1 = colsum[j];
+        for (int64_t i = 0; i < m; i++)
+            if (rowsum[i] > out->norm_inf || isnan(rowsum[i])) out->norm_inf = rowsum[i];
+        free(colsum);
+    }
+    return MINV_SUCCESS;
+}
+
+/* Every column's 1-norm of a layout's matrix, on every rank: out[0 .. l->n). */
+static void column_norms_1(minv_dtype t, const minv_mpi_layout *l, const void *p, double *out) {
+    memset(out, 0, (size_t)l->n * sizeof(double));
+    for (int64_t lj = 0; lj < l->local_cols; lj++) {
+        double cs = 0;
+        for (int64_t li = 0; li < l->local_rows; li++) cs += fabs(get(t, p, (size_t)(lj * l->lld + li)));
+        out[minv_mpi_layout_col(l, lj)] = cs;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, out, (int)l->n, MPI_DOUBLE, MPI_SUM, minv_mpi_layout_comm(l));
 }
 
 /* ---- what AUTO and CHOLESKY need to know ---- */
@@ -102,6 +155,18 @@ typedef struct {
 
 static minv_status analyze(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a, analysis *an) {
     double diff = 0, big = 0, diag = INFINITY;
+    if (l->nprow == 1 && l->npcol == 1) { /* the whole matrix on one rank: serial minv's one-pass scan, no p?tran */
+        minv_analysis s = {0};
+        const minv_mat whole = {t, l->n, l->n, l->lld, (void *)a};
+        minv_status status = minv_mpi_in_grid(l) ? minv_cpu_backend.analyze(ctx, &whole, &s) : MINV_SUCCESS;
+        if ((status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l), status)) != MINV_SUCCESS)
+            return status;
+        MPI_Comm comm = minv_mpi_layout_comm(l);
+        an->asymmetry = max_over(minv_mpi_in_grid(l) ? s.asymmetry : 0, comm);
+        an->diag_min = -max_over(minv_mpi_in_grid(l) ? -s.diag_min : -INFINITY, comm);
+        an->symmetric = an->asymmetry <= minv_symmetry_tol(ctx, t);
+        return MINV_SUCCESS;
+    }
     void *w = malloc(piece_elems(l) * (size_t)t);
     minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
                                         w ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the piece of A^T"));
@@ -173,7 +238,7 @@ static minv_status probes_make(minv_context *ctx, minv_dtype t, const minv_mpi_l
 
 /* max over probes of ||X (A v) - v||_inf / (||X||_inf ||A||_inf ||v||_inf), minv's ratio. */
 static minv_status residual_sampled(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *x,
-                                    probes *p, double anorm_inf, double *residual) {
+                                    double xnorm_inf, probes *p, double anorm_inf, double *residual) {
     const int64_t n = l->n;
     MPI_Comm comm = minv_mpi_layout_comm(l);
     double *w = calloc((size_t)(n * MINV_PROBES), sizeof(double));
@@ -186,7 +251,7 @@ static minv_status residual_sampled(minv_context *ctx, minv_dtype t, const minv_
         for (int64_t li = 0; li < p->lv.local_rows; li++)
             w[minv_mpi_layout_col(&p->lv, lj) * n + minv_mpi_layout_row(&p->lv, li)] = get(t, p->vp, (size_t)(lj * p->lv.lld + li));
     MPI_Allreduce(MPI_IN_PLACE, w, (int)(n * MINV_PROBES), MPI_DOUBLE, MPI_SUM, comm);
-    *residual = minv_probe_ratio(n, MINV_PROBES, p->v, w, norm_of(t, 'I', l, x, 1, (int)n), anorm_inf);
+    *residual = minv_probe_ratio(n, MINV_PROBES, p->v, w, xnorm_inf, anorm_inf);
     free(w);
     return MINV_SUCCESS;
 }
@@ -422,8 +487,9 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         status = check_piece(ctx, fn, 5, "ainv", l, x);
     if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS || n == 0) /* n = 0: LAPACK's quick return */
         goto cleanup;
-    MINV_TRY(check_finite(ctx, t, l, a, "A"));
-    const double anorm_1 = norm_of(t, '1', l, a, 1, n), anorm_inf = norm_of(t, 'I', l, a, 1, n);
+    norms an, xn;
+    MINV_TRY(scan_piece(ctx, t, l, a, "A", &an));
+    const double anorm_1 = an.norm_1, anorm_inf = an.norm_inf;
     if (anorm_1 == 0) {
         r->info = 0;
         status = minv_fail(ctx, MINV_ERR_SINGULAR, "A is zero: every entry is 0");
@@ -454,8 +520,9 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         if (status != MINV_SUCCESS)
             goto cleanup;
         r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+        MINV_TRY(scan_piece(ctx, t, l, x, NULL, &xn));
         if (residual_mode == 1) {
-            MINV_TRY(residual_sampled(ctx, t, l, x, &pr, anorm_inf, &r->residual));
+            MINV_TRY(residual_sampled(ctx, t, l, x, xn.norm_inf, &pr, anorm_inf, &r->residual));
             r->residual_kind = 1;
         } else if (residual_mode == 2) {
             MINV_TRY(residual_full(ctx, t, l, orig, x, anorm_1, &r->residual));
@@ -468,7 +535,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
     if (status != MINV_SUCCESS)
         goto cleanup;
     /* exact, from the inverse: better than ScaLAPACK's p?gecon, which can miss by 10x */
-    r->rcond = 1 / (anorm_1 * norm_of(t, '1', l, x, 1, n));
+    r->rcond = 1 / (anorm_1 * xn.norm_1);
     r->flops = minv_batch_flops(spd, n, 0);
     note_grid(r, l, comm);
     status = minv_check_rcond(ctx, t, r);
@@ -502,9 +569,10 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     minv_get_option(ctx, MINV_OPT_PRECISION, &precision);
     if (precision == MINV_PRECISION_MIXED) /* ScaLAPACK and cuSOLVERMp factor in the data's precision */
         minv_report_note(r, "MINV_OPT_PRECISION mixed is the serial solves'; over the ranks A is factored in the data's precision");
-    void *work = NULL, *bkeep = NULL;
+    void *work = NULL, *bkeep = NULL, *xw = NULL;
+    double *colnorms = NULL;
+    minv_mpi_layout lw = {0}; /* [B | h]: Hager's start vector h = (1/n, ...) solved with B, as serial minv does */
     int spd = 0, info = 0;
-    double rcond = -1;
 
     minv_status status = check_method(ctx, fn, method);
     if (status == MINV_SUCCESS && (la->m != la->n || la->mb != la->nb))
@@ -530,9 +598,10 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     /* n = 0 or nrhs = 0: LAPACK's quick return, nothing read or written */
     if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS || n == 0 || nrhs == 0)
         goto cleanup;
-    MINV_TRY(check_finite(ctx, t, la, a, "A"));
-    MINV_TRY(check_finite(ctx, t, lb, b, "B"));
-    const double anorm_1 = norm_of(t, '1', la, a, 1, n), anorm_inf = norm_of(t, 'I', la, a, 1, n);
+    norms an;
+    MINV_TRY(scan_piece(ctx, t, la, a, "A", &an));
+    MINV_TRY(scan_piece(ctx, t, lb, b, "B", NULL));
+    const double anorm_1 = an.norm_1, anorm_inf = an.norm_inf;
     if (anorm_1 == 0) {
         r->info = 0;
         status = minv_fail(ctx, MINV_ERR_SINGULAR, "A is zero: every entry is 0");
@@ -543,11 +612,23 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     if (bkeep)
         copy_piece(t, lb, b, bkeep);
     const void *borig = bkeep ? bkeep : b;
+    MINV_TRY(minv_mpi_layout_like(ctx, la, n, (int64_t)nrhs + 1, &lw));
+    xw = malloc(piece_elems(&lw) * (size_t)t);
+    colnorms = malloc((size_t)(2 * nrhs + 2) * sizeof(double));
+    MINV_TRY(minv_mpi_agree(ctx, comm, xw && colnorms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the right-hand sides' piece")));
     const minv_mpi_dense_ops *ops = backend_of(ctx, la, r);
     for (;;) {
         copy_piece(t, la, a, work);
-        copy_piece(t, lb, borig, x);
-        MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, work, lb, x, anorm_1, &info, &rcond, r)));
+        if (minv_mpi_in_grid(la))
+            sl_copy(t, n, nrhs, borig, 1, lb->desc, xw, 1, lw.desc);
+        for (int64_t lj = 0; lj < lw.local_cols; lj++)
+            if (minv_mpi_layout_col(&lw, lj) == nrhs)
+                for (int64_t li = 0; li < lw.local_rows; li++) {
+                    const size_t e = (size_t)(lj * lw.lld + li);
+                    if (t == MINV_R64) ((double *)xw)[e] = 1.0 / n;
+                    else ((float *)xw)[e] = 1.0f / (float)n;
+                }
+        MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, work, &lw, xw, &info, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
         if (not_spd_so_lu(ctx, method, status, r)) {
             spd = 0;
@@ -556,6 +637,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         if (status != MINV_SUCCESS)
             goto cleanup;
         r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+        if (minv_mpi_in_grid(la))
+            sl_copy(t, n, nrhs, xw, 1, lw.desc, x, 1, lb->desc);
         if (residual_mode > 0) {
             MINV_TRY(residual_solve(ctx, t, residual_mode, la, a, lb, borig, x, anorm_inf, &r->residual));
             r->residual_kind = residual_mode;
@@ -566,17 +649,20 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     }
     if (status != MINV_SUCCESS)
         goto cleanup;
-    r->rcond = max_over(rcond, comm);
-    if (r->rcond < 0) { /* minv's bound from the solution's columns, as its Gauss-Jordan solves */
-        double *xb = malloc((size_t)(2 * nrhs) * sizeof(double));
-        MINV_TRY(minv_mpi_agree(ctx, comm, xb ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %d norms", 2 * nrhs)));
-        for (int j = 0; j < nrhs; j++) {
-            xb[j] = norm_of(t, '1', lb, x, j + 1, 1);
-            xb[nrhs + j] = norm_of(t, '1', lb, borig, j + 1, 1);
-        }
-        r->rcond = minv_rcond_lower_bound(nrhs, xb, xb + nrhs, anorm_1);
-        free(xb);
-        minv_report_note(r, "rcond bounded from the solution's columns (no estimator on this backend)");
+    /* ||A^-1||_1 >= ||x_j||_1 / ||b_j||_1 for every column, Hager's included (||h||_1 = 1): a
+     * bound for nothing; where it leaves rcond below 1e-4, where an overstatement could hide a
+     * matrix singular to working precision, ScaLAPACK's estimate from the factor as well */
+    column_norms_1(t, &lw, xw, colnorms);
+    column_norms_1(t, lb, borig, colnorms + nrhs + 1);
+    colnorms[2 * nrhs + 1] = 1;
+    r->rcond = minv_rcond_lower_bound(nrhs + 1, colnorms, colnorms + nrhs + 1, anorm_1);
+    if (r->rcond > 0 && r->rcond < 1e-4) {
+        if (ops == &minv_mpi_scalapack_ops) {
+            const double estimate = max_over(minv_mpi_in_grid(la) ? sl_rcond(t, spd, n, work, la->desc, anorm_1) : -1, comm);
+            if (estimate >= 0) /* both overstate rcond, if at all */
+                r->rcond = fmin(r->rcond, estimate);
+        } else
+            minv_report_note(r, "rcond bounded from the solution's columns (no estimator on this backend)");
     }
     r->flops = minv_batch_flops(spd, n, nrhs);
     note_grid(r, la, comm);
@@ -584,6 +670,10 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
 cleanup:
     free(work);
     free(bkeep);
+    free(xw);
+    free(colnorms);
+    if (lw.internal)
+        minv_mpi_layout_free(&lw);
     finish(ctx, r, comm, t0);
     minv_fpguard_end(&guard);
     minv_mpi_leave(ctx);

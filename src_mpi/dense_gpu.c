@@ -120,11 +120,10 @@ static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_
 }
 
 static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
-                             const minv_mpi_layout *lb, void *x, double anorm_1, int *info, double *rcond,
+                             const minv_mpi_layout *lb, void *x, int *info,
                              minv_report *report) {
     char msg[512] = "";
     minv_mpi_gpu_piece pa = piece(la, a), px = piece(lb, x);
-    *rcond = -1; /* cuSOLVERMp has no condition estimator */
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
     const int outcome = state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, msg, sizeof msg);
     if (outcome == MINV_MPI_GPU_ERROR)
@@ -132,7 +131,7 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     if (!redo(spd, outcome, *info))
         return MINV_SUCCESS;
     const int gpu_info = *info;
-    const minv_status status = minv_mpi_scalapack_ops.solve(ctx, la, t, spd, a, lb, x, anorm_1, info, rcond, report);
+    const minv_status status = minv_mpi_scalapack_ops.solve(ctx, la, t, spd, a, lb, x, info, report);
     note_redo(la, t, spd, outcome, gpu_info, msg, *info, report);
     return status;
 }

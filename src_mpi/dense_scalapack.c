@@ -15,8 +15,13 @@ static int *alloc_pivots(const minv_mpi_layout *l) {
     return malloc((size_t)(l->local_rows + l->mb + 1) * sizeof(int));
 }
 
-/* x = lower triangle of x mirrored to the upper, through w = x^T. */
+/* x = lower triangle of x mirrored to the upper, through w = x^T (in place on a 1 x 1 grid). */
 static minv_status mirror_lower(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, void *x) {
+    if (l->nprow == 1 && l->npcol == 1) {
+        minv_mat whole = {t, l->n, l->n, l->lld, x};
+        minv_mat_mirror_lower(&whole);
+        return MINV_SUCCESS;
+    }
     void *w = malloc((size_t)(l->lld * (l->local_cols > 0 ? l->local_cols : 1)) * (size_t)t);
     if (!w)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the %lld x %lld piece to mirror the inverse",
@@ -60,28 +65,24 @@ static minv_status invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtyp
 }
 
 static minv_status solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
-                         const minv_mpi_layout *lb, void *x, double anorm_1, int *info, double *rcond,
+                         const minv_mpi_layout *lb, void *x, int *info,
                          minv_report *report) {
     const int n = (int)la->n, nrhs = (int)lb->n;
     *info = 0;
-    *rcond = -1;
     minv_report_note(report, "ScaLAPACK %s%s + %s%s", prefix(t), spd ? "potrf" : "getrf", prefix(t), spd ? "potrs" : "getrs");
     if (!minv_mpi_in_grid(la))
         return MINV_SUCCESS;
     if (spd) {
         if ((*info = sl_potrf(t, n, a, la->desc)) != 0)
             return MINV_SUCCESS;
-        *rcond = sl_rcond(t, 1, n, a, la->desc, anorm_1);
         *info = sl_potrs(t, n, nrhs, a, la->desc, x, lb->desc);
         return MINV_SUCCESS;
     }
     int *ipiv = alloc_pivots(la);
     if (!ipiv)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)la->local_rows + la->mb);
-    if ((*info = sl_getrf(t, n, a, la->desc, ipiv)) == 0) {
-        *rcond = sl_rcond(t, 0, n, a, la->desc, anorm_1);
+    if ((*info = sl_getrf(t, n, a, la->desc, ipiv)) == 0)
         *info = sl_getrs(t, n, nrhs, a, la->desc, ipiv, x, lb->desc);
-    }
     free(ipiv);
     return MINV_SUCCESS;
 }

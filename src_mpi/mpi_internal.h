@@ -118,11 +118,11 @@ void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*relea
 /* ---- one matrix over many ranks (dense.c and its backends) ---- */
 
 /* A backend of the dense solvers. invert: x holds A and becomes A^-1; solve: a holds A (work
- * space, overwritten by its factors) and x holds B and becomes X. The factorisation is
- * Cholesky (spd) or LU; *info is the 1-based global column where it failed (not positive
- * definite, or an exactly zero pivot), 0 otherwise. A solve sets *rcond to the reciprocal
- * 1-norm condition estimate, -1 where the backend has none (the driver then bounds it); an
- * inversion's comes from the inverse itself. The status is this rank's own (allocation,
+ * space, overwritten by its factors: ScaLAPACK's stay there for its condition estimate) and x
+ * holds B and becomes X. The factorisation is Cholesky (spd) or LU; *info is the 1-based
+ * global column where it failed (not positive definite, or an exactly zero pivot), 0
+ * otherwise. The driver finds rcond: an inversion's from the inverse itself, a solve's from
+ * its columns and Hager's vector solved with them. The status is this rank's own (allocation,
  * device, library); the driver agrees statuses and info over the ranks. Notes on what ran go
  * to the report's reason. */
 typedef struct {
@@ -130,7 +130,7 @@ typedef struct {
     minv_status (*invert)(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
                           minv_report *report);
     minv_status (*solve)(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
-                         const minv_mpi_layout *lb, void *x, double anorm_1, int *info, double *rcond,
+                         const minv_mpi_layout *lb, void *x, int *info,
                          minv_report *report);
 } minv_mpi_dense_ops;
 
