@@ -296,14 +296,18 @@ static minv_status residual_solve(minv_context *ctx, minv_dtype t, int mode, con
     minv_status status = minv_mpi_layout_like(ctx, la, n, count, &lr);
     if (status != MINV_SUCCESS)
         return status;
-    void *r = malloc(piece_elems(&lr) * (size_t)t);
+    /* the sampled columns of B in r and of X in xs, then r -= A xs: one product, one read of A */
+    void *r = malloc(piece_elems(&lr) * (size_t)t), *xs = malloc(piece_elems(&lr) * (size_t)t);
     double *norms = malloc((size_t)(3 * nrhs) * sizeof(double));
-    if ((status = minv_mpi_agree(ctx, comm, r && norms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"))) != MINV_SUCCESS)
+    if ((status = minv_mpi_agree(ctx, comm, r && xs && norms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"))) != MINV_SUCCESS)
         goto cleanup;
-    for (int64_t s = 0; s < count && minv_mpi_in_grid(la); s++) {
-        const int j = (int)minv_residual_column(s, count, nrhs) + 1, c = (int)s + 1;
-        sl_copy(t, (int)n, 1, b, j, lb->desc, r, c, lr.desc);
-        sl_gemm(t, 'N', 'N', (int)n, 1, (int)n, -1, a, la->desc, x, j, lb->desc, 1, r, c, lr.desc);
+    if (minv_mpi_in_grid(la)) {
+        for (int64_t s = 0; s < count; s++) {
+            const int j = (int)minv_residual_column(s, count, nrhs) + 1, c = (int)s + 1;
+            sl_copy(t, (int)n, 1, b, j, lb->desc, r, c, lr.desc);
+            sl_copy(t, (int)n, 1, x, j, lb->desc, xs, c, lr.desc);
+        }
+        sl_gemm(t, 'N', 'N', (int)n, (int)count, (int)n, -1, a, la->desc, xs, 1, lr.desc, 1, r, 1, lr.desc);
     }
     column_inf_norms(t, &lr, r, norms);
     column_inf_norms(t, lb, x, norms + nrhs);
@@ -318,6 +322,7 @@ static minv_status residual_solve(minv_context *ctx, minv_dtype t, int mode, con
     *residual = worst;
 cleanup:
     free(r);
+    free(xs);
     free(norms);
     minv_mpi_layout_free(&lr);
     return status;
