@@ -67,6 +67,32 @@ typedef struct {
     double norm_1, norm_inf;
 } norms;
 
+/* The column sums of |a_ij| of this rank's piece into colsum (global column index), and with
+ * row (the pieces' rows' global indices) the row sums into rowsum; with first, the first
+ * non-finite entry in column-major order of the global matrix (INT64_MAX: none) and its value. */
+static void piece_sums(minv_dtype t, const minv_mpi_layout *l, const void *p, const int64_t *row, double *colsum,
+                       double *rowsum, int64_t *first, double *value) {
+    for (int64_t lj = 0; lj < l->local_cols; lj++) {
+        const int64_t j = minv_mpi_layout_col(l, lj);
+        double cs = 0;
+        for (int64_t li = 0; li < l->local_rows; li++) {
+            const double v = get(t, p, (size_t)(lj * l->lld + li));
+            if (first && !isfinite(v)) {
+                const int64_t at = j * l->m + minv_mpi_layout_row(l, li);
+                if (at < *first) {
+                    *first = at;
+                    *value = v;
+                }
+            }
+            cs += fabs(v);
+            if (rowsum)
+                rowsum[row[li]] += fabs(v);
+        }
+        if (colsum)
+            colsum[j] = cs;
+    }
+}
+
 /* With a name, the first non-finite entry in column-major order of the global matrix is
  * MINV_ERR_NOT_FINITE, naming it (without, such entries make the norms NaN or Inf, as in
  * p?lange); where out is given, the norms from the column and row sums of |a_ij| summed over
@@ -89,26 +115,7 @@ static minv_status scan_piece(minv_context *ctx, minv_dtype t, const minv_mpi_la
         }
         for (int64_t li = 0; li < l->local_rows; li++) row[li] = minv_mpi_layout_row(l, li);
     }
-    for (int64_t lj = 0; lj < l->local_cols; lj++) {
-        const int64_t j = minv_mpi_layout_col(l, lj);
-        double cs = 0;
-        for (int64_t li = 0; li < l->local_rows; li++) {
-            const double v = get(t, p, (size_t)(lj * l->lld + li));
-            if (name && !isfinite(v)) {
-                const int64_t at = j * m + minv_mpi_layout_row(l, li);
-                if (at < first) {
-                    first = at;
-                    value = v;
-                }
-            }
-            if (rowsum) {
-                cs += fabs(v);
-                rowsum[row[li]] += fabs(v);
-            }
-        }
-        if (colsum)
-            colsum[j] = cs;
-    }
+    piece_sums(t, l, p, row, colsum, rowsum, name ? &first : NULL, &value);
     free(row);
     const int64_t global = minv_mpi_min_i64(first, comm);
     if (global != INT64_MAX) {
@@ -137,11 +144,7 @@ static minv_status scan_piece(minv_context *ctx, minv_dtype t, const minv_mpi_la
 /* Every column's 1-norm of a layout's matrix, on every rank: out[0 .. l->n). */
 static void column_norms_1(minv_dtype t, const minv_mpi_layout *l, const void *p, double *out) {
     memset(out, 0, (size_t)l->n * sizeof(double));
-    for (int64_t lj = 0; lj < l->local_cols; lj++) {
-        double cs = 0;
-        for (int64_t li = 0; li < l->local_rows; li++) cs += fabs(get(t, p, (size_t)(lj * l->lld + li)));
-        out[minv_mpi_layout_col(l, lj)] = cs;
-    }
+    piece_sums(t, l, p, NULL, out, NULL, NULL, NULL);
     MPI_Allreduce(MPI_IN_PLACE, out, (int)l->n, MPI_DOUBLE, MPI_SUM, minv_mpi_layout_comm(l));
 }
 
@@ -155,18 +158,6 @@ typedef struct {
 
 static minv_status analyze(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a, analysis *an) {
     double diff = 0, big = 0, diag = INFINITY;
-    if (l->nprow == 1 && l->npcol == 1) { /* the whole matrix on one rank: serial minv's one-pass scan, no p?tran */
-        minv_analysis s = {0};
-        const minv_mat whole = {t, l->n, l->n, l->lld, (void *)a};
-        minv_status status = minv_mpi_in_grid(l) ? minv_cpu_backend.analyze(ctx, &whole, &s) : MINV_SUCCESS;
-        if ((status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l), status)) != MINV_SUCCESS)
-            return status;
-        MPI_Comm comm = minv_mpi_layout_comm(l);
-        an->asymmetry = max_over(minv_mpi_in_grid(l) ? s.asymmetry : 0, comm);
-        an->diag_min = -max_over(minv_mpi_in_grid(l) ? -s.diag_min : -INFINITY, comm);
-        an->symmetric = an->asymmetry <= minv_symmetry_tol(ctx, t);
-        return MINV_SUCCESS;
-    }
     void *w = malloc(piece_elems(l) * (size_t)t);
     minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
                                         w ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the piece of A^T"));

@@ -15,13 +15,8 @@ static int *alloc_pivots(const minv_mpi_layout *l) {
     return malloc((size_t)(l->local_rows + l->mb + 1) * sizeof(int));
 }
 
-/* x = lower triangle of x mirrored to the upper, through w = x^T (in place on a 1 x 1 grid). */
+/* x = lower triangle of x mirrored to the upper, through w = x^T. */
 static minv_status mirror_lower(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, void *x) {
-    if (l->nprow == 1 && l->npcol == 1) {
-        minv_mat whole = {t, l->n, l->n, l->lld, x};
-        minv_mat_mirror_lower(&whole);
-        return MINV_SUCCESS;
-    }
     void *w = malloc((size_t)(l->lld * (l->local_cols > 0 ? l->local_cols : 1)) * (size_t)t);
     if (!w)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the %lld x %lld piece to mirror the inverse",

@@ -153,9 +153,33 @@ void sl_copy(minv_dtype t, int m, int n, const void *a, int ja, const int *desca
     else psgeadd_("N", &m, &n, &s1, a, &one, &ja, desca, &s0, c, &one, &jc, descc, 1);
 }
 
+/* c = a^T in one process's memory, by tiles that keep the strided side in cache. */
+#define LOCAL_TRAN(name, T)                                                                                    \
+    static void name(int m, int n, const void *a, size_t lda, void *c, size_t ldc) {                           \
+        const T *x = a;                                                                                       \
+        T *y = c;                                                                                             \
+        for (int jj = 0; jj < n; jj += 64)                                                                    \
+            for (int ii = 0; ii < m; ii += 64)                                                                \
+                for (int j = jj; j < jj + 64 && j < n; j++)                                                   \
+                    for (int i = ii; i < ii + 64 && i < m; i++) y[(size_t)j + (size_t)i * ldc] = x[(size_t)i + (size_t)j * lda]; \
+    }
+LOCAL_TRAN(local_tran_d, double)
+LOCAL_TRAN(local_tran_s, float)
+
+static int one_process(const int *desc) {
+    int nprow, npcol, myrow, mycol;
+    Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
+    return nprow == 1 && npcol == 1;
+}
+
 void sl_tran(minv_dtype t, int m, int n, const void *a, const int *desca, void *c, const int *descc) {
     const double d1 = 1, d0 = 0;
     const float s1 = 1, s0 = 0;
+    if (one_process(desca) && one_process(descc)) { /* p?tran goes entry by entry: 0.45 GB/s on one rank */
+        if (D) local_tran_d(m, n, a, (size_t)desca[8], c, (size_t)descc[8]);
+        else local_tran_s(m, n, a, (size_t)desca[8], c, (size_t)descc[8]);
+        return;
+    }
     if (D) pdtran_(&n, &m, &d1, a, &one, &one, desca, &d0, c, &one, &one, descc);
     else pstran_(&n, &m, &s1, a, &one, &one, desca, &s0, c, &one, &one, descc);
 }
