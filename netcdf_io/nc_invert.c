@@ -1,5 +1,5 @@
-/* Inversion from file to file, one matrix or every matrix of a batch. A single matrix is read
- * tile by tile, inverted by minv_invert_d/_s and written tile by tile. A batch goes through
+/* Inversion from file to file, one matrix or every matrix of a batch. A single matrix goes
+ * through minv_invert_banded, read and written in bands of stored rows. A batch goes through
  * the batched API in chunks of whole matrices (MINV_NC_BATCH_ELEMS values at most, or one
  * matrix at a time, tile by tile, when a matrix is larger): a chunk is read in one go,
  * inverted in place by one batched call and written in one go, so memory holds a chunk and
@@ -116,44 +116,49 @@ static void aggregate(minv_report *r, const minv_report *last, const minv_nc_rec
     minv_report_note(r, "batch of %lld matrices in chunks of up to %lld", (long long)count, (long long)chunk);
 }
 
-static minv_status invert_in_place(minv_context *ctx, minv_method method, minv_mat *a, minv_report *report) {
-    return a->dtype == MINV_R64 ? minv_invert_inplace_d(ctx, method, a->rows, a->data, a->ld, report)
-                                : minv_invert_inplace_s(ctx, method, a->rows, a->data, a->ld, report);
+/* One matrix's reads and writes, band by band, for minv_invert_banded. */
+typedef struct {
+    minv_context *ctx;
+    minv_nc_source *src;
+    minv_nc_sink *dst;
+    int io_failed; /* a read or write failed (its message names the file) */
+} file_bands;
+
+static minv_status read_band(void *user, int64_t at, int64_t count, minv_mat *m) {
+    file_bands *f = user;
+    const minv_status status = minv_nc_source_read_band(f->ctx, f->src, 0, at, count, 0, m);
+    f->io_failed |= status != MINV_SUCCESS;
+    return status;
 }
 
-/* One matrix: read tile by tile, inverted in place (the host holds one matrix, not two),
- * written tile by tile. An AUTO Cholesky returns NOT_SPD only where its residual showed that
- * A's asymmetry mattered (an indefinite A goes on by LU inside the call), having overwritten
- * A, where out of place LU would have taken over: A is read again for LU. */
-static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, minv_nc_source *src,
-                                 minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
-    const int64_t n = src->rows;
-    minv_mat a = {0};
+static minv_status write_band(void *user, int64_t at, int64_t count, const minv_mat *m) {
+    file_bands *f = user;
+    const minv_status status = minv_nc_sink_write_band(f->ctx, f->dst, 0, at, count, m);
+    f->io_failed |= status != MINV_SUCCESS;
+    return status;
+}
+
+/* One matrix, read and written band by band (stored rows: the matrix's rows in the C view, its
+ * columns in the Fortran view) so that on the GPU the host holds a few bands, not the matrix;
+ * bands follow the output's chunks, and are of the tile edge where one is asked for. */
+static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
+                                 minv_nc_source *src, minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
+    file_bands f = {ctx, src, dst, 0};
+    const minv_banded io = {src->view == MINV_NC_C_VIEW, (int64_t)dst->row_align, fopts->tile, read_band, write_band, &f};
     char where[768];
-    minv_status status = MINV_SUCCESS;
-    MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
-    status = invert_in_place(ctx, method, &a, report);
-    if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO && report->method == MINV_METHOD_CHOLESKY) {
-        minv_clear_error(ctx);
-        MINV_TRY(minv_nc_source_read(ctx, src, 0, 0, &a));
-        status = invert_in_place(ctx, MINV_METHOD_LU, &a, report);
-        minv_report_note(report, "Cholesky's residual showed that A's asymmetry mattered, so LU, on A read again "
-                                 "(the file's inversion works in place)");
-    }
+    const minv_status status = minv_invert_banded(ctx, method, t, src->rows, &io, report);
     if (status != MINV_SUCCESS) {
-        minv_nc_source_where(src, 0, where, sizeof where);
-        minv_nc_fail_at(ctx, status, where);
-        goto cleanup;
+        if (!f.io_failed) {
+            minv_nc_source_where(src, 0, where, sizeof where);
+            minv_nc_fail_at(ctx, status, where);
+        }
+        return status;
     }
     p->residual[0] = report->residual;
     p->rcond[0] = report->rcond;
     p->method[0] = report->method;
     p->backend[0] = report->backend;
-    MINV_TRY(minv_nc_sink_write(ctx, dst, 0, &a));
-cleanup:
-    minv_mat_free(&a);
-    return status;
+    return MINV_SUCCESS;
 }
 
 /* The report of a batch chunk that failed, as minv_invert's for the failing matrix. */
@@ -342,7 +347,7 @@ minv_status minv_nc_invert(minv_context *ctx, minv_method method, const char *in
     if (src.batch)
         MINV_TRY(invert_batch(ctx, method, t, fopts, &src, &dst, &p, report, &chunk));
     else
-        MINV_TRY(invert_single(ctx, method, t, &src, &dst, &p, report));
+        MINV_TRY(invert_single(ctx, method, t, fopts, &src, &dst, &p, report));
 
     const minv_nc_source *in[1] = {&src};
     minv_nc_report_stages(report, in, 1, &dst, 0);

@@ -134,18 +134,20 @@ void minv_nc_source_scan(const minv_nc_source *s, const double *x, size_t ld, si
         }
 }
 
-/* A row-major piece of doubles (rows ld apart) at start of the matrix on disk into m. */
+/* A row-major piece of doubles (rows ld apart) at start of the matrix on disk into m, which
+ * holds the band of disk rows from row0 on. */
 static void place(const minv_nc_source *s, const double *piece, size_t ld, const size_t start[2],
-                  const size_t count[2], int keep_nonfinite, int64_t matrix, minv_mat *m, bad_entry *bad) {
+                  const size_t count[2], size_t row0, int keep_nonfinite, int64_t matrix, minv_mat *m,
+                  bad_entry *bad) {
     const int single = m->dtype == MINV_R32;
     for (size_t r0 = 0; r0 < count[0]; r0 += PLACE_ROWS)
         for (size_t c0 = 0; c0 < count[1]; c0 += PLACE_COLS) {
-            const size_t at[2] = {start[0] + r0, start[1] + c0};
+            const size_t at[2] = {start[0] + r0, start[1] + c0}, in_band[2] = {at[0] - row0, at[1]};
             const size_t size[2] = {count[0] - r0 < PLACE_ROWS ? count[0] - r0 : PLACE_ROWS,
                                     count[1] - c0 < PLACE_COLS ? count[1] - c0 : PLACE_COLS};
             const double *block = piece + r0 * ld + c0;
             minv_nc_source_scan(s, block, ld, at[0], at[1], size[0], size[1], keep_nonfinite, single, matrix, bad);
-            minv_nc_tile_to_mat(block, ld, at, size, s->view, s->values.scale, s->values.offset, m);
+            minv_nc_tile_to_mat(block, ld, in_band, size, s->view, s->values.scale, s->values.offset, m);
         }
 }
 
@@ -156,7 +158,11 @@ typedef struct {
     minv_nc_source *s;
     int keep_nonfinite;
     bad_entry bad;             /* the first bad entry */
+    size_t row0, rows;         /* the band of disk rows read of each matrix: all d0, or a band */
 } run;
+
+/* The band's end along d0. */
+static size_t band_end(const run *u) { return u->row0 + u->rows; }
 
 static void merge_bad(run *u, const bad_entry *b) {
     if (b->kind == OK)
@@ -190,8 +196,8 @@ static int read_fully(int fd, void *buf, size_t bytes, int64_t at) {
 static void read_contiguous(run *u) {
     const minv_nc_source *s = u->s;
     const minv_nc_direct *d = &s->direct;
-    const size_t esize = d->enc.size, row_bytes = s->d1 * esize, rows = minv_nc_unit_rows(row_bytes, s->d0);
-    const int64_t blocks = (int64_t)((s->d0 + rows - 1) / rows);
+    const size_t esize = d->enc.size, row_bytes = s->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->rows);
+    const int64_t blocks = (int64_t)((u->rows + rows - 1) / rows);
     /* value strides of the variable's own dimensions, a record dimension left out */
     size_t stride[MINV_NC_MAX_RANK];
     stride[s->rank - 1] = 1;
@@ -211,7 +217,7 @@ static void read_contiguous(run *u) {
             if (minv_nc_run_failed(&u->job))
                 continue;
             const int64_t m = unit / blocks;
-            const size_t r0 = (size_t)(unit % blocks) * rows, nr = s->d0 - r0 < rows ? s->d0 - r0 : rows;
+            const size_t r0 = u->row0 + (size_t)(unit % blocks) * rows, nr = band_end(u) - r0 < rows ? band_end(u) - r0 : rows;
             size_t coord[MINV_NC_MAX_RANK];
             matrix_coords(s, u->job.k0 + m, coord);
             int64_t at = d->begin;
@@ -226,7 +232,7 @@ static void read_contiguous(run *u) {
             minv_nc_decode_values(&d->enc, raw, nr * s->d1, values);
             minv_mat out = minv_nc_run_matrix(&u->job, m);
             const size_t start[2] = {r0, 0}, count[2] = {nr, s->d1};
-            place(s, values, s->d1, start, count, u->keep_nonfinite, m, &out, &bad);
+            place(s, values, s->d1, start, count, u->row0, u->keep_nonfinite, m, &out, &bad);
             minv_nc_run_unit_done(&u->job);
         }
         merge_bad(u, &bad);
@@ -252,7 +258,7 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
     const minv_nc_direct *d = &s->direct;
     const int r0 = minv_nc_row_dim(s->rank), two = s->rank > 1;
     const size_t c0 = d->chunk[r0], c1 = two ? d->chunk[r0 + 1] : 1;
-    const size_t nr = (s->d0 + c0 - 1) / c0, nc = (s->d1 + c1 - 1) / c1;
+    const size_t i0 = u->row0 / c0, i1 = (band_end(u) + c0 - 1) / c0, nc = (s->d1 + c1 - 1) / c1;
     size_t coord[MINV_NC_MAX_RANK];
     matrix_coords(s, u->job.k0, coord);
     for (int r = 0; r < r0; r++)
@@ -267,14 +273,14 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
     if (bd >= 0 && (size_t)last >= d->extent[bd])
         return 0;
     const int64_t kb0 = bd >= 0 ? u->job.k0 / (int64_t)cb : 0, kb1 = bd >= 0 ? last / (int64_t)cb : 0;
-    const int64_t total = (kb1 - kb0 + 1) * (int64_t)(nr * nc);
+    const int64_t total = (kb1 - kb0 + 1) * (int64_t)((i1 - i0) * nc);
     chunk_unit *units = malloc((size_t)total * sizeof *units);
     if (!units)
         return 0;
     int64_t n = 0;
     *max_bytes = 0;
     for (int64_t kb = kb0; kb <= kb1; kb++)
-        for (size_t i = 0; i < nr; i++)
+        for (size_t i = i0; i < i1; i++)
             for (size_t j = 0; j < nc; j++, n++) {
                 chunk_unit *c = &units[n];
                 for (int r = 0; r < r0; r++)
@@ -334,15 +340,17 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
                                  s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
                 continue;
             }
-            const size_t start[2] = {c->i * c0, c->j * c1};
-            const size_t count[2] = {s->d0 - start[0] < c0 ? s->d0 - start[0] : c0,
-                                     s->d1 - start[1] < c1 ? s->d1 - start[1] : c1};
+            /* the chunk's rows within the band (a chunk may straddle two bands) */
+            const size_t top = c->i * c0 > u->row0 ? c->i * c0 : u->row0;
+            const size_t bottom = (c->i + 1) * c0 < band_end(u) ? (c->i + 1) * c0 : band_end(u);
+            const size_t start[2] = {top, c->j * c1};
+            const size_t count[2] = {bottom - top, s->d1 - start[1] < c1 ? s->d1 - start[1] : c1};
             for (int64_t k = c->first; k <= c->last; k++) {
                 size_t coord[MINV_NC_MAX_RANK], plane = 0;
                 matrix_coords(s, k, coord);
                 for (int r = 0; r < r0; r++)
                     plane += (coord[r] - c->chunk_coord[r]) * cstride[r];
-                const unsigned char *first = (const unsigned char *)plain + plane * esize;
+                const unsigned char *first = (const unsigned char *)plain + (plane + (top - c->i * c0) * c1) * esize;
                 const double *piece = (const double *)first;
                 size_t ld = c1;
                 if (!native) {
@@ -352,7 +360,7 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
                     ld = count[1];
                 }
                 minv_mat out = minv_nc_run_matrix(&u->job, k - u->job.k0);
-                place(s, piece, ld, start, count, u->keep_nonfinite, k - u->job.k0, &out, &bad);
+                place(s, piece, ld, start, count, u->row0, u->keep_nonfinite, k - u->job.k0, &out, &bad);
             }
             minv_nc_run_unit_done(&u->job);
         }
@@ -394,7 +402,7 @@ static int read_direct(run *u) {
 static void read_tiles(run *u) {
     minv_nc_source *s = u->s;
     const int r0 = minv_nc_row_dim(s->rank);
-    const size_t bands = (s->d0 + s->tile[0] - 1) / s->tile[0], across = (s->d1 + s->tile[1] - 1) / s->tile[1];
+    const size_t bands = (u->rows + s->tile[0] - 1) / s->tile[0], across = (s->d1 + s->tile[1] - 1) / s->tile[1];
     u->job.units = (int64_t)(bands * across);
 #pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
     {
@@ -410,9 +418,9 @@ static void read_tiles(run *u) {
             matrix_coords(s, u->job.k0, start);
             for (int d = 0; d < r0; d++)
                 count[d] = 1;
-            start[r0] = (size_t)t / across * s->tile[0];
+            start[r0] = u->row0 + (size_t)t / across * s->tile[0];
             start[r0 + 1] = (size_t)t % across * s->tile[1];
-            count[r0] = s->d0 - start[r0] < s->tile[0] ? s->d0 - start[r0] : s->tile[0];
+            count[r0] = band_end(u) - start[r0] < s->tile[0] ? band_end(u) - start[r0] : s->tile[0];
             count[r0 + 1] = s->d1 - start[r0 + 1] < s->tile[1] ? s->d1 - start[r0 + 1] : s->tile[1];
             int st;
 #pragma omp critical(minv_netcdf)
@@ -433,7 +441,7 @@ static void read_tiles(run *u) {
                 continue;
             }
             minv_mat out = minv_nc_run_matrix(&u->job, 0);
-            place(s, tile, count[r0 + 1], start + r0, count + r0, u->keep_nonfinite, 0, &out, &bad);
+            place(s, tile, count[r0 + 1], start + r0, count + r0, u->row0, u->keep_nonfinite, 0, &out, &bad);
             minv_nc_run_unit_done(&u->job);
         }
         merge_bad(u, &bad);
@@ -450,7 +458,7 @@ static minv_status finish(run *u, double t0) {
     if (u->job.stop)
         return u->job.status;
     minv_nc_run_end(&u->job);
-    s->bytes += (double)((size_t)u->job.count * s->d0 * s->d1 * s->esize);
+    s->bytes += (double)((size_t)u->job.count * u->rows * s->d1 * s->esize);
     if (u->bad.kind != OK)
         return minv_nc_source_fail_bad(u->job.ctx, s, u->job.k0 + u->bad.matrix, &u->bad);
     return MINV_SUCCESS;
@@ -460,8 +468,21 @@ minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m) {
     run u = {{ctx, "read", k, 1, *m, 0, (double)k / (double)s->count, 1 / (double)s->count, 0, 0, &s->threads, 0,
               MINV_SUCCESS},
-             s, keep_nonfinite, {OK, 0, 0, 0, 0}};
+             s, keep_nonfinite, {OK, 0, 0, 0, 0}, 0, s->d0};
     const double t0 = minv_now();
+    if (!read_direct(&u))
+        read_tiles(&u);
+    return finish(&u, t0);
+}
+
+minv_status minv_nc_source_read_band(minv_context *ctx, minv_nc_source *s, int64_t k, int64_t row0, int64_t rows,
+                                     int keep_nonfinite, minv_mat *m) {
+    run u = {{ctx, "read", k, 1, *m, 0, (double)k / (double)s->count, 1 / (double)s->count, 0, 0, &s->threads, 0,
+              MINV_SUCCESS},
+             s, keep_nonfinite, {OK, 0, 0, 0, 0}, (size_t)row0, (size_t)rows};
+    const double t0 = minv_now();
+    u.job.base += u.job.span * (double)row0 / (double)s->d0;
+    u.job.span *= (double)rows / (double)s->d0;
     if (!read_direct(&u))
         read_tiles(&u);
     return finish(&u, t0);
@@ -480,7 +501,7 @@ static void place_matrices(run *u, const double *disk) {
 #pragma omp for schedule(dynamic)
         for (int64_t m = 0; m < u->job.count; m++) {
             minv_mat out = minv_nc_run_matrix(&u->job, m);
-            place(s, disk + (size_t)m * elems, s->d1, origin, whole, 0, m, &out, &bad);
+            place(s, disk + (size_t)m * elems, s->d1, origin, whole, 0, 0, m, &out, &bad);
         }
         merge_bad(u, &bad);
     }
@@ -491,7 +512,7 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
     const size_t elems = s->d0 * s->d1;
     run u = {{ctx, "read", k0, count, {t, s->rows, s->cols, s->rows, dst}, elems * (size_t)t, (double)k0 / (double)s->count,
               (double)count / (double)s->count, 0, 0, &s->threads, 0, MINV_SUCCESS},
-             s, 0, {OK, 0, 0, 0, 0}};
+             s, 0, {OK, 0, 0, 0, 0}, 0, s->d0};
     const double t0 = minv_now();
     if (read_direct(&u)) {
         s->batch_reads++;
@@ -523,7 +544,7 @@ minv_status minv_nc_source_convert_matrices(minv_context *ctx, minv_nc_source *s
                                             const double *disk, minv_dtype t, void *dst) {
     run u = {{ctx, "read", k0, count, {t, s->rows, s->cols, s->rows, dst}, s->d0 * s->d1 * (size_t)t, 0, 0, 0, 0,
               &s->threads, 0, MINV_SUCCESS},
-             s, 0, {OK, 0, 0, 0, 0}};
+             s, 0, {OK, 0, 0, 0, 0}, 0, s->d0};
     place_matrices(&u, disk);
     return u.bad.kind != OK ? minv_nc_source_fail_bad(ctx, s, k0 + u.bad.matrix, &u.bad) : MINV_SUCCESS;
 }

@@ -124,6 +124,7 @@ static minv_status plan_tiles(minv_context *ctx, minv_nc_sink *w) {
             return minv_nc_fail(ctx, st, "'%s', variable '%s': cannot read its storage", w->path, w->var);
     }
     minv_nc_plan_tiles(d0, d1, storage == NC_CHUNKED ? chunks + r0 : NULL, 0, w->tile);
+    w->row_align = storage == NC_CHUNKED ? chunks[r0] : 1;
     return MINV_SUCCESS;
 }
 

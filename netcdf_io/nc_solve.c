@@ -112,9 +112,9 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const int64_t nrhs = bs.cols;
     const minv_nc_sink_spec spec = minv_nc_solve_spec(&as, &bs, t, fopts, inputs, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
-    MINV_TRY(minv_nc_matrix_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_nc_matrix_alloc(ctx, &b, t, n, nrhs));
-    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, nrhs));
+    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
+    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
     MINV_TRY(minv_nc_source_read(ctx, &as, 0, 0, &a));
     MINV_TRY(minv_nc_source_read(ctx, &bs, 0, 0, &b));
 

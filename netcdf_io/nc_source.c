@@ -432,7 +432,7 @@ minv_status minv_nc_read_square(minv_context *ctx, minv_nc_source *s, const char
     m->data = NULL;
     MINV_TRY(minv_nc_source_open(ctx, s, path, var, fopts, 0));
     MINV_TRY(minv_nc_check_square(ctx, s));
-    MINV_TRY(minv_nc_matrix_alloc(ctx, m, fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64, s->rows, s->cols));
+    MINV_TRY(minv_mat_alloc(ctx, m, fopts->precision == MINV_PRECISION_SINGLE ? MINV_R32 : MINV_R64, s->rows, s->cols));
     MINV_TRY(minv_nc_source_read(ctx, s, 0, keep_nonfinite, m));
 cleanup:
     if (status != MINV_SUCCESS)

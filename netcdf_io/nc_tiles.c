@@ -4,9 +4,6 @@
 #include <emmintrin.h>
 #endif
 
-#include <stdint.h>
-#include <sys/mman.h>
-
 #include "ncio.h"
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
@@ -98,19 +95,6 @@ static void transpose_block(const double *src, size_t lds, double *dst, size_t l
             }                                                                                      \
         }                                                                                          \
     } while (0)
-
-minv_status minv_nc_matrix_alloc(minv_context *ctx, minv_mat *m, minv_dtype t, int64_t rows, int64_t cols) {
-    minv_status status = minv_mat_alloc(ctx, m, t, rows, cols);
-#if defined(MADV_HUGEPAGE)
-    const size_t huge = (size_t)2 << 20, bytes = (size_t)m->ld * (size_t)m->cols * (size_t)t;
-    if (status == MINV_SUCCESS && bytes >= 8 * huge) {
-        /* the whole 2 MiB pages inside the block; a refusal only costs the small pages' faults */
-        const uintptr_t first = ((uintptr_t)m->data + huge - 1) / huge * huge, end = ((uintptr_t)m->data + bytes) / huge * huge;
-        madvise((void *)first, end - first, MADV_HUGEPAGE);
-    }
-#endif
-    return status;
-}
 
 size_t minv_nc_unit_rows(size_t row_bytes, size_t d0) {
     enum { UNIT = 1 << 20, AT_LEAST = 32 }; /* AT_LEAST: a transpose block */

@@ -57,7 +57,7 @@ minv_status minv_nc_invert_tridiagonal(minv_context *ctx, const char *in_path, c
     spec.dims[0] = spec.dims[1] = src[1].dims[0];
     spec.dims[0].unlimited = spec.dims[1].unlimited = 0;
     MINV_TRY(minv_nc_sink_open(ctx, &dst, out_path, out_var, &spec, 1));
-    MINV_TRY(minv_nc_matrix_alloc(ctx, &x, t, n, n));
+    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, n));
     status = t == MINV_R64 ? minv_invert_tridiagonal_d(ctx, n, band[0].data, band[1].data, band[2].data, x.data, x.ld, report)
                            : minv_invert_tridiagonal_s(ctx, n, band[0].data, band[1].data, band[2].data, x.data, x.ld, report);
     snprintf(vars, sizeof vars, "%s,%s,%s", bands[0], bands[1], bands[2]);

@@ -78,9 +78,19 @@ typedef struct {
     minv_nc_run job;
     minv_nc_sink *w;
     size_t d0, d1;
+    size_t row0, rows;         /* the band of stored rows written of each matrix: all d0, or a band */
     bad_value bad;             /* the first value the type cannot hold */
     int out_of_range;          /* bad is a float's NC_ERANGE, not an integer's range */
 } run;
+
+static size_t band_end(const run *u) { return u->row0 + u->rows; }
+
+/* Stored position start of the matrix in the run's band in memory. */
+static void gather(const run *u, const minv_mat *in, const size_t start[2], const size_t count[2], double *tile,
+                   size_t ld) {
+    const size_t in_band[2] = {start[0] - u->row0, start[1]};
+    minv_nc_mat_to_tile(in, u->w->spec.view, in_band, count, tile, ld);
+}
 
 static void merge_bad(run *u, const bad_value *b, int out_of_range) {
     if (!b->found)
@@ -115,8 +125,8 @@ static int write_fully(int fd, const void *buf, size_t bytes, int64_t at) {
 
 static void write_rows(run *u, const minv_nc_direct *d) {
     minv_nc_sink *w = u->w;
-    const size_t esize = d->enc.size, row_bytes = u->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->d0);
-    const int64_t blocks = (int64_t)((u->d0 + rows - 1) / rows);
+    const size_t esize = d->enc.size, row_bytes = u->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->rows);
+    const int64_t blocks = (int64_t)((u->rows + rows - 1) / rows);
     u->job.units = blocks * u->job.count;
 #pragma omp parallel num_threads(minv_nc_run_threads(&u->job))
     {
@@ -130,10 +140,10 @@ static void write_rows(run *u, const minv_nc_direct *d) {
             if (minv_nc_run_failed(&u->job))
                 continue;
             const int64_t m = unit / blocks;
-            const size_t r0 = (size_t)(unit % blocks) * rows, nr = u->d0 - r0 < rows ? u->d0 - r0 : rows;
+            const size_t r0 = u->row0 + (size_t)(unit % blocks) * rows, nr = band_end(u) - r0 < rows ? band_end(u) - r0 : rows;
             const size_t start[2] = {r0, 0}, count[2] = {nr, u->d1};
             minv_mat in = minv_nc_run_matrix(&u->job, m);
-            minv_nc_mat_to_tile(&in, w->spec.view, start, count, values, u->d1);
+            gather(u, &in, start, count, values, u->d1);
             pack(w, values, u->d1, start, count, m, &bad);
             const int64_t over = minv_nc_encode_values(&d->enc, values, nr * u->d1, stored);
             if (over >= 0) {
@@ -188,7 +198,7 @@ typedef struct {
 static void unit_place(const pipeline *p, int64_t unit, slot *sl) {
     const int64_t per = (int64_t)(p->nr * p->nc);
     sl->matrix = unit / per;
-    sl->start[0] = (size_t)(unit % per) / p->nc * p->c0;
+    sl->start[0] = p->u->row0 + (size_t)(unit % per) / p->nc * p->c0;
     sl->start[1] = (size_t)(unit % per) % p->nc * p->c1;
 }
 
@@ -197,7 +207,7 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
     run *u = p->u;
     minv_nc_sink *w = u->w;
     unit_place(p, unit, sl);
-    const size_t count[2] = {u->d0 - sl->start[0] < p->c0 ? u->d0 - sl->start[0] : p->c0,
+    const size_t count[2] = {band_end(u) - sl->start[0] < p->c0 ? band_end(u) - sl->start[0] : p->c0,
                              u->d1 - sl->start[1] < p->c1 ? u->d1 - sl->start[1] : p->c1};
     minv_mat in = minv_nc_run_matrix(&u->job, sl->matrix);
     sl->ok = 0;
@@ -206,7 +216,7 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
     if (!p->d) { /* a tile for NetCDF-C: doubles, packed */
         double *tile = sl->a;
         bad_value mine = {0, 0, 0, 0, 0};
-        minv_nc_mat_to_tile(&in, w->spec.view, sl->start, count, tile, count[1]);
+        gather(u, &in, sl->start, count, tile, count[1]);
         pack(w, tile, count[1], sl->start, count, sl->matrix, &mine);
         if (mine.found && comes_first(&mine, bad))
             *bad = mine;
@@ -221,7 +231,7 @@ static void prepare(pipeline *p, int64_t unit, slot *sl, double *values, bad_val
         values = sl->a;
     if (count[0] < p->c0 || count[1] < p->c1) /* an edge chunk: zeros beyond the variable */
         memset(values, 0, d->chunk_values * sizeof *values);
-    minv_nc_mat_to_tile(&in, w->spec.view, sl->start, count, values, p->c1);
+    gather(u, &in, sl->start, count, values, p->c1);
     bad_value mine = {0, 0, 0, 0, 0};
     pack(w, values, p->c1, sl->start, count, sl->matrix, &mine);
     if (mine.found) {
@@ -263,7 +273,7 @@ static void store(pipeline *p, const slot *sl) {
                              cause ? strerror(cause) : minv_nc_hdf5_message()[0] ? minv_nc_hdf5_message() : "HDF5 error");
         }
     } else {
-        count[r0] = u->d0 - sl->start[0] < p->c0 ? u->d0 - sl->start[0] : p->c0;
+        count[r0] = band_end(u) - sl->start[0] < p->c0 ? band_end(u) - sl->start[0] : p->c0;
         count[r0 + 1] = u->d1 - sl->start[1] < p->c1 ? u->d1 - sl->start[1] : p->c1;
         const int st = nc_put_vara_double(w->ncid, w->varid, coord, count, sl->bytes);
         if (st != NC_NOERR)
@@ -389,7 +399,7 @@ static void run_pipeline(pipeline *p, size_t a_bytes, size_t b_bytes) {
 static void write_chunks(run *u, const minv_nc_direct *d) {
     const int r0 = minv_nc_row_dim(u->w->spec.rank), two = u->w->spec.rank > 1;
     pipeline p = {u, d, 0, NULL, 0, 0, d->chunk[r0], two ? d->chunk[r0 + 1] : 1, 0, 0};
-    p.nr = (u->d0 + p.c0 - 1) / p.c0;
+    p.nr = (u->rows + p.c0 - 1) / p.c0;
     p.nc = (u->d1 + p.c1 - 1) / p.c1;
     u->job.units = (int64_t)(p.nr * p.nc) * u->job.count;
     const size_t cap = minv_nc_direct_encoded_bound(d);
@@ -413,9 +423,10 @@ static int grow_through_netcdf(const run *u) {
         start[r0 + 1] = u->d1 - 1;
     const minv_mat last = minv_nc_run_matrix(&u->job, u->job.count - 1);
     const size_t at[2] = {u->d0 - 1, u->d1 - 1}, one[2] = {1, 1};
-    double value;
+    double value = 0; /* a band without the last row: a placeholder, which its chunk replaces */
     bad_value bad = {0, 0, 0, 0, 0};
-    minv_nc_mat_to_tile(&last, w->spec.view, at, one, &value, 1);
+    if (band_end(u) == u->d0)
+        gather(u, &last, at, one, &value, 1);
     pack(w, &value, 1, at, one, 0, &bad);
     return bad.found ? NC_NOERR : nc_put_vara_double(w->ncid, w->varid, start, count, &value);
 }
@@ -441,7 +452,7 @@ static int write_opened(run *u, minv_nc_direct *d) {
      * largest, their index and some metadata, mostly reserved already when the sink opened
      * (nc_output.c); asked again here for a file size limit or a disk filled meanwhile. */
     const size_t c1 = two ? d->chunk[r0 + 1] : 1;
-    const size_t chunks = (u->d0 + d->chunk[r0] - 1) / d->chunk[r0] * ((u->d1 + c1 - 1) / c1) * (size_t)u->job.count;
+    const size_t chunks = (u->rows + d->chunk[r0] - 1) / d->chunk[r0] * ((u->d1 + c1 - 1) / c1) * (size_t)u->job.count;
     const minv_status room = minv_nc_output_reserve(u->job.ctx, &w->out, chunks * (minv_nc_direct_encoded_bound(d) + 64) + ((size_t)64 << 10));
     if (room != MINV_SUCCESS) {
         u->job.status = room;
@@ -506,7 +517,7 @@ static int write_direct(run *u) {
 static void write_tiles(run *u) {
     minv_nc_sink *w = u->w;
     pipeline p = {u, NULL, 0, NULL, 0, 0, w->tile[0], w->tile[1], 0, 0};
-    p.nr = (u->d0 + p.c0 - 1) / p.c0;
+    p.nr = (u->rows + p.c0 - 1) / p.c0;
     p.nc = (u->d1 + p.c1 - 1) / p.c1;
     u->job.units = (int64_t)(p.nr * p.nc) * u->job.count;
     run_pipeline(&p, w->tile[0] * w->tile[1] * sizeof(double), 0);
@@ -534,7 +545,7 @@ static minv_status finish(run *u, double t0) {
     if (u->job.stop)
         return u->job.status;
     minv_nc_run_end(&u->job);
-    w->bytes += (double)((size_t)u->job.count * u->d0 * u->d1 * (minv_nc_encoding_set(&e, w->spec.xtype, 0) ? e.size : 8));
+    w->bytes += (double)((size_t)u->job.count * u->rows * u->d1 * (minv_nc_encoding_set(&e, w->spec.xtype, 0) ? e.size : 8));
     return MINV_SUCCESS;
 }
 
@@ -547,12 +558,31 @@ static void run_start(run *u, minv_context *ctx, minv_nc_sink *w, int64_t k0, in
     u->w = w;
     u->d0 = w->spec.dims[r0].len;
     u->d1 = w->spec.dims[r0 + 1].len;
+    u->rows = u->d0;
 }
 
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m) {
     run u;
     const double t0 = minv_now();
     run_start(&u, ctx, w, k, 1, *m, 0);
+    if (!write_direct(&u) && !u.job.stop)
+        write_tiles(&u);
+    return finish(&u, t0);
+}
+
+minv_status minv_nc_sink_write_band(minv_context *ctx, minv_nc_sink *w, int64_t k, int64_t row0, int64_t rows,
+                                    const minv_mat *m) {
+    run u;
+    const double t0 = minv_now();
+    run_start(&u, ctx, w, k, 1, *m, 0);
+    if (row0 < 0 || rows < 1 || (size_t)(row0 + rows) > u.d0 || (size_t)row0 % w->row_align ||
+        ((size_t)rows % w->row_align && (size_t)(row0 + rows) != u.d0))
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "'%s', variable '%s': the band of rows %lld to %lld does not align with the %zu-row chunks",
+                         w->path, w->var, (long long)row0, (long long)(row0 + rows - 1), w->row_align);
+    u.row0 = (size_t)row0;
+    u.rows = (size_t)rows;
+    u.job.base += u.job.span * (double)row0 / (double)u.d0;
+    u.job.span *= (double)rows / (double)u.d0;
     if (!write_direct(&u) && !u.job.stop)
         write_tiles(&u);
     return finish(&u, t0);

@@ -232,6 +232,12 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
  * keep_nonfinite (an analysis reports them itself). */
 minv_status minv_nc_source_read(minv_context *ctx, minv_nc_source *s, int64_t k,
                                 int keep_nonfinite, minv_mat *m);
+/* The band of stored rows [row0, row0 + rows) along d0 of matrix k, read and checked as
+ * minv_nc_source_read reads the whole: in the C view the matrix's rows from row0 (m is rows x
+ * s->cols), in the Fortran view its columns (m is s->rows x rows). A band that cuts through
+ * chunks reads them whole and keeps its part; the first bad entry is the first of the band. */
+minv_status minv_nc_source_read_band(minv_context *ctx, minv_nc_source *s, int64_t k, int64_t row0, int64_t rows,
+                                     int keep_nonfinite, minv_mat *m);
 /* Matrices k0 .. k0 + count - 1 of a batch whole (directly, or in one nc_get_vara), each
  * checked as minv_nc_source_read checks it and stored column-major in the source's view at
  * dst + m rows cols (type t); disk is scratch for count d0 d1 doubles. */
@@ -376,6 +382,8 @@ typedef struct {
     int64_t tiles, direct_units;    /* pieces written through NetCDF-C and directly */
     int threads;                    /* the most threads a write ran on */
     char *old_history;              /* of a file that is added to */
+    size_t row_align;               /* bands written by minv_nc_sink_write_band start at
+                                       multiples of this along d0 (whole chunks), 1 for rows */
 } minv_nc_sink;
 
 /* An attribute of the output variable: text, or `count` doubles. */
@@ -404,6 +412,10 @@ minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_
  * threads (nc_write.c): directly where the storage allows (NetCDF-C closes the file
  * meanwhile), else tile by tile with nc_put_vara. */
 minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, const minv_mat *m);
+/* The band of stored rows [row0, row0 + rows) of matrix k from m (as minv_nc_source_read_band
+ * lays it out): row0 a multiple of w->row_align, and rows too unless the band reaches d0. */
+minv_status minv_nc_sink_write_band(minv_context *ctx, minv_nc_sink *w, int64_t k, int64_t row0, int64_t rows,
+                                    const minv_mat *m);
 /* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,
  * dense, type t), directly or in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
@@ -451,10 +463,6 @@ const char *minv_nc_result_units(const minv_nc_source *num, const minv_nc_source
  * variable, grouped up to MINV_NC_TILE_ELEMS; else (contiguous) bands of whole rows. */
 const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_t edge,
                                size_t tile[2]);
-/* A matrix the file routines fill or write from (minv_mat_alloc), on huge pages where the
- * system grants them on request: faulting a fresh matrix in 4 KiB pages costs as much as
- * reading it. */
-minv_status minv_nc_matrix_alloc(minv_context *ctx, minv_mat *m, minv_dtype t, int64_t rows, int64_t cols);
 /* Rows of a contiguous variable (rows of row_bytes, d0 of them) moved at a time by the direct
  * path: about 1 MiB, at least 32 (a transpose block) unless that passes 8 MiB. */
 size_t minv_nc_unit_rows(size_t row_bytes, size_t d0);

@@ -454,10 +454,9 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
 
 /* method_pos: the method's argument position, for its check; 0 where the library chose it
  * (minv_invert_gj_baseline's internal id). */
-static minv_status invert_expert(minv_context *ctx, const char *fn, minv_place place,
-                                 minv_method method, int method_pos, minv_dtype t, int64_t n, const void *a,
-                                 int64_t lda, void *ainv, int64_t ldainv, int inplace,
-                                 minv_report *report) {
+minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method, int method_pos,
+                               minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv, int64_t ldainv,
+                               int inplace, minv_report *report) {
     minv_analysis an;
     minv_probes probes = {0};
     minv_mat acopy = {0}, shifted = {0};
@@ -554,7 +553,7 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_call call;
     minv_status status = minv_call_open(ctx, &call, place, r, method, n, 0);
     if (status == MINV_SUCCESS)
-        status = invert_expert(ctx, fn, place, method, method_pos, t, n, a, lda, ainv, ldainv, inplace, r);
+        status = minv_invert_expert(ctx, fn, place, method, method_pos, t, n, a, lda, ainv, ldainv, inplace, r);
     minv_call_end(ctx, &call, r);
     return status;
 }
@@ -626,13 +625,13 @@ static minv_status warm_entry(minv_context *ctx, const char *fn, minv_method met
             MINV_TRY(fail_not_finite(ctx, MINV_ON_HOST, "V0", &guess, bi, bj));
     }
     ctx->call_guess = &guess;
-    status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, 2, t, n, a, lda, ainv, ldainv, 0, r);
+    status = minv_invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_ITERATIVE, 2, t, n, a, lda, ainv, ldainv, 0, r);
     ctx->call_guess = NULL;
     if (status == MINV_ERR_NO_CONVERGENCE && method == MINV_METHOD_AUTO) {
         char why[MINV_ERROR_LEN];
         snprintf(why, sizeof why, "%s", minv_last_error(ctx));
         minv_clear_error(ctx);
-        status = invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, 2, t, n, a, lda, ainv, ldainv, 0, r);
+        status = minv_invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_AUTO, 2, t, n, a, lda, ainv, ldainv, 0, r);
         minv_report_note(r, "the warm start did not converge (%.200s), so a direct method", why);
         r->fallbacks |= MINV_FALLBACK_DIRECT;
     }

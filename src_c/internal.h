@@ -75,6 +75,7 @@ typedef minv_status (*minv_invert_op)(minv_context *ctx, const minv_mat *a, minv
 typedef minv_status (*minv_solve_op)(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                      minv_mat *x, const minv_analysis *an, minv_report *report);
 struct minv_tri_plan; /* tridiagonal.h */
+struct minv_banded_io; /* minv_banded, below */
 /* x_b = A_b^-1 for every member (x may be a itself: in place), computed in `compute`;
  * method is AUTO, CHOLESKY, LU or GAUSS_JORDAN, resolved per member. Member outcomes go to
  * res (and residuals when ctx->residual_mode > 0, with report->residual_kind); the returned
@@ -138,6 +139,17 @@ typedef struct minv_backend_ops {
      * caller's stream (end_call makes the stream wait for minv's); NULL on the CPU. */
     minv_status (*set_stream)(minv_context *ctx, void *stream);
     minv_status (*begin_device_call)(minv_context *ctx);
+    /* Device matrices of a call's own (banded.c), charged to the device budget while they
+     * live: MINV_ERR_DEVICE_MEMORY when they do not fit it; NULL on the CPU. */
+    minv_status (*device_alloc)(minv_context *ctx, size_t bytes, void **dev);
+    void (*device_free)(minv_context *ctx, void *dev, size_t bytes);
+    /* The bands of io to the n x n device matrix dev (ld n), each band's transfer overlapping
+     * the filling of the next; and back from dev, each band's drain overlapping the transfer
+     * of the next. *io_seconds gains the time spent in fill or drain. */
+    minv_status (*banded_upload)(minv_context *ctx, minv_dtype t, int64_t n, int64_t band,
+                                 const struct minv_banded_io *io, void *dev, double *io_seconds);
+    minv_status (*banded_download)(minv_context *ctx, minv_dtype t, int64_t n, int64_t band, const void *dev,
+                                   const struct minv_banded_io *io, double *io_seconds);
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
@@ -550,6 +562,34 @@ minv_status minv_invert_gj_baseline(minv_context *ctx, minv_dtype t, int64_t n, 
                                     int64_t ldainv, minv_report *report);
 /* MINV_ERR_SINGULAR when the report's rcond is below working precision. */
 minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report *r);
+/* The body of minv_invert_d/_s/_inplace and the device forms, between minv_call_open and
+ * minv_call_end: checks, analysis, routing, retries, residual and report; fn names the entry
+ * in messages, method_pos the method's argument (0 where the library chose it). */
+minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method, int method_pos,
+                               minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv, int64_t ldainv,
+                               int inplace, minv_report *report);
+
+/* ---- a matrix that arrives and leaves in bands (banded.c) ----
+ * The file routines' reader and writer hand A over band by band and take A^-1 back the same
+ * way, so that where A fits the GPU the host holds a few bands, never the matrix. A band is
+ * `count` rows (by_rows) or columns of A from `at`, column-major in m (count x n or n x count,
+ * ld m->ld); bands start at multiples of `align`, and span a multiple of it unless they reach
+ * n. fill puts A's band in m; drain takes the band of the result. Either may fail (a read or a
+ * write): the call then fails with its status. */
+typedef struct minv_banded_io {
+    int by_rows;
+    int64_t align;
+    int64_t band; /* rows or columns a band on the device path (rounded up to align); 0: the
+                     library's choice, about 64 MiB */
+    minv_status (*fill)(void *user, int64_t at, int64_t count, minv_mat *m);
+    minv_status (*drain)(void *user, int64_t at, int64_t count, const minv_mat *m);
+    void *user;
+} minv_banded;
+/* A^-1 of the n x n matrix of type t that io delivers, delivered back through io, as
+ * minv_invert_d/_s computes it: the report counts the computation (seconds, stages), not the
+ * time spent in fill and drain. */
+minv_status minv_invert_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, const minv_banded *io,
+                               minv_report *report);
 
 /* ---- tridiagonal inversion (tridiagonal.c) ---- */
 /* The invert ops of MINV_METHOD_TRIDIAGONAL (host and device data): the bands of a dense A go

@@ -1,8 +1,10 @@
 /* Small helpers: clocks, machine epsilon, matrix buffers. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "internal.h"
@@ -26,10 +28,20 @@ minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int
     if ((uint64_t)m->ld > SIZE_MAX / (uint64_t)(cols > 0 ? cols : 1) / (uint64_t)dtype)
         return minv_fail(ctx, MINV_ERR_ALLOC, "%lld x %lld matrix exceeds the address space",
                          (long long)rows, (long long)cols);
-    m->data = malloc(count * (size_t)dtype);
+    const size_t bytes = count * (size_t)dtype;
+    m->data = malloc(bytes);
     if (!m->data)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %.3g GB for a %lld x %lld work matrix",
                          (double)count * (double)dtype / 1e9, (long long)rows, (long long)cols);
+#if defined(MADV_HUGEPAGE)
+    /* faulting a fresh large matrix in 4 KiB pages costs as much as filling it: the whole
+     * 2 MiB pages inside the block are asked for (a refusal costs only the small pages' faults) */
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= 8 * huge) {
+        const uintptr_t first = ((uintptr_t)m->data + huge - 1) / huge * huge, end = ((uintptr_t)m->data + bytes) / huge * huge;
+        madvise((void *)first, end - first, MADV_HUGEPAGE);
+    }
+#endif
     return MINV_SUCCESS;
 }
 

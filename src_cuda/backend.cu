@@ -79,6 +79,10 @@ minv_backend_ops make_table() {
     t.end_call = minv_gpu_end_call;
     t.set_stream = minv_gpu_set_stream;
     t.begin_device_call = minv_gpu_begin_device_call;
+    t.device_alloc = minv_gpu_own_alloc;
+    t.device_free = minv_gpu_own_free;
+    t.banded_upload = minv_gpu_banded_upload;
+    t.banded_download = minv_gpu_banded_download;
     t.solve_mixed[MINV_METHOD_CHOLESKY] = SCOPED(cholesky_solve_mixed);
     t.solve_mixed[MINV_METHOD_LU] = SCOPED(lu_solve_mixed);
     t.solve_mixed_device[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_solve_mixed);

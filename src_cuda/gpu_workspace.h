@@ -68,6 +68,10 @@ struct minv_gpu_scope {
     minv_gpu_scope &operator=(const minv_gpu_scope &) = delete;
 };
 #endif
+/* Device memory of a call's own outside the slots (the banded inversion's A and A^-1), charged
+ * to the budget until freed: MINV_ERR_DEVICE_MEMORY when the budget cannot hold it. */
+minv_status minv_gpu_own_alloc(minv_context *ctx, size_t bytes, void **dev);
+void minv_gpu_own_free(minv_context *ctx, void *dev, size_t bytes);
 minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr);
 void minv_gpu_release_all(minv_gpu *g);
 /* End of a public call: unlock the slots and forget the staged upload. */

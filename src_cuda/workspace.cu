@@ -111,6 +111,27 @@ cleanup:
     return status;
 }
 
+minv_status minv_gpu_own_alloc(minv_context *ctx, size_t bytes, void **dev) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    *dev = NULL;
+    if ((double)bytes > minv_gpu_available(ctx))
+        return minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "needs %.3g GB more on device %d, the budget leaves %.3g GB",
+                         (double)bytes / 1e9, g->device, minv_gpu_available(ctx) / 1e9);
+    for (int k = 0; k < WS_COUNT; k++) /* the cached workspaces make room; the method reserves its own later */
+        if (!g->ws_held[k]) release_slot(g, k);
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaMalloc(dev, bytes > 0 ? bytes : 1));
+    g->budget -= bytes;
+cleanup:
+    return status;
+}
+
+void minv_gpu_own_free(minv_context *ctx, void *dev, size_t bytes) {
+    cudaFree(dev);
+    ctx->gpu->budget += bytes;
+}
+
 minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;

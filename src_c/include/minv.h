@@ -696,7 +696,9 @@ typedef struct {
     int64_t slice[MINV_MAX_SLICE]; /* 0-based indices into the leading dimensions */
     int64_t tile;             /* 0: the values are read directly, whole chunks or blocks of
                                  rows on all threads (NetCDF-C's tiles where the storage needs
-                                 them); N > 0: through NetCDF-C in N x N tiles */
+                                 them); N > 0: through NetCDF-C in N x N tiles, and a file
+                                 inversion on the GPU moves bands of N stored rows (rounded up
+                                 to whole chunks of the output; 0: about 64 MiB a band) */
     int32_t fortran_order;    /* 0: a matrix variable is A(row, column) in the order ncdump
                                  shows; 1: it was written from a Fortran array by
                                  nf90_put_var, so its dimensions appear reversed. Inversion

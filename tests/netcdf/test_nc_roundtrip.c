@@ -38,6 +38,37 @@ static double *values(size_t count, nc_type t, uint64_t seed) {
     return v;
 }
 
+/* Matrix k of s read in bands of `band` stored rows and put together, against the whole read
+ * (bit for bit), or failing as the whole read failed (the same message for a bad value). */
+static void read_in_bands(minv_context *ctx, const char *label, minv_nc_source *s, int64_t k, minv_dtype t, int64_t band,
+                          const void *whole, minv_status expect, const char *why) {
+    const size_t es = (size_t)t, rows = (size_t)s->rows, cols = (size_t)s->cols;
+    const int by_rows = s->view == MINV_NC_C_VIEW;
+    char *all = calloc(rows * cols, es);
+    minv_status st = MINV_SUCCESS;
+    for (int64_t at = 0; at < (int64_t)s->d0 && st == MINV_SUCCESS; at += band) {
+        const size_t count = (size_t)((int64_t)s->d0 - at < band ? (int64_t)s->d0 - at : band);
+        minv_mat m = by_rows ? (minv_mat){t, (int64_t)count, s->cols, (int64_t)count, malloc(count * cols * es)}
+                             : (minv_mat){t, s->rows, (int64_t)count, s->rows, malloc(rows * count * es)};
+        st = minv_nc_source_read_band(ctx, s, k, at, (int64_t)count, 0, &m);
+        if (st == MINV_SUCCESS && by_rows)
+            for (size_t j = 0; j < cols; j++)
+                memcpy(all + (j * rows + (size_t)at) * es, (char *)m.data + j * count * es, count * es);
+        else if (st == MINV_SUCCESS)
+            memcpy(all + (size_t)at * rows * es, m.data, rows * count * es);
+        free(m.data);
+    }
+    CHECK(st == expect, "%s, matrix %lld in bands of %lld: %s (%s)", label, (long long)k, (long long)band,
+          minv_status_string(st), minv_last_error(ctx));
+    if (st == MINV_SUCCESS && expect == MINV_SUCCESS)
+        CHECK(memcmp(all, whole, rows * cols * es) == 0, "%s, matrix %lld in bands of %lld: values differ from the whole read",
+              label, (long long)k, (long long)band);
+    else if (st == expect && expect == MINV_ERR_NOT_FINITE)
+        CHECK(strcmp(minv_last_error(ctx), why) == 0, "%s in bands of %lld: messages differ:\n  %s\n  %s", label,
+              (long long)band, minv_last_error(ctx), why);
+    free(all);
+}
+
 /* Reads every matrix of var through the direct path and through NetCDF-C alone, in precision
  * t, and compares them bit for bit (and bad values' messages word for word); checks that the direct
  * path was taken when it should be. Returns matrix 0 as read (the caller frees it). */
@@ -62,6 +93,12 @@ static void *read_both(minv_context *ctx, const char *label, const char *path, c
             CHECK(memcmp(ma.data, mb.data, bytes) == 0, "%s, matrix %lld: direct and NetCDF-C values differ", label, (long long)k);
         else if (expect == MINV_ERR_NOT_FINITE) /* the same entry named the same way (I/O failures differ) */
             CHECK(strcmp(why_a, why_b) == 0, "%s: messages differ:\n  %s\n  %s", label, why_a, why_b);
+        /* in bands of stored rows, as the file inversion reads (one row, and bands that cut chunks) */
+        const int64_t bands[2] = {a.d0 <= 64 ? 1 : (int64_t)a.d0 / 16 + 1, (int64_t)a.d0 / 3 + 1};
+        for (int h = 0; h < 2 && sa == expect; h++) {
+            read_in_bands(ctx, label, &a, k, t, bands[h], ma.data, expect, why_a);
+            read_in_bands(ctx, label, &b, k, t, bands[h], ma.data, expect, why_a);
+        }
         if (k == 0)
             first = ma.data;
         else
@@ -401,11 +438,27 @@ static void write_both(minv_context *ctx, const char *label, minv_nc_sink_spec s
         for (size_t k = 0; k < elems * (size_t)count; k++)
             m[k] = fmod(m[k] * 1000, 16000);
     double *disk = malloc(elems * (size_t)count * sizeof *disk);
-    for (int lib = 0; lib < 2; lib++) {
+    const int ways = batch_call ? 2 : 4; /* 2, 3: each matrix in bands of stored rows, directly and through NetCDF-C */
+    for (int way = 0; way < ways; way++) {
         minv_nc_sink w;
+        const int lib = way % 2;
         spec.library = lib;
-        CHECK_STATUS(minv_nc_sink_open(ctx, &w, lib ? path_b : path_a, "X", &spec, count), MINV_SUCCESS, ctx);
-        if (batch_call) {
+        CHECK_STATUS(minv_nc_sink_open(ctx, &w, way == 0 ? path_a : way == 1 ? path_b : way == 2 ? "rt_wc.nc" : "rt_wd.nc", "X", &spec, count),
+                     MINV_SUCCESS, ctx);
+        if (way >= 2) {
+            const int64_t band = w.row_align > 1 ? (int64_t)w.row_align : 7;
+            for (int64_t k = 0; k < count; k++)
+                for (int64_t at = 0; at < (int64_t)d0; at += band) {
+                    const int64_t h = (int64_t)d0 - at < band ? (int64_t)d0 - at : band;
+                    minv_mat one = spec.view == MINV_NC_C_VIEW ? (minv_mat){MINV_R64, h, cols, h, malloc((size_t)(h * cols) * sizeof(double))}
+                                                               : (minv_mat){MINV_R64, rows, h, rows, m + (size_t)k * elems + (size_t)(at * rows)};
+                    for (int64_t j = 0; spec.view == MINV_NC_C_VIEW && j < cols; j++)
+                        memcpy((double *)one.data + j * h, m + (size_t)k * elems + (size_t)(j * rows + at), (size_t)h * sizeof(double));
+                    CHECK_STATUS(minv_nc_sink_write_band(ctx, &w, k, at, h, &one), MINV_SUCCESS, ctx);
+                    if (spec.view == MINV_NC_C_VIEW)
+                        free(one.data);
+                }
+        } else if (batch_call) {
             CHECK_STATUS(minv_nc_sink_write_matrices(ctx, &w, 0, count, m, MINV_R64, disk), MINV_SUCCESS, ctx);
         } else {
             for (int64_t k = 0; k < count; k++) {
@@ -421,6 +474,15 @@ static void write_both(minv_context *ctx, const char *label, minv_nc_sink_spec s
     double *a = nct_read(path_a, "X", &na), *b = nct_read(path_b, "X", &nb);
     CHECK(na == nb && na == elems * (size_t)count, "%s: %zu and %zu values", label, na, nb);
     CHECK(na == nb && memcmp(a, b, na * sizeof *a) == 0, "%s: direct and NetCDF-C files differ", label);
+    if (!batch_call) {
+        for (int lib = 0; lib < 2; lib++) {
+            size_t nc = 0;
+            double *c = nct_read(lib ? "rt_wd.nc" : "rt_wc.nc", "X", &nc);
+            CHECK(nc == na && memcmp(a, c, na * sizeof *a) == 0, "%s: the file written in bands%s differs", label,
+                  lib ? " through NetCDF-C" : "");
+            free(c);
+        }
+    }
     /* value (r, c) of matrix k as stored: M(r, c) in the C view, M(c, r) in Fortran's */
     int same = 1;
     for (int64_t k = 0; k < count && na == elems * (size_t)count; k++)
