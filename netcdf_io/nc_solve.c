@@ -1,5 +1,6 @@
 /* A X = B from files: A (sliced to one matrix when of higher rank) and B(n, k) or B(n) read
- * whole, X solved by minv_solve_d/_s and written with B's dimensions and layout.
+ * and X written band by band through minv_solve_banded (on the GPU the host holds a few bands;
+ * elsewhere A and B whole), X with B's dimensions and layout.
  *
  * B's rows are its dimension of length n, whichever of its two that is; when both have
  * length n, fortran_order decides as it does for A. A 1-D B is one right-hand side (the
@@ -89,6 +90,35 @@ minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv
     return minv_nc_sink_commit(ctx, xs, attrs, minv_nc_report_attrs(report, &store, attrs, 11), history);
 }
 
+/* A's and B's reads and X's writes, band by band, for minv_solve_banded. */
+typedef struct {
+    minv_context *ctx;
+    minv_nc_source *a, *b;
+    minv_nc_sink *x;
+    int io_failed; /* a read or write failed (its message names the file) */
+} file_bands;
+
+static minv_status read_a(void *user, int64_t at, int64_t count, minv_mat *m) {
+    file_bands *f = user;
+    const minv_status status = minv_nc_source_read_band(f->ctx, f->a, 0, at, count, 0, m);
+    f->io_failed |= status != MINV_SUCCESS;
+    return status;
+}
+
+static minv_status read_b(void *user, int64_t at, int64_t count, minv_mat *m) {
+    file_bands *f = user;
+    const minv_status status = minv_nc_source_read_band(f->ctx, f->b, 0, at, count, 0, m);
+    f->io_failed |= status != MINV_SUCCESS;
+    return status;
+}
+
+static minv_status write_x(void *user, int64_t at, int64_t count, const minv_mat *m) {
+    file_bands *f = user;
+    const minv_status status = minv_nc_sink_write_band(f->ctx, f->x, 0, at, count, m);
+    f->io_failed |= status != MINV_SUCCESS;
+    return status;
+}
+
 minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
@@ -97,7 +127,6 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const char *inputs[2] = {a_path, b_path};
     minv_nc_source as = {.ncid = -1}, bs = {.ncid = -1};
     minv_nc_sink xs = {.ncid = -1};
-    minv_mat a = {0}, b = {0}, x = {0};
     minv_status status = MINV_SUCCESS;
     char where[768];
     minv_nc_units units;
@@ -112,22 +141,22 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const int64_t nrhs = bs.cols;
     const minv_nc_sink_spec spec = minv_nc_solve_spec(&as, &bs, t, fopts, inputs, &units);
     MINV_TRY(minv_nc_sink_open(ctx, &xs, x_path, x_var, &spec, 1));
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
-    MINV_TRY(minv_nc_source_read(ctx, &as, 0, 0, &a));
-    MINV_TRY(minv_nc_source_read(ctx, &bs, 0, 0, &b));
 
-    status = t == MINV_R64 ? minv_solve_d(ctx, method, n, nrhs, a.data, a.ld, b.data, b.ld, x.data, x.ld, report)
-                           : minv_solve_s(ctx, method, n, nrhs, a.data, a.ld, b.data, b.ld, x.data, x.ld, report);
+    /* bands of stored rows (the matrices' rows in the C view, their columns in the Fortran
+     * view), X's following its chunks, of the tile edge where one is asked for */
+    file_bands f = {ctx, &as, &bs, &xs, 0};
+    const minv_banded a_io = {as.view == MINV_NC_C_VIEW, 1, fopts->tile, read_a, NULL, &f},
+                      bx_io = {bs.view == MINV_NC_C_VIEW, (int64_t)xs.row_align, fopts->tile, read_b, write_x, &f};
+    status = minv_solve_banded(ctx, method, t, n, nrhs, &a_io, &bx_io, report);
     if (status != MINV_SUCCESS) {
-        char both[1600];
-        minv_nc_source_where(&as, 0, where, sizeof where);
-        snprintf(both, sizeof both, "A = %s, B = '%s', variable '%s'", where, b_path, b_var);
-        minv_nc_fail_at(ctx, status, both);
+        if (!f.io_failed) {
+            char both[1600];
+            minv_nc_source_where(&as, 0, where, sizeof where);
+            snprintf(both, sizeof both, "A = %s, B = '%s', variable '%s'", where, b_path, b_var);
+            minv_nc_fail_at(ctx, status, both);
+        }
         goto cleanup;
     }
-    MINV_TRY(minv_nc_sink_write(ctx, &xs, 0, &x));
 
     const minv_nc_source *in[2] = {&as, &bs};
     minv_nc_report_stages(report, in, 2, &xs, 0);
@@ -139,8 +168,5 @@ cleanup:
     minv_nc_sink_abort(&xs);
     minv_nc_source_close(&as);
     minv_nc_source_close(&bs);
-    minv_mat_free(&a);
-    minv_mat_free(&b);
-    minv_mat_free(&x);
     return status;
 }

@@ -1,10 +1,10 @@
-/* Inversion of a matrix that arrives band by band and leaves the same way (the file routines'
- * reader and writer). On the GPU, where A, its inverse and the method's workspace fit the
- * device, each band is uploaded while the next is read, A is inverted as device data, and
- * each band of A^-1 is written while the next comes down: the host holds two bands, not the
- * matrix. Elsewhere (the CPU backend, a device budget too small, reconditioning or a method
- * that takes host data) A is read whole into host memory and inverted in place there, as
- * minv_invert_inplace_d/_s does it. */
+/* Inversion and solves of matrices that arrive band by band and leave the same way (the file
+ * routines' reader and writer). On the GPU, where the matrices and the method's workspace fit
+ * the device, each band is uploaded while the next is read, the call runs on device data, and
+ * each band of the result is written while the next comes down: the host holds two bands, not
+ * the matrices. Elsewhere (the CPU backend, a device budget too small, reconditioning or a
+ * method that takes host data) the matrices are read whole into host memory and the call runs
+ * there as minv_invert_inplace_d/_s and minv_solve_d/_s run it. */
 #include <math.h>
 
 #include "internal.h"
@@ -14,100 +14,212 @@
 static const double BAND_BYTES = 64.0 * (1 << 20);
 
 typedef struct {
-    const minv_banded *io;
-    double seconds; /* spent in fill and drain */
-} banded_call;
+    double io;     /* spent in fill and drain */
+    double waited; /* spent waiting for transfers, beside fill and drain */
+} banded_time;
 
-/* The whole matrix through the host: one band each way. An AUTO Cholesky fails NOT_SPD only
- * where its residual showed that A's asymmetry mattered, having overwritten A in place, where
- * out of place LU would have taken over: A is filled again for LU. */
-static minv_status through_host(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, banded_call *c,
-                                minv_report *report) {
-    const char *fn = t == MINV_R64 ? "minv_invert_inplace_d" : "minv_invert_inplace_s";
-    const minv_banded *io = c->io;
-    minv_mat a = {0};
-    minv_status status;
-    double t0;
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    t0 = minv_now();
-    status = io->fill(io->user, 0, n, &a);
-    c->seconds += minv_now() - t0;
-    if (status != MINV_SUCCESS)
-        goto cleanup;
-    status = minv_invert_expert(ctx, fn, MINV_ON_HOST, method, 2, t, n, a.data, n, a.data, n, 1, report);
-    if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO && report->method == MINV_METHOD_CHOLESKY) {
-        minv_clear_error(ctx);
-        t0 = minv_now();
-        status = io->fill(io->user, 0, n, &a);
-        c->seconds += minv_now() - t0;
-        if (status != MINV_SUCCESS)
-            goto cleanup;
-        status = minv_invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_LU, 2, t, n, a.data, n, a.data, n, 1, report);
-        minv_report_note(report, "Cholesky's residual showed that A's asymmetry mattered, so LU, on A read again "
-                                 "(the host inversion works in place)");
-    }
-    if (status != MINV_SUCCESS)
-        goto cleanup;
-    t0 = minv_now();
-    status = io->drain(io->user, 0, n, &a);
-    c->seconds += minv_now() - t0;
-cleanup:
-    minv_mat_free(&a);
+/* Rows or columns of a band of a rows x cols matrix: as asked, or about BAND_BYTES; a
+ * multiple of the alignment. */
+static int64_t band_size(minv_dtype t, int64_t rows, int64_t cols, const minv_banded *io) {
+    const int64_t lines = io->by_rows ? rows : cols, across = io->by_rows ? cols : rows;
+    int64_t band = io->band > 0 ? io->band : (int64_t)ceil(BAND_BYTES / ((double)across * (double)t));
+    band = (band + io->align - 1) / io->align * io->align;
+    return band < lines ? band : lines;
+}
+
+/* The whole matrix m through io, as one band. */
+static minv_status fill_whole(const minv_banded *io, minv_mat *m, banded_time *c) {
+    const double t0 = minv_now();
+    const minv_status status = io->fill(io->user, 0, io->by_rows ? m->rows : m->cols, m);
+    c->io += minv_now() - t0;
+    return status;
+}
+
+static minv_status drain_whole(const minv_banded *io, const minv_mat *m, banded_time *c) {
+    const double t0 = minv_now();
+    const minv_status status = io->drain(io->user, 0, io->by_rows ? m->rows : m->cols, m);
+    c->io += minv_now() - t0;
+    return status;
+}
+
+/* A band transfer, and the time the host spent in it beside fill and drain. */
+static minv_status upload(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, const minv_banded *io,
+                          void *dev, banded_time *c) {
+    const double t0 = minv_now(), io0 = c->io;
+    const minv_status status =
+        ctx->ops->banded_upload(ctx, t, rows, cols, band_size(t, rows, cols, io), io, dev, &c->io);
+    c->waited += minv_now() - t0 - (c->io - io0);
+    return status;
+}
+
+static minv_status download(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, const void *dev,
+                            const minv_banded *io, banded_time *c) {
+    const double t0 = minv_now(), io0 = c->io;
+    const minv_status status =
+        ctx->ops->banded_download(ctx, t, rows, cols, band_size(t, rows, cols, io), dev, io, &c->io);
+    c->waited += minv_now() - t0 - (c->io - io0);
     return status;
 }
 
 /* Whether the device path can take the call: a GPU with the transfers, a method it has for
  * device data, and no option that needs host data. */
-static int device_path_open(const minv_context *ctx, minv_method method) {
+static int device_path_open(const minv_context *ctx, minv_method method, int solve) {
     const minv_backend_ops *ops = ctx->ops;
+    const minv_solve_op *solves = ops->solve_device;
+    const minv_invert_op *inverts = ops->invert_device;
     return ctx->backend == MINV_BACKEND_GPU && ops->device_alloc && ops->banded_upload &&
            ctx->recondition == MINV_RECONDITION_NONE &&
-           (method == MINV_METHOD_AUTO || ((int)method < (int)MINV_METHOD_IDS && ops->invert_device[method]));
+           (method == MINV_METHOD_AUTO ||
+            ((int)method < (int)MINV_METHOD_IDS && (solve ? solves[method] != NULL : inverts[method] != NULL)));
 }
 
-/* Rows or columns of a band: as asked, or about BAND_BYTES; a multiple of the alignment. */
-static int64_t band_size(minv_dtype t, int64_t n, const minv_banded *io) {
-    int64_t band = io->band > 0 ? io->band : (int64_t)ceil(BAND_BYTES / ((double)n * (double)t));
-    band = (band + io->align - 1) / io->align * io->align;
-    return band < n ? band : n;
-}
+/* Device matrices of the call's own, given back together. */
+typedef struct {
+    void *p[3];
+    size_t bytes[3];
+    int count;
+} device_set;
 
-/* On the device: A uploaded band by band into a matrix of the call's own, inverted out of
- * place (A stays intact for a retry by LU), A^-1 downloaded band by band. *fits = 0 when the
- * device budget could not hold A, A^-1 and the method's workspace, with nothing read yet or
- * everything given back: the host path then runs. */
-static minv_status through_device(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, banded_call *c,
-                                  minv_report *report, int *fits) {
-    const minv_backend_ops *ops = ctx->ops;
-    const char *fn = t == MINV_R64 ? "minv_invert_device_d" : "minv_invert_device_s";
-    const size_t bytes = (size_t)n * (size_t)n * (size_t)t;
-    const int64_t band = band_size(t, n, c->io);
-    void *a = NULL, *x = NULL;
-    minv_status status;
-    *fits = 0;
-    if (ops->device_alloc(ctx, bytes, &a) != MINV_SUCCESS || ops->device_alloc(ctx, bytes, &x) != MINV_SUCCESS) {
-        minv_clear_error(ctx);
-        status = MINV_SUCCESS;
-        goto cleanup;
+/* *fits = 0, with nothing held, when the budget cannot hold them all. */
+static int device_set_alloc(minv_context *ctx, device_set *d, const size_t *bytes, int count) {
+    d->count = 0;
+    for (int k = 0; k < count; k++) {
+        if (ctx->ops->device_alloc(ctx, bytes[k], &d->p[k]) != MINV_SUCCESS) {
+            minv_clear_error(ctx);
+            return 0;
+        }
+        d->bytes[k] = bytes[k];
+        d->count = k + 1;
     }
-    *fits = 1;
-    MINV_TRY(ops->banded_upload(ctx, t, n, band, c->io, a, &c->seconds));
+    return 1;
+}
+
+static void device_set_free(minv_context *ctx, device_set *d) {
+    for (int k = d->count - 1; k >= 0; k--) ctx->ops->device_free(ctx, d->p[k], d->bytes[k]);
+    d->count = 0;
+}
+
+/* ---- inversion ---- */
+
+/* The whole matrix through the host, in place. An AUTO Cholesky fails NOT_SPD only where its
+ * residual showed that A's asymmetry mattered, having overwritten A, where out of place LU
+ * would have taken over: A is filled again for LU. */
+static minv_status invert_on_host(minv_context *ctx, minv_method method, minv_dtype t, int64_t n,
+                                  const minv_banded *io, banded_time *c, minv_report *report) {
+    const char *fn = t == MINV_R64 ? "minv_invert_inplace_d" : "minv_invert_inplace_s";
+    minv_mat a = {0};
+    minv_status status;
+    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
+    MINV_TRY(fill_whole(io, &a, c));
+    status = minv_invert_expert(ctx, fn, MINV_ON_HOST, method, 2, t, n, a.data, n, a.data, n, 1, report);
+    if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO && report->method == MINV_METHOD_CHOLESKY) {
+        minv_clear_error(ctx);
+        MINV_TRY(fill_whole(io, &a, c));
+        status = minv_invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_LU, 2, t, n, a.data, n, a.data, n, 1, report);
+        minv_report_note(report, "Cholesky's residual showed that A's asymmetry mattered, so LU, on A read again "
+                                 "(the host inversion works in place)");
+    }
+    if (status == MINV_SUCCESS)
+        status = drain_whole(io, &a, c);
+cleanup:
+    minv_mat_free(&a);
+    return status;
+}
+
+/* On the device, out of place (A stays intact for a retry by LU). *fits = 0 when the budget
+ * could not hold A, A^-1 and the method's workspace: nothing is held then. */
+static minv_status invert_on_device(minv_context *ctx, minv_method method, minv_dtype t, int64_t n,
+                                    const minv_banded *io, banded_time *c, minv_report *report, int *fits) {
+    const char *fn = t == MINV_R64 ? "minv_invert_device_d" : "minv_invert_device_s";
+    const size_t bytes[2] = {(size_t)n * (size_t)n * (size_t)t, (size_t)n * (size_t)n * (size_t)t};
+    device_set d;
+    minv_status status = MINV_SUCCESS;
+    *fits = device_set_alloc(ctx, &d, bytes, 2);
+    if (!*fits)
+        goto cleanup;
+    MINV_TRY(upload(ctx, t, n, n, io, d.p[0], c));
     MINV_TRY(minv_call_place(ctx, MINV_ON_DEVICE));
-    status = minv_invert_expert(ctx, fn, MINV_ON_DEVICE, method, 2, t, n, a, n, x, n, 0, report);
+    status = minv_invert_expert(ctx, fn, MINV_ON_DEVICE, method, 2, t, n, d.p[0], n, d.p[1], n, 0, report);
     if (status == MINV_ERR_DEVICE_MEMORY) { /* the method's workspace did not fit beside A and A^-1 */
         minv_clear_error(ctx);
         *fits = 0;
         status = MINV_SUCCESS;
-        goto cleanup;
+    } else if (status == MINV_SUCCESS) {
+        status = download(ctx, t, n, n, d.p[1], io, c);
     }
-    if (status == MINV_SUCCESS)
-        status = ops->banded_download(ctx, t, n, band, x, c->io, &c->seconds);
 cleanup:
-    if (x)
-        ops->device_free(ctx, x, bytes);
-    if (a)
-        ops->device_free(ctx, a, bytes);
+    device_set_free(ctx, &d);
     return status;
+}
+
+/* ---- solves ---- */
+
+static minv_status solve_on_host(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
+                                 const minv_banded *a_io, const minv_banded *bx_io, banded_time *c,
+                                 minv_report *report) {
+    const char *fn = t == MINV_R64 ? "minv_solve_d" : "minv_solve_s";
+    minv_mat a = {0}, b = {0}, x = {0};
+    minv_status status;
+    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
+    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
+    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
+    MINV_TRY(fill_whole(a_io, &a, c));
+    MINV_TRY(fill_whole(bx_io, &b, c));
+    MINV_TRY(minv_solve_expert(ctx, fn, MINV_ON_HOST, method, t, n, nrhs, a.data, n, b.data, n, x.data, n, report));
+    status = drain_whole(bx_io, &x, c);
+cleanup:
+    minv_mat_free(&a);
+    minv_mat_free(&b);
+    minv_mat_free(&x);
+    return status;
+}
+
+static minv_status solve_on_device(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
+                                   const minv_banded *a_io, const minv_banded *bx_io, banded_time *c,
+                                   minv_report *report, int *fits) {
+    const char *fn = t == MINV_R64 ? "minv_solve_device_d" : "minv_solve_device_s";
+    const size_t rhs = (size_t)n * (size_t)nrhs * (size_t)t, bytes[3] = {(size_t)n * (size_t)n * (size_t)t, rhs, rhs};
+    device_set d;
+    minv_status status = MINV_SUCCESS;
+    *fits = device_set_alloc(ctx, &d, bytes, 3);
+    if (!*fits)
+        goto cleanup;
+    MINV_TRY(upload(ctx, t, n, n, a_io, d.p[0], c));
+    MINV_TRY(upload(ctx, t, n, nrhs, bx_io, d.p[1], c));
+    MINV_TRY(minv_call_place(ctx, MINV_ON_DEVICE));
+    status = minv_solve_expert(ctx, fn, MINV_ON_DEVICE, method, t, n, nrhs, d.p[0], n, d.p[1], n, d.p[2], n, report);
+    if (status == MINV_ERR_DEVICE_MEMORY) {
+        minv_clear_error(ctx);
+        *fits = 0;
+        status = MINV_SUCCESS;
+    } else if (status == MINV_SUCCESS) {
+        status = download(ctx, t, n, nrhs, d.p[2], bx_io, c);
+    }
+cleanup:
+    device_set_free(ctx, &d);
+    return status;
+}
+
+/* ---- the entries ---- */
+
+/* The report counts the computation: the bands' reading and writing are the caller's stages;
+ * the transfers overlap them, and compute is what neither holds. */
+static void report_computation(minv_report *r, const banded_time *c) {
+    r->seconds = fmax(0, r->seconds - c->io);
+    r->stages.compute_seconds = c->waited > 0 ? fmax(0, r->seconds - c->waited)
+                                              : fmax(0, r->seconds - r->stages.upload_seconds - r->stages.download_seconds);
+    r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+}
+
+static void note_path(minv_report *r, int tried, int fits, const char *what, int64_t band, int by_rows) {
+    if (fits)
+        minv_report_note(r, "%s came to the device and the result went back band by band (%lld %s a band), each "
+                            "transfer overlapping the reading or writing of the next",
+                         what, (long long)band, by_rows ? "rows" : "columns");
+    else if (tried)
+        minv_report_note(r, "%s, the result and the method's workspace do not fit the device budget together, so "
+                            "%s was held whole in host memory",
+                         what, what);
 }
 
 minv_status minv_invert_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, const minv_banded *io,
@@ -117,28 +229,43 @@ minv_status minv_invert_banded(minv_context *ctx, minv_method method, minv_dtype
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    banded_call c = {io, 0};
+    banded_time c = {0, 0};
     minv_status status = minv_call_open(ctx, &call, MINV_ON_HOST, r, method, n, 0);
     if (status == MINV_SUCCESS) {
-        const int tried = device_path_open(ctx, method);
+        const int tried = device_path_open(ctx, method, 0);
         int fits = 0;
         if (tried)
-            status = through_device(ctx, method, t, n, &c, r, &fits);
-        if (status == MINV_SUCCESS && fits)
-            minv_report_note(r, "A came to the device and A^-1 went back band by band (%lld %s a band), each "
-                                "transfer overlapping the reading or writing of the next",
-                             (long long)band_size(t, n, io), io->by_rows ? "rows" : "columns");
-        else if (status == MINV_SUCCESS) {
-            status = through_host(ctx, method, t, n, &c, r);
-            if (tried)
-                minv_report_note(r, "A, A^-1 and the method's workspace do not fit the device budget together, so A "
-                                    "was held whole in host memory");
-        }
+            status = invert_on_device(ctx, method, t, n, io, &c, r, &fits);
+        if (status == MINV_SUCCESS && !fits)
+            status = invert_on_host(ctx, method, t, n, io, &c, r);
+        if (status == MINV_SUCCESS)
+            note_path(r, tried, fits, "A", band_size(t, n, n, io), io->by_rows);
     }
     minv_call_end(ctx, &call, r);
-    /* the bands' reading and writing are the caller's stages, not the computation's */
-    r->seconds = fmax(0, r->seconds - c.seconds);
-    r->stages.compute_seconds = fmax(0, r->seconds - r->stages.upload_seconds - r->stages.download_seconds);
-    r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
+    report_computation(r, &c);
+    return status;
+}
+
+minv_status minv_solve_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
+                              const minv_banded *a_io, const minv_banded *bx_io, minv_report *report) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_report local;
+    minv_report *r = report ? report : &local;
+    minv_call call;
+    banded_time c = {0, 0};
+    minv_status status = minv_call_open(ctx, &call, MINV_ON_HOST, r, method, n, nrhs);
+    if (status == MINV_SUCCESS) {
+        const int tried = device_path_open(ctx, method, 1);
+        int fits = 0;
+        if (tried)
+            status = solve_on_device(ctx, method, t, n, nrhs, a_io, bx_io, &c, r, &fits);
+        if (status == MINV_SUCCESS && !fits)
+            status = solve_on_host(ctx, method, t, n, nrhs, a_io, bx_io, &c, r);
+        if (status == MINV_SUCCESS)
+            note_path(r, tried, fits, "A and B", band_size(t, n, n, a_io), a_io->by_rows);
+    }
+    minv_call_end(ctx, &call, r);
+    report_computation(r, &c);
     return status;
 }

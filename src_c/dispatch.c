@@ -668,10 +668,9 @@ static minv_status sampled_columns(minv_context *ctx, int mode, const minv_mat *
     return status;
 }
 
-static minv_status solve_expert(minv_context *ctx, const char *fn, minv_place place,
-                                minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
-                                const void *a, int64_t lda, const void *b, int64_t ldb, void *x,
-                                int64_t ldx, minv_report *report) {
+minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method, minv_dtype t,
+                              int64_t n, int64_t nrhs, const void *a, int64_t lda, const void *b, int64_t ldb, void *x,
+                              int64_t ldx, minv_report *report) {
     minv_analysis an;
     minv_status status = MINV_SUCCESS;
     minv_mat am = {t, n, n, lda, (void *)a}, bm = {t, n, nrhs, ldb, (void *)b},
@@ -771,7 +770,7 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_call call;
     minv_status status = minv_call_open(ctx, &call, place, r, method, n, nrhs);
     if (status == MINV_SUCCESS)
-        status = solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
+        status = minv_solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
     minv_call_end(ctx, &call, r);
     return status;
 }

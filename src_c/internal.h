@@ -143,13 +143,14 @@ typedef struct minv_backend_ops {
      * live: MINV_ERR_DEVICE_MEMORY when they do not fit it; NULL on the CPU. */
     minv_status (*device_alloc)(minv_context *ctx, size_t bytes, void **dev);
     void (*device_free)(minv_context *ctx, void *dev, size_t bytes);
-    /* The bands of io to the n x n device matrix dev (ld n), each band's transfer overlapping
-     * the filling of the next; and back from dev, each band's drain overlapping the transfer
-     * of the next. *io_seconds gains the time spent in fill or drain. */
-    minv_status (*banded_upload)(minv_context *ctx, minv_dtype t, int64_t n, int64_t band,
+    /* The bands of io (of `band` rows or columns) to the rows x cols device matrix dev (ld
+     * rows), each band's transfer overlapping the filling of the next; and back from dev, each
+     * band's drain overlapping the transfer of the next. *io_seconds gains the time spent in
+     * fill or drain. */
+    minv_status (*banded_upload)(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, int64_t band,
                                  const struct minv_banded_io *io, void *dev, double *io_seconds);
-    minv_status (*banded_download)(minv_context *ctx, minv_dtype t, int64_t n, int64_t band, const void *dev,
-                                   const struct minv_banded_io *io, double *io_seconds);
+    minv_status (*banded_download)(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, int64_t band,
+                                   const void *dev, const struct minv_banded_io *io, double *io_seconds);
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;
@@ -568,14 +569,19 @@ minv_status minv_check_rcond(minv_context *ctx, minv_dtype t, const minv_report 
 minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method, int method_pos,
                                minv_dtype t, int64_t n, const void *a, int64_t lda, void *ainv, int64_t ldainv,
                                int inplace, minv_report *report);
+/* The same for minv_solve_d/_s/_inplace and the device forms (x may be b: in place). */
+minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place place, minv_method method, minv_dtype t,
+                              int64_t n, int64_t nrhs, const void *a, int64_t lda, const void *b, int64_t ldb, void *x,
+                              int64_t ldx, minv_report *report);
 
-/* ---- a matrix that arrives and leaves in bands (banded.c) ----
- * The file routines' reader and writer hand A over band by band and take A^-1 back the same
- * way, so that where A fits the GPU the host holds a few bands, never the matrix. A band is
- * `count` rows (by_rows) or columns of A from `at`, column-major in m (count x n or n x count,
- * ld m->ld); bands start at multiples of `align`, and span a multiple of it unless they reach
- * n. fill puts A's band in m; drain takes the band of the result. Either may fail (a read or a
- * write): the call then fails with its status. */
+/* ---- matrices that arrive and leave in bands (banded.c) ----
+ * The file routines' reader and writer hand A (and B) over band by band and take A^-1 (or X)
+ * back the same way, so that where they fit the GPU the host holds a few bands, never the
+ * matrices. A band is `count` rows (by_rows) or columns of a rows x cols matrix from `at`,
+ * column-major in m (count x cols or rows x count, ld m->ld); bands start at multiples of
+ * `align`, and span a multiple of it unless they reach the end. fill puts the input's band in
+ * m; drain takes the band of the result. Either may fail (a read or a write): the call then
+ * fails with its status. */
 typedef struct minv_banded_io {
     int by_rows;
     int64_t align;
@@ -590,6 +596,10 @@ typedef struct minv_banded_io {
  * time spent in fill and drain. */
 minv_status minv_invert_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, const minv_banded *io,
                                minv_report *report);
+/* X = A^-1 B, A n x n from a_io (fill only), B from bx_io's fill and X to its drain (n x nrhs
+ * both), as minv_solve_d/_s computes it; the report as minv_invert_banded's. */
+minv_status minv_solve_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
+                              const minv_banded *a_io, const minv_banded *bx_io, minv_report *report);
 
 /* ---- tridiagonal inversion (tridiagonal.c) ---- */
 /* The invert ops of MINV_METHOD_TRIDIAGONAL (host and device data): the bands of a dense A go

@@ -34,10 +34,10 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
 
 /* ---- a matrix arriving and leaving in bands (banded.cu): the backend's banded_upload and
  * banded_download (internal.h), through the pinned slots PIN_STAGE and PIN_STAGE + 1 ---- */
-minv_status minv_gpu_banded_upload(minv_context *ctx, minv_dtype t, int64_t n, int64_t band, const minv_banded *io,
-                                   void *dev, double *io_seconds);
-minv_status minv_gpu_banded_download(minv_context *ctx, minv_dtype t, int64_t n, int64_t band, const void *dev,
-                                     const minv_banded *io, double *io_seconds);
+minv_status minv_gpu_banded_upload(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, int64_t band,
+                                   const minv_banded *io, void *dev, double *io_seconds);
+minv_status minv_gpu_banded_download(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, int64_t band,
+                                     const void *dev, const minv_banded *io, double *io_seconds);
 
 /* ---- out of core (ooc_gemm.cu, transpose.cu): n x n matrices in host memory, streamed ----
  * C-stationary tiles: a tile x tile block of C stays on the device while slabs of X (tile x

@@ -1,11 +1,11 @@
-/* The file inversion on the GPU, band by band (src_c/banded.c, src_cuda/banded.cu): the
- * matrix goes file -> pinned bands -> device and the inverse back the same way. Each case is
- * checked against the same file inverted on the CPU (values within rounding, the inverse by
- * the LAPACK tester's ratio) and for the path it took (the report's note): bands of rows (C
- * view) and of columns (Fortran view), bands that do not divide n, netCDF-4 chunks and classic
- * rows, SPD and general matrices, double and single precision; a device budget that holds A
- * but not A and A^-1 (the host path, out of core); a bad value in the last band (the call
- * fails naming it and leaves no output). Skips (77) without a usable GPU. */
+/* The file inversion and solve on the GPU, band by band (src_c/banded.c, src_cuda/banded.cu):
+ * the matrices go file -> pinned bands -> device and the result back the same way. Each case
+ * is checked against the same files on the CPU (values within rounding, the inverse by the
+ * LAPACK tester's ratio) and for the path it took (the report's note): bands of rows (C view)
+ * and of columns (Fortran view), bands that do not divide n, netCDF-4 chunks and classic rows,
+ * SPD and general matrices, double and single precision, solves with B in bands; a device
+ * budget that holds A but not A and A^-1 (the host path, out of core); a bad value in the last
+ * band (the call fails naming it and leaves no output). Skips (77) without a usable GPU. */
 #include <float.h>
 #include <math.h>
 
@@ -61,6 +61,34 @@ static void one_case(minv_context *gpu, minv_context *cpu, const char *label, co
     free(xc);
 }
 
+/* A X = B from in.nc:A and rhs.nc:B (stored nrhs x n when fortran, n x nrhs otherwise) on both
+ * backends: X within rounding of the CPU's, by the band path. */
+static void solve_case(minv_context *gpu, minv_context *cpu, const char *label, const nct_storage *st, size_t n,
+                       const double *a, size_t nrhs, const double *b, int fortran, int64_t tile) {
+    static const char *const bnames[2] = {"n", "nrhs"}, *const fnames[2] = {"nrhs", "n"};
+    const size_t lens[2] = {n, n}, blens[2] = {fortran ? nrhs : n, fortran ? n : nrhs};
+    minv_file_options fo;
+    minv_report rg, rc;
+    nct_options(&fo);
+    fo.fortran_order = fortran;
+    nct_write("in.nc", 0, st, "A", NC_DOUBLE, 2, names, lens, 0, a);
+    nct_write("rhs.nc", 0, st, "B", NC_DOUBLE, 2, fortran ? fnames : bnames, blens, 0, b);
+    fo.tile = tile;
+    CHECK_STATUS(minv_solve_file(gpu, MINV_METHOD_AUTO, "in.nc", "A", "rhs.nc", "B", "xg.nc", "X", &fo, &rg), MINV_SUCCESS, gpu);
+    fo.tile = 0;
+    CHECK_STATUS(minv_solve_file(cpu, MINV_METHOD_AUTO, "in.nc", "A", "rhs.nc", "B", "xc.nc", "X", &fo, &rc), MINV_SUCCESS, cpu);
+    size_t count = 0;
+    double *xg = nct_read("xg.nc", "X", &count), *xc = nct_read("xc.nc", "X", NULL);
+    const double diff = difference(xg, xc, n * nrhs);
+    CHECK(count == n * nrhs && diff < 1e3 * DBL_EPSILON, "%s: GPU and CPU solutions differ by %.3g", label, diff);
+    CHECK(rg.backend == MINV_BACKEND_GPU && strstr(rg.reason, "A and B came to the device"), "%s: %s: %s", label,
+          minv_backend_name(rg.backend), rg.reason);
+    CHECK(rg.residual >= 0 && rg.residual < 1e-13, "%s: residual %.3g", label, rg.residual);
+    printf("%s: difference %.2g, residual %.2g, %s\n", label, diff, rg.residual, rg.reason);
+    free(xg);
+    free(xc);
+}
+
 int main(void) {
     minv_options o;
     minv_context *gpu = NULL, *cpu = NULL, *small = NULL;
@@ -92,6 +120,15 @@ int main(void) {
     one_case(gpu, cpu, "general, classic, Fortran view, bands of 50 columns", &classic, M, general, 1, 0, 50, banded);
     one_case(gpu, cpu, "general, classic, single precision", &classic, M, general, 0, 1, 50, banded);
     one_case(gpu, cpu, "SPD, netCDF-4, bands of the library's size", &nc4, N, spd, 0, 0, 0, banded);
+
+    /* solves: B in bands of rows (C order on disk) and of columns (written from Fortran) */
+    enum { K = 30 };
+    double *rhs = malloc(N * K * sizeof *rhs);
+    tu_rect(&rng, N, K, rhs, N);
+    solve_case(gpu, cpu, "solve SPD, netCDF-4, B n x 30, bands of rows", &nc4, N, spd, K, rhs, 0, 50);
+    solve_case(gpu, cpu, "solve SPD, classic, B written from Fortran, bands of columns", &classic, N, spd, K, rhs, 1, 50);
+    solve_case(gpu, cpu, "solve general, classic, bands of 50 rows", &classic, M, general, K, rhs, 0, 50);
+    free(rhs);
 
     /* a budget that holds A and its workspace but not A^-1 beside them: the host path */
     o.backend = MINV_BACKEND_GPU;
