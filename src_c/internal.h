@@ -586,7 +586,7 @@ typedef struct minv_banded_io {
     int by_rows;
     int64_t align;
     int64_t band; /* rows or columns a band on the device path (rounded up to align); 0: the
-                     library's choice, about 64 MiB */
+                     library's choice, about 256 MiB */
     minv_status (*fill)(void *user, int64_t at, int64_t count, minv_mat *m);
     minv_status (*drain)(void *user, int64_t at, int64_t count, const minv_mat *m);
     void *user;

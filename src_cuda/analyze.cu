@@ -263,6 +263,10 @@ minv_status minv_gpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
                          (double)ctx->gpu->budget / 1e9, (long long)n);
     if (w > n) w = n;
     MINV_TRY(begin(ctx, n, &b));
+    /* the panels' kernels run on the copy streams, which do not follow the compute stream
+     * that cleared the sums: without this they could add into sums not yet cleared (the
+     * out-of-core flags of test_gpu differed from the CPU's now and then on H200s) */
+    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
     /* each panel's companion: its rows j0 .. j0+w of every column, for the symmetry check */
     MINV_TRY(minv_gpu_stream_panels(ctx, a, w, (size_t)w * (size_t)n * (size_t)a->dtype, ooc_panel, &job));
     MINV_TRY(finish(ctx, a->dtype, n, &b, out));

@@ -698,7 +698,7 @@ typedef struct {
                                  rows on all threads (NetCDF-C's tiles where the storage needs
                                  them); N > 0: through NetCDF-C in N x N tiles, and a file
                                  inversion on the GPU moves bands of N stored rows (rounded up
-                                 to whole chunks of the output; 0: about 64 MiB a band) */
+                                 to whole chunks of the output; 0: about 256 MiB a band) */
     int32_t fortran_order;    /* 0: a matrix variable is A(row, column) in the order ncdump
                                  shows; 1: it was written from a Fortran array by
                                  nf90_put_var, so its dimensions appear reversed. Inversion
