@@ -154,13 +154,16 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
 }
 
 /* max over columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf): all
- * columns (mode 2) or up to four spread over them (mode 1), in double: by one GEMM for double
- * data, MINV_GEMV_MAX columns a pass over A for float. anorm_inf < 0: not known yet. */
+ * columns (mode 2) or up to four spread over them (mode 1), in double: MINV_GEMV_MAX columns a
+ * pass over A, but by one GEMM for more columns of double data (mode 2). anorm_inf < 0: not
+ * known yet. */
 minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
                                      const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
     const int64_t samples = minv_residual_columns(mode, k);
-    const int64_t group_max = a->dtype == MINV_R64 && n >= 64 ? samples : MINV_GEMV_MAX;
+    /* below n = 64, the BLAS's set-up costs more than the product */
+    const int by_gemm = a->dtype == MINV_R64 && n >= 64 && samples > MINV_GEMV_MAX;
+    const int64_t group_max = by_gemm ? samples : MINV_GEMV_MAX;
     double *xs = malloc((size_t)n * (size_t)(3 * group_max + 1) * sizeof(double));
     if (!xs)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual workspace");
@@ -178,7 +181,7 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
             column_to_double(x, j, xs + (size_t)g * (size_t)n);
             column_to_double(b, j, bs + (size_t)g * (size_t)n);
         }
-        if (a->dtype == MINV_R64 && n >= 64) /* below, the BLAS's set-up costs more than the product */
+        if (by_gemm)
             la_gemm(MINV_R64, 'N', 'N', n, group, n, 1.0, a->data, a->ld, xs, n, 0.0, ax, n);
         else
             minv_gemv_double_multi(a, xs, (int)group, ax, NULL);

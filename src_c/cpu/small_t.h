@@ -114,7 +114,8 @@ MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int
     return 0;
 }
 
-/* B = A^-1 B from small_getrf's factors and pivots. */
+/* B = A^-1 B from small_getrf's factors and pivots (0-based), every right-hand side at each
+ * column of L and U, so that the factors are read once a sweep whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
     for (int64_t r = 0; r < nrhs; r++) {
@@ -125,13 +126,21 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
                 x[j] = x[ipiv[j]];
                 x[ipiv[j]] = t;
             }
-        for (int64_t j = 0; j < n; j++) {
-            const T *cj = lu + (size_t)j * (size_t)ld, xj = x[j];
+    }
+    for (int64_t j = 0; j < n; j++) {
+        const T *cj = lu + (size_t)j * (size_t)ld;
+        for (int64_t r = 0; r < nrhs; r++) {
+            T *x = b + (size_t)r * (size_t)ldb;
+            const T xj = x[j];
 #pragma omp simd
             for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
         }
-        for (int64_t j = n - 1; j >= 0; j--) {
-            const T *cj = lu + (size_t)j * (size_t)ld, xj = x[j] / cj[j];
+    }
+    for (int64_t j = n - 1; j >= 0; j--) {
+        const T *cj = lu + (size_t)j * (size_t)ld;
+        for (int64_t r = 0; r < nrhs; r++) {
+            T *x = b + (size_t)r * (size_t)ldb;
+            const T xj = x[j] / cj[j];
             x[j] = xj;
 #pragma omp simd
             for (int64_t i = 0; i < j; i++) x[i] -= xj * cj[i];
