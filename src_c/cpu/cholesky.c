@@ -52,7 +52,7 @@ static minv_status invert_small(minv_context *ctx, minv_mat *f, minv_report *rep
 minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                      const minv_analysis *an, minv_report *report) {
     minv_mat f;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
     if (status == MINV_SUCCESS)
         status = f.rows <= MINV_SMALL_N ? invert_small(ctx, &f, report) : factor(ctx, &f, report, NULL);
     if (status != MINV_SUCCESS) /* x untouched: in place, it still holds A for a fallback */
@@ -71,7 +71,7 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
                                     minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_mat f, w;
     double from_factor = 0;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, report, &from_factor);
     if (status == MINV_SUCCESS)

@@ -17,14 +17,18 @@ minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols) {
                      (long long)n, (long long)cols, MINV_LAPACK_INT_MAX);
 }
 
-minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f) {
+minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lower, minv_mat *f) {
     const int64_t n = a->rows;
     minv_status status = minv_cpu_lapack_fits(ctx, n, n);
     if (status != MINV_SUCCESS)
         return status;
     *f = (minv_mat){a->dtype, n, n, n, minv_cpu_staged(ctx, a)};
-    if (f->data)
+    if (f->data) {
+        if (!lower) /* rows 0 .. j - 1 of each column j, contiguous in both */
+            for (int64_t j = 1; j < n; j++)
+                memcpy(minv_at(f, 0, j), minv_at(a, 0, j), (size_t)j * (size_t)a->dtype);
         return MINV_SUCCESS;
+    }
     status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
     if (status == MINV_SUCCESS)
         minv_mat_copy(a, f);

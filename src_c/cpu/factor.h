@@ -7,8 +7,10 @@
 /* n x cols within LAPACK's 32-bit integers, or MINV_ERR_INVALID_ARG saying so. */
 minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols);
 /* f = the matrix to factor in place, n x n with leading dimension n: the copy of a this call's
- * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. */
-minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f);
+ * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. lower: the caller
+ * reads only the lower triangle, all the analysis stages; otherwise the upper triangle is
+ * copied here. */
+minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lower, minv_mat *f);
 /* n pivots and work_elements elements of type t for LAPACK (work may be NULL), in the context's
  * MINV_WORK_LAPACK. */
 minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements, minv_dtype t, int **ipiv,

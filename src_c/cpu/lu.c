@@ -40,7 +40,7 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     int *ipiv;
     void *work;
     const int small = a->rows <= MINV_SMALL_N;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, small ? f.rows : GETRI_BLOCK * f.rows, f.dtype, &ipiv, &work);
     if (status != MINV_SUCCESS)
@@ -66,7 +66,7 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_mat f, w;
     int *ipiv;
     double from_factor = 0;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, 0, f.dtype, &ipiv, NULL);
     if (status == MINV_SUCCESS)
