@@ -7,6 +7,7 @@
 
 #include "factor.h"
 #include "../lapack.h"
+#include "vec4.h"
 
 minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols) {
     if (n <= MINV_LAPACK_INT_MAX && cols <= MINV_LAPACK_INT_MAX)
