@@ -1,7 +1,8 @@
 /* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri
  * (inverse, mirrored to both triangles) or potrs (solve), on a copy of A in the context's
  * workspace; below MINV_SMALL_N the unblocked kernels of small.c (the sweep operator for
- * the inverse), and small.c's triangular sweeps for one right-hand side at any order. Only the lower triangle of A is read. The reciprocal condition
+ * the inverse), and small.c's triangular sweeps for a few right-hand sides at any order.
+ * Only the lower triangle of A is read. The reciprocal condition
  * number is exact for the inverse (its norm is at hand) and, for a solve, a bound from the
  * factor's diagonal and the solution, with pocon's estimate where that is small (factor.h):
  * pocon would cost more than the factorisation below n = 128 and half of it at 256. */
@@ -79,7 +80,7 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);
-    if (minv_small_sweeps(f.rows, w.cols))
+    if (minv_small_sweeps(w.cols))
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");

@@ -1,7 +1,7 @@
 /* General inversion and solve on the CPU: LAPACK getrf with partial pivoting, then getri
  * (inverse) or getrs (solve), on a copy of A in the context's workspace; below MINV_SMALL_N
  * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse), and
- * small.c's triangular sweeps for one right-hand side at any order. The
+ * small.c's triangular sweeps for a few right-hand sides at any order. The
  * reciprocal condition number is exact for the inverse and, for a solve, a bound from the
  * factor's diagonal and the solution, with gecon's estimate where that is small (factor.h). */
 #include <math.h>
@@ -77,7 +77,7 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         return status;
     minv_progress(ctx, "lu solve", 0);
     const int small = f.rows <= MINV_SMALL_N;
-    if (minv_small_sweeps(f.rows, w.cols)) {
+    if (minv_small_sweeps(w.cols)) {
         if (!small) /* the sweeps count LAPACK's pivots from 0 */
             for (int64_t i = 0; i < f.rows; i++) ipiv[i]--;
         minv_small_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld);

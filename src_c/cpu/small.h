@@ -10,17 +10,14 @@
 /* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md): up to 64 these
  * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
 enum { MINV_SMALL_N = 64,
-       MINV_SMALL_RHS = 4, /* and the sweeps for up to this many columns: beyond, the BLAS's
-                              blocked triangular solve pays for its set-up */
-       MINV_SWEEP_RHS = 2 }; /* at any order, the sweeps for one right-hand side and Hager's
-                                column: they read the factor once each way, where OpenBLAS's
-                                potrs/getrs for two columns took 1.4-3x as long at n = 128-1000
-                                and as long at 2048-4096 (from four columns on it wins) */
+       MINV_SWEEP_RHS = 8 }; /* and at any order, the sweeps below for up to this many columns
+                                (right-hand sides and Hager's): four columns of the factor a
+                                step, they read it once each way; OpenBLAS's potrs/getrs took
+                                1.1-4x as long for 2-8 columns at n = 128-2048, as long for 16,
+                                and less for 31 */
 
-/* Whether a solve of nrhs columns with a factor of order n takes the sweeps below. */
-static inline int minv_small_sweeps(int64_t n, int64_t nrhs) {
-    return nrhs <= MINV_SWEEP_RHS || (n <= MINV_SMALL_N && nrhs <= MINV_SMALL_RHS);
-}
+/* Whether a solve of nrhs columns takes the sweeps below rather than LAPACK's potrs/getrs. */
+static inline int minv_small_sweeps(int64_t nrhs) { return nrhs <= MINV_SWEEP_RHS; }
 
 /* Each returns 0 or LAPACK's 1-based info: the column whose pivot is not positive (potrf, the
  * SPD Gauss-Jordan) or is exactly zero (getrf, the pivoted Gauss-Jordan). */

@@ -58,30 +58,75 @@ MINV_SIMD_CLONES static int64_t FN(small_potrf)(int64_t n, T *a, int64_t ld) {
     return 0;
 }
 
+/* x(j .. j + 3) from the 4 x 4 triangle of a lower triangular factor at column j (unit: its
+ * diagonal is 1, LU's L), then x(j + 4 .. n) -= L(j + 4 .. n, j .. j + 3) x(j .. j + 3): x is
+ * loaded and stored once for four columns of L. */
+MINV_INLINE void FN(lower_block4)(int64_t n, int64_t j, const T *l, int64_t ld, int unit, T *x) {
+    const T *c0 = l + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    T x0 = x[j];
+    if (!unit) x0 /= c0[j];
+    T x1 = x[j + 1] - c0[j + 1] * x0;
+    if (!unit) x1 /= c1[j + 1];
+    T x2 = x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1;
+    if (!unit) x2 /= c2[j + 2];
+    T x3 = x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2;
+    if (!unit) x3 /= c3[j + 3];
+    x[j] = x0;
+    x[j + 1] = x1;
+    x[j + 2] = x2;
+    x[j + 3] = x3;
+#pragma omp simd
+    for (int64_t i = j + 4; i < n; i++) x[i] -= c0[i] * x0 + c1[i] * x1 + c2[i] * x2 + c3[i] * x3;
+}
+
+/* L^T x = y for rows j .. j + 3, the rows below them solved: four dot products with L's
+ * columns j .. j + 3 in one pass over x, then the 4 x 4 triangle. */
+MINV_INLINE void FN(lower_t_block4)(int64_t n, int64_t j, const T *l, int64_t ld, T *x) {
+    const T *c0 = l + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+    for (int64_t i = j + 4; i < n; i++) {
+        s0 += c0[i] * x[i];
+        s1 += c1[i] * x[i];
+        s2 += c2[i] * x[i];
+        s3 += c3[i] * x[i];
+    }
+    const T x3 = (x[j + 3] - s3) / c3[j + 3];
+    const T x2 = (x[j + 2] - s2 - c2[j + 3] * x3) / c2[j + 2];
+    const T x1 = (x[j + 1] - s1 - c1[j + 2] * x2 - c1[j + 3] * x3) / c1[j + 1];
+    x[j] = (x[j] - s0 - c0[j + 1] * x1 - c0[j + 2] * x2 - c0[j + 3] * x3) / c0[j];
+    x[j + 1] = x1;
+    x[j + 2] = x2;
+    x[j + 3] = x3;
+}
+
 /* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
- * with the same columns, every right-hand side at each step, so that L is read in place
- * (no transposed copy) and the sweeps' chains of dependent steps overlap across the
- * right-hand sides. */
+ * with the same columns, four columns of L at a time and every right-hand side at each step,
+ * so that L is read in place (no transposed copy), once a sweep, and the sweeps' chains of
+ * dependent steps overlap across the right-hand sides. */
 MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
-    for (int64_t j = 0; j < n; j++) {
+    const int64_t top = n / 4 * 4; /* rows top .. n - 1 one at a time */
+    for (int64_t j = 0; j < top; j += 4)
+        for (int64_t r = 0; r < nrhs; r++) FN(lower_block4)(n, j, l, ld, 0, b + (size_t)r * (size_t)ldb);
+    for (int64_t j = top; j < n; j++) {
         const T *cj = l + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
             T *x = b + (size_t)r * (size_t)ldb;
             const T xj = x[j] / cj[j];
             x[j] = xj;
-#pragma omp simd
             for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
         }
     }
-    for (int64_t j = n - 1; j >= 0; j--) {
+    for (int64_t j = n - 1; j >= top; j--) {
         const T *cj = l + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
             T *x = b + (size_t)r * (size_t)ldb, s = 0;
-#pragma omp simd reduction(+ : s)
             for (int64_t i = j + 1; i < n; i++) s += cj[i] * x[i];
             x[j] = (x[j] - s) / cj[j];
         }
     }
+    for (int64_t j = top - 4; j >= 0; j -= 4)
+        for (int64_t r = 0; r < nrhs; r++) FN(lower_t_block4)(n, j, l, ld, b + (size_t)r * (size_t)ldb);
 }
 
 /* P A = L U with partial pivoting (getf2's pivots: the first largest |a_ij| of the column),
@@ -114,10 +159,28 @@ MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int
     return 0;
 }
 
-/* B = A^-1 B from small_getrf's factors and pivots (0-based), every right-hand side at each
- * column of L and U, so that the factors are read once a sweep whatever nrhs. */
+/* U x = y for columns j .. j + 3, the columns right of them solved: the 4 x 4 triangle, then
+ * x(0 .. j) -= U(0 .. j, j .. j + 3) x(j .. j + 3) in one pass over x. */
+MINV_INLINE void FN(upper_block4)(int64_t j, const T *u, int64_t ld, T *x) {
+    const T *c0 = u + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    const T x3 = x[j + 3] / c3[j + 3];
+    const T x2 = (x[j + 2] - c3[j + 2] * x3) / c2[j + 2];
+    const T x1 = (x[j + 1] - c2[j + 1] * x2 - c3[j + 1] * x3) / c1[j + 1];
+    const T x0 = (x[j] - c1[j] * x1 - c2[j] * x2 - c3[j] * x3) / c0[j];
+    x[j] = x0;
+    x[j + 1] = x1;
+    x[j + 2] = x2;
+    x[j + 3] = x3;
+#pragma omp simd
+    for (int64_t i = 0; i < j; i++) x[i] -= c0[i] * x0 + c1[i] * x1 + c2[i] * x2 + c3[i] * x3;
+}
+
+/* B = A^-1 B from small_getrf's factors and pivots (0-based), four columns of L and U at a
+ * time and every right-hand side at each step, so that the factors are read once a sweep
+ * whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
+    const int64_t top = n / 4 * 4; /* L's columns top .. n - 1 one at a time; U's 0 .. n % 4 */
     for (int64_t r = 0; r < nrhs; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
         for (int64_t j = 0; j < n; j++)
@@ -127,22 +190,25 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
                 x[ipiv[j]] = t;
             }
     }
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = 0; j < top; j += 4)
+        for (int64_t r = 0; r < nrhs; r++) FN(lower_block4)(n, j, lu, ld, 1, b + (size_t)r * (size_t)ldb);
+    for (int64_t j = top; j < n; j++) {
         const T *cj = lu + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
             T *x = b + (size_t)r * (size_t)ldb;
             const T xj = x[j];
-#pragma omp simd
             for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
         }
     }
-    for (int64_t j = n - 1; j >= 0; j--) {
+    const int64_t rem = n % 4;
+    for (int64_t j = n - 4; j >= rem; j -= 4)
+        for (int64_t r = 0; r < nrhs; r++) FN(upper_block4)(j, lu, ld, b + (size_t)r * (size_t)ldb);
+    for (int64_t j = rem - 1; j >= 0; j--) {
         const T *cj = lu + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
             T *x = b + (size_t)r * (size_t)ldb;
             const T xj = x[j] / cj[j];
             x[j] = xj;
-#pragma omp simd
             for (int64_t i = 0; i < j; i++) x[i] -= xj * cj[i];
         }
     }

@@ -1,7 +1,7 @@
 /* The CPU backend's two paths per call, the unblocked kernels of small orders and LAPACK above
  * them (src_c/cpu/small.h), around the switch and with the right-hand-side counts where the
- * sweeps change hands (one right-hand side takes the sweeps at every order, on LAPACK's factor
- * above MINV_SMALL_N): every result against LAPACK by the tester ratios, and failures named at
+ * sweeps change hands (up to seven right-hand sides take the sweeps at every order, on
+ * LAPACK's factor above MINV_SMALL_N): every result against LAPACK by the tester ratios, and failures named at
  * the column LAPACK names (potrf's and getrf's info). Also the residual's products (the
  * four-column gemv that replaced a GEMM) against plain loops, and the solve residual against
  * one computed here for a solution perturbed on purpose. */
@@ -14,7 +14,7 @@
 #include "testutil.h"
 
 static const int64_t sizes[] = {1, 2, 7, 8, 29, 47, 48, 49, 64, 65, 130};
-static const int64_t rhs_counts[] = {1, 3, 4, 5, 30};
+static const int64_t rhs_counts[] = {1, 3, 4, 5, 7, 8, 30};
 
 static minv_context *cpu(void) {
     minv_options o;
