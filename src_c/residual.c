@@ -33,10 +33,16 @@ static void column_to_double(const minv_mat *m, int64_t j, double *out) {
     else column_to_double_s(m, j, out);
 }
 
+/* max |v_i|, NaN if any v_i is. */
 static double norm_inf(const double *v, int64_t n) {
-    double r = 0;
-    for (int64_t i = 0; i < n; i++) if (fabs(v[i]) > r || isnan(v[i])) r = fabs(v[i]);
-    return r;
+    double r = 0, nan = 0; /* nan a double: an int flag keeps the loop from vectorising */
+#pragma omp simd reduction(max : r, nan)
+    for (int64_t i = 0; i < n; i++) {
+        const double a = fabs(v[i]);
+        r = a > r ? a : r;
+        nan = a != a ? 1 : nan;
+    }
+    return nan > 0 ? NAN : r;
 }
 
 /* num / den where 0 / 0 means an exact result, not NaN. */
@@ -56,11 +62,14 @@ double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, 
     double worst = 0;
     for (int k = 0; k < count; k++) {
         const double *vk = v + (size_t)k * n, *wk = w + (size_t)k * n;
-        double diff = 0;
+        double diff = 0, nan = 0;
+#pragma omp simd reduction(max : diff, nan)
         for (int64_t i = 0; i < n; i++) {
-            double d = fabs(wk[i] - vk[i]);
-            if (d > diff || isnan(d)) diff = d;
+            const double d = fabs(wk[i] - vk[i]);
+            diff = d > diff ? d : diff;
+            nan = d != d ? 1 : nan;
         }
+        if (nan > 0) diff = NAN;
         double r = ratio(diff, xnorm_inf * anorm_inf * norm_inf(vk, n));
         if (r > worst || isnan(r)) worst = r;
     }

@@ -71,12 +71,12 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_
 minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                     minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_mat f, w;
-    double from_factor = 0;
+    double from_factor = 0, *bnorm;
     minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, report, &from_factor);
     if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w);
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);
@@ -84,6 +84,6 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
-    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
     return MINV_SUCCESS;
 }

@@ -1,5 +1,21 @@
 /* Type template for factor.c. */
 
+/* sum |src_i| over n entries, src copied to dst as it is read (dst may be NULL). */
+static double FN(copy_norm1)(const T *src, T *dst, int64_t n) {
+    double s = 0;
+    if (dst) {
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < n; i++) {
+            dst[i] = src[i];
+            s += fabs((double)src[i]);
+        }
+    } else {
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < n; i++) s += fabs((double)src[i]);
+    }
+    return s;
+}
+
 /* x = f (lower_only: f's lower triangle mirrored to both of x's), by tiles of columns so that
  * the mirrored writes stay in cache, the mirror by 4 x 4 blocks transposed in registers;
  * returns ||x||_1, summed while x is written. */

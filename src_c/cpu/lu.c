@@ -65,14 +65,14 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
                               const minv_analysis *an, minv_report *report) {
     minv_mat f, w;
     int *ipiv;
-    double from_factor = 0;
+    double from_factor = 0, *bnorm;
     minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, 0, f.dtype, &ipiv, NULL);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, ipiv, report, &from_factor);
     if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w);
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "lu solve", 0);
@@ -87,6 +87,6 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
             return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
     }
-    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
     return MINV_SUCCESS;
 }

@@ -182,6 +182,11 @@ static void solve_residual(void) {
             CHECK(minv_residual_solve(NULL, 1, &am, &bm, &xm, &got) == MINV_SUCCESS, "residual n %lld", (long long)n);
             CHECK(want > 1e-9 && fabs(got - want) <= 1e-6 * want, "residual n %lld nrhs %lld: %.6g, computed here %.6g",
                   (long long)n, (long long)k, got, want);
+            x[(k - 1) * n + n / 2] = NAN; /* the last column is always sampled */
+            CHECK(minv_residual_solve(NULL, 1, &am, &bm, &xm, &got) == MINV_SUCCESS && isnan(got),
+                  "residual n %lld nrhs %lld with a NaN in X: %.6g", (long long)n, (long long)k, got);
+            double v[2] = {1, -1}, w[2] = {1, NAN};
+            CHECK(isnan(minv_probe_ratio(2, 1, v, w, 1, 1)), "a probe with a NaN in X A v");
             free(a); free(x); free(b);
         }
 }
