@@ -14,7 +14,7 @@
 #include "testutil.h"
 
 static const int64_t sizes[] = {1, 2, 7, 8, 29, 47, 48, 49, 64, 65, 130};
-static const int64_t rhs_counts[] = {1, 3, 4, 5, 7, 8, 30};
+static const int64_t rhs_counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 30};
 
 static minv_context *cpu(void) {
     minv_options o;
