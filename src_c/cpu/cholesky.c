@@ -80,7 +80,7 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);
-    if (minv_small_sweeps(w.cols))
+    if (minv_small_sweeps(f.rows, w.cols))
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");

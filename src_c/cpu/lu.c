@@ -77,7 +77,7 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         return status;
     minv_progress(ctx, "lu solve", 0);
     const int small = f.rows <= MINV_SMALL_N;
-    if (minv_small_sweeps(w.cols)) {
+    if (minv_small_sweeps(f.rows, w.cols)) {
         if (!small) /* the sweeps count LAPACK's pivots from 0 */
             for (int64_t i = 0; i < f.rows; i++) ipiv[i]--;
         minv_small_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld);

@@ -1,7 +1,7 @@
 /* The CPU backend's two paths per call, the unblocked kernels of small orders and LAPACK above
  * them (src_c/cpu/small.h), around the switch and with the right-hand-side counts where the
- * sweeps change hands (up to seven right-hand sides take the sweeps at every order, on
- * LAPACK's factor above MINV_SMALL_N): every result against LAPACK by the tester ratios, and failures named at
+ * sweeps change hands (up to seven right-hand sides take the sweeps at every order, up to 31
+ * below n = 384, on LAPACK's factor above MINV_SMALL_N): every result against LAPACK by the tester ratios, and failures named at
  * the column LAPACK names (potrf's and getrf's info). Also the residual's products (the
  * four-column gemv that replaced a GEMM) against plain loops, and the solve residual against
  * one computed here for a solution perturbed on purpose. */
@@ -14,7 +14,7 @@
 #include "testutil.h"
 
 static const int64_t sizes[] = {1, 2, 7, 8, 29, 47, 48, 49, 64, 65, 130};
-static const int64_t rhs_counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 30};
+static const int64_t rhs_counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 30, 31, 40}; /* 32 columns and beyond: LAPACK's */
 
 static minv_context *cpu(void) {
     minv_options o;
@@ -28,11 +28,11 @@ static minv_context *cpu(void) {
 static void solves(minv_context *ctx, int64_t n, int kind) {
     tu_rng rng;
     tu_seed(&rng, 31 + (uint64_t)n * 3 + (uint64_t)kind);
-    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, 30, n), *x = tu_alloc(n, 30, n);
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, 40, n), *x = tu_alloc(n, 40, n);
     if (kind == 0) tu_spd(&rng, n, a, n);
     else if (kind == 1) tu_general(&rng, n, a, n);
     else tu_needs_pivoting(&rng, n, a, n);
-    tu_rect(&rng, n, 30, b, n);
+    tu_rect(&rng, n, 40, b, n);
     for (size_t r = 0; r < sizeof rhs_counts / sizeof rhs_counts[0]; r++) {
         const int64_t k = rhs_counts[r];
         minv_report rep;
