@@ -1,5 +1,5 @@
-/* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri
- * (inverse, mirrored to both triangles) or potrs (solve), on a copy of A in the context's
+/* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri's
+ * result (potri.c; mirrored to both triangles) or potrs (solve), on a copy of A in the context's
  * workspace; below MINV_SMALL_N the unblocked kernels of small.c (the sweep operator for
  * the inverse), and small.c's triangular sweeps for a few right-hand sides at any order.
  * Only the lower triangle of A is read. The reciprocal condition
@@ -60,9 +60,9 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_
         return status;
     if (f.rows > MINV_SMALL_N) {
         minv_progress(ctx, "cholesky invert", 0);
-        int info = la_potri(f.dtype, f.rows, f.data, f.ld);
+        int info = minv_cpu_potri(f.dtype, f.rows, f.data, f.ld);
         if (info != 0)
-            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK potri returned info = %d", info);
+            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "potri (trtri, lauum) returned info = %d", info);
     }
     report->rcond = minv_cpu_rcond(an->norm_1, minv_cpu_write_inverse(&f, 1, x));
     return MINV_SUCCESS;

@@ -3,13 +3,15 @@
  * sweeps change hands (up to seven right-hand sides take the sweeps at every order, up to 31
  * below n = 384, on LAPACK's factor above MINV_SMALL_N): every result against LAPACK by the tester ratios, and failures named at
  * the column LAPACK names (potrf's and getrf's info). Also the residual's products (the
- * four-column gemv that replaced a GEMM) against plain loops, and the solve residual against
- * one computed here for a solution perturbed on purpose. */
+ * four-column gemv that replaced a GEMM) against plain loops, the solve residual against one
+ * computed here for a solution perturbed on purpose, and the SPD inverse by halves against
+ * LAPACK's potri. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpu.h"
 #include "internal.h"
 #include "testutil.h"
 
@@ -191,8 +193,39 @@ static void solve_residual(void) {
         }
 }
 
+void dpotri_(const char *, const int *, double *, const int *, int *, size_t);
+
+/* potri's result by halves (cpu/potri.c) against LAPACK's potri itself, around the block where
+ * trtri takes over and at orders that split unevenly. */
+static void spd_inverse(void) {
+    static const int64_t orders[] = {1, 31, 32, 33, 65, 100, 257};
+    tu_rng rng;
+    tu_seed(&rng, 13);
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+        const int64_t n = orders[o];
+        double *l = tu_alloc(n, n, n), *mine = tu_alloc(n, n, n), *theirs = tu_alloc(n, n, n);
+        tu_spd(&rng, n, l, n);
+        int ni = (int)n, info = 0;
+        dpotrf_("L", &ni, l, &ni, &info, 1);
+        memcpy(mine, l, sizeof(double) * (size_t)(n * n));
+        memcpy(theirs, l, sizeof(double) * (size_t)(n * n));
+        dpotri_("L", &ni, theirs, &ni, &info, 1);
+        CHECK(minv_cpu_potri(MINV_R64, n, mine, n) == 0, "potri n %lld", (long long)n);
+        double diff = 0, scale = 0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j; i < n; i++) {
+                diff = fmax(diff, fabs(mine[j * n + i] - theirs[j * n + i]));
+                scale = fmax(scale, fabs(theirs[j * n + i]));
+            }
+        CHECK(diff <= 1e-13 * scale, "potri n %lld: %.3g from LAPACK's, relative to its largest entry", (long long)n,
+              diff / scale);
+        free(l); free(mine); free(theirs);
+    }
+}
+
 int main(void) {
     products();
+    spd_inverse();
     solve_residual();
     minv_context *ctx = cpu();
     if (!ctx) return 1;
