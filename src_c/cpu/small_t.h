@@ -123,16 +123,27 @@ MINV_INLINE void FN(lower_t_block4)(int64_t n, int64_t j, const T *l, int64_t ld
     }
 }
 
-/* The blocks above for every right-hand side, R at a time. */
-MINV_INLINE void FN(lower_blocks4)(int64_t n, int64_t nrhs, int64_t j, const T *l, int64_t ld, int unit, T *b,
-                                   int64_t ldb) {
-    for (int64_t r = 0; r < nrhs; r += 4) {
-        T *br = b + (size_t)r * (size_t)ldb;
-        switch (nrhs - r) {
-        case 1: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 1); break;
-        case 2: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 2); break;
-        case 3: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 3); break;
-        default: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 4); break;
+/* L y = b for every right-hand side (unit: L's diagonal is 1): four columns of L and up to
+ * four right-hand sides a step, the last n % 4 columns one at a time. */
+MINV_INLINE void FN(lower_sweep)(int64_t n, int64_t nrhs, const T *l, int64_t ld, int unit, T *b, int64_t ldb) {
+    const int64_t top = n / 4 * 4;
+    for (int64_t j = 0; j < top; j += 4)
+        for (int64_t r = 0; r < nrhs; r += 4) {
+            T *br = b + (size_t)r * (size_t)ldb;
+            switch (nrhs - r) {
+            case 1: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 1); break;
+            case 2: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 2); break;
+            case 3: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 3); break;
+            default: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 4); break;
+            }
+        }
+    for (int64_t j = top; j < n; j++) {
+        const T *cj = l + (size_t)j * (size_t)ld;
+        for (int64_t r = 0; r < nrhs; r++) {
+            T *x = b + (size_t)r * (size_t)ldb;
+            const T xj = unit ? x[j] : x[j] / cj[j];
+            x[j] = xj;
+            for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
         }
     }
 }
@@ -143,17 +154,7 @@ MINV_INLINE void FN(lower_blocks4)(int64_t n, int64_t nrhs, int64_t j, const T *
  * dependent steps overlap across the right-hand sides. */
 MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
     const int64_t top = n / 4 * 4; /* rows top .. n - 1 one at a time */
-    for (int64_t j = 0; j < top; j += 4)
-        FN(lower_blocks4)(n, nrhs, j, l, ld, 0, b, ldb);
-    for (int64_t j = top; j < n; j++) {
-        const T *cj = l + (size_t)j * (size_t)ld;
-        for (int64_t r = 0; r < nrhs; r++) {
-            T *x = b + (size_t)r * (size_t)ldb;
-            const T xj = x[j] / cj[j];
-            x[j] = xj;
-            for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
-        }
-    }
+    FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
     for (int64_t j = n - 1; j >= top; j--) {
         const T *cj = l + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
@@ -230,7 +231,6 @@ MINV_INLINE void FN(upper_block4)(int64_t j, const T *u, int64_t ld, T *b, int64
  * whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
-    const int64_t top = n / 4 * 4; /* L's columns top .. n - 1 one at a time; U's 0 .. n % 4 */
     for (int64_t r = 0; r < nrhs; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
         for (int64_t j = 0; j < n; j++)
@@ -240,17 +240,8 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
                 x[ipiv[j]] = t;
             }
     }
-    for (int64_t j = 0; j < top; j += 4)
-        FN(lower_blocks4)(n, nrhs, j, lu, ld, 1, b, ldb);
-    for (int64_t j = top; j < n; j++) {
-        const T *cj = lu + (size_t)j * (size_t)ld;
-        for (int64_t r = 0; r < nrhs; r++) {
-            T *x = b + (size_t)r * (size_t)ldb;
-            const T xj = x[j];
-            for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
-        }
-    }
-    const int64_t rem = n % 4;
+    FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
+    const int64_t rem = n % 4; /* U's columns 0 .. rem - 1 one at a time */
     for (int64_t j = n - 4; j >= rem; j -= 4)
         for (int64_t r = 0; r < nrhs; r += 4) {
             T *br = b + (size_t)r * (size_t)ldb;
