@@ -215,7 +215,8 @@ struct minv_context {
         void *data;
         size_t bytes;
     } work[MINV_WORK_SLOTS];
-    /* this call's copy of A made by the CPU analysis for the factorisation (minv_cpu_staged) */
+    /* this call's copy of A made by the CPU analysis for the factorisation (minv_cpu_staged):
+     * its lower triangle (and the diagonal 4 x 4 blocks); LU completes the rest */
     struct {
         int wanted;      /* set by the entry point before the analysis: copy A */
         int probes;      /* and multiply it by the residual's probe vectors */

@@ -8,8 +8,10 @@ typedef size_t flen; /* gfortran's hidden character length */
 
 void spotrf_(const char *, const int *, float *, const int *, int *, flen);
 void dpotrf_(const char *, const int *, double *, const int *, int *, flen);
-void spotri_(const char *, const int *, float *, const int *, int *, flen);
-void dpotri_(const char *, const int *, double *, const int *, int *, flen);
+void strtri_(const char *, const char *, const int *, float *, const int *, int *, flen, flen);
+void dtrtri_(const char *, const char *, const int *, double *, const int *, int *, flen, flen);
+void slauum_(const char *, const int *, float *, const int *, int *, flen);
+void dlauum_(const char *, const int *, double *, const int *, int *, flen);
 void spotrs_(const char *, const int *, const int *, const float *, const int *, float *, const int *, int *, flen);
 void dpotrs_(const char *, const int *, const int *, const double *, const int *, double *, const int *, int *, flen);
 void spocon_(const char *, const int *, const float *, const int *, const float *, float *, float *, int *, int *, flen);
@@ -24,6 +26,10 @@ void sgecon_(const char *, const int *, const float *, const int *, const float 
 void dgecon_(const char *, const int *, const double *, const int *, const double *, double *, double *, int *, int *, flen);
 void slaswp_(const int *, float *, const int *, const int *, const int *, const int *, const int *);
 void dlaswp_(const int *, double *, const int *, const int *, const int *, const int *, const int *);
+void strmm_(const char *, const char *, const char *, const char *, const int *, const int *, const float *,
+            const float *, const int *, float *, const int *, flen, flen, flen, flen);
+void dtrmm_(const char *, const char *, const char *, const char *, const int *, const int *, const double *,
+            const double *, const int *, double *, const int *, flen, flen, flen, flen);
 void strsm_(const char *, const char *, const char *, const char *, const int *, const int *, const float *,
             const float *, const int *, float *, const int *, flen, flen, flen, flen);
 void dtrsm_(const char *, const char *, const char *, const char *, const int *, const int *, const double *,
@@ -53,10 +59,17 @@ int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda) {
     return info;
 }
 
-int la_potri(minv_dtype t, int64_t n, void *a, int64_t lda) {
+int la_trtri(minv_dtype t, int64_t n, void *a, int64_t lda) {
     I(n); I(lda); int info = 0;
-    if (t == MINV_R64) dpotri_("L", &n_, a, &lda_, &info, 1);
-    else spotri_("L", &n_, a, &lda_, &info, 1);
+    if (t == MINV_R64) dtrtri_("L", "N", &n_, a, &lda_, &info, 1, 1);
+    else strtri_("L", "N", &n_, a, &lda_, &info, 1, 1);
+    return info;
+}
+
+int la_lauum(minv_dtype t, int64_t n, void *a, int64_t lda) {
+    I(n); I(lda); int info = 0;
+    if (t == MINV_R64) dlauum_("L", &n_, a, &lda_, &info, 1);
+    else slauum_("L", &n_, a, &lda_, &info, 1);
     return info;
 }
 
@@ -105,6 +118,17 @@ void la_laswp(minv_dtype t, int64_t ncols, void *a, int64_t lda, int64_t k1, int
     I(ncols); I(lda); I(k1); I(k2); const int one = 1;
     if (t == MINV_R64) dlaswp_(&ncols_, a, &lda_, &k1_, &k2_, ipiv, &one);
     else slaswp_(&ncols_, a, &lda_, &k1_, &k2_, ipiv, &one);
+}
+
+void la_trmm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,
+             const void *a, int64_t lda, void *b, int64_t ldb) {
+    I(m); I(n); I(lda); I(ldb);
+    if (t == MINV_R64) {
+        dtrmm_(&side, &uplo, &trans, &diag, &m_, &n_, &alpha, a, &lda_, b, &ldb_, 1, 1, 1, 1);
+    } else {
+        float al = (float)alpha;
+        strmm_(&side, &uplo, &trans, &diag, &m_, &n_, &al, a, &lda_, b, &ldb_, 1, 1, 1, 1);
+    }
 }
 
 void la_trsm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,

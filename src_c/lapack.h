@@ -16,7 +16,10 @@ enum { LA_TOO_LARGE = -1000 };
 
 /* Each returns LAPACK's info (0 success, > 0 numerical failure at that 1-based index). */
 int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda);
-int la_potri(minv_dtype t, int64_t n, void *a, int64_t lda);
+/* L^-1 of a lower triangular, non-unit L in place (trtri), and L^T L of a lower L in its
+ * lower triangle (lauum): potri is the two. */
+int la_trtri(minv_dtype t, int64_t n, void *a, int64_t lda);
+int la_lauum(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb);
 int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
 /* P A = L U of an m x n matrix (m >= n here: a panel or the whole square matrix). */
@@ -28,6 +31,9 @@ int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, 
 int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
 /* Row interchanges k1..k2 (1-based, LAPACK's ipiv) on ncols columns of a. */
 void la_laswp(minv_dtype t, int64_t ncols, void *a, int64_t lda, int64_t k1, int64_t k2, const int *ipiv);
+/* B = alpha op(A) B (side 'L') or alpha B op(A) (side 'R'), A triangular. */
+void la_trmm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,
+             const void *a, int64_t lda, void *b, int64_t ldb);
 /* B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'), A triangular. */
 void la_trsm(minv_dtype t, char side, char uplo, char trans, char diag, int64_t m, int64_t n, double alpha,
              const void *a, int64_t lda, void *b, int64_t ldb);

@@ -33,10 +33,16 @@ static void column_to_double(const minv_mat *m, int64_t j, double *out) {
     else column_to_double_s(m, j, out);
 }
 
+/* max |v_i|, NaN if any v_i is. */
 static double norm_inf(const double *v, int64_t n) {
-    double r = 0;
-    for (int64_t i = 0; i < n; i++) if (fabs(v[i]) > r || isnan(v[i])) r = fabs(v[i]);
-    return r;
+    double r = 0, nan = 0; /* nan a double: an int flag keeps the loop from vectorising */
+#pragma omp simd reduction(max : r, nan)
+    for (int64_t i = 0; i < n; i++) {
+        const double a = fabs(v[i]);
+        r = a > r ? a : r;
+        nan = a != a ? 1 : nan;
+    }
+    return nan > 0 ? NAN : r;
 }
 
 /* num / den where 0 / 0 means an exact result, not NaN. */
@@ -56,11 +62,14 @@ double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, 
     double worst = 0;
     for (int k = 0; k < count; k++) {
         const double *vk = v + (size_t)k * n, *wk = w + (size_t)k * n;
-        double diff = 0;
+        double diff = 0, nan = 0;
+#pragma omp simd reduction(max : diff, nan)
         for (int64_t i = 0; i < n; i++) {
-            double d = fabs(wk[i] - vk[i]);
-            if (d > diff || isnan(d)) diff = d;
+            const double d = fabs(wk[i] - vk[i]);
+            diff = d > diff ? d : diff;
+            nan = d != d ? 1 : nan;
         }
+        if (nan > 0) diff = NAN;
         double r = ratio(diff, xnorm_inf * anorm_inf * norm_inf(vk, n));
         if (r > worst || isnan(r)) worst = r;
     }
@@ -154,13 +163,16 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
 }
 
 /* max over columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf): all
- * columns (mode 2) or up to four spread over them (mode 1), in double: by one GEMM for double
- * data, MINV_GEMV_MAX columns a pass over A for float. anorm_inf < 0: not known yet. */
+ * columns (mode 2) or up to four spread over them (mode 1), in double: MINV_GEMV_MAX columns a
+ * pass over A, but by one GEMM for more columns of double data (mode 2). anorm_inf < 0: not
+ * known yet. */
 minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
                                      const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
     const int64_t samples = minv_residual_columns(mode, k);
-    const int64_t group_max = a->dtype == MINV_R64 && n >= 64 ? samples : MINV_GEMV_MAX;
+    /* below n = 64, the BLAS's set-up costs more than the product */
+    const int by_gemm = a->dtype == MINV_R64 && n >= 64 && samples > MINV_GEMV_MAX;
+    const int64_t group_max = by_gemm ? samples : MINV_GEMV_MAX;
     double *xs = malloc((size_t)n * (size_t)(3 * group_max + 1) * sizeof(double));
     if (!xs)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual workspace");
@@ -178,7 +190,7 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
             column_to_double(x, j, xs + (size_t)g * (size_t)n);
             column_to_double(b, j, bs + (size_t)g * (size_t)n);
         }
-        if (a->dtype == MINV_R64 && n >= 64) /* below, the BLAS's set-up costs more than the product */
+        if (by_gemm)
             la_gemm(MINV_R64, 'N', 'N', n, group, n, 1.0, a->data, a->ld, xs, n, 0.0, ax, n);
         else
             minv_gemv_double_multi(a, xs, (int)group, ax, NULL);

@@ -1,8 +1,9 @@
 /* Matrix analysis on the CPU: finiteness, norms, symmetry, diagonal dominance, bandwidth and
  * diagonal range in one pass over A by pairs of tiles (analyze_t.h), threaded only when the
  * matrix is large enough to pay for a team; analysis.c assembles the result. A call that will
- * factor A on the CPU gets, from the same pass, its copy of A in the context's workspace
- * (minv_cpu_staged) and the products of A with the residual's probe vectors. */
+ * factor A on the CPU gets, from the same pass, its copy of A's lower triangle in the
+ * context's workspace (minv_cpu_staged) and the products of A with the residual's probe
+ * vectors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,9 @@
  * every entry is loaded once, as whole vectors, for the row and column sums of |a_ij|, the
  * largest |a_ij|, the sum of squares (which is also the finiteness check: a NaN or Inf makes
  * it non-finite) and the asymmetry, and, when the call asks, copied into the staging matrix
- * and multiplied by the residual's probe vectors. Sums are kept in double in both
+ * (the lower triangle only: Cholesky reads no more, and the mirror's stores, four entries
+ * of a column apiece, cost as much as the rest of the copy; LU copies the upper triangle
+ * afterwards, by whole columns) and multiplied by the residual's probe vectors. Sums are kept in double in both
  * precisions. The last rows and columns of an order not divisible by four go entry by
  * entry. */
 
@@ -22,7 +24,7 @@ MINV_INLINE void FN(scan_diagonal)(const scan_job *job, scan_sums *s, int64_t i,
         s->y[(size_t)p * (size_t)job->n + (size_t)i] += (double)x * job->probes[(size_t)p * (size_t)job->n + (size_t)i];
 }
 
-/* The sums of a pair of mirrored entries, x = a(i, j) and y = a(j, i), i != j. */
+/* The sums of a pair of mirrored entries, x = a(i, j) and y = a(j, i), i > j. */
 MINV_INLINE void FN(scan_pair)(const scan_job *job, scan_sums *s, int64_t i, int64_t j, T x, T y) {
     const double ax = fabs((double)x), ay = fabs((double)y);
     const size_t n = (size_t)job->n;
@@ -33,10 +35,7 @@ MINV_INLINE void FN(scan_pair)(const scan_job *job, scan_sums *s, int64_t i, int
     s->max_abs = minv_max(s->max_abs, minv_max(ax, ay));
     s->sumsq += (double)x * (double)x + (double)y * (double)y;
     s->asym = minv_max(s->asym, fabs((double)x - (double)y));
-    if (job->copy) {
-        ((T *)job->copy)[(size_t)j * n + (size_t)i] = x;
-        ((T *)job->copy)[(size_t)i * n + (size_t)j] = y;
-    }
+    if (job->copy) ((T *)job->copy)[(size_t)j * n + (size_t)i] = x;
     for (int p = 0; p < job->nprobes; p++) {
         const double *v = job->probes + (size_t)p * n;
         double *yp = s->y + (size_t)p * n;
@@ -88,10 +87,7 @@ MINV_INLINE void FN(scan_strip)(const scan_job *job, int64_t j0, scan_sums *s) {
             y[c] = __builtin_convertvector(yr[c], minv_v4_d);
         }
         if (copy)
-            for (int c = 0; c < 4; c++) {
-                FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)i0, xr[c]);
-                FN(minv_store4)(copy + (size_t)(i0 + c) * sn + (size_t)j0, yr[c]);
-            }
+            for (int c = 0; c < 4; c++) FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)i0, xr[c]);
         minv_transpose4(y, yt); /* yt[c][k] = a(j0 + c, i0 + k), the mirror of x[c][k] */
         minv_v4_d row_i = {0}, col_i = {0};
         for (int c = 0; c < 4; c++) {

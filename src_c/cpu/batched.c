@@ -210,7 +210,7 @@ static void *invert_in_scratch(const job *jb, int64_t m, int64_t n, scratch *w, 
     if (!factor_member(jb, m, n, w, spd, &unused))
         return NULL;
     if (*spd) {
-        la_potri(tc, n, w->s, n);
+        minv_cpu_potri(tc, n, w->s, n);
         minv_mat s = {tc, n, n, n, w->s};
         minv_mat_mirror_lower(&s);
         return w->s;

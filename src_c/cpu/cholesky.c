@@ -1,7 +1,8 @@
-/* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri
- * (inverse, mirrored to both triangles) or potrs (solve), on a copy of A in the context's
+/* Symmetric positive definite inversion and solve on the CPU: LAPACK potrf, then potri's
+ * result (potri.c; mirrored to both triangles) or potrs (solve), on a copy of A in the context's
  * workspace; below MINV_SMALL_N the unblocked kernels of small.c (the sweep operator for
- * the inverse). Only the lower triangle of A is read. The reciprocal condition
+ * the inverse), and small.c's triangular sweeps for a few right-hand sides at any order.
+ * Only the lower triangle of A is read. The reciprocal condition
  * number is exact for the inverse (its norm is at hand) and, for a solve, a bound from the
  * factor's diagonal and the solution, with pocon's estimate where that is small (factor.h):
  * pocon would cost more than the factorisation below n = 128 and half of it at 256. */
@@ -52,16 +53,16 @@ static minv_status invert_small(minv_context *ctx, minv_mat *f, minv_report *rep
 minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,
                                      const minv_analysis *an, minv_report *report) {
     minv_mat f;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
     if (status == MINV_SUCCESS)
         status = f.rows <= MINV_SMALL_N ? invert_small(ctx, &f, report) : factor(ctx, &f, report, NULL);
     if (status != MINV_SUCCESS) /* x untouched: in place, it still holds A for a fallback */
         return status;
     if (f.rows > MINV_SMALL_N) {
         minv_progress(ctx, "cholesky invert", 0);
-        int info = la_potri(f.dtype, f.rows, f.data, f.ld);
+        int info = minv_cpu_potri(f.dtype, f.rows, f.data, f.ld);
         if (info != 0)
-            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK potri returned info = %d", info);
+            return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "potri (trtri, lauum) returned info = %d", info);
     }
     report->rcond = minv_cpu_rcond(an->norm_1, minv_cpu_write_inverse(&f, 1, x));
     return MINV_SUCCESS;
@@ -70,19 +71,19 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_
 minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                                     minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_mat f, w;
-    double from_factor = 0;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    double from_factor = 0, *bnorm;
+    minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, report, &from_factor);
     if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w);
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);
-    if (f.rows <= MINV_SMALL_N && w.cols <= MINV_SMALL_RHS)
+    if (minv_small_sweeps(f.rows, w.cols))
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
-    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
     return MINV_SUCCESS;
 }

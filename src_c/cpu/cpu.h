@@ -6,8 +6,12 @@
 
 minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis *out);
 /* The copy of a that this call's analysis left in the context's MINV_WORK_MATRIX (leading
- * dimension n), once: the caller factors it in place. NULL when there is none. */
+ * dimension n; its lower triangle, minv_cpu_factor_input completes the rest for LU), once: the
+ * caller factors it in place. NULL when there is none. */
 void *minv_cpu_staged(minv_context *ctx, const minv_mat *a);
+/* potri's result (A^-1 in the lower triangle) from potrf's L in place (potri.c); LAPACK's
+ * info. */
+int minv_cpu_potri(minv_dtype t, int64_t n, void *l, int64_t ld);
 
 /* The signatures of minv_invert_op and minv_solve_op (internal.h). */
 minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_mat *x,

@@ -7,6 +7,25 @@
 
 #include "factor.h"
 #include "../lapack.h"
+#include "vec4.h"
+
+#define T double
+#define FN(name) name##_d
+#include "factor_t.h"
+#undef T
+#undef FN
+#define T float
+#define FN(name) name##_s
+#include "factor_t.h"
+#undef T
+#undef FN
+
+/* ||src(:, j)||_1, and the column copied to dst(:, jd) when dst is not NULL: one pass. */
+static double copy_norm1(const minv_mat *src, int64_t j, minv_mat *dst, int64_t jd) {
+    void *to = dst ? minv_at(dst, 0, jd) : NULL;
+    return src->dtype == MINV_R64 ? copy_norm1_d(minv_at(src, 0, j), to, src->rows)
+                                  : copy_norm1_s(minv_at(src, 0, j), to, src->rows);
+}
 
 minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols) {
     if (n <= MINV_LAPACK_INT_MAX && cols <= MINV_LAPACK_INT_MAX)
@@ -17,14 +36,18 @@ minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols) {
                      (long long)n, (long long)cols, MINV_LAPACK_INT_MAX);
 }
 
-minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f) {
+minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lower, minv_mat *f) {
     const int64_t n = a->rows;
     minv_status status = minv_cpu_lapack_fits(ctx, n, n);
     if (status != MINV_SUCCESS)
         return status;
     *f = (minv_mat){a->dtype, n, n, n, minv_cpu_staged(ctx, a)};
-    if (f->data)
+    if (f->data) {
+        if (!lower) /* rows 0 .. j - 1 of each column j, contiguous in both */
+            for (int64_t j = 1; j < n; j++)
+                memcpy(minv_at(f, 0, j), minv_at(a, 0, j), (size_t)j * (size_t)a->dtype);
         return MINV_SUCCESS;
+    }
     status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
     if (status == MINV_SUCCESS)
         minv_mat_copy(a, f);
@@ -44,20 +67,19 @@ minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements,
     return MINV_SUCCESS;
 }
 
-minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w) {
+minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w, double **bnorm) {
     const int64_t n = b->rows, m = b->cols;
     minv_status status = minv_cpu_lapack_fits(ctx, n, m + 1);
     if (status != MINV_SUCCESS)
         return status;
-    status = minv_workspace(ctx, MINV_WORK_RHS, (size_t)n * (size_t)(m + 1) * (size_t)b->dtype, &w->data);
+    const size_t columns = ((size_t)n * (size_t)(m + 1) * (size_t)b->dtype + 7) / 8 * 8; /* then B's norms */
+    status = minv_workspace(ctx, MINV_WORK_RHS, columns + (size_t)m * sizeof(double), &w->data);
     if (status != MINV_SUCCESS)
         return status;
-    w->dtype = b->dtype;
-    w->rows = n;
-    w->cols = m + 1;
-    w->ld = n;
-    minv_mat head = {b->dtype, n, m, n, w->data};
-    minv_mat_copy(b, &head);
+    *bnorm = (double *)((char *)w->data + columns);
+    *w = (minv_mat){b->dtype, n, m + 1, n, w->data};
+    for (int64_t j = 0; j < m; j++)
+        (*bnorm)[j] = copy_norm1(b, j, w, j);
     for (int64_t i = 0; i < n; i++) {
         if (b->dtype == MINV_R64) ((double *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0 / (double)n;
         else ((float *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0f / (float)n;
@@ -65,29 +87,13 @@ minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w
     return MINV_SUCCESS;
 }
 
-static double column_norm1(const minv_mat *m, int64_t j) {
-    double s = 0;
-    if (m->dtype == MINV_R64) {
-        const double *c = (const double *)m->data + (size_t)j * (size_t)m->ld;
-#pragma omp simd reduction(+ : s)
-        for (int64_t i = 0; i < m->rows; i++) s += fabs(c[i]);
-    } else {
-        const float *c = (const float *)m->data + (size_t)j * (size_t)m->ld;
-#pragma omp simd reduction(+ : s)
-        for (int64_t i = 0; i < m->rows; i++) s += fabs((double)c[i]);
-    }
-    return s;
-}
-
-double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x) {
-    const int64_t m = b->cols;
-    double bound = column_norm1(w, m); /* Hager's vector has 1-norm 1 */
+double minv_cpu_rhs_output(const double *bnorm, const minv_mat *w, minv_mat *x) {
+    const int64_t m = w->cols - 1;
+    double bound = copy_norm1(w, m, NULL, 0); /* Hager's vector has 1-norm 1 */
     for (int64_t j = 0; j < m; j++) {
-        const double bn = column_norm1(b, j);
-        if (bn > 0) bound = fmax(bound, column_norm1(w, j) / bn);
+        const double xn = copy_norm1(w, j, x, j);
+        if (bnorm[j] > 0) bound = fmax(bound, xn / bnorm[j]);
     }
-    minv_mat head = {w->dtype, w->rows, m, w->ld, w->data};
-    minv_mat_copy(&head, x);
     return bound;
 }
 
@@ -114,17 +120,6 @@ double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double i
         return bound;
     return fmin(bound, estimate); /* both overstate rcond, if at all */
 }
-
-#define T double
-#define FN(name) name##_d
-#include "factor_t.h"
-#undef T
-#undef FN
-#define T float
-#define FN(name) name##_s
-#include "factor_t.h"
-#undef T
-#undef FN
 
 double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x) {
     return f->dtype == MINV_R64 ? write_inverse_d(f, lower_only, x) : write_inverse_s(f, lower_only, x);

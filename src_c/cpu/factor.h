@@ -7,19 +7,23 @@
 /* n x cols within LAPACK's 32-bit integers, or MINV_ERR_INVALID_ARG saying so. */
 minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols);
 /* f = the matrix to factor in place, n x n with leading dimension n: the copy of a this call's
- * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. */
-minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, minv_mat *f);
+ * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. lower: the caller
+ * reads only the lower triangle, all the analysis stages; otherwise the upper triangle is
+ * copied here. */
+minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lower, minv_mat *f);
 /* n pivots and work_elements elements of type t for LAPACK (work may be NULL), in the context's
  * MINV_WORK_LAPACK. */
 minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements, minv_dtype t, int **ipiv,
                             void **work);
 /* w = [B | h], n x (nrhs + 1) with leading dimension n in MINV_WORK_RHS, h = (1/n, ..., 1/n):
  * Hager's start vector, the first step of LAPACK's condition estimator, solved with B for the
- * cost of one more column. */
-minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w);
+ * cost of one more column; *bnorm = ||b_j||_1 for B's columns, summed as they are copied (in
+ * the same workspace). */
+minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w, double **bnorm);
 /* After the solve of w: X = its first nrhs columns. Returns a lower bound on ||A^-1||_1: the
- * largest ||x_j||_1 / ||b_j||_1 over B's columns and Hager's. */
-double minv_cpu_rhs_output(const minv_mat *b, const minv_mat *w, minv_mat *x);
+ * largest ||x_j||_1 / ||b_j||_1 over B's columns and Hager's, X's norms summed as it is
+ * written. */
+double minv_cpu_rhs_output(const double *bnorm, const minv_mat *w, minv_mat *x);
 /* min_i |f_ii|: with it a factor bounds ||A^-1||_1 from below (cholesky.c, lu.c). */
 double minv_cpu_min_abs_diagonal(const minv_mat *f);
 /* 1 / (||A||_1 ||A^-1||_1), or 0 when the inverse's norm is 0, not finite or unknown. */

@@ -1,6 +1,7 @@
 /* General inversion and solve on the CPU: LAPACK getrf with partial pivoting, then getri
  * (inverse) or getrs (solve), on a copy of A in the context's workspace; below MINV_SMALL_N
- * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse). The
+ * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse), and
+ * small.c's triangular sweeps for a few right-hand sides at any order. The
  * reciprocal condition number is exact for the inverse and, for a solve, a bound from the
  * factor's diagonal and the solution, with gecon's estimate where that is small (factor.h). */
 #include <math.h>
@@ -39,7 +40,7 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     int *ipiv;
     void *work;
     const int small = a->rows <= MINV_SMALL_N;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, small ? f.rows : GETRI_BLOCK * f.rows, f.dtype, &ipiv, &work);
     if (status != MINV_SUCCESS)
@@ -64,19 +65,21 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
                               const minv_analysis *an, minv_report *report) {
     minv_mat f, w;
     int *ipiv;
-    double from_factor = 0;
-    minv_status status = minv_cpu_factor_input(ctx, a, &f);
+    double from_factor = 0, *bnorm;
+    minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, 0, f.dtype, &ipiv, NULL);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, ipiv, report, &from_factor);
     if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w);
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "lu solve", 0);
     const int small = f.rows <= MINV_SMALL_N;
-    if (small && w.cols <= MINV_SMALL_RHS) {
+    if (minv_small_sweeps(f.rows, w.cols)) {
+        if (!small) /* the sweeps count LAPACK's pivots from 0 */
+            for (int64_t i = 0; i < f.rows; i++) ipiv[i]--;
         minv_small_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld);
     } else {
         if (small) /* LAPACK counts the small factorisation's pivots from 1 */
@@ -84,6 +87,6 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
             return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
     }
-    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(b, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
     return MINV_SUCCESS;
 }

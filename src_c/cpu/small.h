@@ -9,9 +9,14 @@
 
 /* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md): up to 64 these
  * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
-enum { MINV_SMALL_N = 64,
-       MINV_SMALL_RHS = 4 }; /* and the sweeps for up to this many columns: beyond, the BLAS's
-                                blocked triangular solve pays for its set-up */
+enum { MINV_SMALL_N = 64 };
+
+/* Whether a solve of nrhs columns (right-hand sides and Hager's) with a factor of order n takes
+ * the sweeps below rather than LAPACK's potrs/getrs. The sweeps go four columns of the factor
+ * a step, each of its entries loaded once for four right-hand sides. Measured against OpenBLAS on the dev VM: 0.25-0.7x its time for 2-8 columns at
+ * n = 128-2048; for 31 columns 0.75-0.97x up to n = 384, level at 512-1000 and 1.05x at 2048;
+ * for 100 columns 1.1-1.3x. */
+static inline int minv_small_sweeps(int64_t n, int64_t nrhs) { return nrhs <= 8 || (nrhs <= 32 && n <= 384); }
 
 /* Each returns 0 or LAPACK's 1-based info: the column whose pivot is not positive (potrf, the
  * SPD Gauss-Jordan) or is exactly zero (getrf, the pivoted Gauss-Jordan). */

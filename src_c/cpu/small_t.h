@@ -58,30 +58,117 @@ MINV_SIMD_CLONES static int64_t FN(small_potrf)(int64_t n, T *a, int64_t ld) {
     return 0;
 }
 
-/* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
- * with the same columns, every right-hand side at each step, so that L is read in place
- * (no transposed copy) and the sweeps' chains of dependent steps overlap across the
- * right-hand sides. */
-MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
-    for (int64_t j = 0; j < n; j++) {
+/* x(j .. j + 3) from the 4 x 4 triangle of a lower triangular factor at column j (unit: its
+ * diagonal is 1, LU's L), then x(j + 4 .. n) -= L(j + 4 .. n, j .. j + 3) x(j .. j + 3), for the
+ * R right-hand sides at b (R <= 4, a constant where it is inlined, so that the loop over them
+ * unrolls): each entry of L is loaded once for all R, each x once for four columns of L. */
+MINV_INLINE void FN(lower_block4)(int64_t n, int64_t j, const T *l, int64_t ld, int unit, T *b, int64_t ldb,
+                                  const int R) {
+    const T *c0 = l + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    T xs[4][4];
+    for (int r = 0; r < R; r++) {
+        T *x = b + (size_t)r * (size_t)ldb;
+        T x0 = x[j];
+        if (!unit) x0 /= c0[j];
+        T x1 = x[j + 1] - c0[j + 1] * x0;
+        if (!unit) x1 /= c1[j + 1];
+        T x2 = x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1;
+        if (!unit) x2 /= c2[j + 2];
+        T x3 = x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2;
+        if (!unit) x3 /= c3[j + 3];
+        x[j] = xs[r][0] = x0;
+        x[j + 1] = xs[r][1] = x1;
+        x[j + 2] = xs[r][2] = x2;
+        x[j + 3] = xs[r][3] = x3;
+    }
+#pragma omp simd
+    for (int64_t i = j + 4; i < n; i++) {
+        const T a0 = c0[i], a1 = c1[i], a2 = c2[i], a3 = c3[i];
+        for (int r = 0; r < R; r++)
+            b[(size_t)r * (size_t)ldb + (size_t)i] -= a0 * xs[r][0] + a1 * xs[r][1] + a2 * xs[r][2] + a3 * xs[r][3];
+    }
+}
+
+/* L^T x = y for rows j .. j + 3, the rows below them solved, for the R <= 2 right-hand sides at
+ * b: four dot products each with L's columns j .. j + 3 in one pass, then the 4 x 4
+ * triangle. */
+MINV_INLINE void FN(lower_t_block4)(int64_t n, int64_t j, const T *l, int64_t ld, T *b, int64_t ldb, const int R) {
+    const T *c0 = l + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    const T *y0 = b, *y1 = b + (R > 1 ? ldb : 0);
+    T s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+#pragma omp simd reduction(+ : s00, s01, s02, s03, s10, s11, s12, s13)
+    for (int64_t i = j + 4; i < n; i++) {
+        const T a0 = c0[i], a1 = c1[i], a2 = c2[i], a3 = c3[i];
+        s00 += a0 * y0[i];
+        s01 += a1 * y0[i];
+        s02 += a2 * y0[i];
+        s03 += a3 * y0[i];
+        if (R > 1) {
+            s10 += a0 * y1[i];
+            s11 += a1 * y1[i];
+            s12 += a2 * y1[i];
+            s13 += a3 * y1[i];
+        }
+    }
+    const T s[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
+    for (int r = 0; r < R; r++) {
+        T *x = b + (size_t)r * (size_t)ldb;
+        const T x3 = (x[j + 3] - s[r][3]) / c3[j + 3];
+        const T x2 = (x[j + 2] - s[r][2] - c2[j + 3] * x3) / c2[j + 2];
+        const T x1 = (x[j + 1] - s[r][1] - c1[j + 2] * x2 - c1[j + 3] * x3) / c1[j + 1];
+        x[j] = (x[j] - s[r][0] - c0[j + 1] * x1 - c0[j + 2] * x2 - c0[j + 3] * x3) / c0[j];
+        x[j + 1] = x1;
+        x[j + 2] = x2;
+        x[j + 3] = x3;
+    }
+}
+
+/* L y = b for every right-hand side (unit: L's diagonal is 1): four columns of L and up to
+ * four right-hand sides a step, the last n % 4 columns one at a time. */
+MINV_INLINE void FN(lower_sweep)(int64_t n, int64_t nrhs, const T *l, int64_t ld, int unit, T *b, int64_t ldb) {
+    const int64_t top = n / 4 * 4;
+    for (int64_t j = 0; j < top; j += 4)
+        for (int64_t r = 0; r < nrhs; r += 4) {
+            T *br = b + (size_t)r * (size_t)ldb;
+            switch (nrhs - r) {
+            case 1: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 1); break;
+            case 2: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 2); break;
+            case 3: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 3); break;
+            default: FN(lower_block4)(n, j, l, ld, unit, br, ldb, 4); break;
+            }
+        }
+    for (int64_t j = top; j < n; j++) {
         const T *cj = l + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
             T *x = b + (size_t)r * (size_t)ldb;
-            const T xj = x[j] / cj[j];
+            const T xj = unit ? x[j] : x[j] / cj[j];
             x[j] = xj;
-#pragma omp simd
             for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
         }
     }
-    for (int64_t j = n - 1; j >= 0; j--) {
+}
+
+/* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
+ * with the same columns, four columns of L at a time and every right-hand side at each step,
+ * so that L is read in place (no transposed copy), once a sweep, and the sweeps' chains of
+ * dependent steps overlap across the right-hand sides. */
+MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
+    const int64_t top = n / 4 * 4; /* rows top .. n - 1 one at a time */
+    FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
+    for (int64_t j = n - 1; j >= top; j--) {
         const T *cj = l + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
             T *x = b + (size_t)r * (size_t)ldb, s = 0;
-#pragma omp simd reduction(+ : s)
             for (int64_t i = j + 1; i < n; i++) s += cj[i] * x[i];
             x[j] = (x[j] - s) / cj[j];
         }
     }
+    for (int64_t j = top - 4; j >= 0; j -= 4)
+        for (int64_t r = 0; r < nrhs; r += 2) {
+            T *br = b + (size_t)r * (size_t)ldb;
+            if (nrhs - r == 1) FN(lower_t_block4)(n, j, l, ld, br, ldb, 1);
+            else FN(lower_t_block4)(n, j, l, ld, br, ldb, 2);
+        }
 }
 
 /* P A = L U with partial pivoting (getf2's pivots: the first largest |a_ij| of the column),
@@ -114,7 +201,34 @@ MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int
     return 0;
 }
 
-/* B = A^-1 B from small_getrf's factors and pivots. */
+/* U x = y for columns j .. j + 3, the columns right of them solved: the 4 x 4 triangle, then
+ * x(0 .. j) -= U(0 .. j, j .. j + 3) x(j .. j + 3), for the R <= 4 right-hand sides at b as in
+ * lower_block4. */
+MINV_INLINE void FN(upper_block4)(int64_t j, const T *u, int64_t ld, T *b, int64_t ldb, const int R) {
+    const T *c0 = u + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    T xs[4][4];
+    for (int r = 0; r < R; r++) {
+        T *x = b + (size_t)r * (size_t)ldb;
+        const T x3 = x[j + 3] / c3[j + 3];
+        const T x2 = (x[j + 2] - c3[j + 2] * x3) / c2[j + 2];
+        const T x1 = (x[j + 1] - c2[j + 1] * x2 - c3[j + 1] * x3) / c1[j + 1];
+        const T x0 = (x[j] - c1[j] * x1 - c2[j] * x2 - c3[j] * x3) / c0[j];
+        x[j] = xs[r][0] = x0;
+        x[j + 1] = xs[r][1] = x1;
+        x[j + 2] = xs[r][2] = x2;
+        x[j + 3] = xs[r][3] = x3;
+    }
+#pragma omp simd
+    for (int64_t i = 0; i < j; i++) {
+        const T a0 = c0[i], a1 = c1[i], a2 = c2[i], a3 = c3[i];
+        for (int r = 0; r < R; r++)
+            b[(size_t)r * (size_t)ldb + (size_t)i] -= a0 * xs[r][0] + a1 * xs[r][1] + a2 * xs[r][2] + a3 * xs[r][3];
+    }
+}
+
+/* B = A^-1 B from small_getrf's factors and pivots (0-based), four columns of L and U at a
+ * time and every right-hand side at each step, so that the factors are read once a sweep
+ * whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
     for (int64_t r = 0; r < nrhs; r++) {
@@ -125,15 +239,25 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
                 x[j] = x[ipiv[j]];
                 x[ipiv[j]] = t;
             }
-        for (int64_t j = 0; j < n; j++) {
-            const T *cj = lu + (size_t)j * (size_t)ld, xj = x[j];
-#pragma omp simd
-            for (int64_t i = j + 1; i < n; i++) x[i] -= xj * cj[i];
+    }
+    FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
+    const int64_t rem = n % 4; /* U's columns 0 .. rem - 1 one at a time */
+    for (int64_t j = n - 4; j >= rem; j -= 4)
+        for (int64_t r = 0; r < nrhs; r += 4) {
+            T *br = b + (size_t)r * (size_t)ldb;
+            switch (nrhs - r) {
+            case 1: FN(upper_block4)(j, lu, ld, br, ldb, 1); break;
+            case 2: FN(upper_block4)(j, lu, ld, br, ldb, 2); break;
+            case 3: FN(upper_block4)(j, lu, ld, br, ldb, 3); break;
+            default: FN(upper_block4)(j, lu, ld, br, ldb, 4); break;
+            }
         }
-        for (int64_t j = n - 1; j >= 0; j--) {
-            const T *cj = lu + (size_t)j * (size_t)ld, xj = x[j] / cj[j];
+    for (int64_t j = rem - 1; j >= 0; j--) {
+        const T *cj = lu + (size_t)j * (size_t)ld;
+        for (int64_t r = 0; r < nrhs; r++) {
+            T *x = b + (size_t)r * (size_t)ldb;
+            const T xj = x[j] / cj[j];
             x[j] = xj;
-#pragma omp simd
             for (int64_t i = 0; i < j; i++) x[i] -= xj * cj[i];
         }
     }
