@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "lapack.h"
 
 static const char *auto_reason(const minv_analysis *an, minv_method m) {
     switch (m) {
@@ -120,14 +121,24 @@ minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place
 }
 
 /* Host calls that finish sooner on the CPU than the GPU's round trip does (transfers,
- * launches, the checks' kernels and their synchronisations), measured on an H100 host in two
- * runs of bench_host_calls (2026-11-25): the GPU call took 0.25-0.6 ms at n = 64 where the
- * CPU took 0.06-0.17 ms; solves with 30 right-hand sides went to the CPU's favour up to
- * n = 256 (0.58-0.94 against 1.16-1.32 ms), inversions only below n = 128 (there 0.24-0.58
- * against 0.35 ms). So: solves of at most 1e7 flops (n^3 / 3 + 2 n^2 nrhs), inversions of
- * order at most 96. */
+ * launches, the checks' kernels and their synchronisations), measured on an H100 host by
+ * bench_host_calls (2026-11-25, and 2026-11-26 with the BLAS on one thread for small calls):
+ * the GPU call took 0.23-0.6 ms at n = 64 where the CPU took 0.03-0.08 ms; solves with 30
+ * right-hand sides went to the CPU's favour up to n = 256 (0.41 against 1.16 ms), inversions
+ * up to n = 128 (0.12 against 0.34 ms; at 256 0.64 against 0.57). So: solves of at most 1e7
+ * flops (n^3 / 3 + 2 n^2 nrhs), inversions of order at most 128. */
 static const double SMALL_HOST_SOLVE_WORK = 1e7;
-static const int64_t SMALL_HOST_INVERSION = 96;
+static const int64_t SMALL_HOST_INVERSION = 128;
+
+/* OpenBLAS's threads cost more than they give below this many flops (bench_host_calls on the
+ * 16-core H100 host, 2026-11-26: an SPD inversion of order 128 took 0.35 ms with its 16
+ * threads and 0.12 with one, of order 256 0.97 and 0.64; a solve of order 256 with 30
+ * right-hand sides 0.67 and 0.43), so the CPU's small calls run the BLAS on one thread. */
+static const double SINGLE_THREAD_BLAS_WORK = 4e7;
+
+static int blas_on_one_thread(const minv_backend_ops *ops, minv_place place, double flops) {
+    return ops == &minv_cpu_backend && place == MINV_ON_HOST && flops <= SINGLE_THREAD_BLAS_WORK;
+}
 
 /* Whether a host call goes to the CPU for its size: where AUTO chose the GPU. */
 static int small_host_call(const minv_context *ctx, minv_place place, int64_t order, int64_t nrhs, int solve) {
@@ -252,13 +263,27 @@ static int try_again(minv_context *ctx, minv_status *status, minv_place place, i
 static minv_status run_invert(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
                               minv_method method, const minv_mat *a, minv_mat *x,
                               const minv_analysis *an, minv_report *r) {
-    return (place == MINV_ON_DEVICE ? ops->invert_device : ops->invert)[method](ctx, a, x, an, r);
+    const double n = (double)a->rows;
+    const int single = blas_on_one_thread(ops, place, (method == MINV_METHOD_CHOLESKY ? 1 : 2) * n * n * n);
+    if (single)
+        la_threads_single_begin();
+    const minv_status status = (place == MINV_ON_DEVICE ? ops->invert_device : ops->invert)[method](ctx, a, x, an, r);
+    if (single)
+        la_threads_single_end();
+    return status;
 }
 
 static minv_status run_solve(minv_context *ctx, const minv_backend_ops *ops, minv_place place,
                              minv_method method, const minv_mat *a, const minv_mat *b, minv_mat *x,
                              const minv_analysis *an, minv_report *r) {
-    return (place == MINV_ON_DEVICE ? ops->solve_device : ops->solve)[method](ctx, a, b, x, an, r);
+    const double n = (double)a->rows;
+    const int single = blas_on_one_thread(ops, place, n * n * n / 3 + 2 * n * n * (double)b->cols);
+    if (single)
+        la_threads_single_begin();
+    const minv_status status = (place == MINV_ON_DEVICE ? ops->solve_device : ops->solve)[method](ctx, a, b, x, an, r);
+    if (single)
+        la_threads_single_end();
+    return status;
 }
 
 /* MINV_OPT_PRECISION: the mixed-precision solve where the backend has one for this method, and

@@ -1,4 +1,6 @@
-/* Separate contexts used from separate threads at the same time give correct results. */
+/* Separate contexts used from separate threads at the same time give correct results, and
+ * leave OpenBLAS's thread count as it was (small CPU calls run the BLAS on one thread, and
+ * these overlap). */
 #include <float.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,7 +45,11 @@ static void *work(void *arg) {
     return NULL;
 }
 
+/* OpenBLAS's own (weak: absent with another BLAS). */
+int openblas_get_num_threads(void) __attribute__((weak));
+
 int main(void) {
+    const int blas_threads = openblas_get_num_threads ? openblas_get_num_threads() : 0;
     pthread_t t[THREADS];
     job jobs[THREADS] = {{0}};
     for (int i = 0; i < THREADS; i++) {
@@ -55,5 +61,8 @@ int main(void) {
         CHECK(jobs[i].failures == 0, "thread %d: %d failures", i, jobs[i].failures);
         CHECK(jobs[i].worst < 30, "thread %d: ratio %.3g", i, jobs[i].worst);
     }
+    if (openblas_get_num_threads)
+        CHECK(openblas_get_num_threads() == blas_threads, "OpenBLAS's threads: %d before the calls, %d after",
+              blas_threads, openblas_get_num_threads());
     return tu_finish("test_threads");
 }
