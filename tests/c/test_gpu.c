@@ -389,7 +389,7 @@ static void small_host_calls(minv_context *gpu) {
         minv_destroy(aut);
         return;
     }
-    static const struct { int64_t n, nrhs; int cpu; } cases[] = {{64, 0, 1}, {96, 0, 1}, {128, 0, 0}, {64, 30, 1},
+    static const struct { int64_t n, nrhs; int cpu; } cases[] = {{64, 0, 1}, {128, 0, 1}, {129, 0, 0}, {64, 30, 1},
                                                                  {256, 30, 1}, {256, 256, 0}, {512, 1, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int64_t n = cases[c].n, k = cases[c].nrhs, cols = k ? k : n;
