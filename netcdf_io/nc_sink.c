@@ -359,7 +359,6 @@ static int put_history(minv_nc_sink *w, const char *line) {
 minv_status minv_nc_sink_commit(minv_context *ctx, minv_nc_sink *w, const minv_nc_attr *attrs,
                                 int nattrs, const char *history) {
     minv_status status = MINV_SUCCESS;
-    minv_nc_sink_close_bands(w); /* a matrix left unfinished; its opening must not outlive the file */
     int st = nc_redef(w->ncid);
     for (int a = 0; a < nattrs && st == NC_NOERR; a++)
         st = attrs[a].text ? put_text(w->ncid, w->varid, attrs[a].name, attrs[a].text)
@@ -393,9 +392,6 @@ cleanup:
 
 void minv_nc_sink_abort(minv_nc_sink *w) {
     int closed = 1;
-    if (w->bands_open)
-        minv_nc_output_release(&w->out); /* what HDF5 flushes as it closes goes to memory */
-    minv_nc_sink_close_bands(w);
     if (w->ncid >= 0) {
         minv_nc_output_release(&w->out);
         closed = nc_abort(w->ncid) == NC_NOERR;

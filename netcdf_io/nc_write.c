@@ -486,11 +486,7 @@ static int write_direct(run *u) {
         return 1;
     }
     minv_nc_direct d;
-    if (w->bands_open) /* the opening of the matrix's earlier bands */
-        d = w->bands;
-    else
-        minv_nc_direct_open(&d, &w->id, 1);
-    w->bands_open = 0;
+    minv_nc_direct_open(&d, &w->id, 1);
     const int wrote = write_opened(u, &d);
     if (wrote)
         w->direct_units += u->job.units;
@@ -501,14 +497,7 @@ static int write_direct(run *u) {
     if (u->job.stop) /* the output is given up: what HDF5 still flushes goes to memory, where a
                         full disk cannot fail it (nc_output.c) */
         minv_nc_output_release(&w->out);
-    /* netCDF-4: the bands of a matrix share one opening (each opening and closing of the
-     * variable, its chunk index flushed, cost about 40 ms a band at n = 16384) */
-    if (beside && wrote && !u->job.stop && band_end(u) < u->d0) {
-        w->bands = d;
-        w->bands_open = 1;
-    } else {
-        minv_nc_direct_close(&d);
-    }
+    minv_nc_direct_close(&d);
     if (u->job.stop)
         return 1;
     if (beside)
@@ -521,12 +510,6 @@ static int write_direct(run *u) {
         return 1;
     }
     return wrote;
-}
-
-void minv_nc_sink_close_bands(minv_nc_sink *w) {
-    if (w->bands_open)
-        minv_nc_direct_close(&w->bands);
-    w->bands_open = 0;
 }
 
 /* ---- through NetCDF-C: tiles prepared in parallel, stored in order ---- */

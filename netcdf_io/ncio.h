@@ -384,9 +384,6 @@ typedef struct {
     char *old_history;              /* of a file that is added to */
     size_t row_align;               /* bands written by minv_nc_sink_write_band start at
                                        multiples of this along d0 (whole chunks), 1 for rows */
-    minv_nc_direct bands;           /* netCDF-4: the direct writer's opening of the variable, kept
-                                       between the bands of a matrix while bands_open */
-    int bands_open;
 } minv_nc_sink;
 
 /* An attribute of the output variable: text, or `count` doubles. */
@@ -419,8 +416,6 @@ minv_status minv_nc_sink_write(minv_context *ctx, minv_nc_sink *w, int64_t k, co
  * lays it out): row0 a multiple of w->row_align, and rows too unless the band reaches d0. */
 minv_status minv_nc_sink_write_band(minv_context *ctx, minv_nc_sink *w, int64_t k, int64_t row0, int64_t rows,
                                     const minv_mat *m);
-/* Closes the opening kept between bands (before the file is closed: commit, abort). */
-void minv_nc_sink_close_bands(minv_nc_sink *w);
 /* Matrices k0 .. k0 + count - 1 of the variable from src (rows x cols each in the spec's view,
  * dense, type t), directly or in one nc_put_vara; disk is scratch for count d0 d1 doubles. */
 minv_status minv_nc_sink_write_matrices(minv_context *ctx, minv_nc_sink *w, int64_t k0,
