@@ -116,39 +116,18 @@ static void aggregate(minv_report *r, const minv_report *last, const minv_nc_rec
     minv_report_note(r, "batch of %lld matrices in chunks of up to %lld", (long long)count, (long long)chunk);
 }
 
-/* One matrix's reads and writes, band by band, for minv_invert_banded. */
-typedef struct {
-    minv_context *ctx;
-    minv_nc_source *src;
-    minv_nc_sink *dst;
-    int io_failed; /* a read or write failed (its message names the file) */
-} file_bands;
-
-static minv_status read_band(void *user, int64_t at, int64_t count, minv_mat *m) {
-    file_bands *f = user;
-    const minv_status status = minv_nc_source_read_band(f->ctx, f->src, 0, at, count, 0, m);
-    f->io_failed |= status != MINV_SUCCESS;
-    return status;
-}
-
-static minv_status write_band(void *user, int64_t at, int64_t count, const minv_mat *m) {
-    file_bands *f = user;
-    const minv_status status = minv_nc_sink_write_band(f->ctx, f->dst, 0, at, count, m);
-    f->io_failed |= status != MINV_SUCCESS;
-    return status;
-}
-
 /* One matrix, read and written band by band (stored rows: the matrix's rows in the C view, its
  * columns in the Fortran view) so that on the GPU the host holds a few bands, not the matrix;
  * bands follow the output's chunks, and are of the tile edge where one is asked for. */
 static minv_status invert_single(minv_context *ctx, minv_method method, minv_dtype t, const minv_file_options *fopts,
                                  minv_nc_source *src, minv_nc_sink *dst, minv_nc_records *p, minv_report *report) {
-    file_bands f = {ctx, src, dst, 0};
-    const minv_banded io = {src->view == MINV_NC_C_VIEW, (int64_t)dst->row_align, fopts->tile, read_band, write_band, &f};
+    int io_failed = 0;
+    minv_nc_bands f = {ctx, src, dst, &io_failed};
+    const minv_banded io = minv_nc_banded(&f, fopts->tile);
     char where[768];
     const minv_status status = minv_invert_banded(ctx, method, t, src->rows, &io, report);
     if (status != MINV_SUCCESS) {
-        if (!f.io_failed) {
+        if (!io_failed) {
             minv_nc_source_where(src, 0, where, sizeof where);
             minv_nc_fail_at(ctx, status, where);
         }

@@ -1,5 +1,6 @@
 /* What the threads of one read or write share (nc_read.c, nc_write.c): where the run's
- * matrices are, the first failure of any thread, the progress, and the threads to use. */
+ * matrices are, the first failure of any thread, the progress, and the threads to use; and
+ * the bands a read or write hands to the library's banded calls. */
 #include <stdarg.h>
 #include <stdio.h>
 #ifdef _OPENMP
@@ -58,4 +59,23 @@ int minv_nc_run_threads(minv_nc_run *u) {
     if (threads > *u->most_threads)
         *u->most_threads = threads;
     return threads;
+}
+
+static minv_status fill_band(void *user, int64_t at, int64_t count, minv_mat *m) {
+    minv_nc_bands *f = user;
+    const minv_status status = minv_nc_source_read_band(f->ctx, f->src, 0, at, count, 0, m);
+    *f->io_failed |= status != MINV_SUCCESS;
+    return status;
+}
+
+static minv_status drain_band(void *user, int64_t at, int64_t count, const minv_mat *m) {
+    minv_nc_bands *f = user;
+    const minv_status status = minv_nc_sink_write_band(f->ctx, f->dst, 0, at, count, m);
+    *f->io_failed |= status != MINV_SUCCESS;
+    return status;
+}
+
+minv_banded minv_nc_banded(minv_nc_bands *f, int64_t tile) {
+    return (minv_banded){f->src->view == MINV_NC_C_VIEW, f->dst ? (int64_t)f->dst->row_align : 1, tile, fill_band,
+                         f->dst ? drain_band : NULL, f};
 }

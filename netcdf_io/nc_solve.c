@@ -90,35 +90,6 @@ minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv
     return minv_nc_sink_commit(ctx, xs, attrs, minv_nc_report_attrs(report, &store, attrs, 11), history);
 }
 
-/* A's and B's reads and X's writes, band by band, for minv_solve_banded. */
-typedef struct {
-    minv_context *ctx;
-    minv_nc_source *a, *b;
-    minv_nc_sink *x;
-    int io_failed; /* a read or write failed (its message names the file) */
-} file_bands;
-
-static minv_status read_a(void *user, int64_t at, int64_t count, minv_mat *m) {
-    file_bands *f = user;
-    const minv_status status = minv_nc_source_read_band(f->ctx, f->a, 0, at, count, 0, m);
-    f->io_failed |= status != MINV_SUCCESS;
-    return status;
-}
-
-static minv_status read_b(void *user, int64_t at, int64_t count, minv_mat *m) {
-    file_bands *f = user;
-    const minv_status status = minv_nc_source_read_band(f->ctx, f->b, 0, at, count, 0, m);
-    f->io_failed |= status != MINV_SUCCESS;
-    return status;
-}
-
-static minv_status write_x(void *user, int64_t at, int64_t count, const minv_mat *m) {
-    file_bands *f = user;
-    const minv_status status = minv_nc_sink_write_band(f->ctx, f->x, 0, at, count, m);
-    f->io_failed |= status != MINV_SUCCESS;
-    return status;
-}
-
 minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
                           const char *a_var, const char *b_path, const char *b_var,
                           const char *x_path, const char *x_var, const minv_file_options *fopts,
@@ -144,12 +115,12 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
 
     /* bands of stored rows (the matrices' rows in the C view, their columns in the Fortran
      * view), X's following its chunks, of the tile edge where one is asked for */
-    file_bands f = {ctx, &as, &bs, &xs, 0};
-    const minv_banded a_io = {as.view == MINV_NC_C_VIEW, 1, fopts->tile, read_a, NULL, &f},
-                      bx_io = {bs.view == MINV_NC_C_VIEW, (int64_t)xs.row_align, fopts->tile, read_b, write_x, &f};
+    int io_failed = 0;
+    minv_nc_bands fa = {ctx, &as, NULL, &io_failed}, fb = {ctx, &bs, &xs, &io_failed};
+    const minv_banded a_io = minv_nc_banded(&fa, fopts->tile), bx_io = minv_nc_banded(&fb, fopts->tile);
     status = minv_solve_banded(ctx, method, t, n, nrhs, &a_io, &bx_io, report);
     if (status != MINV_SUCCESS) {
-        if (!f.io_failed) {
+        if (!io_failed) {
             char both[1600];
             minv_nc_source_where(&as, 0, where, sizeof where);
             snprintf(both, sizeof both, "A = %s, B = '%s', variable '%s'", where, b_path, b_var);

@@ -506,6 +506,18 @@ void minv_nc_run_end(const minv_nc_run *u);
 /* Threads for the run's units (the context's, fewer for few units), recorded. */
 int minv_nc_run_threads(minv_nc_run *u);
 
+/* A source read and a sink written band by band (of stored rows: the matrix's rows in the C
+ * view, its columns in the Fortran view) for minv_invert_banded and minv_solve_banded (nc_run.c):
+ * matrix 0 of each, *io_failed set when a read or write fails (its message names the file). */
+typedef struct {
+    minv_context *ctx;
+    minv_nc_source *src;
+    minv_nc_sink *dst; /* NULL: read only */
+    int *io_failed;
+} minv_nc_bands;
+/* The bands of f as minv_banded: aligned to dst's chunks, of `tile` stored rows where asked. */
+minv_banded minv_nc_banded(minv_nc_bands *f, int64_t tile);
+
 /* ---- reports (nc_report.c) ---- */
 
 /* The read stage from the inputs in[0..nin), the write stage from out plus the seconds of its

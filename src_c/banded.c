@@ -100,74 +100,56 @@ static void device_set_free(minv_context *ctx, device_set *d) {
     d->count = 0;
 }
 
-/* ---- inversion ---- */
+/* One call: an inversion (the result leaves through a) or a solve (B arrives and X leaves
+ * through bx). */
+typedef struct {
+    int solve;
+    minv_method method;
+    minv_dtype t;
+    int64_t n, nrhs;
+    const minv_banded *a, *bx;
+    banded_time time;
+} banded_job;
 
-/* The whole matrix through the host, in place. An AUTO Cholesky fails NOT_SPD only where its
- * residual showed that A's asymmetry mattered, having overwritten A, where out of place LU
- * would have taken over: A is filled again for LU. */
-static minv_status invert_on_host(minv_context *ctx, minv_method method, minv_dtype t, int64_t n,
-                                  const minv_banded *io, banded_time *c, minv_report *report) {
-    const char *fn = t == MINV_R64 ? "minv_invert_inplace_d" : "minv_invert_inplace_s";
+/* ---- the host path ---- */
+
+/* The inversion in place. An AUTO Cholesky fails NOT_SPD only where its residual showed that
+ * A's asymmetry mattered, having overwritten A, where out of place LU would have taken over:
+ * A is filled again for LU. */
+static minv_status invert_on_host(minv_context *ctx, banded_job *j, minv_report *report) {
+    const char *fn = j->t == MINV_R64 ? "minv_invert_inplace_d" : "minv_invert_inplace_s";
+    const int64_t n = j->n;
     minv_mat a = {0};
     minv_status status;
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(fill_whole(io, &a, c));
-    status = minv_invert_expert(ctx, fn, MINV_ON_HOST, method, 2, t, n, a.data, n, a.data, n, 1, report);
-    if (status == MINV_ERR_NOT_SPD && method == MINV_METHOD_AUTO && report->method == MINV_METHOD_CHOLESKY) {
+    MINV_TRY(minv_mat_alloc(ctx, &a, j->t, n, n));
+    MINV_TRY(fill_whole(j->a, &a, &j->time));
+    status = minv_invert_expert(ctx, fn, MINV_ON_HOST, j->method, 2, j->t, n, a.data, n, a.data, n, 1, report);
+    if (status == MINV_ERR_NOT_SPD && j->method == MINV_METHOD_AUTO && report->method == MINV_METHOD_CHOLESKY) {
         minv_clear_error(ctx);
-        MINV_TRY(fill_whole(io, &a, c));
-        status = minv_invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_LU, 2, t, n, a.data, n, a.data, n, 1, report);
+        MINV_TRY(fill_whole(j->a, &a, &j->time));
+        status = minv_invert_expert(ctx, fn, MINV_ON_HOST, MINV_METHOD_LU, 2, j->t, n, a.data, n, a.data, n, 1, report);
         minv_report_note(report, "Cholesky's residual showed that A's asymmetry mattered, so LU, on A read again "
                                  "(the host inversion works in place)");
     }
     if (status == MINV_SUCCESS)
-        status = drain_whole(io, &a, c);
+        status = drain_whole(j->a, &a, &j->time);
 cleanup:
     minv_mat_free(&a);
     return status;
 }
 
-/* On the device, out of place (A stays intact for a retry by LU). *fits = 0 when the budget
- * could not hold A, A^-1 and the method's workspace: nothing is held then. */
-static minv_status invert_on_device(minv_context *ctx, minv_method method, minv_dtype t, int64_t n,
-                                    const minv_banded *io, banded_time *c, minv_report *report, int *fits) {
-    const char *fn = t == MINV_R64 ? "minv_invert_device_d" : "minv_invert_device_s";
-    const size_t bytes[2] = {(size_t)n * (size_t)n * (size_t)t, (size_t)n * (size_t)n * (size_t)t};
-    device_set d;
-    minv_status status = MINV_SUCCESS;
-    *fits = device_set_alloc(ctx, &d, bytes, 2);
-    if (!*fits)
-        goto cleanup;
-    MINV_TRY(upload(ctx, t, n, n, io, d.p[0], c));
-    MINV_TRY(minv_call_place(ctx, MINV_ON_DEVICE));
-    status = minv_invert_expert(ctx, fn, MINV_ON_DEVICE, method, 2, t, n, d.p[0], n, d.p[1], n, 0, report);
-    if (status == MINV_ERR_DEVICE_MEMORY) { /* the method's workspace did not fit beside A and A^-1 */
-        minv_clear_error(ctx);
-        *fits = 0;
-        status = MINV_SUCCESS;
-    } else if (status == MINV_SUCCESS) {
-        status = download(ctx, t, n, n, d.p[1], io, c);
-    }
-cleanup:
-    device_set_free(ctx, &d);
-    return status;
-}
-
-/* ---- solves ---- */
-
-static minv_status solve_on_host(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
-                                 const minv_banded *a_io, const minv_banded *bx_io, banded_time *c,
-                                 minv_report *report) {
-    const char *fn = t == MINV_R64 ? "minv_solve_d" : "minv_solve_s";
+static minv_status solve_on_host(minv_context *ctx, banded_job *j, minv_report *report) {
+    const char *fn = j->t == MINV_R64 ? "minv_solve_d" : "minv_solve_s";
+    const int64_t n = j->n, nrhs = j->nrhs;
     minv_mat a = {0}, b = {0}, x = {0};
     minv_status status;
-    MINV_TRY(minv_mat_alloc(ctx, &a, t, n, n));
-    MINV_TRY(minv_mat_alloc(ctx, &b, t, n, nrhs));
-    MINV_TRY(minv_mat_alloc(ctx, &x, t, n, nrhs));
-    MINV_TRY(fill_whole(a_io, &a, c));
-    MINV_TRY(fill_whole(bx_io, &b, c));
-    MINV_TRY(minv_solve_expert(ctx, fn, MINV_ON_HOST, method, t, n, nrhs, a.data, n, b.data, n, x.data, n, report));
-    status = drain_whole(bx_io, &x, c);
+    MINV_TRY(minv_mat_alloc(ctx, &a, j->t, n, n));
+    MINV_TRY(minv_mat_alloc(ctx, &b, j->t, n, nrhs));
+    MINV_TRY(minv_mat_alloc(ctx, &x, j->t, n, nrhs));
+    MINV_TRY(fill_whole(j->a, &a, &j->time));
+    MINV_TRY(fill_whole(j->bx, &b, &j->time));
+    MINV_TRY(minv_solve_expert(ctx, fn, MINV_ON_HOST, j->method, j->t, n, nrhs, a.data, n, b.data, n, x.data, n, report));
+    status = drain_whole(j->bx, &x, &j->time);
 cleanup:
     minv_mat_free(&a);
     minv_mat_free(&b);
@@ -175,26 +157,39 @@ cleanup:
     return status;
 }
 
-static minv_status solve_on_device(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
-                                   const minv_banded *a_io, const minv_banded *bx_io, banded_time *c,
-                                   minv_report *report, int *fits) {
-    const char *fn = t == MINV_R64 ? "minv_solve_device_d" : "minv_solve_device_s";
-    const size_t rhs = (size_t)n * (size_t)nrhs * (size_t)t, bytes[3] = {(size_t)n * (size_t)n * (size_t)t, rhs, rhs};
+/* ---- the device path ---- */
+
+/* Out of place: A (and B) uploaded, the result downloaded; A stays intact for a retry by LU.
+ * *fits = 0 when the budget could not hold the matrices and the method's workspace together:
+ * nothing is held then. */
+static minv_status on_device(minv_context *ctx, banded_job *j, minv_report *report, int *fits) {
+    const int solve = j->solve;
+    const int64_t n = j->n, cols = solve ? j->nrhs : n; /* of B and the result */
+    const size_t es = (size_t)j->t, result = (size_t)n * (size_t)cols * es;
+    const size_t bytes[3] = {(size_t)n * (size_t)n * es, result, result};
+    const minv_banded *out = solve ? j->bx : j->a;
     device_set d;
     minv_status status = MINV_SUCCESS;
-    *fits = device_set_alloc(ctx, &d, bytes, 3);
+    *fits = device_set_alloc(ctx, &d, bytes, solve ? 3 : 2);
     if (!*fits)
         goto cleanup;
-    MINV_TRY(upload(ctx, t, n, n, a_io, d.p[0], c));
-    MINV_TRY(upload(ctx, t, n, nrhs, bx_io, d.p[1], c));
+    void *a = d.p[0], *x = d.p[solve ? 2 : 1];
+    MINV_TRY(upload(ctx, j->t, n, n, j->a, a, &j->time));
+    if (solve)
+        MINV_TRY(upload(ctx, j->t, n, cols, j->bx, d.p[1], &j->time));
     MINV_TRY(minv_call_place(ctx, MINV_ON_DEVICE));
-    status = minv_solve_expert(ctx, fn, MINV_ON_DEVICE, method, t, n, nrhs, d.p[0], n, d.p[1], n, d.p[2], n, report);
-    if (status == MINV_ERR_DEVICE_MEMORY) {
+    if (solve)
+        status = minv_solve_expert(ctx, j->t == MINV_R64 ? "minv_solve_device_d" : "minv_solve_device_s",
+                                   MINV_ON_DEVICE, j->method, j->t, n, cols, a, n, d.p[1], n, x, n, report);
+    else
+        status = minv_invert_expert(ctx, j->t == MINV_R64 ? "minv_invert_device_d" : "minv_invert_device_s",
+                                    MINV_ON_DEVICE, j->method, 2, j->t, n, a, n, x, n, 0, report);
+    if (status == MINV_ERR_DEVICE_MEMORY) { /* the method's workspace did not fit beside the matrices */
         minv_clear_error(ctx);
         *fits = 0;
         status = MINV_SUCCESS;
     } else if (status == MINV_SUCCESS) {
-        status = download(ctx, t, n, nrhs, d.p[2], bx_io, c);
+        status = download(ctx, j->t, n, cols, x, out, &j->time);
     }
 cleanup:
     device_set_free(ctx, &d);
@@ -212,61 +207,45 @@ static void report_computation(minv_report *r, const banded_time *c) {
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
 }
 
-static void note_path(minv_report *r, int tried, int fits, const char *what, int64_t band, int by_rows) {
-    if (fits)
-        minv_report_note(r, "%s came to the device and the result went back band by band (%lld %s a band), each "
-                            "transfer overlapping the reading or writing of the next",
-                         what, (long long)band, by_rows ? "rows" : "columns");
-    else if (tried)
-        minv_report_note(r, "%s, the result and the method's workspace do not fit the device budget together, so "
-                            "%s was held whole in host memory",
-                         what, what);
+static minv_status run_job(minv_context *ctx, banded_job *j, minv_report *report) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    const int solve = j->solve;
+    const char *what = solve ? "A and B" : "A";
+    minv_report local;
+    minv_report *r = report ? report : &local;
+    minv_call call;
+    minv_status status = minv_call_open(ctx, &call, MINV_ON_HOST, r, j->method, j->n, j->nrhs);
+    if (status == MINV_SUCCESS) {
+        /* an empty matrix has nothing to move: the host path's quick return */
+        const int tried = j->n > 0 && (!solve || j->nrhs > 0) && device_path_open(ctx, j->method, solve);
+        int fits = 0;
+        if (tried)
+            status = on_device(ctx, j, r, &fits);
+        if (status == MINV_SUCCESS && !fits)
+            status = solve ? solve_on_host(ctx, j, r) : invert_on_host(ctx, j, r);
+        if (status == MINV_SUCCESS && fits)
+            minv_report_note(r, "%s came to the device and the result went back band by band (%lld %s a band), each "
+                                "transfer overlapping the reading or writing of the next",
+                             what, (long long)band_size(j->t, j->n, j->n, j->a), j->a->by_rows ? "rows" : "columns");
+        else if (status == MINV_SUCCESS && tried)
+            minv_report_note(r, "%s, the result and the method's workspace do not fit the device budget together, so "
+                                "%s was held whole in host memory",
+                             what, what);
+    }
+    minv_call_end(ctx, &call, r);
+    report_computation(r, &j->time);
+    return status;
 }
 
 minv_status minv_invert_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, const minv_banded *io,
                                minv_report *report) {
-    if (!ctx)
-        return MINV_ERR_INVALID_ARG;
-    minv_report local;
-    minv_report *r = report ? report : &local;
-    minv_call call;
-    banded_time c = {0, 0};
-    minv_status status = minv_call_open(ctx, &call, MINV_ON_HOST, r, method, n, 0);
-    if (status == MINV_SUCCESS) {
-        const int tried = device_path_open(ctx, method, 0);
-        int fits = 0;
-        if (tried)
-            status = invert_on_device(ctx, method, t, n, io, &c, r, &fits);
-        if (status == MINV_SUCCESS && !fits)
-            status = invert_on_host(ctx, method, t, n, io, &c, r);
-        if (status == MINV_SUCCESS)
-            note_path(r, tried, fits, "A", band_size(t, n, n, io), io->by_rows);
-    }
-    minv_call_end(ctx, &call, r);
-    report_computation(r, &c);
-    return status;
+    banded_job j = {0, method, t, n, 0, io, NULL, {0, 0}};
+    return run_job(ctx, &j, report);
 }
 
 minv_status minv_solve_banded(minv_context *ctx, minv_method method, minv_dtype t, int64_t n, int64_t nrhs,
                               const minv_banded *a_io, const minv_banded *bx_io, minv_report *report) {
-    if (!ctx)
-        return MINV_ERR_INVALID_ARG;
-    minv_report local;
-    minv_report *r = report ? report : &local;
-    minv_call call;
-    banded_time c = {0, 0};
-    minv_status status = minv_call_open(ctx, &call, MINV_ON_HOST, r, method, n, nrhs);
-    if (status == MINV_SUCCESS) {
-        const int tried = device_path_open(ctx, method, 1);
-        int fits = 0;
-        if (tried)
-            status = solve_on_device(ctx, method, t, n, nrhs, a_io, bx_io, &c, r, &fits);
-        if (status == MINV_SUCCESS && !fits)
-            status = solve_on_host(ctx, method, t, n, nrhs, a_io, bx_io, &c, r);
-        if (status == MINV_SUCCESS)
-            note_path(r, tried, fits, "A and B", band_size(t, n, n, a_io), a_io->by_rows);
-    }
-    minv_call_end(ctx, &call, r);
-    report_computation(r, &c);
-    return status;
+    banded_job j = {1, method, t, n, nrhs, a_io, bx_io, {0, 0}};
+    return run_job(ctx, &j, report);
 }
