@@ -373,6 +373,9 @@ double minv_probe_ratio(int64_t n, int count, const double *v, const double *w, 
  * minv_residual_column(s, count, nrhs). */
 int64_t minv_residual_columns(int mode, int64_t nrhs);
 int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs);
+/* A factor solve's rcond bound (from its solutions and the factor's diagonal) under this is
+ * refined by a condition estimate (LAPACK's pocon/gecon, or Hager's method on the GPU). */
+#define MINV_RCOND_ESTIMATE_BELOW 1e-4
 /* A solve that keeps no factorisation (Gauss-Jordan) bounds ||A^-1||_1 from below by
  * max_j ||x_j||_1 / ||b_j||_1 over its columns, one of them Hager's start vector (1/n, ...),
  * whose solution is the estimator's first step: rcond = 1 / (||A||_1 that bound), 0 when

@@ -140,21 +140,24 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
+    minv_gpu_rhs rhs;
     const int64_t n = a->rows;
     const int slot = WS_B;
     const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p;
     minv_mat l;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
-    MINV_TRY(minv_gpu_copy(ctx, b, x));
+    MINV_TRY(minv_gpu_rhs_begin(ctx, b, x, &rhs));
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     l = (minv_mat){a->dtype, n, n, n, p};
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     minv_progress(ctx, "cholesky factor", 0);
     MINV_TRY(factor(ctx, &l, report));
-    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, n, an->norm_1, factor_vector, &l, &report->rcond));
     minv_progress(ctx, "cholesky solve", 0);
-    MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, x));
+    MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.w));
+    if (rhs.h.data) MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.h));
+    MINV_TRY(minv_gpu_rhs_end(ctx, &rhs, x, &l, 1, an->norm_1, &report->rcond));
+    MINV_TRY(minv_gpu_solve_rcond(ctx, a->dtype, n, an->norm_1, factor_vector, &l, &report->rcond));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

@@ -29,6 +29,23 @@ minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, co
 typedef minv_status (*minv_gpu_vec_solve)(minv_context *ctx, void *vec, int transpose, void *user);
 minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, double anorm,
                                     minv_gpu_vec_solve solve, void *user, double *rcond);
+/* A factor solve's right-hand sides as the CPU's solves take them (cpu/factor.c): begin puts
+ * B where the solve runs, w (a workspace with Hager's vector e/n as its last column, or X,
+ * the vector then apart in h), and takes B's column norms; after the solve of w (and h),
+ * end leaves X in x and rcond bounded from the solutions and the factor f's diagonal (spd:
+ * Cholesky's L, else getrf's LU): 1 / (||A||_1 max(max_j ||x_j||_1 / ||b_j||_1, 1 / min l_ii^2
+ * or 1 / (n min |u_ii|))), an upper bound on rcond that costs one column. solve_rcond then
+ * refines it by Hager's estimate where it is under MINV_RCOND_ESTIMATE_BELOW, as the CPU does. */
+typedef struct {
+    minv_mat w, h;   /* h.data NULL when the vector is w's last column */
+    double *norms;   /* device */
+    int64_t m;       /* B's columns */
+} minv_gpu_rhs;
+minv_status minv_gpu_rhs_begin(minv_context *ctx, const minv_mat *b, minv_mat *x, minv_gpu_rhs *r);
+minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat *x, const minv_mat *f, int spd,
+                             double anorm, double *rcond);
+minv_status minv_gpu_solve_rcond(minv_context *ctx, minv_dtype t, int64_t n, double anorm, minv_gpu_vec_solve solve,
+                                 void *user, double *rcond);
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
 

@@ -20,6 +20,13 @@ void minv_k_convert(const Tin *in, int64_t ldin, Tout *out, int64_t ldout, int64
 /* max over columns of sum |a_ij| into *out (device double). */
 template <typename T> void minv_k_norm1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out,
                                         cudaStream_t s);
+/* out[j] = sum_i |a_ij| for every column j. */
+template <typename T> void minv_k_column_norms1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out,
+                                                cudaStream_t s);
+/* *out = min_i |a_ii| (device double; NaN when a diagonal entry is). */
+template <typename T> void minv_k_min_abs_diagonal(const T *a, int64_t n, int64_t ld, double *out, cudaStream_t s);
+/* p[0 .. count) = value. */
+template <typename T> void minv_k_fill(T *p, int64_t count, T value, cudaStream_t s);
 /* ||I - P||_F^2 of a square matrix into *out (device double). */
 template <typename T> void minv_k_identity_residual(const T *p, int64_t n, int64_t ld, double *out,
                                                     cudaStream_t s);

@@ -86,6 +86,42 @@ template <typename T> __global__ void norm1_kernel(const T *a, int64_t rows, int
     }
 }
 
+// One block a column: out[j] = sum |a_ij|.
+template <typename T> __global__ void column_norms1_kernel(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out) {
+    __shared__ double shared[32];
+    for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
+        double s = 0;
+        for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) s += fabs((double)a[j * ld + i]);
+        s = block_sum(s, shared);
+        if (threadIdx.x == 0) out[j] = s;
+    }
+}
+
+// One block: *out = min |a_ii| (NaN if any is NaN).
+template <typename T> __global__ void min_abs_diagonal_kernel(const T *a, int64_t n, int64_t ld, double *out) {
+    __shared__ double shared[32];
+    double m = INFINITY;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const double d = fabs((double)a[i * (ld + 1)]);
+        m = d < m || d != d ? d : m;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const double other = __shfl_down_sync(0xffffffffu, m, o);
+        m = other < m || other != other ? other : m;
+    }
+    if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x + 31) / 32; w++) m = shared[w] < m || shared[w] != shared[w] ? shared[w] : m;
+        *out = m;
+    }
+}
+
+template <typename T> __global__ void fill_kernel(T *p, int64_t count, T value) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += (int64_t)gridDim.x * blockDim.x)
+        p[k] = value;
+}
+
 template <typename T>
 __global__ void identity_residual_kernel(const T *p, int64_t rows, int64_t cols, int64_t ld, int64_t row0,
                                          int64_t col0, double *out) {
@@ -178,6 +214,19 @@ void minv_k_norm1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *ou
 }
 
 template <typename T>
+void minv_k_column_norms1(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out, cudaStream_t s) {
+    if (cols > 0) column_norms1_kernel<<<(unsigned)(cols < 65535 ? cols : 65535), 256, 0, s>>>(a, rows, cols, ld, out);
+}
+
+template <typename T> void minv_k_min_abs_diagonal(const T *a, int64_t n, int64_t ld, double *out, cudaStream_t s) {
+    min_abs_diagonal_kernel<<<1, 1024, 0, s>>>(a, n, ld, out);
+}
+
+template <typename T> void minv_k_fill(T *p, int64_t count, T value, cudaStream_t s) {
+    if (count > 0) fill_kernel<<<(unsigned)((count + 255) / 256 < 4096 ? (count + 255) / 256 : 4096), 256, 0, s>>>(p, count, value);
+}
+
+template <typename T>
 void minv_k_identity_residual_tile(const T *p, int64_t rows, int64_t cols, int64_t ld, int64_t row0, int64_t col0,
                                    double *out, cudaStream_t s) {
     identity_residual_kernel<<<(unsigned)(cols < 4096 ? cols : 4096), 256, 0, s>>>(p, rows, cols, ld, row0, col0, out);
@@ -216,6 +265,9 @@ void minv_k_gemv_double(const T *a, int64_t rows, int64_t cols, int64_t ld, cons
     template void minv_k_diagonal<T>(T *, int64_t, int64_t, T *, int, cudaStream_t);                 \
     template void minv_k_first_nonfinite<T>(const T *, int64_t, int64_t, int64_t, unsigned long long *, cudaStream_t); \
     template void minv_k_norm1<T>(const T *, int64_t, int64_t, int64_t, double *, cudaStream_t);   \
+    template void minv_k_column_norms1<T>(const T *, int64_t, int64_t, int64_t, double *, cudaStream_t); \
+    template void minv_k_min_abs_diagonal<T>(const T *, int64_t, int64_t, double *, cudaStream_t); \
+    template void minv_k_fill<T>(T *, int64_t, T, cudaStream_t); \
     template void minv_k_identity_residual<T>(const T *, int64_t, int64_t, double *, cudaStream_t); \
     template void minv_k_identity_residual_tile<T>(const T *, int64_t, int64_t, int64_t, int64_t, int64_t, double *, cudaStream_t); \
     template void minv_k_diagonal_inverse<T>(const T *, int64_t, int64_t, T *, int64_t, cudaStream_t); \

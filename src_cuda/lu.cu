@@ -197,13 +197,17 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
+    minv_gpu_rhs rhs;
     lu_factors f;
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
+    MINV_TRY(minv_gpu_rhs_begin(ctx, b, x, &rhs));
     minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, report));
-    MINV_TRY(minv_gpu_rcond_estimate(ctx, a->dtype, a->rows, an->norm_1, factor_vector, &f, &report->rcond));
     minv_progress(ctx, "lu solve", 0);
-    MINV_TRY(lu_solve(ctx, &f, b, x));
+    MINV_TRY(lu_solve(ctx, &f, &rhs.w, &rhs.w));
+    if (rhs.h.data) MINV_TRY(lu_solve(ctx, &f, &rhs.h, &rhs.h));
+    MINV_TRY(minv_gpu_rhs_end(ctx, &rhs, x, &f.lu, 0, an->norm_1, &report->rcond));
+    MINV_TRY(minv_gpu_solve_rcond(ctx, a->dtype, a->rows, an->norm_1, factor_vector, &f, &report->rcond));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

@@ -114,7 +114,7 @@ double minv_cpu_rcond(double anorm_1, double inverse_norm_1) {
 double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound) {
     const double bound = minv_cpu_rcond(anorm_1, inverse_bound);
     double estimate;
-    if (bound == 0 || bound >= 1e-4)
+    if (bound == 0 || bound >= MINV_RCOND_ESTIMATE_BELOW)
         return bound;
     if ((spd ? la_pocon : la_gecon)(f->dtype, f->rows, f->data, f->ld, anorm_1, &estimate) != 0)
         return bound;

@@ -1,0 +1,87 @@
+/* The condition numbers the GPU's Cholesky and LU solves report, made as the CPU's are: a
+ * bound from the solutions (Hager's first vector solved beside B) and the factor's diagonal,
+ * refined by Hager's estimate below 1e-4. Against the CPU's figure on the same input and the
+ * true rcond from LAPACK's inverse: the same bound to rounding where the matrix is well
+ * conditioned, and an estimate that neither understates rcond nor overstates it by more than
+ * 10x where it is not; B narrow (the vector appended to B's workspace), B wide (solved apart)
+ * and B in place on the device; double and float. */
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+
+static double true_rcond(int64_t n, const double *a) { return 1.0 / tu_cond1(n, a, n); }
+
+static void check_case(minv_context *gpu, minv_context *cpu, int spd, int64_t n, int64_t k, double cond) {
+    tu_rng rng;
+    tu_seed(&rng, (uint64_t)(1000 * spd + n + k));
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, k, n), *xg = tu_alloc(n, k, n), *xc = tu_alloc(n, k, n);
+    tu_with_cond(&rng, n, cond, spd, a, n);
+    tu_rect(&rng, n, k, b, n);
+    const minv_method method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
+    const double truth = true_rcond(n, a);
+    minv_report rg, rc;
+    CHECK_STATUS(minv_solve_d(gpu, method, n, k, a, n, b, n, xg, n, &rg), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_solve_d(cpu, method, n, k, a, n, b, n, xc, n, &rc), MINV_SUCCESS, cpu);
+    CHECK(rg.backend == MINV_BACKEND_GPU && rg.method == method, "ran %s on %s", minv_method_name(rg.method),
+          minv_backend_name(rg.backend));
+    CHECK(tu_solve_ratio(n, k, a, n, b, n, xg, n, DBL_EPSILON) < 30, "%s n=%lld k=%lld: solve wrong",
+          spd ? "SPD" : "general", (long long)n, (long long)k);
+    printf("test_gpu_rcond: %s n=%lld k=%lld cond %.0e: rcond GPU %.4g CPU %.4g true %.4g\n", spd ? "SPD" : "general",
+           (long long)n, (long long)k, cond, rg.rcond, rc.rcond, truth);
+    /* an estimate may overstate rcond (its ||A^-1|| is a lower bound), never understate it */
+    CHECK(rg.rcond >= truth * (1 - 1e-8) && rg.rcond <= 10 * truth, "%s n=%lld k=%lld: GPU rcond %.4g, true %.4g",
+          spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, truth);
+    if (rc.rcond >= 1e-4) /* the bound alone, on both backends: the same figure */
+        CHECK(fabs(rg.rcond - rc.rcond) <= 1e-8 * rc.rcond, "%s n=%lld k=%lld: GPU rcond %.10g, CPU %.10g",
+              spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, rc.rcond);
+    else /* Hager's estimate on the GPU, LAPACK's on the CPU */
+        CHECK(rg.rcond <= 3 * rc.rcond && rc.rcond <= 3 * rg.rcond, "%s n=%lld k=%lld: GPU rcond %.4g, CPU %.4g",
+              spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, rc.rcond);
+
+    /* float data, where single precision holds the matrix's condition: the factor's rounding apart */
+    if (cond <= 1e3) {
+        float *af = tu_to_float(n, n, a, n, n), *bf = tu_to_float(n, k, b, n, n), *xf = tu_to_float(n, k, b, n, n);
+        minv_report rf;
+        CHECK_STATUS(minv_solve_s(gpu, method, n, k, af, n, bf, n, xf, n, &rf), MINV_SUCCESS, gpu);
+        CHECK(rf.rcond >= truth * 0.5 && rf.rcond <= 10 * truth, "%s float n=%lld: rcond %.4g, true %.4g",
+              spd ? "SPD" : "general", (long long)n, rf.rcond, truth);
+        free(af); free(bf); free(xf);
+    }
+
+    /* device data, X over B (in place) */
+    double *da, *dx;
+    cudaMalloc((void **)&da, sizeof(double) * n * n);
+    cudaMalloc((void **)&dx, sizeof(double) * n * k);
+    cudaMemcpy(da, a, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(dx, b, sizeof(double) * n * k, cudaMemcpyHostToDevice);
+    CHECK_STATUS(minv_solve_device_d(gpu, method, n, k, da, n, dx, n, dx, n, &rg), MINV_SUCCESS, gpu);
+    cudaMemcpy(xg, dx, sizeof(double) * n * k, cudaMemcpyDeviceToHost);
+    CHECK(tu_solve_ratio(n, k, a, n, b, n, xg, n, DBL_EPSILON) < 30, "device in place n=%lld k=%lld: solve wrong",
+          (long long)n, (long long)k);
+    CHECK(rg.rcond >= truth * (1 - 1e-8) && rg.rcond <= 10 * truth, "device in place: rcond %.4g, true %.4g", rg.rcond,
+          truth);
+    cudaFree(da);
+    cudaFree(dx);
+    free(a); free(b); free(xg); free(xc);
+}
+
+int main(void) {
+    minv_context *gpu, *cpu;
+    const int early = tu_gpu_and_cpu("test_gpu_rcond", &gpu, &cpu);
+    if (early)
+        return early;
+    /* narrow B (Hager's vector in B's workspace), wide B (its own solve): k >= 64 and 4k > n */
+    const struct {
+        int64_t n, k;
+        double cond;
+    } cases[] = {{300, 1, 1e2}, {700, 30, 1e3}, {500, 300, 1e2}, {300, 1, 1e7}, {700, 30, 1e6}, {500, 300, 1e8}};
+    for (int spd = 1; spd >= 0; spd--)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            check_case(gpu, cpu, spd, cases[c].n, cases[c].k, cases[c].cond);
+    minv_destroy(gpu);
+    minv_destroy(cpu);
+    return tu_finish("test_gpu_rcond");
+}
