@@ -5,7 +5,9 @@
 // data. The peer's copy of A into its factor buffer is not timed; minv's is.
 // Beside: minv without the residual check, and one cuBLAS TRSV pair (L then L^T), the unit of
 // a condition estimate's vector solves.
-// Usage: bench_solves [--min-n N] [--max-n N] [--spd-only|--general-only]
+// With --stages, where one call of each case spends its time: host clock between the stages
+// minv reports (its progress callback), the device idle before the call.
+// Usage: bench_solves [--min-n N] [--max-n N] [--spd-only|--general-only] [--stages]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -83,6 +85,36 @@ double trsv_pair_time(cublasHandle_t blas, const double *d_a, int64_t n, double 
     });
 }
 
+/* The stages one call passes, with the host clock at each. */
+struct stage_log {
+    int count;
+    const char *name[32];
+    double at[32];
+};
+
+void on_stage(void *user, const char *stage, double fraction) {
+    stage_log *log = (stage_log *)user;
+    if (fraction == 0 && log->count < 32) {
+        log->name[log->count] = stage;
+        log->at[log->count++] = bench_now();
+    }
+}
+
+void print_stages(minv_context *ctx, int64_t n, int64_t nrhs, const double *d_a, const double *d_b, double *d_x) {
+    stage_log log = {0, {NULL}, {0}};
+    minv_report rep;
+    minv_set_progress(ctx, on_stage, &log);
+    cudaDeviceSynchronize();
+    const double t0 = bench_now();
+    BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_AUTO, n, nrhs, d_a, n, d_b, n, d_x, n, &rep));
+    const double t1 = bench_now();
+    minv_set_progress(ctx, NULL, NULL);
+    printf("    stages (ms): start %.3f", log.count ? (log.at[0] - t0) * 1e3 : 0.0);
+    for (int k = 0; k < log.count; k++)
+        printf(", %s %.3f", log.name[k], ((k + 1 < log.count ? log.at[k + 1] : t1) - log.at[k]) * 1e3);
+    printf("\n");
+}
+
 double *to_device(const double *h, size_t count) {
     double *d;
     BENCH_CK(cudaMalloc((void **)&d, sizeof(double) * count));
@@ -94,14 +126,15 @@ double *to_device(const double *h, size_t count) {
 
 int main(int argc, char **argv) {
     int64_t min_n = 256, max_n = 16384;
-    int spd_from = 0, spd_to = 1;
+    int spd_from = 0, spd_to = 1, stages = 0;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--min-n") && k + 1 < argc) min_n = atoll(argv[++k]);
         else if (!strcmp(argv[k], "--max-n") && k + 1 < argc) max_n = atoll(argv[++k]);
         else if (!strcmp(argv[k], "--spd-only")) spd_from = spd_to = 1;
         else if (!strcmp(argv[k], "--general-only")) spd_from = spd_to = 0;
+        else if (!strcmp(argv[k], "--stages")) stages = 1;
         else {
-            fprintf(stderr, "usage: bench_solves [--min-n N] [--max-n N] [--spd-only|--general-only]\n");
+            fprintf(stderr, "usage: bench_solves [--min-n N] [--max-n N] [--spd-only|--general-only] [--stages]\n");
             return 2;
         }
     }
@@ -142,6 +175,10 @@ int main(int argc, char **argv) {
                 printf("| %s | %lld | %lld | %.5f | %.5f | %.2f | %.5f | %.5f | %s | %.2g | %.2g |\n", spd ? "SPD" : "general",
                        (long long)n, (long long)nrhs, p, m, p / m, q, trsv, minv_method_name(rep.method), rep.residual,
                        rep.rcond);
+                if (stages) {
+                    minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
+                    print_stages(ctx, n, nrhs, d_a, d_b, d_x);
+                }
                 fflush(stdout);
             }
             cudaFree(d_a);
