@@ -219,15 +219,20 @@ cleanup:
 
 /* x = op(A)^-1 x, A triangular of shape s: halves recursively, so the work is one GEMM per
  * level with a deep inner dimension; e holds this node's inverted diagonal blocks
- * (invert_diagonal_blocks), which the leaves apply by TRMM. */
+ * (invert_diagonal_blocks), which the leaves apply by TRMM, or is NULL, and the leaves solve
+ * by cuBLAS's TRSM. */
 template <typename T>
 minv_status triangular_solve(minv_context *ctx, const T *a, int64_t n, int64_t ld, tri_shape s, cublasOperation_t op,
                              const T *e, int64_t nb, T *x, int64_t k, int64_t ldx) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n1 = split(n, nb), n2 = n - n1;
-    const T *const off = off_diagonal(a, ld, n1, s), *const a22 = a + n1 + n1 * ld, *const e2 = e + n1 * nb;
+    const T *const off = off_diagonal(a, ld, n1, s), *const a22 = a + n1 + n1 * ld, *const e2 = e ? e + n1 * nb : NULL;
     T *const x2 = x + n1;
+    if (n <= nb && !e) {
+        CUBLAS_TRY(minv_trsm(g->blas, CUBLAS_SIDE_LEFT, s.uplo, op, s.diag, n, k, 1.0, a, ld, x, ldx));
+        return MINV_SUCCESS;
+    }
     if (n <= nb) { /* e's diagonal is stored, ones included */
         const tri_shape leaf = {s.uplo, CUBLAS_DIAG_NON_UNIT};
         CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, leaf, op, n, k, 1.0, e, n, x, ldx));
@@ -246,19 +251,27 @@ cleanup:
     return status;
 }
 
+/* Below this many right-hand sides the solves' leaves take TRSM: inverting the diagonal blocks
+ * (a batched TRSM with nb columns each) cost more than it saved (SPD, H200: the solve of
+ * B and Hager's vector took 2.3 ms at n = 4096 and 10 ms at 16384 with inverted blocks). */
+const int64_t TRSM_LEAVES_BELOW = 128;
+
 /* x = A^-1 x from the factors in f: L^-T L^-1 x from a Cholesky factor L (lower), or, from
  * getrf's (lu), U^-1 L^-1 x with L unit lower and U upper; x is already row-permuted there.
- * Each triangle's diagonal blocks are inverted into the one scratch before its solve. */
+ * For wide x each triangle's diagonal blocks are inverted into the one scratch before its
+ * solve. */
 template <typename T> minv_status solve_with_factors(minv_context *ctx, const minv_mat *f, int lu, minv_mat *x) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows;
     const T *a = (const T *)f->data;
-    T *e;
+    T *e = NULL;
     const int64_t nb = MINV_TRI_SOLVE_NB;
-    MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
+    const bool inverted_blocks = x->cols >= TRSM_LEAVES_BELOW;
+    if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
     for (int which = 0; which < 2; which++) {
-        if (which == 0 || lu) MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, triangle_shape(lu, which), nb, e));
+        if (inverted_blocks && (which == 0 || lu))
+            MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, triangle_shape(lu, which), nb, e));
         MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, triangle_shape(lu, which), triangle_op(lu, which), e, nb,
                                      (T *)x->data, x->cols, x->ld));
     }
