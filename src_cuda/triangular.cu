@@ -252,9 +252,11 @@ cleanup:
 }
 
 /* Below this many right-hand sides the solves' leaves take TRSM: inverting the diagonal blocks
- * (a batched TRSM with nb columns each) cost more than it saved (SPD, H200: the solve of
- * B and Hager's vector took 2.3 ms at n = 4096 and 10 ms at 16384 with inverted blocks). */
-const int64_t TRSM_LEAVES_BELOW = 128;
+ * first (a batched TRSM with nb columns each) cost more than it saved. SPD solves on an H200
+ * (bench_solves), one right-hand side and Hager's vector: 0.13 against 0.29 ms for the solve
+ * at n = 256, 4.6 against 4.9 ms for the whole call at 4096; 30 and Hager's: 6.7 against
+ * 5.0 ms at 4096, where the inverted blocks win. */
+const int64_t TRSM_LEAVES_BELOW = 4;
 
 /* x = A^-1 x from the factors in f: L^-T L^-1 x from a Cholesky factor L (lower), or, from
  * getrf's (lu), U^-1 L^-1 x with L unit lower and U upper; x is already row-permuted there.
