@@ -140,19 +140,19 @@ cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, in
                                   cudaMemcpyDeviceToHost, s);
 }
 
-/* A thread a COPY_SHARE bytes, up to the caller's threads: a team that fills the host for a
- * small copy leaves its workers spinning on every core after it, where they starved the CUDA
- * calls that follow (with OpenMP's default waiting, a pageable 30-column solve of order 1024
- * took 8-12 ms against 2.0 with OMP_WAIT_POLICY=passive, H200 host, 16 cores); the staging
- * chunks of large matrices (16 MB) keep every thread. */
-constexpr size_t COPY_SHARE = (size_t)1 << 20;
+/* Staging chunks of more than half STAGE_CHUNK take all the caller's threads; smaller copies a thread a
+ * COPY_SHARE bytes. Measured with OpenMP's default waiting (H200 host, 16 cores, pageable
+ * 30-column solves): at order 1024 (one 8 MB copy of A) 1.9 ms with 4 threads, 8 ms with 8 and
+ * 8-12 ms with 16 (2.0 with OMP_WAIT_POLICY=passive): the workers left spinning starved the
+ * CUDA calls that follow; at 4096 (16 MB chunks) 8.5 ms with 16 threads, 12.6-13.7 with 8. */
+constexpr size_t COPY_SHARE = (size_t)2 << 20;
 
 void minv_host_copy(const minv_mat *src, minv_mat *dst) {
     const size_t col = (size_t)src->rows * (size_t)src->dtype, bytes = col * (size_t)src->cols;
     int team = 1;
 #ifdef _OPENMP
     const int most = omp_get_max_threads();
-    team = bytes / COPY_SHARE < (size_t)most ? (int)(bytes / COPY_SHARE) : most;
+    team = 2 * bytes > STAGE_CHUNK || bytes / COPY_SHARE >= (size_t)most ? most : (int)(bytes / COPY_SHARE);
 #endif
 #pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
     for (int64_t j = 0; j < src->cols; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
