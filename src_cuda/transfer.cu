@@ -12,12 +12,12 @@
 #include "gpu.h"
 
 /* Pageable memory crosses PCIe at about 8.5 GB/s on an H100 host (the driver copies it through
- * its own small pinned buffers, one thread); pinned memory at 55. Pageable matrices go through
- * the context's two pinned buffers in chunks of STAGE_CHUNK: the host's threads fill one while
- * the other crosses (or empty one while the other arrives). Small ones too: the driver's own
- * pageable copy, right after a staging copy whose OpenMP workers still spun, took a pageable
- * 30-column solve of order 1024 from 2 to 8 ms (H200 host, 16 cores). */
-constexpr size_t STAGE_CHUNK = (size_t)16 << 20;
+ * its own small pinned buffers, one thread); pinned memory at 55. Matrices beyond STAGE_MIN go
+ * through the context's two pinned buffers in chunks of STAGE_CHUNK: the host's threads fill one
+ * while the other crosses (or empty one while the other arrives). Below STAGE_MIN one pageable
+ * copy has less latency (all through the pinned buffers, orders 64-256 took 10-25% longer on an
+ * H200 host). */
+constexpr size_t STAGE_MIN = (size_t)4 << 20, STAGE_CHUNK = (size_t)16 << 20;
 
 /* Columns per chunk, and the pinned buffers for them. */
 static minv_status stage_buffers(minv_context *ctx, const minv_mat *host, int64_t *chunk_cols, void *buf[2]) {
@@ -30,7 +30,9 @@ cleanup:
     return status;
 }
 
-static int direct(const minv_mat *host) { return minv_host_is_pinned(host->data); }
+static int direct(const minv_mat *host) {
+    return (size_t)host->rows * (size_t)host->cols * (size_t)host->dtype < STAGE_MIN || minv_host_is_pinned(host->data);
+}
 
 minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev) {
     minv_gpu *g = ctx->gpu;
