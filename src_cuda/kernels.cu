@@ -75,13 +75,18 @@ __global__ void convert_kernel(const Tin *in, int64_t ldin, Tout *out, int64_t l
         if (i < rows) out[j * ldout + i] = static_cast<Tout>(in[j * ldin + i]);
 }
 
+// sum_i |col_i| by the whole block (the result in thread 0).
+template <typename T> __device__ double column_abs_sum(const T *col, int64_t rows, double *shared) {
+    double s = 0;
+    for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) s += fabs((double)col[i]);
+    return block_sum(s, shared);
+}
+
 // One block a column: sum of |a_ij|, then the max over columns by atomic.
 template <typename T> __global__ void norm1_kernel(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out) {
     __shared__ double shared[32];
     for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
-        double s = 0;
-        for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) s += fabs((double)a[j * ld + i]);
-        s = block_sum(s, shared);
+        const double s = column_abs_sum(a + j * ld, rows, shared);
         if (threadIdx.x == 0) atomic_max_nonneg(out, s);
     }
 }
@@ -90,9 +95,7 @@ template <typename T> __global__ void norm1_kernel(const T *a, int64_t rows, int
 template <typename T> __global__ void column_norms1_kernel(const T *a, int64_t rows, int64_t cols, int64_t ld, double *out) {
     __shared__ double shared[32];
     for (int64_t j = blockIdx.x; j < cols; j += gridDim.x) {
-        double s = 0;
-        for (int64_t i = threadIdx.x; i < rows; i += blockDim.x) s += fabs((double)a[j * ld + i]);
-        s = block_sum(s, shared);
+        const double s = column_abs_sum(a + j * ld, rows, shared);
         if (threadIdx.x == 0) out[j] = s;
     }
 }
