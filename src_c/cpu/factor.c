@@ -72,7 +72,8 @@ minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w
     minv_status status = minv_cpu_lapack_fits(ctx, n, m + 1);
     if (status != MINV_SUCCESS)
         return status;
-    const size_t columns = ((size_t)n * (size_t)(m + 1) * (size_t)b->dtype + 7) / 8 * 8; /* then B's norms */
+    /* [B | h] and a column for the estimator's signs (minv_cpu_solve_rcond), then B's norms */
+    const size_t columns = ((size_t)n * (size_t)(m + 2) * (size_t)b->dtype + 7) / 8 * 8;
     status = minv_workspace(ctx, MINV_WORK_RHS, columns + (size_t)m * sizeof(double), &w->data);
     if (status != MINV_SUCCESS)
         return status;
@@ -111,13 +112,15 @@ double minv_cpu_rcond(double anorm_1, double inverse_norm_1) {
     return fmin(1, 1.0 / (anorm_1 * inverse_norm_1)); /* rounding may pass 1 */
 }
 
-double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound) {
+double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound, minv_mat *w) {
     const double bound = minv_cpu_rcond(anorm_1, inverse_bound);
-    double estimate;
-    if (bound == 0 || bound >= 1e-4)
+    if (bound == 0 || bound >= MINV_RCOND_ESTIMATE_BELOW)
         return bound;
-    if ((spd ? la_pocon : la_gecon)(f->dtype, f->rows, f->data, f->ld, anorm_1, &estimate) != 0)
-        return bound;
+    /* Hager's column, solved with B, is the estimator's first step; the column after it holds
+     * the signs */
+    const int64_t n = w->rows, h = w->cols - 1;
+    const double estimate = minv_cpu_rcond(anorm_1, minv_cpu_inverse_norm_estimate(f, spd, minv_at(w, 0, h),
+                                                                                   (char *)w->data + (size_t)(h + 1) * (size_t)n * (size_t)w->dtype));
     return fmin(bound, estimate); /* both overstate rcond, if at all */
 }
 

@@ -3,7 +3,8 @@
  * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse), and
  * small.c's triangular sweeps for a few right-hand sides at any order. The
  * reciprocal condition number is exact for the inverse and, for a solve, a bound from the
- * factor's diagonal and the solution, with gecon's estimate where that is small (factor.h). */
+ * factor's diagonal and the solution, with Higham's estimate (gecon's, by the sweeps:
+ * estimate.c) where that is small (factor.h). */
 #include <math.h>
 
 #include "factor.h"
@@ -87,6 +88,6 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
             return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
     }
-    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
+    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)), &w);
     return MINV_SUCCESS;
 }

@@ -219,8 +219,9 @@ typedef struct {
                                 CPU inverses; for CPU solves from lower bounds on ||A^-1||_1
                                 (the factor's diagonal, and the solution of B and of Hager's
                                 start vector solved with it), which may overstate rcond
-                                several times, with LAPACK's pocon/gecon estimate as well
-                                where the bound is below 1e-4; -1 if not computed */
+                                several times (up to 50 measured), with the estimate of
+                                LAPACK's pocon/gecon (Higham's, made by minv's own sweeps)
+                                as well where the bound is below 1e-4; -1 if not computed */
     double seconds;          /* wall time of the whole call */
     double flops;            /* floating-point operations of the method */
     double gflops;           /* flops / seconds / 1e9 */
