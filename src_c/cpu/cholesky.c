@@ -73,10 +73,10 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     minv_mat f, w;
     double from_factor = 0, *bnorm;
     minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
+    if (status == MINV_SUCCESS) /* first: a NaN in B is named before A's factorisation fails */
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, report, &from_factor);
-    if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);

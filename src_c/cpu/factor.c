@@ -79,8 +79,16 @@ minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w
         return status;
     *bnorm = (double *)((char *)w->data + columns);
     *w = (minv_mat){b->dtype, n, m + 1, n, w->data};
-    for (int64_t j = 0; j < m; j++)
+    for (int64_t j = 0; j < m; j++) {
         (*bnorm)[j] = copy_norm1(b, j, w, j);
+        if (!isfinite((*bnorm)[j])) { /* a NaN or Inf, or a sum beyond the range that the search clears */
+            const minv_mat column = {b->dtype, n, 1, b->ld, minv_at(b, 0, j)};
+            int64_t bi, bj;
+            double value;
+            if (!minv_all_finite(&column, &bi, &bj, &value))
+                return minv_fail_not_finite(ctx, MINV_ON_HOST, "B", b, bi, j);
+        }
+    }
     for (int64_t i = 0; i < n; i++) {
         if (b->dtype == MINV_R64) ((double *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0 / (double)n;
         else ((float *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0f / (float)n;

@@ -19,7 +19,8 @@ minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements,
  * column after it, the estimator's), h = (1/n, ..., 1/n):
  * Hager's start vector, the first step of LAPACK's condition estimator, solved with B for the
  * cost of one more column; *bnorm = ||b_j||_1 for B's columns, summed as they are copied (in
- * the same workspace). */
+ * the same workspace). A NaN or Inf in B fails the call with MINV_ERR_NOT_FINITE, naming the
+ * first (dispatch.c leaves that check to this pass). */
 minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w, double **bnorm);
 /* After the solve of w: X = its first nrhs columns. Returns a lower bound on ||A^-1||_1: the
  * largest ||x_j||_1 / ||b_j||_1 over B's columns and Hager's, X's norms summed as it is

@@ -70,10 +70,10 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, 0, f.dtype, &ipiv, NULL);
+    if (status == MINV_SUCCESS) /* first: a NaN in B is named before A's factorisation fails */
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, ipiv, report, &from_factor);
-    if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "lu solve", 0);

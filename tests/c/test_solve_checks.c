@@ -1,4 +1,11 @@
-/* A solve's rcond on the CPU against LAPACK's estimate on the same matrix (dpotrf + dpocon,
+/* The checks a CPU solve makes in its own passes.
+ *
+ * B's NaN/Inf: found in the pass that copies B into the factorisation's workspace
+ * (cpu/factor.c), not by a scan of its own, and named at the first bad entry in column-major
+ * order before A's factorisation can fail, for Cholesky and LU on both sides of the small
+ * kernels' switch (64), in float too.
+ *
+ * The rcond: a solve's rcond on the CPU against LAPACK's estimate on the same matrix (dpotrf + dpocon,
  * dgetrf + dgecon; spotrf + spocon in float), on both sides of the switch where the estimator
  * runs (src_c/cpu/factor.h: a bound below 1e-4): above it the bound from the factor's diagonal
  * and the solutions, below it that and Higham's estimate by the sweeps (cpu/estimate.c), which
@@ -106,6 +113,41 @@ static void check(minv_context *ctx, const char *what, int64_t n, const double *
     free(x);
 }
 
+/* B with an Inf at (1, 3) and a NaN at (n - 1, 1), 0-based: the NaN comes first. A: SPD, or
+ * indefinite (forced Cholesky: NOT_SPD at column 2 unless B is checked first), or general, or
+ * singular (forced LU). */
+static void nan_in_b(minv_context *ctx, int64_t n, int64_t nrhs, int kind, int single, int inplace) {
+    tu_rng rng;
+    tu_seed(&rng, 31 + (uint64_t)n);
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *x = tu_alloc(n, nrhs, n);
+    if (kind <= 1) tu_spd(&rng, n, a, n);
+    else tu_general(&rng, n, a, n);
+    if (kind == 1) a[1 * n + 1] = -1; /* indefinite at column 2 */
+    if (kind == 3)
+        for (int64_t i = 0; i < n; i++) a[2 * n + i] = 0; /* a zero column: singular */
+    tu_rect(&rng, n, nrhs, b, n);
+    if (n > 1) b[3 * n + 1] = INFINITY;
+    b[1 * n + n - 1] = NAN;
+    const minv_method method = kind == 1 ? MINV_METHOD_CHOLESKY : kind == 3 ? MINV_METHOD_LU : MINV_METHOD_AUTO;
+    minv_report rep;
+    minv_status st;
+    if (single) {
+        float *af = tu_to_float(n, n, a, n, n), *bf = tu_to_float(n, nrhs, b, n, n), *xf = tu_to_float(n, nrhs, b, n, n);
+        st = inplace ? minv_solve_inplace_s(ctx, method, n, nrhs, af, n, bf, n, &rep)
+                     : minv_solve_s(ctx, method, n, nrhs, af, n, bf, n, xf, n, &rep);
+        free(af); free(bf); free(xf);
+    } else {
+        st = inplace ? minv_solve_inplace_d(ctx, method, n, nrhs, a, n, b, n, &rep)
+                     : minv_solve_d(ctx, method, n, nrhs, a, n, b, n, x, n, &rep);
+    }
+    char want[64];
+    snprintf(want, sizeof want, "B(%lld,2) = nan", (long long)n);
+    CHECK(st == MINV_ERR_NOT_FINITE && strstr(minv_last_error(ctx), want),
+          "n %lld nrhs %lld kind %d single %d inplace %d: status %s, \"%s\" (wanted \"%s\")", (long long)n, (long long)nrhs,
+          kind, single, inplace, minv_status_string(st), minv_last_error(ctx), want);
+    free(a); free(b); free(x);
+}
+
 int main(void) {
     minv_options o;
     minv_options_default(&o);
@@ -113,6 +155,12 @@ int main(void) {
     o.cpu_threads = 1;
     minv_context *ctx = NULL;
     if (minv_create(&ctx, &o) != MINV_SUCCESS) return 1;
+    static const int64_t nan_sizes[] = {1, 8, 64, 65, 300};
+    for (size_t s = 0; s < sizeof nan_sizes / sizeof nan_sizes[0]; s++)
+        for (int kind = 0; kind < 4; kind++)
+            for (int v = 0; v < 4; v++)
+                if (nan_sizes[s] > 2 || kind == 0) /* the indefinite and singular forms need 3 columns */
+                    nan_in_b(ctx, nan_sizes[s], v % 2 ? 30 : 4, kind, v == 2, v == 3);
     /* orders on both sides of the small kernels' switch (64) */
     static const int64_t sizes[] = {1, 2, 3, 7, 8, 29, 64, 65, 130, 300};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -147,5 +195,5 @@ int main(void) {
     CHECK(below_switch > 20 && above_switch > 20, "both sides of the switch: %d estimated, %d bounds", below_switch,
           above_switch);
     minv_destroy(ctx);
-    return tu_finish("test_rcond_estimate");
+    return tu_finish("test_solve_checks");
 }
