@@ -84,6 +84,6 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
-    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)), &w);
+    minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)), &w, x->cols, report);
     return MINV_SUCCESS;
 }

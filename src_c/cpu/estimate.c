@@ -32,6 +32,6 @@ static void solve_with(const minv_mat *f, int spd, int trans, void *x) {
 #undef T
 #undef FN
 
-double minv_cpu_inverse_norm_estimate(const minv_mat *f, int spd, void *x, void *sign) {
-    return f->dtype == MINV_R64 ? estimate_d(f, spd, x, sign) : estimate_s(f, spd, x, sign);
+double minv_cpu_inverse_norm_estimate(const minv_mat *f, int spd, void *x, int solved, void *sign) {
+    return f->dtype == MINV_R64 ? estimate_d(f, spd, x, solved, sign) : estimate_s(f, spd, x, solved, sign);
 }

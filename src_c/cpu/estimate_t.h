@@ -28,9 +28,10 @@ static int FN(signs)(T *x, T *sgn, int64_t n, int check_same) {
     return same;
 }
 
-static double FN(estimate)(const minv_mat *f, int spd, T *x, T *sgn) {
+static double FN(estimate)(const minv_mat *f, int spd, T *x, int solved, T *sgn) {
     const int64_t n = f->rows;
     enum { ITMAX = 5 };
+    if (!solved) solve_with(f, spd, 0, x);
     if (n == 1) return fabs((double)x[0]);
     double est = FN(asum)(x, n);
     FN(signs)(x, sgn, n, 0);

@@ -16,7 +16,8 @@ minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lowe
 minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements, minv_dtype t, int **ipiv,
                             void **work);
 /* w = [B | h], n x (nrhs + 1) with leading dimension n in MINV_WORK_RHS (and room for one more
- * column after it, the estimator's), h = (1/n, ..., 1/n):
+ * column after it, the estimator's), h = (1/n, ..., 1/n) (none, w = B, up to
+ * MINV_RCOND_CHEAP_N):
  * Hager's start vector, the first step of LAPACK's condition estimator, solved with B for the
  * cost of one more column; *bnorm = ||b_j||_1 for B's columns, summed as they are copied (in
  * the same workspace). A NaN or Inf in B fails the call with MINV_ERR_NOT_FINITE, naming the
@@ -32,17 +33,24 @@ double minv_cpu_min_abs_diagonal(const minv_mat *f);
 double minv_cpu_rcond(double anorm_1, double inverse_norm_1);
 /* Below this bound a solve's rcond is estimated as well (minv_cpu_solve_rcond). */
 #define MINV_RCOND_ESTIMATE_BELOW 1e-4
-/* The rcond of a solve, from the factor f (Cholesky's lower triangle when spd, else LU's) and
- * the lower bound on ||A^-1||_1 found while solving. The bound costs nothing but can overstate
- * rcond several times over; below MINV_RCOND_ESTIMATE_BELOW, where an overstatement could hide
- * a matrix singular to working precision, Higham's estimate (LAPACK's, estimate.c) is taken as
- * well, started from w's last column (Hager's, solved; minv_cpu_rhs_input), which it
- * overwrites. Above the bound even that would cost 5-30% of a solve at one right-hand side. */
-double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound, minv_mat *w);
+/* Up to this order a solve's rcond takes the cheap form: no Hager's column beside B. The
+ * column is half the sweeps' work at one right-hand side and 3-4% of the call at n = 64-128
+ * (bench/results/cpu_calls_devmachine.md, round 4); from n = 129 the full form. */
+enum { MINV_RCOND_CHEAP_N = 128 };
+/* report->rcond of a solve of nrhs columns, from the factor f (Cholesky's lower triangle when
+ * spd, else LU's) and the lower bound on ||A^-1||_1 found while solving w (minv_cpu_rhs_input).
+ * The bound costs nothing but can overstate rcond several times over (up to 50 measured, more
+ * in the cheap form); below MINV_RCOND_ESTIMATE_BELOW, where an overstatement could hide a
+ * matrix singular to working precision, Higham's estimate (LAPACK's, estimate.c) is taken as
+ * well, started from Hager's column of w (solved here in the cheap form), which it
+ * overwrites. Above the bound even that would cost 5-30% of a solve at one right-hand side.
+ * The report notes the cheap form and the estimate. */
+void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound, minv_mat *w, int64_t nrhs,
+                          minv_report *report);
 /* Higham's estimate of ||A^-1||_1 (dlacn2's iteration, as pocon/gecon run it, its solves by
- * small.c's sweeps) from the factor f; x: n elements of f's type holding A^-1 (1/n, ..., 1/n),
- * overwritten; sign: n more (estimate.c). */
-double minv_cpu_inverse_norm_estimate(const minv_mat *f, int spd, void *x, void *sign);
+ * small.c's sweeps) from the factor f; x: n elements of f's type holding (1/n, ..., 1/n), or
+ * A^-1 of it where solved, overwritten; sign: n more (estimate.c). */
+double minv_cpu_inverse_norm_estimate(const minv_mat *f, int spd, void *x, int solved, void *sign);
 /* x = f, or f's lower triangle mirrored to both triangles of x (lower_only); returns ||x||_1,
  * which makes the inverse's rcond exact. */
 double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x);

@@ -5,7 +5,11 @@
  * order before A's factorisation can fail, for Cholesky and LU on both sides of the small
  * kernels' switch (64), in float too.
  *
- * The rcond: a solve's rcond on the CPU against LAPACK's estimate on the same matrix (dpotrf + dpocon,
+ * The rcond: up to order 128 the cheap form (no Hager's column beside B: the bound from the
+ * factor's diagonal and the solutions alone), from 129 the full one, and the report says
+ * which. On these matrices the bound overstates LAPACK's estimate by 2.8 times (geometric
+ * mean, n <= 128; at most 19) in the cheap form against 2.7 (at most 14) in the full one.
+ * A solve's rcond on the CPU against LAPACK's estimate on the same matrix (dpotrf + dpocon,
  * dgetrf + dgecon; spotrf + spocon in float), on both sides of the switch where the estimator
  * runs (src_c/cpu/factor.h: a bound below 1e-4): above it the bound from the factor's diagonal
  * and the solutions, below it that and Higham's estimate by the sweeps (cpu/estimate.c), which
@@ -104,6 +108,11 @@ static void check(minv_context *ctx, const char *what, int64_t n, const double *
     else
         CHECK(ratio <= 100 && ratio >= 1.0 / 3, "%s n %lld single %d (bound): rcond %.6g, LAPACK's %.6g, ratio %.6g", what,
               (long long)n, single, rep.rcond, lapack, ratio);
+    /* the report names the form: the cheap one up to order 128, the estimate where it ran */
+    const int cheap_note = strstr(rep.reason, "rcond: the cheap form") != NULL,
+              estimate_note = strstr(rep.reason, "rcond: Higham's estimate") != NULL;
+    CHECK(cheap_note == (!estimated && n <= 128) && estimate_note == estimated, "%s n %lld: reason \"%s\"", what,
+          (long long)n, rep.reason);
     if (!single) /* every estimate overstates rcond, if at all */
         CHECK(rep.rcond >= truth * (1 - slack), "%s n %lld: rcond %.6g below the true %.6g", what, (long long)n, rep.rcond, truth);
     if (getenv("MINV_TEST_VERBOSE"))
@@ -161,8 +170,8 @@ int main(void) {
             for (int v = 0; v < 4; v++)
                 if (nan_sizes[s] > 2 || kind == 0) /* the indefinite and singular forms need 3 columns */
                     nan_in_b(ctx, nan_sizes[s], v % 2 ? 30 : 4, kind, v == 2, v == 3);
-    /* orders on both sides of the small kernels' switch (64) */
-    static const int64_t sizes[] = {1, 2, 3, 7, 8, 29, 64, 65, 130, 300};
+    /* orders on both sides of the small kernels' switch (64) and of the cheap rcond's (128) */
+    static const int64_t sizes[] = {1, 2, 3, 7, 8, 29, 64, 65, 128, 129, 300};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int64_t n = sizes[s];
         double *a = tu_alloc(n, n, n);
