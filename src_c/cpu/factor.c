@@ -41,14 +41,14 @@ minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lowe
     minv_status status = minv_cpu_lapack_fits(ctx, n, n);
     if (status != MINV_SUCCESS)
         return status;
-    *f = (minv_mat){a->dtype, n, n, n, minv_cpu_staged(ctx, a)};
+    *f = (minv_mat){a->dtype, n, n, minv_cpu_copy_ld(n), minv_cpu_staged(ctx, a)};
     if (f->data) {
         if (!lower) /* rows 0 .. j - 1 of each column j, contiguous in both */
             for (int64_t j = 1; j < n; j++)
                 memcpy(minv_at(f, 0, j), minv_at(a, 0, j), (size_t)j * (size_t)a->dtype);
         return MINV_SUCCESS;
     }
-    status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
+    status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)f->ld * (size_t)n * (size_t)a->dtype, &f->data);
     if (status == MINV_SUCCESS)
         minv_mat_copy(a, f);
     return status;

@@ -6,7 +6,7 @@
 
 /* n x cols within LAPACK's 32-bit integers, or MINV_ERR_INVALID_ARG saying so. */
 minv_status minv_cpu_lapack_fits(minv_context *ctx, int64_t n, int64_t cols);
-/* f = the matrix to factor in place, n x n with leading dimension n: the copy of a this call's
+/* f = the matrix to factor in place, n x n with leading dimension minv_cpu_copy_ld(n): the copy of a this call's
  * analysis staged, else a copy made now, in the context's MINV_WORK_MATRIX. lower: the caller
  * reads only the lower triangle, all the analysis stages; otherwise the upper triangle is
  * copied here. */
