@@ -217,8 +217,9 @@ typedef struct {
     int32_t reserved;
     double rcond;            /* reciprocal 1-norm condition 1 / (||A||_1 ||A^-1||_1): exact for
                                 CPU inverses; for CPU solves from lower bounds on ||A^-1||_1
-                                (the factor's diagonal, and the solution of B and of Hager's
-                                start vector solved with it), which may overstate rcond
+                                (the factor's diagonal, and the solution of B and, above
+                                order 128, of Hager's start vector solved with it; the
+                                reason says which), which may overstate rcond
                                 several times (up to 50 measured), with the estimate of
                                 LAPACK's pocon/gecon (Higham's, made by minv's own sweeps)
                                 as well where the bound is below 1e-4; -1 if not computed */
