@@ -2,7 +2,8 @@
  * same run, on the same data:
  *   calls    minv_solve_d / minv_solve_inplace_d and minv_invert_d (AUTO, checks on: analysis,
  *            rcond, sampled residual) against dposv / dgesv and dpotrf + dpotri / dgetrf +
- *            dgetri, SPD and general matrices, 1 and 30 right-hand sides, on one thread: run
+ *            dgetri, SPD and general matrices, 1 and 30 right-hand sides, and solves of an
+ *            ill-conditioned SPD one (the condition estimator's case), on one thread: run
  *            it with OPENBLAS_NUM_THREADS=1 (the context has cpu_threads = 1).
  *   batched  minv_solve_batched_d and minv_invert_batched_d on every core against an OpenMP
  *            loop of the same LAPACK calls over the members, as DA codes write it.
@@ -144,9 +145,23 @@ static double rel_diff(const double *x, const double *y, size_t count) {
     return d / m;
 }
 
-/* SPD: a SOAR covariance; general: uniform entries with a diagonal shift. */
-static void fill_matrix(double *a, int n, int spd, uint64_t seed) {
-    if (spd) {
+/* The matrices: SPD, a SOAR covariance (condition about 40); general, uniform entries with a
+ * diagonal shift; and a DA covariance without observation error, SOAR of length 10 grid
+ * points alone (rcond about 2e-6 from n = 100), whose solves' rcond bound falls below 1e-4, so
+ * that the condition estimator runs (solves only). */
+enum { SPD = 1, GENERAL = 0, SPD_ILL = 2 };
+static const char *matrix_name[] = {"general", "SPD", "SPD, rcond 2e-6"};
+
+static void fill_matrix(double *a, int n, int kind, uint64_t seed) {
+    if (kind == SPD_ILL) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                const double r = fabs((double)(i - j)) / 10;
+                a[(size_t)j * n + i] = exp(-r) * (1 + r);
+            }
+        return;
+    }
+    if (kind == SPD) {
         bench_spd(a, n, seed);
         return;
     }
@@ -175,12 +190,14 @@ static void run_calls(const int *sizes, int nsizes) {
         c.lwork = 64 * n;
         c.work = malloc(sizeof(double) * (size_t)c.lwork);
         bench_random(c.b, n, 30, 7);
-        for (int spd = 1; spd >= 0; spd--) {
+        static const int kinds[] = {SPD, GENERAL, SPD_ILL};
+        for (int k = 0; k < 3; k++) {
+            const int spd = kinds[k] != GENERAL;
             c.spd = spd;
-            fill_matrix(c.a, n, spd, 11);
+            fill_matrix(c.a, n, kinds[k], 11);
             for (int op = SOLVE; op <= INVERT; op++) {
                 for (int nrhs = 1; nrhs <= 30; nrhs += 29) {
-                    if (op == INVERT && nrhs > 1) continue;
+                    if ((op == INVERT && nrhs > 1) || (kinds[k] == SPD_ILL && op != SOLVE)) continue;
                     c.op = (operation)op;
                     c.nrhs = op == INVERT ? 0 : nrhs;
                     double tm, tl;
@@ -189,7 +206,7 @@ static void run_calls(const int *sizes, int nsizes) {
                     if (op == INVERT && spd) /* LAPACK's inverse is its lower triangle: compare that */
                         for (int j = 0; j < n; j++)
                             for (int i = 0; i < j; i++) c.f[(size_t)j * n + i] = c.x[(size_t)j * n + i];
-                    printf("| %d | %s | %s | %d | %.2f | %.2f | %.3f | %.1e | %s |\n", n, spd ? "SPD" : "general",
+                    printf("| %d | %s | %s | %d | %.2f | %.2f | %.3f | %.1e | %s |\n", n, matrix_name[kinds[k]],
                            operation_name[op], c.nrhs, tl * 1e6, tm * 1e6, tm / tl,
                            op == INVERT && spd ? rel_diff(c.x, c.f, nn) : d, minv_method_name(c.report.method));
                     fflush(stdout);

@@ -499,6 +499,10 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
 /* ---- entry-point helpers (dispatch.c), shared with the entry points of tridiagonal.c ---- */
 /* Where the caller's matrices live for this call. */
 typedef enum { MINV_ON_HOST = 0, MINV_ON_DEVICE = 1 } minv_place;
+/* MINV_ERR_NOT_FINITE naming name(i, j) (0-based here, 1-based in the message) as the first
+ * NaN or Inf, with its value for host data. */
+minv_status minv_fail_not_finite(minv_context *ctx, minv_place place, const char *name, const minv_mat *m, int64_t i,
+                                 int64_t j);
 /* Bracket every public call: FP guard, timing, energy, the note on the backend, per-call
  * state. */
 typedef struct {

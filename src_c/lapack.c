@@ -14,16 +14,12 @@ void slauum_(const char *, const int *, float *, const int *, int *, flen);
 void dlauum_(const char *, const int *, double *, const int *, int *, flen);
 void spotrs_(const char *, const int *, const int *, const float *, const int *, float *, const int *, int *, flen);
 void dpotrs_(const char *, const int *, const int *, const double *, const int *, double *, const int *, int *, flen);
-void spocon_(const char *, const int *, const float *, const int *, const float *, float *, float *, int *, int *, flen);
-void dpocon_(const char *, const int *, const double *, const int *, const double *, double *, double *, int *, int *, flen);
 void sgetrf_(const int *, const int *, float *, const int *, int *, int *);
 void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
 void sgetri_(const int *, float *, const int *, const int *, float *, const int *, int *);
 void dgetri_(const int *, double *, const int *, const int *, double *, const int *, int *);
 void sgetrs_(const char *, const int *, const int *, const float *, const int *, const int *, float *, const int *, int *, flen);
 void dgetrs_(const char *, const int *, const int *, const double *, const int *, const int *, double *, const int *, int *, flen);
-void sgecon_(const char *, const int *, const float *, const int *, const float *, float *, float *, int *, int *, flen);
-void dgecon_(const char *, const int *, const double *, const int *, const double *, double *, double *, int *, int *, flen);
 void slaswp_(const int *, float *, const int *, const int *, const int *, const int *, const int *);
 void dlaswp_(const int *, double *, const int *, const int *, const int *, const int *, const int *);
 void strmm_(const char *, const char *, const char *, const char *, const int *, const int *, const float *,
@@ -77,33 +73,6 @@ int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, 
     I(n); I(nrhs); I(lda); I(ldb); int info = 0;
     if (t == MINV_R64) dpotrs_("L", &n_, &nrhs_, a, &lda_, b, &ldb_, &info, 1);
     else spotrs_("L", &n_, &nrhs_, a, &lda_, b, &ldb_, &info, 1);
-    return info;
-}
-
-/* Condition estimators need `per_n` * n reals of work and n integers. */
-static int con_work(int64_t n, size_t per_n, void **work, int **iwork) {
-    *work = malloc(per_n * (size_t)(n > 0 ? n : 1) * sizeof(double));
-    *iwork = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    if (*work && *iwork) return 0;
-    free(*work); free(*iwork);
-    return -1;
-}
-
-int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond) {
-    I(n); I(lda); int info = 0; void *work; int *iwork;
-    if (con_work(n, 3, &work, &iwork)) return -1;
-    if (t == MINV_R64) dpocon_("L", &n_, a, &lda_, &anorm, rcond, work, iwork, &info, 1);
-    else { float an = (float)anorm, rc = 0; spocon_("L", &n_, a, &lda_, &an, &rc, work, iwork, &info, 1); *rcond = rc; }
-    free(work); free(iwork);
-    return info;
-}
-
-int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond) {
-    I(n); I(lda); int info = 0; void *work; int *iwork;
-    if (con_work(n, 4, &work, &iwork)) return -1;
-    if (t == MINV_R64) dgecon_("1", &n_, a, &lda_, &anorm, rcond, work, iwork, &info, 1);
-    else { float an = (float)anorm, rc = 0; sgecon_("1", &n_, a, &lda_, &an, &rc, work, iwork, &info, 1); *rcond = rc; }
-    free(work); free(iwork);
     return info;
 }
 
@@ -225,7 +194,8 @@ void la_threads_single_begin(void) {
     pthread_mutex_lock(&blas_threads_lock);
     if (blas_threads_users++ == 0) {
         blas_threads_saved = openblas_get_num_threads();
-        openblas_set_num_threads(1);
+        if (blas_threads_saved != 1) /* setting it costs 2% of a call at n = 8 */
+            openblas_set_num_threads(1);
     }
     pthread_mutex_unlock(&blas_threads_lock);
 }
@@ -234,7 +204,7 @@ void la_threads_single_end(void) {
     if (!openblas_set_num_threads || !openblas_get_num_threads)
         return;
     pthread_mutex_lock(&blas_threads_lock);
-    if (--blas_threads_users == 0)
+    if (--blas_threads_users == 0 && blas_threads_saved != 1)
         openblas_set_num_threads(blas_threads_saved);
     pthread_mutex_unlock(&blas_threads_lock);
 }

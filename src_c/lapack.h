@@ -21,14 +21,12 @@ int la_potrf(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_trtri(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_lauum(minv_dtype t, int64_t n, void *a, int64_t lda);
 int la_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb);
-int la_pocon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
 /* P A = L U of an m x n matrix (m >= n here: a panel or the whole square matrix). */
 int la_getrf(minv_dtype t, int64_t m, int64_t n, void *a, int64_t lda, int *ipiv);
 /* work: lwork >= n elements of type t, or NULL to let getri size and allocate its own. */
 int la_getri(minv_dtype t, int64_t n, void *a, int64_t lda, const int *ipiv, void *work, int64_t lwork);
 int la_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
              void *b, int64_t ldb);
-int la_gecon(minv_dtype t, int64_t n, const void *a, int64_t lda, double anorm, double *rcond);
 /* Row interchanges k1..k2 (1-based, LAPACK's ipiv) on ncols columns of a. */
 void la_laswp(minv_dtype t, int64_t ncols, void *a, int64_t lda, int64_t k1, int64_t k2, const int *ipiv);
 /* B = alpha op(A) B (side 'L') or alpha B op(A) (side 'R'), A triangular. */

@@ -20,7 +20,8 @@ enum { SCAN_TILE = 32,     /* columns a thread takes at a time */
 typedef struct {
     const void *a;
     int64_t n, ld;
-    void *copy;            /* NULL, or n x n with leading dimension n */
+    void *copy;            /* NULL, or n x n with leading dimension ldc */
+    int64_t ldc;
     const double *probes;  /* n x nprobes */
     int nprobes;
 } scan_job;
@@ -54,7 +55,7 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     const int64_t n = a->rows;
     const int threads = minv_threads_for(ctx->cpu_threads, (double)n * (double)n);
     const int nprobes = ctx->stage.probes ? MINV_PROBES : 0;
-    scan_job job = {a->data, n, a->ld, NULL, NULL, nprobes};
+    scan_job job = {a->data, n, a->ld, NULL, minv_cpu_copy_ld(n), NULL, nprobes};
     double *sums, *probes = NULL;
     minv_status status;
     /* per thread: row sums, column sums and probe products; then the diagonal */
@@ -62,7 +63,7 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     if ((status = minv_workspace(ctx, MINV_WORK_SCAN, sizeof(double) * (per_thread * (size_t)threads + (size_t)n),
                                  (void **)&sums)) != MINV_SUCCESS)
         return status;
-    if (ctx->stage.wanted && (status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype,
+    if (ctx->stage.wanted && (status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)job.ldc * (size_t)n * (size_t)a->dtype,
                                                       &job.copy)) != MINV_SUCCESS)
         return status;
     if (nprobes) {

@@ -19,7 +19,7 @@ MINV_INLINE void FN(scan_diagonal)(const scan_job *job, scan_sums *s, int64_t i,
     s->colsum[i] += ax;
     s->max_abs = minv_max(s->max_abs, ax);
     s->sumsq += (double)x * (double)x;
-    if (job->copy) ((T *)job->copy)[(size_t)i * (size_t)job->n + (size_t)i] = x;
+    if (job->copy) ((T *)job->copy)[(size_t)i * (size_t)job->ldc + (size_t)i] = x;
     for (int p = 0; p < job->nprobes; p++)
         s->y[(size_t)p * (size_t)job->n + (size_t)i] += (double)x * job->probes[(size_t)p * (size_t)job->n + (size_t)i];
 }
@@ -35,7 +35,7 @@ MINV_INLINE void FN(scan_pair)(const scan_job *job, scan_sums *s, int64_t i, int
     s->max_abs = minv_max(s->max_abs, minv_max(ax, ay));
     s->sumsq += (double)x * (double)x + (double)y * (double)y;
     s->asym = minv_max(s->asym, fabs((double)x - (double)y));
-    if (job->copy) ((T *)job->copy)[(size_t)j * n + (size_t)i] = x;
+    if (job->copy) ((T *)job->copy)[(size_t)j * (size_t)job->ldc + (size_t)i] = x;
     for (int p = 0; p < job->nprobes; p++) {
         const double *v = job->probes + (size_t)p * n;
         double *yp = s->y + (size_t)p * n;
@@ -50,7 +50,7 @@ MINV_INLINE void FN(scan_strip)(const scan_job *job, int64_t j0, scan_sums *s) {
     const T *a = (const T *)job->a;
     T *copy = (T *)job->copy;
     const int64_t n = job->n, ld = job->ld, rows4 = j0 + 4 + (n - j0 - 4) / 4 * 4;
-    const size_t sn = (size_t)n;
+    const size_t sn = (size_t)n, ldc = (size_t)job->ldc;
     minv_v4_d col_abs[4], row_abs = {0}, largest = {0}, squares = {0}, asym = {0}, yj[MINV_PROBES] = {{0}};
     double vj[MINV_PROBES][4];
     for (int p = 0; p < job->nprobes; p++)
@@ -61,7 +61,7 @@ MINV_INLINE void FN(scan_strip)(const scan_job *job, int64_t j0, scan_sums *s) {
         for (int c = 0; c < 4; c++) {
             dr[c] = FN(minv_load4)(a + (size_t)(j0 + c) * (size_t)ld + (size_t)j0);
             d[c] = __builtin_convertvector(dr[c], minv_v4_d);
-            if (copy) FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)j0, dr[c]);
+            if (copy) FN(minv_store4)(copy + (size_t)(j0 + c) * ldc + (size_t)j0, dr[c]);
         }
         minv_transpose4(d, dt);
         for (int c = 0; c < 4; c++) {
@@ -87,7 +87,7 @@ MINV_INLINE void FN(scan_strip)(const scan_job *job, int64_t j0, scan_sums *s) {
             y[c] = __builtin_convertvector(yr[c], minv_v4_d);
         }
         if (copy)
-            for (int c = 0; c < 4; c++) FN(minv_store4)(copy + (size_t)(j0 + c) * sn + (size_t)i0, xr[c]);
+            for (int c = 0; c < 4; c++) FN(minv_store4)(copy + (size_t)(j0 + c) * ldc + (size_t)i0, xr[c]);
         minv_transpose4(y, yt); /* yt[c][k] = a(j0 + c, i0 + k), the mirror of x[c][k] */
         minv_v4_d row_i = {0}, col_i = {0};
         for (int c = 0; c < 4; c++) {

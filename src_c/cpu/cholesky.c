@@ -4,8 +4,8 @@
  * the inverse), and small.c's triangular sweeps for a few right-hand sides at any order.
  * Only the lower triangle of A is read. The reciprocal condition
  * number is exact for the inverse (its norm is at hand) and, for a solve, a bound from the
- * factor's diagonal and the solution, with pocon's estimate where that is small (factor.h):
- * pocon would cost more than the factorisation below n = 128 and half of it at 256. */
+ * factor's diagonal and the solution, with Higham's estimate (pocon's, by the sweeps:
+ * estimate.c) where that is small (factor.h). */
 #include <math.h>
 #include <string.h>
 
@@ -73,10 +73,10 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     minv_mat f, w;
     double from_factor = 0, *bnorm;
     minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
+    if (status == MINV_SUCCESS) /* first: a NaN in B is named before A's factorisation fails */
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, report, &from_factor);
-    if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);
@@ -84,6 +84,6 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
         minv_small_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld);
     else if (la_potrs(f.dtype, f.rows, w.cols, f.data, f.ld, w.data, w.ld) != 0)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK potrs rejected its arguments");
-    report->rcond = minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
+    minv_cpu_solve_rcond(&f, 1, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)), &w, x->cols, report);
     return MINV_SUCCESS;
 }

@@ -41,14 +41,14 @@ minv_status minv_cpu_factor_input(minv_context *ctx, const minv_mat *a, int lowe
     minv_status status = minv_cpu_lapack_fits(ctx, n, n);
     if (status != MINV_SUCCESS)
         return status;
-    *f = (minv_mat){a->dtype, n, n, n, minv_cpu_staged(ctx, a)};
+    *f = (minv_mat){a->dtype, n, n, minv_cpu_copy_ld(n), minv_cpu_staged(ctx, a)};
     if (f->data) {
         if (!lower) /* rows 0 .. j - 1 of each column j, contiguous in both */
             for (int64_t j = 1; j < n; j++)
                 memcpy(minv_at(f, 0, j), minv_at(a, 0, j), (size_t)j * (size_t)a->dtype);
         return MINV_SUCCESS;
     }
-    status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)n * (size_t)n * (size_t)a->dtype, &f->data);
+    status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)f->ld * (size_t)n * (size_t)a->dtype, &f->data);
     if (status == MINV_SUCCESS)
         minv_mat_copy(a, f);
     return status;
@@ -67,29 +67,46 @@ minv_status minv_cpu_pivots(minv_context *ctx, int64_t n, int64_t work_elements,
     return MINV_SUCCESS;
 }
 
+/* Column h of w = (1/n, ..., 1/n), Hager's start vector. */
+static void hager_start(minv_mat *w, int64_t h) {
+    const int64_t n = w->rows;
+    for (int64_t i = 0; i < n; i++) {
+        if (w->dtype == MINV_R64) ((double *)w->data)[(size_t)h * (size_t)n + (size_t)i] = 1.0 / (double)n;
+        else ((float *)w->data)[(size_t)h * (size_t)n + (size_t)i] = 1.0f / (float)n;
+    }
+}
+
 minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w, double **bnorm) {
     const int64_t n = b->rows, m = b->cols;
     minv_status status = minv_cpu_lapack_fits(ctx, n, m + 1);
     if (status != MINV_SUCCESS)
         return status;
-    const size_t columns = ((size_t)n * (size_t)(m + 1) * (size_t)b->dtype + 7) / 8 * 8; /* then B's norms */
+    /* [B | h] and a column for the estimator's signs (minv_cpu_solve_rcond), then B's norms */
+    const size_t columns = ((size_t)n * (size_t)(m + 2) * (size_t)b->dtype + 7) / 8 * 8;
+    const int hager = n > MINV_RCOND_CHEAP_N;
     status = minv_workspace(ctx, MINV_WORK_RHS, columns + (size_t)m * sizeof(double), &w->data);
     if (status != MINV_SUCCESS)
         return status;
     *bnorm = (double *)((char *)w->data + columns);
-    *w = (minv_mat){b->dtype, n, m + 1, n, w->data};
-    for (int64_t j = 0; j < m; j++)
+    *w = (minv_mat){b->dtype, n, m + hager, n, w->data};
+    for (int64_t j = 0; j < m; j++) {
         (*bnorm)[j] = copy_norm1(b, j, w, j);
-    for (int64_t i = 0; i < n; i++) {
-        if (b->dtype == MINV_R64) ((double *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0 / (double)n;
-        else ((float *)w->data)[(size_t)m * (size_t)n + (size_t)i] = 1.0f / (float)n;
+        if (!isfinite((*bnorm)[j])) { /* a NaN or Inf, or a sum beyond the range that the search clears */
+            const minv_mat column = {b->dtype, n, 1, b->ld, minv_at(b, 0, j)};
+            int64_t bi, bj;
+            double value;
+            if (!minv_all_finite(&column, &bi, &bj, &value))
+                return minv_fail_not_finite(ctx, MINV_ON_HOST, "B", b, bi, j);
+        }
     }
+    if (hager)
+        hager_start(w, m);
     return MINV_SUCCESS;
 }
 
 double minv_cpu_rhs_output(const double *bnorm, const minv_mat *w, minv_mat *x) {
-    const int64_t m = w->cols - 1;
-    double bound = copy_norm1(w, m, NULL, 0); /* Hager's vector has 1-norm 1 */
+    const int64_t m = x->cols;
+    double bound = w->cols > m ? copy_norm1(w, m, NULL, 0) : 0; /* Hager's vector has 1-norm 1 */
     for (int64_t j = 0; j < m; j++) {
         const double xn = copy_norm1(w, j, x, j);
         if (bnorm[j] > 0) bound = fmax(bound, xn / bnorm[j]);
@@ -111,14 +128,27 @@ double minv_cpu_rcond(double anorm_1, double inverse_norm_1) {
     return fmin(1, 1.0 / (anorm_1 * inverse_norm_1)); /* rounding may pass 1 */
 }
 
-double minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound) {
+void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound, minv_mat *w, int64_t nrhs,
+                          minv_report *report) {
+    const int cheap = w->cols == nrhs; /* no Hager's column */
     const double bound = minv_cpu_rcond(anorm_1, inverse_bound);
-    double estimate;
-    if (bound == 0 || bound >= MINV_RCOND_ESTIMATE_BELOW)
-        return bound;
-    if ((spd ? la_pocon : la_gecon)(f->dtype, f->rows, f->data, f->ld, anorm_1, &estimate) != 0)
-        return bound;
-    return fmin(bound, estimate); /* both overstate rcond, if at all */
+    report->rcond = bound;
+    if (bound == 0 || bound >= MINV_RCOND_ESTIMATE_BELOW) {
+        if (cheap)
+            minv_report_note(report, "%s", "rcond: the cheap form, a bound from the factor's diagonal and the solution (order <= 128)");
+        return;
+    }
+    /* Hager's column (solved with B, the estimator's first step; in the cheap form solved now),
+     * then one for the signs */
+    const int64_t n = w->rows;
+    void *h = (char *)w->data + (size_t)nrhs * (size_t)n * (size_t)w->dtype;
+    if (cheap)
+        hager_start(w, nrhs);
+    const double estimate = minv_cpu_rcond(anorm_1, minv_cpu_inverse_norm_estimate(f, spd, h, !cheap,
+                                                                                   (char *)h + (size_t)n * (size_t)w->dtype));
+    report->rcond = fmin(bound, estimate); /* both overstate rcond, if at all */
+    /* a fixed text: formatting the bound into it took a microsecond, 20% of a call at n = 8 */
+    minv_report_note(report, "%s", "rcond: Higham's estimate (LAPACK's), as the bound from the factor and the solution is below 1e-4");
 }
 
 double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x) {

@@ -3,7 +3,8 @@
  * the unblocked kernels of small.c (Gauss-Jordan with the same pivots for the inverse), and
  * small.c's triangular sweeps for a few right-hand sides at any order. The
  * reciprocal condition number is exact for the inverse and, for a solve, a bound from the
- * factor's diagonal and the solution, with gecon's estimate where that is small (factor.h). */
+ * factor's diagonal and the solution, with Higham's estimate (gecon's, by the sweeps:
+ * estimate.c) where that is small (factor.h). */
 #include <math.h>
 
 #include "factor.h"
@@ -69,10 +70,10 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_status status = minv_cpu_factor_input(ctx, a, 0, &f);
     if (status == MINV_SUCCESS)
         status = minv_cpu_pivots(ctx, f.rows, 0, f.dtype, &ipiv, NULL);
+    if (status == MINV_SUCCESS) /* first: a NaN in B is named before A's factorisation fails */
+        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status == MINV_SUCCESS)
         status = factor(ctx, &f, ipiv, report, &from_factor);
-    if (status == MINV_SUCCESS)
-        status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "lu solve", 0);
@@ -87,6 +88,6 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
         if (la_getrs(f.dtype, f.rows, w.cols, f.data, f.ld, ipiv, w.data, w.ld) != 0)
             return minv_fail(ctx, MINV_ERR_INTERNAL, "LAPACK getrs rejected its arguments");
     }
-    report->rcond = minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)));
+    minv_cpu_solve_rcond(&f, 0, an->norm_1, fmax(from_factor, minv_cpu_rhs_output(bnorm, &w, x)), &w, x->cols, report);
     return MINV_SUCCESS;
 }

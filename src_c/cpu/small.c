@@ -34,6 +34,11 @@ void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int
     else small_getrs_s(n, nrhs, lu, ld, ipiv, b, ldb);
 }
 
+void minv_small_lu_trans_solve(minv_dtype t, int64_t n, const void *lu, int64_t ld, void *x) {
+    if (t == MINV_R64) small_lu_trans_solve_d(n, lu, ld, x);
+    else small_lu_trans_solve_s(n, lu, ld, x);
+}
+
 int64_t minv_small_gauss_jordan(minv_dtype t, int64_t n, void *a, int64_t ld, void *f, int *perm) {
     return t == MINV_R64 ? small_gauss_jordan_d(n, a, ld, f, perm)
                          : small_gauss_jordan_s(n, a, ld, f, perm);

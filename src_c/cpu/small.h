@@ -1,7 +1,7 @@
 /* Unblocked kernels for small orders (small.c): below MINV_SMALL_N a LAPACK call costs more in
  * its own set-up (argument checks, blocking, the BLAS's buffers and locks) than in arithmetic,
  * so single calls and the members of batches run these instead. The type follows the dtype;
- * pivots are 0-based. */
+ * pivots are 0-based (NULL in getrs: none). */
 #ifndef MINV_CPU_SMALL_H
 #define MINV_CPU_SMALL_H
 
@@ -25,6 +25,8 @@ void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *l, int6
 int64_t minv_small_getrf(minv_dtype t, int64_t n, void *a, int64_t ld, int *ipiv);
 void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int64_t ld, const int *ipiv, void *b,
                       int64_t ldb);
+/* x = (L U)^-T x for one vector, from an LU factor in either kernel's layout, no interchanges. */
+void minv_small_lu_trans_solve(minv_dtype t, int64_t n, const void *lu, int64_t ld, void *x);
 /* A = A^-1 in place for an SPD A, the lower triangle read and written (the sweep operator, n^3
  * flops); f: n elements of type t. */
 int64_t minv_small_sweep(minv_dtype t, int64_t n, void *a, int64_t ld, void *f);

@@ -65,17 +65,21 @@ MINV_SIMD_CLONES static int64_t FN(small_potrf)(int64_t n, T *a, int64_t ld) {
 MINV_INLINE void FN(lower_block4)(int64_t n, int64_t j, const T *l, int64_t ld, int unit, T *b, int64_t ldb,
                                   const int R) {
     const T *c0 = l + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    /* the diagonal's reciprocals: four divisions that do not wait on x, so that the chain of
+     * dependent steps down x multiplies (a division's latency is 4-5 multiplications') */
+    const T d0 = unit ? 1 : (T)1 / c0[j], d1 = unit ? 1 : (T)1 / c1[j + 1], d2 = unit ? 1 : (T)1 / c2[j + 2],
+            d3 = unit ? 1 : (T)1 / c3[j + 3];
     T xs[4][4];
     for (int r = 0; r < R; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
         T x0 = x[j];
-        if (!unit) x0 /= c0[j];
+        if (!unit) x0 *= d0;
         T x1 = x[j + 1] - c0[j + 1] * x0;
-        if (!unit) x1 /= c1[j + 1];
+        if (!unit) x1 *= d1;
         T x2 = x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1;
-        if (!unit) x2 /= c2[j + 2];
+        if (!unit) x2 *= d2;
         T x3 = x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2;
-        if (!unit) x3 /= c3[j + 3];
+        if (!unit) x3 *= d3;
         x[j] = xs[r][0] = x0;
         x[j + 1] = xs[r][1] = x1;
         x[j + 2] = xs[r][2] = x2;
@@ -111,12 +115,13 @@ MINV_INLINE void FN(lower_t_block4)(int64_t n, int64_t j, const T *l, int64_t ld
         }
     }
     const T s[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
+    const T d0 = (T)1 / c0[j], d1 = (T)1 / c1[j + 1], d2 = (T)1 / c2[j + 2], d3 = (T)1 / c3[j + 3]; /* as in lower_block4 */
     for (int r = 0; r < R; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
-        const T x3 = (x[j + 3] - s[r][3]) / c3[j + 3];
-        const T x2 = (x[j + 2] - s[r][2] - c2[j + 3] * x3) / c2[j + 2];
-        const T x1 = (x[j + 1] - s[r][1] - c1[j + 2] * x2 - c1[j + 3] * x3) / c1[j + 1];
-        x[j] = (x[j] - s[r][0] - c0[j + 1] * x1 - c0[j + 2] * x2 - c0[j + 3] * x3) / c0[j];
+        const T x3 = (x[j + 3] - s[r][3]) * d3;
+        const T x2 = (x[j + 2] - s[r][2] - c2[j + 3] * x3) * d2;
+        const T x1 = (x[j + 1] - s[r][1] - c1[j + 2] * x2 - c1[j + 3] * x3) * d1;
+        x[j] = (x[j] - s[r][0] - c0[j + 1] * x1 - c0[j + 2] * x2 - c0[j + 3] * x3) * d0;
         x[j + 1] = x1;
         x[j + 2] = x2;
         x[j + 3] = x3;
@@ -206,13 +211,14 @@ MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int
  * lower_block4. */
 MINV_INLINE void FN(upper_block4)(int64_t j, const T *u, int64_t ld, T *b, int64_t ldb, const int R) {
     const T *c0 = u + (size_t)j * (size_t)ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    const T d0 = (T)1 / c0[j], d1 = (T)1 / c1[j + 1], d2 = (T)1 / c2[j + 2], d3 = (T)1 / c3[j + 3]; /* as in lower_block4 */
     T xs[4][4];
     for (int r = 0; r < R; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
-        const T x3 = x[j + 3] / c3[j + 3];
-        const T x2 = (x[j + 2] - c3[j + 2] * x3) / c2[j + 2];
-        const T x1 = (x[j + 1] - c2[j + 1] * x2 - c3[j + 1] * x3) / c1[j + 1];
-        const T x0 = (x[j] - c1[j] * x1 - c2[j] * x2 - c3[j] * x3) / c0[j];
+        const T x3 = x[j + 3] * d3;
+        const T x2 = (x[j + 2] - c3[j + 2] * x3) * d2;
+        const T x1 = (x[j + 1] - c2[j + 1] * x2 - c3[j + 1] * x3) * d1;
+        const T x0 = (x[j] - c1[j] * x1 - c2[j] * x2 - c3[j] * x3) * d0;
         x[j] = xs[r][0] = x0;
         x[j + 1] = xs[r][1] = x1;
         x[j + 2] = xs[r][2] = x2;
@@ -226,12 +232,12 @@ MINV_INLINE void FN(upper_block4)(int64_t j, const T *u, int64_t ld, T *b, int64
     }
 }
 
-/* B = A^-1 B from small_getrf's factors and pivots (0-based), four columns of L and U at a
- * time and every right-hand side at each step, so that the factors are read once a sweep
- * whatever nrhs. */
+/* B = A^-1 B from small_getrf's factors and pivots (0-based; NULL: B = (L U)^-1 B, no
+ * interchanges), four columns of L and U at a time and every right-hand side at each step, so
+ * that the factors are read once a sweep whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
-    for (int64_t r = 0; r < nrhs; r++) {
+    for (int64_t r = 0; ipiv && r < nrhs; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
         for (int64_t j = 0; j < n; j++)
             if (ipiv[j] != j) {
@@ -260,6 +266,26 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
             x[j] = xj;
             for (int64_t i = 0; i < j; i++) x[i] -= xj * cj[i];
         }
+    }
+}
+
+/* x = (L U)^-T x = L^-T U^-T x for one vector, from an LU factor (unit L below the diagonal,
+ * U on and above it; no interchanges): U^T z = x forward, then L^T y = z backward, each step a
+ * dot product down one column of the factor. The condition estimator's transposed solves. */
+MINV_SIMD_CLONES static void FN(small_lu_trans_solve)(int64_t n, const T *lu, int64_t ld, T *x) {
+    for (int64_t j = 0; j < n; j++) {
+        const T *cj = lu + (size_t)j * (size_t)ld;
+        T s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < j; i++) s += cj[i] * x[i];
+        x[j] = (x[j] - s) / cj[j];
+    }
+    for (int64_t j = n - 1; j >= 0; j--) {
+        const T *cj = lu + (size_t)j * (size_t)ld;
+        T s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = j + 1; i < n; i++) s += cj[i] * x[i];
+        x[j] -= s;
     }
 }
 

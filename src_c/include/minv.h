@@ -218,10 +218,12 @@ typedef struct {
     double rcond;            /* reciprocal 1-norm condition 1 / (||A||_1 ||A^-1||_1): exact for
                                 inverses; for Cholesky and LU solves (CPU and GPU alike) from
                                 lower bounds on ||A^-1||_1 (the factor's diagonal, and the
-                                solution of B and of Hager's start vector solved with it),
-                                which may overstate rcond an order of magnitude or more, with
-                                a Hager/LAPACK pocon/gecon estimate as well where the bound
-                                is below 1e-4; -1 if not computed */
+                                solution of B and of Hager's start vector solved with it; on
+                                the CPU up to order 128 of B alone: the reason says which),
+                                which may overstate rcond several times (up to 50 measured),
+                                with Higham's estimate (LAPACK's pocon/gecon's, made by minv's
+                                own triangular solves) as well where the bound is below 1e-4;
+                                -1 if not computed */
     double seconds;          /* wall time of the whole call */
     double flops;            /* floating-point operations of the method */
     double gflops;           /* flops / seconds / 1e9 */
