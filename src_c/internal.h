@@ -376,6 +376,7 @@ int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs);
 /* A factor solve's rcond bound (from its solutions and the factor's diagonal) under this is
  * refined by a condition estimate (LAPACK's pocon/gecon, or Hager's method on the GPU). */
 #define MINV_RCOND_ESTIMATE_BELOW 1e-4
+#define MINV_NOTE_RCOND_ESTIMATED "rcond: Higham's estimate (LAPACK's), as the bound from the factor and the solution is below 1e-4"
 /* A solve that keeps no factorisation (Gauss-Jordan) bounds ||A^-1||_1 from below by
  * max_j ||x_j||_1 / ||b_j||_1 over its columns, one of them Hager's start vector (1/n, ...),
  * whose solution is the estimator's first step: rcond = 1 / (||A||_1 that bound), 0 when

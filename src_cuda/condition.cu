@@ -185,12 +185,14 @@ cleanup:
 }
 
 minv_status minv_gpu_solve_rcond(minv_context *ctx, minv_dtype t, int64_t n, double anorm, minv_gpu_vec_solve solve,
-                                 void *user, double *rcond) {
+                                 void *user, minv_report *report) {
     double estimate;
-    if (*rcond == 0 || *rcond >= MINV_RCOND_ESTIMATE_BELOW)
+    if (report->rcond == 0 || report->rcond >= MINV_RCOND_ESTIMATE_BELOW)
         return MINV_SUCCESS;
     minv_status status = minv_gpu_rcond_estimate(ctx, t, n, anorm, solve, user, &estimate);
-    if (status == MINV_SUCCESS)
-        *rcond = fmin(*rcond, estimate); /* both overstate rcond, if at all */
+    if (status == MINV_SUCCESS) {
+        report->rcond = fmin(report->rcond, estimate); /* both overstate rcond, if at all */
+        minv_report_note(report, "%s", MINV_NOTE_RCOND_ESTIMATED);
+    }
     return status;
 }

@@ -148,7 +148,7 @@ void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inv
                                                                                    (char *)h + (size_t)n * (size_t)w->dtype));
     report->rcond = fmin(bound, estimate); /* both overstate rcond, if at all */
     /* a fixed text: formatting the bound into it took a microsecond, 20% of a call at n = 8 */
-    minv_report_note(report, "%s", "rcond: Higham's estimate (LAPACK's), as the bound from the factor and the solution is below 1e-4");
+    minv_report_note(report, "%s", MINV_NOTE_RCOND_ESTIMATED);
 }
 
 double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x) {

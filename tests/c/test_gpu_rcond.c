@@ -9,6 +9,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -41,6 +42,10 @@ static void check_case(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
     else /* Hager's estimate on the GPU, LAPACK's on the CPU */
         CHECK(rg.rcond <= 3 * rc.rcond && rc.rcond <= 3 * rg.rcond, "%s n=%lld k=%lld: GPU rcond %.4g, CPU %.4g",
               spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, rc.rcond);
+    /* the report says where the estimate ran, as the CPU's does */
+    const int noted = strstr(rg.reason, "rcond: Higham's estimate") != NULL;
+    CHECK(noted == (rc.rcond < 1e-4) && noted == (strstr(rc.reason, "rcond: Higham's estimate") != NULL),
+          "%s n=%lld k=%lld: reason \"%s\"", spd ? "SPD" : "general", (long long)n, (long long)k, rg.reason);
 
     /* float data, where single precision holds the matrix's condition: the factor's rounding apart */
     if (cond <= 1e3) {
