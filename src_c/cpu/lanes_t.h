@@ -1,0 +1,405 @@
+/* Type template for lanes.c: the kernels on interleaved groups of members, in T with FN(name)
+ * the name with the precision suffix, TI the integer type of T's width. A group holds LANES
+ * members of one order n; entry (i, j) of member l is element l of the vector c[j * n + i], so
+ * that every step of a factorisation is one vector operation for all the members at once. A
+ * lane that fails (a pivot not positive, or exactly zero) records its column and goes on with
+ * a pivot of 1, so that nothing of it reaches the other lanes; its values are then not used. */
+
+#define LANES ((int)(32 / sizeof(T)))
+typedef T FN(vec) __attribute__((vector_size(32), aligned(32)));
+typedef TI FN(mask) __attribute__((vector_size(32), aligned(32)));
+typedef double FN(vecd) __attribute__((vector_size(32 / sizeof(T) * 8), aligned(32)));
+typedef long long FN(maskd) __attribute__((vector_size(32 / sizeof(T) * 8), aligned(32)));
+#define V FN(vec)
+#define M FN(mask)
+#define VD FN(vecd)
+#define MD FN(maskd)
+
+MINV_INLINE V FN(splat)(T x) { return (V){0} + x; }
+
+MINV_INLINE V FN(blend)(M m, V a, V b) { return (V)(((M)a & m) | ((M)b & ~m)); }
+
+MINV_INLINE V FN(vabs)(V x) { return (V)((M)x & ((M){0} + (TI)(((unsigned TI)-1) >> 1))); }
+
+/* The lanes of `fails` not failed before get `column + 1` in info; all of them in *failed. */
+MINV_INLINE void FN(record)(M fails, M *failed, int64_t column, int64_t *info) {
+    const M fresh = fails & ~*failed;
+    for (int l = 0; l < LANES; l++)
+        if (fresh[l]) info[l] = column + 1;
+    *failed |= fails;
+}
+
+/* The lanes of a vector in double, for sums that must not round as T does. */
+MINV_INLINE VD FN(wide)(V x) { return __builtin_convertvector(x, VD); }
+
+MINV_INLINE VD FN(wabs)(VD x) { return (VD)((MD)x & ((MD){0} + INT64_MAX)); }
+
+MINV_INLINE VD FN(wmax)(VD x, VD y) {
+    const MD larger = x > y;
+    return (VD)(((MD)x & larger) | ((MD)y & ~larger));
+}
+
+MINV_INLINE V FN(vsqrt)(V x) {
+    V r;
+    for (int l = 0; l < LANES; l++) r[l] = (T)sqrt((double)x[l]);
+    return r;
+}
+
+/* The smallest |diagonal| of each lane's factor, in double. */
+MINV_INLINE void FN(min_diagonal)(int64_t n, const V *c, double *out) {
+    V least = FN(vabs)(c[0]);
+    for (int64_t j = 1; j < n; j++) {
+        const V d = FN(vabs)(c[(size_t)j * (size_t)n + (size_t)j]);
+        least = FN(blend)(d < least, d, least);
+    }
+    for (int l = 0; l < LANES; l++) out[l] = (double)least[l];
+}
+
+/* Rows i .. i + R - 1 of column j of the left-looking Cholesky: a(i, j) - L(i, 0:j) L(j, 0:j)^T,
+ * the R sums in registers (R independent chains), each L(j, k) loaded once for them. */
+MINV_INLINE void FN(potrf_rows)(int64_t n, V *c, int64_t j, int64_t i, const int R) {
+    V s[8];
+    V *cj = c + (size_t)j * (size_t)n;
+    for (int q = 0; q < R; q++) s[q] = cj[i + q];
+    for (int64_t k = 0; k < j; k++) {
+        const V *ck = c + (size_t)k * (size_t)n, l = ck[j];
+        for (int q = 0; q < R; q++) s[q] -= ck[i + q] * l;
+    }
+    for (int q = 0; q < R; q++) cj[i + q] = s[q];
+}
+
+/* A = L L^T in every lane, L in the lower triangle (the strict upper one untouched). info[l]:
+ * 0, or the 1-based column whose pivot is not positive (NaN included), as potrf's; min_diag:
+ * the smallest diagonal entry of L. */
+MINV_SIMD_CLONES static void FN(lanes_potrf)(int64_t n, V *c, int64_t *info, double *min_diag) {
+    M failed = {0};
+    for (int l = 0; l < LANES; l++) info[l] = 0;
+    for (int64_t j = 0; j < n; j++) {
+        V *cj = c + (size_t)j * (size_t)n;
+        int64_t i = j;
+        for (; i + 8 <= n; i += 8) FN(potrf_rows)(n, c, j, i, 8);
+        for (; i + 4 <= n; i += 4) FN(potrf_rows)(n, c, j, i, 4);
+        for (; i < n; i++) FN(potrf_rows)(n, c, j, i, 1);
+        const V d = cj[j];
+        const M ok = d > 0;
+        FN(record)(~ok, &failed, j, info);
+        const V l = FN(vsqrt)(FN(blend)(ok, d, FN(splat)(1))), inv = 1 / l;
+        cj[j] = l;
+        for (int64_t r = j + 1; r < n; r++) cj[r] *= inv;
+    }
+    FN(min_diagonal)(n, c, min_diag);
+}
+
+/* B = A^-1 B from lanes_potrf's L, nrhs columns of n vectors: L y = b down the columns of L,
+ * then L^T x = y by dot products with them, two sums apart. */
+MINV_SIMD_CLONES static void FN(lanes_potrs)(int64_t n, int64_t nrhs, const V *c, V *b) {
+    for (int64_t r = 0; r < nrhs; r++) {
+        V *x = b + (size_t)r * (size_t)n;
+        for (int64_t j = 0; j < n; j++) {
+            const V *cj = c + (size_t)j * (size_t)n, xj = x[j] / cj[j];
+            x[j] = xj;
+            for (int64_t i = j + 1; i < n; i++) x[i] -= cj[i] * xj;
+        }
+        for (int64_t j = n - 1; j >= 0; j--) {
+            const V *cj = c + (size_t)j * (size_t)n;
+            V s0 = x[j], s1 = {0};
+            int64_t i = j + 1;
+            for (; i + 2 <= n; i += 2) {
+                s0 -= cj[i] * x[i];
+                s1 -= cj[i + 1] * x[i + 1];
+            }
+            if (i < n) s0 -= cj[i] * x[i];
+            x[j] = (s0 + s1) / cj[j];
+        }
+    }
+}
+
+/* Rows j and p[l] of lane l swapped over `cols` columns of n entries, for the lanes where
+ * they differ. */
+MINV_INLINE void FN(swap_rows)(int64_t n, int64_t cols, V *c, int64_t j, const int *p) {
+    T *e = (T *)c;
+    for (int l = 0; l < LANES; l++) {
+        if (p[l] == j) continue;
+        for (int64_t k = 0; k < cols; k++) {
+            T *col = e + (size_t)k * (size_t)n * LANES;
+            const T t = col[(size_t)j * LANES + l];
+            col[(size_t)j * LANES + l] = col[(size_t)p[l] * LANES + l];
+            col[(size_t)p[l] * LANES + l] = t;
+        }
+    }
+}
+
+/* Each lane's pivot row for column j: the first largest |a(i, j)|, i >= from (getf2's). */
+MINV_INLINE void FN(pivot_rows)(int64_t n, const V *cj, int64_t from, int *p) {
+    V best = FN(vabs)(cj[from]);
+    M at = (M){0} + (TI)from;
+    for (int64_t i = from + 1; i < n; i++) {
+        const V v = FN(vabs)(cj[i]);
+        const M larger = v > best;
+        best = FN(blend)(larger, v, best);
+        at = (larger & ((M){0} + (TI)i)) | (~larger & at);
+    }
+    for (int l = 0; l < LANES; l++) p[l] = (int)at[l];
+}
+
+/* P A = L U in every lane with partial pivoting; ipiv: n x LANES, 0-based, row j of lane l
+ * swapped with ipiv[j * LANES + l]. info[l]: 0, or the 1-based column with no nonzero pivot;
+ * min_diag: the smallest |U(j, j)|. */
+MINV_SIMD_CLONES static void FN(lanes_getrf)(int64_t n, V *c, int *ipiv, int64_t *info, double *min_diag) {
+    M failed = {0};
+    for (int l = 0; l < LANES; l++) info[l] = 0;
+    for (int64_t j = 0; j < n; j++) {
+        V *cj = c + (size_t)j * (size_t)n;
+        int *p = ipiv + (size_t)j * LANES;
+        FN(pivot_rows)(n, cj, j, p);
+        FN(swap_rows)(n, n, c, j, p);
+        const V d = cj[j];
+        const M zero = d == 0;
+        FN(record)(zero, &failed, j, info);
+        const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+        for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
+        int64_t k = j + 1;
+        for (; k + 2 <= n; k += 2) { /* two columns a pass: each multiplier loaded once for both */
+            V *c0 = c + (size_t)k * (size_t)n, *c1 = c0 + n;
+            const V u0 = c0[j], u1 = c1[j];
+            for (int64_t i = j + 1; i < n; i++) {
+                const V l = cj[i];
+                c0[i] -= u0 * l;
+                c1[i] -= u1 * l;
+            }
+        }
+        if (k < n) {
+            V *c0 = c + (size_t)k * (size_t)n;
+            const V u0 = c0[j];
+            for (int64_t i = j + 1; i < n; i++) c0[i] -= u0 * cj[i];
+        }
+    }
+    FN(min_diagonal)(n, c, min_diag);
+}
+
+/* B = A^-1 B from lanes_getrf's factors and pivots, nrhs columns of n vectors. */
+MINV_SIMD_CLONES static void FN(lanes_getrs)(int64_t n, int64_t nrhs, const V *c, const int *ipiv, V *b) {
+    for (int64_t j = 0; j < n; j++) FN(swap_rows)(n, nrhs, b, j, ipiv + (size_t)j * LANES);
+    for (int64_t r = 0; r < nrhs; r++) {
+        V *x = b + (size_t)r * (size_t)n;
+        for (int64_t j = 0; j < n; j++) {
+            const V *cj = c + (size_t)j * (size_t)n, xj = x[j];
+            for (int64_t i = j + 1; i < n; i++) x[i] -= cj[i] * xj;
+        }
+        for (int64_t j = n - 1; j >= 0; j--) {
+            const V *cj = c + (size_t)j * (size_t)n, xj = x[j] / cj[j];
+            x[j] = xj;
+            for (int64_t i = 0; i < j; i++) x[i] -= cj[i] * xj;
+        }
+    }
+}
+
+/* A = A^-1 in every lane for SPD members, by the sweep operator on the lower triangle (as
+ * small_sweep: symmetric by construction, potrf's pivots), both triangles written at the end.
+ * f: n vectors of work. info[l]: 0, or the 1-based column whose pivot is not positive. */
+MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *info) {
+    M failed = {0};
+    for (int l = 0; l < LANES; l++) info[l] = 0;
+    for (int64_t k = 0; k < n; k++) {
+        V *ck = c + (size_t)k * (size_t)n;
+        const V d = ck[k];
+        const M ok = d > 0;
+        FN(record)(~ok, &failed, k, info);
+        const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
+        for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k]; /* row k, left of the diagonal */
+        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                             /* column k, below it */
+        f[k] = (V){0};
+        for (int64_t j = 0; j < n; j++) { /* a_ij -= f_i f_j / d on the lower triangle, i, j != k */
+            if (j == k) continue;
+            V *cj = c + (size_t)j * (size_t)n;
+            const V t = f[j] * inv;
+            for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
+        }
+        for (int64_t i = 0; i < k; i++) c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv;
+        for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
+        ck[k] = -inv;
+    }
+    for (int64_t j = 0; j < n; j++) /* the sweeps leave -A^-1 */
+        for (int64_t i = j; i < n; i++) {
+            const V v = -c[(size_t)j * (size_t)n + (size_t)i];
+            c[(size_t)j * (size_t)n + (size_t)i] = v;
+            c[(size_t)i * (size_t)n + (size_t)j] = v;
+        }
+}
+
+/* A = A^-1 in every lane by Gauss-Jordan with partial pivoting (small_gauss_jordan's steps:
+ * row interchanges, undone on the columns at the end). f: n vectors of work, perm: n x LANES.
+ * info[l]: 0, or the 1-based column with no nonzero pivot. */
+MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, V *f, int *perm, int64_t *info) {
+    M failed = {0};
+    for (int l = 0; l < LANES; l++) info[l] = 0;
+    for (int64_t k = 0; k < n; k++) {
+        V *ck = c + (size_t)k * (size_t)n;
+        int *p = perm + (size_t)k * LANES;
+        FN(pivot_rows)(n, ck, k, p);
+        FN(swap_rows)(n, n, c, k, p);
+        const V d = ck[k];
+        const M zero = d == 0;
+        FN(record)(zero, &failed, k, info);
+        const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+        for (int64_t i = 0; i < n; i++) {
+            f[i] = ck[i]; /* the multipliers; none for the pivot row */
+            ck[i] = (V){0};
+        }
+        f[k] = (V){0};
+        ck[k] = FN(splat)(1);
+        int64_t j = 0;
+        for (; j + 2 <= n; j += 2) { /* row k over the pivot, then eliminated from the others */
+            V *c0 = c + (size_t)j * (size_t)n, *c1 = c0 + n;
+            const V t0 = c0[k] * inv, t1 = c1[k] * inv;
+            c0[k] = t0;
+            c1[k] = t1;
+            for (int64_t i = 0; i < n; i++) {
+                const V fi = f[i];
+                c0[i] -= fi * t0;
+                c1[i] -= fi * t1;
+            }
+        }
+        if (j < n) {
+            V *c0 = c + (size_t)j * (size_t)n;
+            const V t0 = c0[k] * inv;
+            c0[k] = t0;
+            for (int64_t i = 0; i < n; i++) c0[i] -= f[i] * t0;
+        }
+    }
+    T *e = (T *)c;
+    for (int64_t k = n - 1; k >= 0; k--) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
+        for (int l = 0; l < LANES; l++) {
+            const int p = perm[(size_t)k * LANES + l];
+            if (p == k) continue;
+            T *ck = e + (size_t)k * (size_t)n * LANES + l, *cp = e + (size_t)p * (size_t)n * LANES + l;
+            for (int64_t i = 0; i < n; i++) {
+                const T t = ck[(size_t)i * LANES];
+                ck[(size_t)i * LANES] = cp[(size_t)i * LANES];
+                cp[(size_t)i * LANES] = t;
+            }
+        }
+}
+
+/* The n x cols matrix s (leading dimension lds) into lane l of c, and back. */
+static void FN(lanes_pack)(int64_t n, int64_t cols, const T *s, int64_t lds, int l, T *c) {
+    for (int64_t j = 0; j < cols; j++) {
+        const T *sj = s + (size_t)j * (size_t)lds;
+        T *cj = c + (size_t)j * (size_t)n * LANES + (size_t)l;
+        for (int64_t i = 0; i < n; i++) cj[(size_t)i * LANES] = sj[i];
+    }
+}
+
+static void FN(lanes_unpack)(int64_t n, int64_t cols, const T *c, int l, T *s, int64_t lds) {
+    for (int64_t j = 0; j < cols; j++) {
+        T *sj = s + (size_t)j * (size_t)lds;
+        const T *cj = c + (size_t)j * (size_t)n * LANES + (size_t)l;
+        for (int64_t i = 0; i < n; i++) sj[i] = cj[(size_t)i * LANES];
+    }
+}
+
+/* Each lane's checks in one pass, in double (batched.c's scan for one member): the first
+ * column holding a NaN or Inf, the norms, the largest |a_ij|, whether the diagonal is positive,
+ * and with `symmetry` the largest |a_ij - a_ji| over the contiguous vectors of the mirror.
+ * rowabs: n vectors of work. */
+MINV_SIMD_CLONES static void FN(lanes_scan)(int64_t n, const V *c, int symmetry, VD *rowabs, minv_lanes_checks *o) {
+    VD largest = {0}, norm1 = {0}, asym = {0};
+    M positive = (M){0} - 1;
+    for (int l = 0; l < LANES; l++) o->bad_col[l] = -1;
+    for (int64_t i = 0; i < n; i++) rowabs[i] = (VD){0};
+    for (int64_t j = 0; j < n; j++) {
+        const V *cj = c + (size_t)j * (size_t)n;
+        VD colsum = {0}, nonfinite = {0};
+        for (int64_t i = 0; i < n; i++) {
+            const VD v = FN(wide)(cj[i]), av = FN(wabs)(v);
+            rowabs[i] += av;
+            colsum += av;
+            largest = FN(wmax)(av, largest);
+            nonfinite += v * 0; /* NaN once an entry is NaN or Inf */
+        }
+        for (int l = 0; l < LANES; l++)
+            if (nonfinite[l] != 0 && o->bad_col[l] < 0) o->bad_col[l] = j;
+        norm1 = FN(wmax)(colsum, norm1);
+        positive &= cj[j] > 0;
+    }
+    VD norminf = {0};
+    for (int64_t i = 0; i < n; i++) norminf = FN(wmax)(rowabs[i], norminf);
+    if (symmetry)
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j + 1; i < n; i++)
+                asym = FN(wmax)(FN(wabs)(FN(wide)(c[(size_t)j * (size_t)n + (size_t)i]) - FN(wide)(c[(size_t)i * (size_t)n + (size_t)j])), asym);
+    for (int l = 0; l < LANES; l++) {
+        o->anorm_inf[l] = norminf[l];
+        o->anorm_1[l] = norm1[l];
+        o->max_abs[l] = largest[l];
+        o->asym[l] = asym[l];
+        o->diag_positive[l] = positive[l] != 0;
+    }
+}
+
+/* av(:, p) = A v(:, p) in double for `probes` vectors v (n x probes, the same for every lane). */
+MINV_SIMD_CLONES static void FN(lanes_probes)(int64_t n, const V *c, const double *v, int probes, VD *av) {
+    for (int64_t k = 0; k < n * probes; k++) av[k] = (VD){0};
+    for (int64_t j = 0; j < n; j++) {
+        const V *cj = c + (size_t)j * (size_t)n;
+        for (int p = 0; p < probes; p++) {
+            const double vj = v[(size_t)p * (size_t)n + (size_t)j];
+            VD *y = av + (size_t)p * (size_t)n;
+            for (int64_t i = 0; i < n; i++) y[i] += FN(wide)(cj[i]) * vj;
+        }
+    }
+}
+
+/* y(:, p) = X x(:, p) in double for `probes` columns x of n vectors, and the row sums of |X|. */
+MINV_SIMD_CLONES static void FN(lanes_times)(int64_t n, const V *c, const VD *x, int probes, VD *y, VD *rowabs) {
+    for (int64_t k = 0; k < n * probes; k++) y[k] = (VD){0};
+    for (int64_t i = 0; i < n; i++) rowabs[i] = (VD){0};
+    for (int64_t j = 0; j < n; j++) {
+        const V *cj = c + (size_t)j * (size_t)n;
+        for (int64_t i = 0; i < n; i++) rowabs[i] += FN(wabs)(FN(wide)(cj[i]));
+        for (int p = 0; p < probes; p++) {
+            const VD xj = x[(size_t)p * (size_t)n + (size_t)j];
+            VD *yp = y + (size_t)p * (size_t)n;
+            for (int64_t i = 0; i < n; i++) yp[i] += FN(wide)(cj[i]) * xj;
+        }
+    }
+}
+
+/* r = A x - b in double, x and b one column of n vectors each. */
+MINV_SIMD_CLONES static void FN(lanes_residual)(int64_t n, const V *c, const V *x, const V *b, VD *r) {
+    for (int64_t i = 0; i < n; i++) r[i] = -FN(wide)(b[i]);
+    for (int64_t j = 0; j < n; j++) {
+        const V *cj = c + (size_t)j * (size_t)n;
+        const VD xj = FN(wide)(x[j]);
+        for (int64_t i = 0; i < n; i++) r[i] += FN(wide)(cj[i]) * xj;
+    }
+}
+
+/* sums[j * LANES + l] = ||column j of lane l||_1 in double, for cols columns of n vectors;
+ * finite[l] = 0 where one of lane l's entries is NaN or Inf. */
+MINV_SIMD_CLONES static void FN(lanes_column_sums)(int64_t n, int64_t cols, const V *b, double *sums, int *finite) {
+    VD nonfinite = {0};
+    for (int64_t j = 0; j < cols; j++) {
+        const V *bj = b + (size_t)j * (size_t)n;
+        VD s = {0};
+        for (int64_t i = 0; i < n; i++) {
+            const VD v = FN(wide)(bj[i]);
+            s += FN(wabs)(v);
+            nonfinite += v * 0;
+        }
+        for (int l = 0; l < LANES; l++) sums[(size_t)j * LANES + (size_t)l] = s[l];
+    }
+    for (int l = 0; l < LANES; l++) finite[l] = nonfinite[l] == 0;
+}
+
+/* Lane l of c: the identity (the first n columns) and zeros, for a lane no member fills. */
+static void FN(lanes_fill)(int64_t n, int64_t cols, int l, T *c) {
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < n; i++) c[((size_t)j * (size_t)n + (size_t)i) * LANES + (size_t)l] = (T)(i == j);
+}
+
+#undef V
+#undef M
+#undef VD
+#undef MD
+#undef LANES
