@@ -623,9 +623,20 @@ static void run_group(const job *jb, int64_t m0, int count, scratch *w, lanes_sc
         for (int l = 0; l < count; l++) (invert ? invert_member : solve_member)(jb, m0 + l, w);
         return;
     }
-    for (int l = 0; l < lanes; l++) {
-        if (l < count) lanes_gather(jb->a, m0 + l, tc, n, n, l, g->a, w->s);
-        else minv_lanes_fill(tc, n, n, l, g->a);
+    if (count == lanes && jb->a->dtype == tc && !jb->a->index) { /* the members read whole vectors at a time */
+        const void *src[MINV_LANES_MAX];
+        int64_t lds[MINV_LANES_MAX];
+        for (int l = 0; l < lanes; l++) {
+            const minv_mat mm = minv_batch_member(jb->a, m0 + l);
+            src[l] = mm.data;
+            lds[l] = mm.ld;
+        }
+        minv_lanes_pack_all(tc, n, n, src, lds, g->a);
+    } else {
+        for (int l = 0; l < lanes; l++) {
+            if (l < count) lanes_gather(jb->a, m0 + l, tc, n, n, l, g->a, w->s);
+            else minv_lanes_fill(tc, n, n, l, g->a);
+        }
     }
     minv_lanes_checks ck;
     minv_lanes_scan(tc, n, g->a, jb->method == MINV_METHOD_AUTO || jb->method == MINV_METHOD_CHOLESKY, g->rowabs, &ck);

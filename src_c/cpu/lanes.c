@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "lanes.h"
+#include "vec4.h"
 
 /* No vector crosses a call (the helpers are always inlined), whatever the clone's target. */
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -24,6 +25,38 @@
 void minv_lanes_pack(minv_dtype t, int64_t n, int64_t cols, const void *s, int64_t lds, int l, void *c) {
     if (t == MINV_R64) lanes_pack_d(n, cols, s, lds, l, c);
     else lanes_pack_s(n, cols, s, lds, l, c);
+}
+
+/* Four double members at once: four rows of a column from each, transposed in registers into
+ * four interleaved vectors, so that the members are read and the group written whole vectors
+ * at a time. */
+MINV_SIMD_CLONES static void pack4_d(int64_t n, int64_t cols, const double *const *s, const int64_t *lds, double *c) {
+    const int64_t top = n / 4 * 4;
+    for (int64_t j = 0; j < cols; j++) {
+        const double *s0 = s[0] + (size_t)j * (size_t)lds[0], *s1 = s[1] + (size_t)j * (size_t)lds[1];
+        const double *s2 = s[2] + (size_t)j * (size_t)lds[2], *s3 = s[3] + (size_t)j * (size_t)lds[3];
+        double *cj = c + (size_t)j * (size_t)n * 4;
+        for (int64_t i = 0; i < top; i += 4) {
+            const minv_v4_d y[4] = {minv_load4_d(s0 + i), minv_load4_d(s1 + i), minv_load4_d(s2 + i), minv_load4_d(s3 + i)};
+            minv_v4_d t[4];
+            minv_transpose4(y, t);
+            for (int q = 0; q < 4; q++) minv_store4_d(cj + (size_t)(i + q) * 4, t[q]);
+        }
+        for (int64_t i = top; i < n; i++) {
+            cj[i * 4] = s0[i];
+            cj[i * 4 + 1] = s1[i];
+            cj[i * 4 + 2] = s2[i];
+            cj[i * 4 + 3] = s3[i];
+        }
+    }
+}
+
+void minv_lanes_pack_all(minv_dtype t, int64_t n, int64_t cols, const void *const *s, const int64_t *lds, void *c) {
+    if (t == MINV_R64) {
+        pack4_d(n, cols, (const double *const *)s, lds, c);
+        return;
+    }
+    for (int l = 0; l < minv_lanes(t); l++) lanes_pack_s(n, cols, s[l], lds[l], l, c);
 }
 
 void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int l, void *s, int64_t lds) {

@@ -78,8 +78,16 @@ MINV_SIMD_CLONES static void FN(lanes_potrf)(int64_t n, V *c, int64_t *info, dou
         V *cj = c + (size_t)j * (size_t)n;
         int64_t i = j;
         for (; i + 8 <= n; i += 8) FN(potrf_rows)(n, c, j, i, 8);
-        for (; i + 4 <= n; i += 4) FN(potrf_rows)(n, c, j, i, 4);
-        for (; i < n; i++) FN(potrf_rows)(n, c, j, i, 1);
+        switch (n - i) { /* the last rows in one block: their chains run side by side */
+        case 1: FN(potrf_rows)(n, c, j, i, 1); break;
+        case 2: FN(potrf_rows)(n, c, j, i, 2); break;
+        case 3: FN(potrf_rows)(n, c, j, i, 3); break;
+        case 4: FN(potrf_rows)(n, c, j, i, 4); break;
+        case 5: FN(potrf_rows)(n, c, j, i, 5); break;
+        case 6: FN(potrf_rows)(n, c, j, i, 6); break;
+        case 7: FN(potrf_rows)(n, c, j, i, 7); break;
+        default: break;
+        }
         const V d = cj[j];
         const M ok = d > 0;
         FN(record)(~ok, &failed, j, info);
