@@ -405,7 +405,7 @@ static int lanes_alloc(lanes_scratch *g, minv_dtype t, int64_t n, int64_t nrhs) 
     g->a0 = alloc32(nn * nn * vec);
     g->b = alloc32(nn * cols * vec);
     g->u = alloc32(nn * cols * vec);
-    g->f = alloc32(nn * vec);
+    g->f = alloc32(2 * nn * vec);
     g->rowabs = alloc32(nn * wide);
     g->av = alloc32(nn * MINV_PROBES * wide);
     g->y = alloc32(nn * MINV_PROBES * wide);
@@ -473,25 +473,32 @@ static double largest_or_nan(const double *p, int64_t count) {
     return r;
 }
 
-/* The inversion of the group's lanes on path spd (the others hold the identity), its members'
- * outcomes, and their inverses written out; redo[l] = 1 for a member the SPD path refuses
- * under AUTO. */
-static void lanes_invert(const job *jb, int64_t m0, int64_t n, const int *on, int spd, const minv_lanes_checks *ck,
-                         scratch *w, lanes_scratch *g, int *redo) {
+/* The group's members from g->a0 into g->a for one pass: the lanes `on`, the identity in the
+ * others. */
+static void lanes_start(minv_dtype t, int64_t n, const int *on, lanes_scratch *g) {
+    memcpy(g->a, g->a0, (size_t)n * (size_t)n * 32);
+    for (int l = 0; l < minv_lanes(t); l++)
+        if (!on[l]) minv_lanes_fill(t, n, n, l, g->a);
+}
+
+/* One pass of a group: the inversion of the members mem[l] of the lanes `on`, all of order n
+ * on path spd, their outcomes, and their inverses written out; redo[l] = 1 for a member the
+ * SPD path refuses under AUTO (the next pass takes it to LU, as the one-member path does). */
+static void lanes_invert(const job *jb, const int64_t *mem, int64_t n, const int *on, int spd,
+                         const minv_lanes_checks *ck, scratch *w, lanes_scratch *g, int *redo) {
     const minv_dtype tc = jb->tc;
     const int lanes = minv_lanes(tc), mode = jb->ctx->residual_mode;
     int64_t info[MINV_LANES_MAX];
+    lanes_start(tc, n, on, g);
     if (mode == 1) {
         minv_probe_vectors(w->v, n, MINV_PROBES);
         minv_lanes_probes(tc, n, g->a, w->v, MINV_PROBES, g->av);
-    } else if (mode == 2) {
-        memcpy(g->a0, g->a, (size_t)n * (size_t)n * 32);
     }
     if (spd) minv_lanes_sweep(tc, n, g->a, g->f, info);
     else minv_lanes_gauss_jordan(tc, n, g->a, g->f, g->ipiv, info);
     minv_lanes_times(tc, n, g->a, g->av, mode == 1 ? MINV_PROBES : 0, g->y, g->rowabs);
     for (int l = 0; l < lanes; l++) {
-        const int64_t m = m0 + l;
+        const int64_t m = mem[l];
         if (!on[l]) continue;
         if (info[l] > 0 && spd && jb->method == MINV_METHOD_AUTO) {
             redo[l] = 1;
@@ -523,36 +530,22 @@ static void lanes_invert(const job *jb, int64_t m0, int64_t n, const int *on, in
     }
 }
 
-/* The solve of the group's lanes on path spd (the others hold the identity and zeros), as
- * lanes_invert. Hager's start vector is the column after B, solved with it. */
-static void lanes_solve(const job *jb, int64_t m0, int64_t n, int *on, int spd, const minv_lanes_checks *ck,
-                        scratch *w, lanes_scratch *g, int *redo) {
+/* One pass of a group's solves, as lanes_invert: B from g->u (its column sums in g->bsums),
+ * Hager's start vector the column after it, solved with it. */
+static void lanes_solve(const job *jb, const int64_t *mem, int64_t n, const int *on, int spd,
+                        const minv_lanes_checks *ck, scratch *w, lanes_scratch *g, int *redo) {
     const minv_dtype tc = jb->tc;
     const int lanes = minv_lanes(tc), mode = jb->ctx->residual_mode;
     const int64_t nrhs = jb->b->cols, cols = nrhs + 1;
     int64_t info[MINV_LANES_MAX];
     double min_diag[MINV_LANES_MAX];
     int finite[MINV_LANES_MAX];
-    for (int l = 0; l < lanes; l++) {
-        if (on[l]) lanes_gather(jb->b, m0 + l, tc, n, nrhs, l, g->b, w->t);
-        else minv_lanes_fill(tc, n, nrhs, l, g->b);
-    }
-    minv_lanes_column_sums(tc, n, nrhs, g->b, g->bsums, finite);
-    for (int l = 0; l < lanes; l++)
-        if (on[l] && !finite[l]) {
-            jb->res->status[m0 + l] = MINV_ERR_NOT_FINITE;
-            on[l] = 0;
-            minv_lanes_fill(tc, n, n, l, g->a);
-            minv_lanes_fill(tc, n, nrhs, l, g->b);
-        }
+    lanes_start(tc, n, on, g);
+    memcpy(g->b, g->u, (size_t)n * (size_t)nrhs * 32);
     const size_t vec = 32 / (size_t)tc, hager = (size_t)nrhs * (size_t)n * vec;
     for (size_t k = 0; k < (size_t)n * vec; k++) {
         if (tc == MINV_R64) ((double *)g->b)[hager + k] = 1.0 / (double)n;
         else ((float *)g->b)[hager + k] = 1.0f / (float)n;
-    }
-    if (mode > 0) {
-        memcpy(g->a0, g->a, (size_t)n * (size_t)n * 32);
-        memcpy(g->u, g->b, (size_t)n * (size_t)nrhs * 32);
     }
     if (spd) {
         minv_lanes_potrf(tc, n, g->a, info, min_diag);
@@ -582,7 +575,7 @@ static void lanes_solve(const job *jb, int64_t m0, int64_t n, int *on, int spd, 
         }
     }
     for (int l = 0; l < lanes; l++) {
-        const int64_t m = m0 + l;
+        const int64_t m = mem[l];
         if (!on[l]) continue;
         if (info[l] > 0 && spd && jb->method == MINV_METHOD_AUTO) {
             redo[l] = 1;
@@ -610,52 +603,75 @@ static void lanes_solve(const job *jb, int64_t m0, int64_t n, int *on, int spd, 
     }
 }
 
-/* Members m0 .. m0 + count - 1 side by side: gathered straight into the lanes and checked
- * there, then those on the path most of them take computed together; a member on the other
- * path, or one the SPD path refuses under AUTO, goes through the one-member path after. */
-static void run_group(const job *jb, int64_t m0, int count, scratch *w, lanes_scratch *g) {
+/* The members mem[l] (-1: an empty lane), all of order n > 0, side by side: gathered straight
+ * into the lanes and checked there, then the SPD ones computed together, then the general ones
+ * with those the SPD path refused under AUTO. Each lane's arithmetic is its own, so a member's
+ * answer does not depend on its neighbours or on where the batch was cut. */
+static void run_lanes(const job *jb, const int64_t *mem, int64_t n, scratch *w, lanes_scratch *g) {
     const minv_dtype tc = jb->tc;
-    const int invert = jb->b == NULL, lanes = minv_lanes(tc);
-    const int64_t n = minv_batch_order(jb->a, m0);
-    int same = n > 0;
-    for (int l = 1; l < count; l++) same &= minv_batch_order(jb->a, m0 + l) == n;
-    if (!same || count == 1) {
-        for (int l = 0; l < count; l++) (invert ? invert_member : solve_member)(jb, m0 + l, w);
-        return;
-    }
-    if (count == lanes && jb->a->dtype == tc && !jb->a->index) { /* the members read whole vectors at a time */
+    const int lanes = minv_lanes(tc);
+    int full = jb->a->dtype == tc && !jb->a->index;
+    for (int l = 0; l < lanes; l++) full &= mem[l] >= 0;
+    if (full) { /* whole vectors of every member at a time */
         const void *src[MINV_LANES_MAX];
         int64_t lds[MINV_LANES_MAX];
         for (int l = 0; l < lanes; l++) {
-            const minv_mat mm = minv_batch_member(jb->a, m0 + l);
+            const minv_mat mm = minv_batch_member(jb->a, mem[l]);
             src[l] = mm.data;
             lds[l] = mm.ld;
         }
-        minv_lanes_pack_all(tc, n, n, src, lds, g->a);
+        minv_lanes_pack_all(tc, n, n, src, lds, g->a0);
     } else {
         for (int l = 0; l < lanes; l++) {
-            if (l < count) lanes_gather(jb->a, m0 + l, tc, n, n, l, g->a, w->s);
-            else minv_lanes_fill(tc, n, n, l, g->a);
+            if (mem[l] >= 0) lanes_gather(jb->a, mem[l], tc, n, n, l, g->a0, w->s);
+            else minv_lanes_fill(tc, n, n, l, g->a0);
         }
     }
     minv_lanes_checks ck;
-    minv_lanes_scan(tc, n, g->a, jb->method == MINV_METHOD_AUTO || jb->method == MINV_METHOD_CHOLESKY, g->rowabs, &ck);
-    int path[MINV_LANES_MAX], on[MINV_LANES_MAX] = {0}, redo[MINV_LANES_MAX] = {0}, spd_count = 0, used = 0;
-    for (int l = 0; l < count; l++) {
-        path[l] = member_path(jb, m0 + l, ck.bad_col[l], ck.asym[l], ck.max_abs[l], ck.diag_positive[l]);
-        spd_count += path[l] == 1;
-        used += path[l] >= 0;
+    minv_lanes_scan(tc, n, g->a0, jb->method == MINV_METHOD_AUTO || jb->method == MINV_METHOD_CHOLESKY, g->rowabs, &ck);
+    int path[MINV_LANES_MAX];
+    for (int l = 0; l < lanes; l++)
+        path[l] = mem[l] < 0 ? -1 : member_path(jb, mem[l], ck.bad_col[l], ck.asym[l], ck.max_abs[l], ck.diag_positive[l]);
+    if (jb->b) { /* the right-hand sides of the members that go on */
+        const int64_t nrhs = jb->b->cols;
+        int finite[MINV_LANES_MAX];
+        for (int l = 0; l < lanes; l++) {
+            if (path[l] >= 0) lanes_gather(jb->b, mem[l], tc, n, nrhs, l, g->u, w->t);
+            else minv_lanes_fill(tc, n, nrhs, l, g->u);
+        }
+        minv_lanes_column_sums(tc, n, nrhs, g->u, g->bsums, finite);
+        for (int l = 0; l < lanes; l++)
+            if (path[l] >= 0 && !finite[l]) {
+                jb->res->status[mem[l]] = MINV_ERR_NOT_FINITE;
+                path[l] = -1;
+            }
     }
-    const int spd = 2 * spd_count >= used;
-    for (int l = 0; l < lanes; l++) {
-        on[l] = l < count && path[l] == spd;
-        redo[l] = l < count && path[l] == !spd;
-        if (!on[l] && l < count) minv_lanes_fill(tc, n, n, l, g->a);
+    int on[MINV_LANES_MAX], redo[MINV_LANES_MAX] = {0}, any = 0;
+    for (int l = 0; l < lanes; l++) any |= on[l] = path[l] == 1;
+    if (any) (jb->b ? lanes_solve : lanes_invert)(jb, mem, n, on, 1, &ck, w, g, redo);
+    any = 0;
+    for (int l = 0; l < lanes; l++) any |= on[l] = path[l] == 0 || redo[l];
+    if (any) (jb->b ? lanes_solve : lanes_invert)(jb, mem, n, on, 0, &ck, w, g, redo);
+}
+
+/* Members m0 .. m0 + count - 1 (count <= lanes): those of one order side by side, each order
+ * in turn (members of order 0 have nothing to do). */
+static void run_group(const job *jb, int64_t m0, int count, scratch *w, lanes_scratch *g) {
+    const int lanes = minv_lanes(jb->tc);
+    int done[MINV_LANES_MAX] = {0};
+    for (int first = 0; first < count; first++) {
+        const int64_t n = minv_batch_order(jb->a, m0 + first);
+        if (done[first] || n == 0) continue;
+        int64_t mem[MINV_LANES_MAX];
+        for (int l = 0; l < lanes; l++) {
+            mem[l] = -1;
+            if (l >= first && l < count && !done[l] && minv_batch_order(jb->a, m0 + l) == n) {
+                mem[l] = m0 + l;
+                done[l] = 1;
+            }
+        }
+        run_lanes(jb, mem, n, w, g);
     }
-    if (invert) lanes_invert(jb, m0, n, on, spd, &ck, w, g, redo);
-    else lanes_solve(jb, m0, n, on, spd, &ck, w, g, redo);
-    for (int l = 0; l < count; l++)
-        if (redo[l]) (invert ? invert_member : solve_member)(jb, m0 + l, w);
 }
 
 /* Threads over the members: none for fewer members than threads (a threaded BLAS does better

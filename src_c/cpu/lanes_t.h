@@ -202,31 +202,76 @@ MINV_SIMD_CLONES static void FN(lanes_getrs)(int64_t n, int64_t nrhs, const V *c
     }
 }
 
+/* One sweep of the lower triangle on pivot k (small_sweep's step): a_ij -= f_i f_j / d, then
+ * row and column k scaled and a_kk = -1 / d. */
+MINV_INLINE void FN(sweep_one)(int64_t n, V *c, V *f, int64_t k, M *failed, int64_t *info) {
+    V *ck = c + (size_t)k * (size_t)n;
+    const V d = ck[k];
+    const M ok = d > 0;
+    FN(record)(~ok, failed, k, info);
+    const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
+    for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k]; /* row k, left of the diagonal */
+    for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                             /* column k, below it */
+    f[k] = (V){0};
+    for (int64_t j = 0; j < n; j++) {
+        if (j == k) continue;
+        V *cj = c + (size_t)j * (size_t)n;
+        const V t = f[j] * inv;
+        for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
+    }
+    for (int64_t i = 0; i < k; i++) c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv;
+    for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
+    ck[k] = -inv;
+}
+
 /* A = A^-1 in every lane for SPD members, by the sweep operator on the lower triangle (as
  * small_sweep: symmetric by construction, potrf's pivots), both triangles written at the end.
- * f: n vectors of work. info[l]: 0, or the 1-based column whose pivot is not positive. */
+ * Pivots go two at a time: with f column k, d its pivot, g column k + 1 after the sweep on k
+ * and d2 its pivot then, both sweeps are a_ij -= f_i f_j / d + g_i g_j / d2 off rows and columns
+ * k and k + 1, which are then written from f and g; each entry is loaded and stored once for
+ * two pivots (the rank-1 step is bound by the stores). f: 2n vectors of work. info[l]: 0, or
+ * the 1-based column whose pivot is not positive. */
 MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *info) {
+    V *g = f + n;
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    for (int64_t k = 0; k < n; k++) {
-        V *ck = c + (size_t)k * (size_t)n;
+    int64_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        V *ck = c + (size_t)k * (size_t)n, *ck1 = ck + n;
         const V d = ck[k];
         const M ok = d > 0;
         FN(record)(~ok, &failed, k, info);
         const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
-        for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k]; /* row k, left of the diagonal */
-        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                             /* column k, below it */
-        f[k] = (V){0};
-        for (int64_t j = 0; j < n; j++) { /* a_ij -= f_i f_j / d on the lower triangle, i, j != k */
-            if (j == k) continue;
+        for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k];
+        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];
+        const V tk1 = f[k + 1] * inv; /* a(k + 1, k) after the sweep on k */
+        for (int64_t i = 0; i < k; i++) g[i] = c[(size_t)i * (size_t)n + (size_t)k + 1] - f[i] * tk1;
+        for (int64_t i = k + 2; i < n; i++) g[i] = ck1[i] - f[i] * tk1;
+        const V d2 = ck1[k + 1] - f[k + 1] * tk1;
+        const M ok2 = d2 > 0;
+        FN(record)(~ok2, &failed, k + 1, info);
+        const V inv2 = 1 / FN(blend)(ok2, d2, FN(splat)(1));
+        f[k] = f[k + 1] = g[k] = g[k + 1] = (V){0}; /* rows k and k + 1 are written below */
+        for (int64_t j = 0; j < n; j++) {
+            if (j == k || j == k + 1) continue;
             V *cj = c + (size_t)j * (size_t)n;
-            const V t = f[j] * inv;
-            for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
+            const V tf = f[j] * inv, tg = g[j] * inv2;
+            for (int64_t i = j; i < n; i++) cj[i] = (cj[i] - f[i] * tf) - g[i] * tg;
         }
-        for (int64_t i = 0; i < k; i++) c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv;
-        for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
-        ck[k] = -inv;
+        const V tk = tk1 * inv2;
+        for (int64_t i = 0; i < k; i++) {
+            c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv - g[i] * tk;
+            c[(size_t)i * (size_t)n + (size_t)k + 1] = g[i] * inv2;
+        }
+        for (int64_t i = k + 2; i < n; i++) {
+            ck[i] = f[i] * inv - g[i] * tk;
+            ck1[i] = g[i] * inv2;
+        }
+        ck[k] = -inv - tk1 * tk;
+        ck[k + 1] = tk;
+        ck1[k + 1] = -inv2;
     }
+    if (k < n) FN(sweep_one)(n, c, f, k, &failed, info);
     for (int64_t j = 0; j < n; j++) /* the sweeps leave -A^-1 */
         for (int64_t i = j; i < n; i++) {
             const V v = -c[(size_t)j * (size_t)n + (size_t)i];
