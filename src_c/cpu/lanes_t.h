@@ -55,45 +55,68 @@ MINV_INLINE void FN(min_diagonal)(int64_t n, const V *c, double *out) {
     for (int l = 0; l < LANES; l++) out[l] = (double)least[l];
 }
 
-/* Rows i .. i + R - 1 of column j of the left-looking Cholesky: a(i, j) - L(i, 0:j) L(j, 0:j)^T,
- * the R sums in registers (R independent chains), each L(j, k) loaded once for them. */
-MINV_INLINE void FN(potrf_rows)(int64_t n, V *c, int64_t j, int64_t i, const int R) {
-    V s[8];
-    V *cj = c + (size_t)j * (size_t)n;
-    for (int q = 0; q < R; q++) s[q] = cj[i + q];
-    for (int64_t k = 0; k < j; k++) {
-        const V *ck = c + (size_t)k * (size_t)n, l = ck[j];
-        for (int q = 0; q < R; q++) s[q] -= ck[i + q] * l;
+/* Rows i .. i + R - 1 of columns j and j + 1 together: each L(i, k) loaded once for both
+ * columns' sums (the k = j term of column j + 1 is left for after column j is done). */
+MINV_INLINE void FN(potrf_rows2)(int64_t n, V *c, int64_t j, int64_t i, const int R) {
+    V s[4], t[4];
+    V *cj = c + (size_t)j * (size_t)n, *cj1 = cj + n;
+    for (int q = 0; q < R; q++) {
+        s[q] = cj[i + q];
+        t[q] = cj1[i + q];
     }
-    for (int q = 0; q < R; q++) cj[i + q] = s[q];
+    for (int64_t k = 0; k < j; k++) {
+        const V *ck = c + (size_t)k * (size_t)n, l0 = ck[j], l1 = ck[j + 1];
+        for (int q = 0; q < R; q++) {
+            const V x = ck[i + q];
+            s[q] -= x * l0;
+            t[q] -= x * l1;
+        }
+    }
+    for (int q = 0; q < R; q++) {
+        cj[i + q] = s[q];
+        cj1[i + q] = t[q];
+    }
 }
 
-/* A = L L^T in every lane, L in the lower triangle (the strict upper one untouched). info[l]:
+/* Column j from its sums: the pivot checked, its square root, the rows below scaled. */
+MINV_INLINE void FN(potrf_finish)(int64_t n, V *cj, int64_t j, M *failed, int64_t *info) {
+    const V d = cj[j];
+    const M ok = d > 0;
+    FN(record)(~ok, failed, j, info);
+    const V l = FN(vsqrt)(FN(blend)(ok, d, FN(splat)(1))), inv = 1 / l;
+    cj[j] = l;
+    for (int64_t r = j + 1; r < n; r++) cj[r] *= inv;
+}
+
+/* A = L L^T in every lane, L in the lower triangle (the strict upper one is work space). info[l]:
  * 0, or the 1-based column whose pivot is not positive (NaN included), as potrf's; min_diag:
- * the smallest diagonal entry of L. */
+ * the smallest diagonal entry of L. Left-looking, two columns at a time from row j (row j of
+ * column j + 1 lies above the diagonal and is not used), four rows a block: eight chains of
+ * FMAs at once, six loads for eight of them. */
 MINV_SIMD_CLONES static void FN(lanes_potrf)(int64_t n, V *c, int64_t *info, double *min_diag) {
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    for (int64_t j = 0; j < n; j++) {
-        V *cj = c + (size_t)j * (size_t)n;
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        V *cj = c + (size_t)j * (size_t)n, *cj1 = cj + n;
         int64_t i = j;
-        for (; i + 8 <= n; i += 8) FN(potrf_rows)(n, c, j, i, 8);
-        switch (n - i) { /* the last rows in one block: their chains run side by side */
-        case 1: FN(potrf_rows)(n, c, j, i, 1); break;
-        case 2: FN(potrf_rows)(n, c, j, i, 2); break;
-        case 3: FN(potrf_rows)(n, c, j, i, 3); break;
-        case 4: FN(potrf_rows)(n, c, j, i, 4); break;
-        case 5: FN(potrf_rows)(n, c, j, i, 5); break;
-        case 6: FN(potrf_rows)(n, c, j, i, 6); break;
-        case 7: FN(potrf_rows)(n, c, j, i, 7); break;
+        for (; i + 4 <= n; i += 4) FN(potrf_rows2)(n, c, j, i, 4);
+        switch (n - i) {
+        case 1: FN(potrf_rows2)(n, c, j, i, 1); break;
+        case 2: FN(potrf_rows2)(n, c, j, i, 2); break;
+        case 3: FN(potrf_rows2)(n, c, j, i, 3); break;
         default: break;
         }
-        const V d = cj[j];
-        const M ok = d > 0;
-        FN(record)(~ok, &failed, j, info);
-        const V l = FN(vsqrt)(FN(blend)(ok, d, FN(splat)(1))), inv = 1 / l;
-        cj[j] = l;
-        for (int64_t r = j + 1; r < n; r++) cj[r] *= inv;
+        FN(potrf_finish)(n, cj, j, &failed, info);
+        const V l = cj[j + 1];
+        for (int64_t r = j + 1; r < n; r++) cj1[r] -= cj[r] * l;
+        FN(potrf_finish)(n, cj1, j + 1, &failed, info);
+    }
+    if (j < n) { /* the last column of an odd order */
+        V *cj = c + (size_t)j * (size_t)n, s = cj[j];
+        for (int64_t k = 0; k < j; k++) s -= c[(size_t)k * (size_t)n + (size_t)j] * c[(size_t)k * (size_t)n + (size_t)j];
+        cj[j] = s;
+        FN(potrf_finish)(n, cj, j, &failed, info);
     }
     FN(min_diagonal)(n, c, min_diag);
 }
