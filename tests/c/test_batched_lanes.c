@@ -286,6 +286,37 @@ static void general_faults(minv_context *ctx) {
             }
 }
 
+/* Ill-conditioned members beside well-conditioned ones: cond 1e10 (double) is inverted, and
+ * the report's least rcond is its; cond 1e18 is singular to working precision: flagged, and
+ * written when no pivot was exactly zero. */
+static void conditioning(minv_context *ctx) {
+    tu_rng rng;
+    tu_seed(&rng, 1904);
+    for (int64_t k = 3; k <= 64; k += 61 / 4)
+        for (int spd = 0; spd <= 1; spd++) {
+            batch t = make(&rng, k, 0, spd);
+            const int64_t m = k % 7, kk = k * k;
+            double *x = malloc(sizeof(double) * (size_t)(kk * NBATCH));
+            minv_status st[NBATCH];
+            minv_batch_report rep;
+            tu_with_cond(&rng, k, 1e10, spd, member(&t, m), k);
+            CHECK_STATUS(call(ctx, 0, MINV_METHOD_AUTO, &t, 0, NBATCH, x, st, &rep), MINV_SUCCESS, ctx);
+            const double rcond = 1 / tu_cond1(k, member(&t, m), k);
+            CHECK(rep.rcond > rcond / (4 * (double)k) && rep.rcond < rcond * 4 * (double)k,
+                  "k %lld spd %d: report rcond %.3g, the member's %.3g", (long long)k, spd, rep.rcond, rcond);
+            tu_with_cond(&rng, k, 1e18, spd, member(&t, m), k);
+            for (int64_t e = 0; e < kk * NBATCH; e++) x[e] = 7;
+            const minv_status s = call(ctx, 0, MINV_METHOD_AUTO, &t, 0, NBATCH, x, st, &rep);
+            CHECK(s == MINV_ERR_SINGULAR && st[m] == MINV_ERR_SINGULAR && rep.failed == 1 && rep.first_failed == m,
+                  "k %lld spd %d cond 1e18: %s, member %s", (long long)k, spd, minv_status_string(s), minv_status_string(st[m]));
+            if (rep.first_info < 0) /* singular to working precision: still written */
+                CHECK(x[m * kk] != 7 && x[m * kk + kk - 1] != 7, "k %lld: the near-singular member was not written", (long long)k);
+            free(x);
+            free(t.a);
+            free(t.b);
+        }
+}
+
 int main(void) {
     minv_options o;
     minv_options_default(&o);
@@ -296,6 +327,7 @@ int main(void) {
     orders(ctx);
     faults(ctx);
     general_faults(ctx);
+    conditioning(ctx);
     minv_destroy(ctx);
     return tu_finish("test_batched_lanes");
 }
