@@ -303,52 +303,95 @@ MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *inf
         }
 }
 
-/* A = A^-1 in every lane by Gauss-Jordan with partial pivoting (small_gauss_jordan's steps:
- * row interchanges, undone on the columns at the end). f: n vectors of work, perm: n x LANES.
- * info[l]: 0, or the 1-based column with no nonzero pivot. */
+/* One Gauss-Jordan step on pivot k (small_gauss_jordan's): the pivot row chosen and swapped
+ * in, column k replaced by e_k, then row k over the pivot and eliminated from the others. */
+MINV_INLINE void FN(gj_one)(int64_t n, V *c, V *f, int *perm, int64_t k, M *failed, int64_t *info) {
+    V *ck = c + (size_t)k * (size_t)n;
+    int *p = perm + (size_t)k * LANES;
+    FN(pivot_rows)(n, ck, k, p);
+    FN(swap_rows)(n, n, c, k, p);
+    const V d = ck[k];
+    const M zero = d == 0;
+    FN(record)(zero, failed, k, info);
+    const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+    for (int64_t i = 0; i < n; i++) {
+        f[i] = ck[i]; /* the multipliers; none for the pivot row */
+        ck[i] = (V){0};
+    }
+    f[k] = (V){0};
+    ck[k] = FN(splat)(1);
+    for (int64_t j = 0; j < n; j++) {
+        V *cj = c + (size_t)j * (size_t)n;
+        const V t = cj[k] * inv;
+        cj[k] = t;
+        for (int64_t i = 0; i < n; i++) cj[i] -= f[i] * t;
+    }
+}
+
+/* A = A^-1 in every lane by Gauss-Jordan with partial pivoting: small_gauss_jordan's steps
+ * (row interchanges, undone on the columns at the end), the same operations in the same order,
+ * two steps a pass: with f column k and g column k + 1 after step k (its pivot row found and
+ * swapped in, which commutes with step k's row operations), every other column takes both
+ * steps' updates with one load and store of each entry (one step alone is bound by the
+ * stores). f: 2n vectors of work, perm: n x LANES. info[l]: 0, or the 1-based column with no
+ * nonzero pivot. */
 MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, V *f, int *perm, int64_t *info) {
+    V *g = f + n;
+    T *fe = (T *)f;
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    for (int64_t k = 0; k < n; k++) {
-        V *ck = c + (size_t)k * (size_t)n;
-        int *p = perm + (size_t)k * LANES;
+    int64_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        V *ck = c + (size_t)k * (size_t)n, *ck1 = ck + n;
+        int *p = perm + (size_t)k * LANES, *p1 = p + LANES;
         FN(pivot_rows)(n, ck, k, p);
         FN(swap_rows)(n, n, c, k, p);
         const V d = ck[k];
         const M zero = d == 0;
         FN(record)(zero, &failed, k, info);
         const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
-        for (int64_t i = 0; i < n; i++) {
-            f[i] = ck[i]; /* the multipliers; none for the pivot row */
-            ck[i] = (V){0};
-        }
-        f[k] = (V){0};
-        ck[k] = FN(splat)(1);
-        int64_t j = 0;
-        for (; j + 2 <= n; j += 2) { /* row k over the pivot, then eliminated from the others */
-            V *c0 = c + (size_t)j * (size_t)n, *c1 = c0 + n;
-            const V t0 = c0[k] * inv, t1 = c1[k] * inv;
-            c0[k] = t0;
-            c1[k] = t1;
-            for (int64_t i = 0; i < n; i++) {
-                const V fi = f[i];
-                c0[i] -= fi * t0;
-                c1[i] -= fi * t1;
+        for (int64_t i = 0; i < n; i++) f[i] = ck[i];
+        const V t1 = ck1[k] * inv; /* column k + 1 through step k */
+        for (int64_t i = 0; i < n; i++) ck1[i] -= f[i] * t1;
+        ck1[k] = t1;
+        FN(pivot_rows)(n, ck1, k + 1, p1);
+        FN(swap_rows)(n, n, c, k + 1, p1);
+        for (int l = 0; l < LANES; l++)
+            if (p1[l] != k + 1) {
+                const T t = fe[(size_t)(k + 1) * LANES + (size_t)l];
+                fe[(size_t)(k + 1) * LANES + (size_t)l] = fe[(size_t)p1[l] * LANES + (size_t)l];
+                fe[(size_t)p1[l] * LANES + (size_t)l] = t;
             }
+        for (int64_t i = 0; i < n; i++) g[i] = ck1[i];
+        const V d2 = g[k + 1];
+        const M zero2 = d2 == 0;
+        FN(record)(zero2, &failed, k + 1, info);
+        const V inv2 = 1 / FN(blend)(zero2, FN(splat)(1), d2);
+        const V fk1 = f[k + 1], gk = g[k];
+        f[k] = f[k + 1] = g[k] = g[k + 1] = (V){0}; /* rows k and k + 1 are written after */
+        for (int64_t j = 0; j < n; j++) {
+            if (j == k || j == k + 1) continue;
+            V *cj = c + (size_t)j * (size_t)n;
+            const V t = cj[k] * inv, t2 = (cj[k + 1] - fk1 * t) * inv2;
+            for (int64_t i = 0; i < n; i++) cj[i] = (cj[i] - f[i] * t) - g[i] * t2;
+            cj[k] = t - gk * t2;
+            cj[k + 1] = t2;
         }
-        if (j < n) {
-            V *c0 = c + (size_t)j * (size_t)n;
-            const V t0 = c0[k] * inv;
-            c0[k] = t0;
-            for (int64_t i = 0; i < n; i++) c0[i] -= f[i] * t0;
-        }
+        const V t2k = ((V){0} - fk1 * inv) * inv2; /* column k: e_k through both steps */
+        for (int64_t i = 0; i < n; i++) ck[i] = ((V){0} - f[i] * inv) - g[i] * t2k;
+        ck[k] = inv - gk * t2k;
+        ck[k + 1] = t2k;
+        for (int64_t i = 0; i < n; i++) ck1[i] = (V){0} - g[i] * inv2; /* column k + 1: e_(k + 1) through step k + 1 */
+        ck1[k] = (V){0} - gk * inv2;
+        ck1[k + 1] = inv2;
     }
+    if (k < n) FN(gj_one)(n, c, f, perm, k, &failed, info);
     T *e = (T *)c;
-    for (int64_t k = n - 1; k >= 0; k--) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
+    for (int64_t s = n - 1; s >= 0; s--) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
         for (int l = 0; l < LANES; l++) {
-            const int p = perm[(size_t)k * LANES + l];
-            if (p == k) continue;
-            T *ck = e + (size_t)k * (size_t)n * LANES + l, *cp = e + (size_t)p * (size_t)n * LANES + l;
+            const int p = perm[(size_t)s * LANES + l];
+            if (p == s) continue;
+            T *ck = e + (size_t)s * (size_t)n * LANES + l, *cp = e + (size_t)p * (size_t)n * LANES + l;
             for (int64_t i = 0; i < n; i++) {
                 const T t = ck[(size_t)i * LANES];
                 ck[(size_t)i * LANES] = cp[(size_t)i * LANES];
