@@ -173,37 +173,89 @@ MINV_INLINE void FN(pivot_rows)(int64_t n, const V *cj, int64_t from, int *p) {
     for (int l = 0; l < LANES; l++) p[l] = (int)at[l];
 }
 
+/* Rows i .. i + R - 1 of columns j .. j + C - 1 of the left-looking LU, through the columns
+ * left of j (or, above the diagonal, left of i, then the unit triangle of L's rows i .. i + R -
+ * 1: U's entries): the sums in registers, each entry of L loaded once for the C columns, the
+ * terms subtracted in the order the right-looking form subtracts them. */
+MINV_INLINE void FN(getrf_rows)(int64_t n, V *c, int64_t j, int64_t i, const int R, const int C, const int upper) {
+    V s[4][2];
+    V *cj = c + (size_t)j * (size_t)n;
+    for (int q = 0; q < R; q++)
+        for (int b = 0; b < C; b++) s[q][b] = cj[(size_t)b * (size_t)n + (size_t)(i + q)];
+    const int64_t kmax = upper ? i : j;
+    for (int64_t k = 0; k < kmax; k++) {
+        const V *ck = c + (size_t)k * (size_t)n;
+        V u[2];
+        for (int b = 0; b < C; b++) u[b] = cj[(size_t)b * (size_t)n + (size_t)k];
+        for (int q = 0; q < R; q++) {
+            const V x = ck[i + q];
+            for (int b = 0; b < C; b++) s[q][b] -= x * u[b];
+        }
+    }
+    if (upper)
+        for (int q = 1; q < R; q++)
+            for (int r = 0; r < q; r++) {
+                const V x = c[(size_t)(i + r) * (size_t)n + (size_t)(i + q)];
+                for (int b = 0; b < C; b++) s[q][b] -= x * s[r][b];
+            }
+    for (int q = 0; q < R; q++)
+        for (int b = 0; b < C; b++) cj[(size_t)b * (size_t)n + (size_t)(i + q)] = s[q][b];
+}
+
+/* Columns j .. j + C - 1 through the columns left of j: U's entries above row j, the sums from
+ * row j down; four rows a block. */
+MINV_INLINE void FN(getrf_columns)(int64_t n, V *c, int64_t j, const int C) {
+    int64_t i = 0;
+    for (; i + 4 <= j; i += 4) FN(getrf_rows)(n, c, j, i, 4, C, 1);
+    switch (j - i) {
+    case 1: FN(getrf_rows)(n, c, j, i, 1, C, 1); break;
+    case 2: FN(getrf_rows)(n, c, j, i, 2, C, 1); break;
+    case 3: FN(getrf_rows)(n, c, j, i, 3, C, 1); break;
+    default: break;
+    }
+    for (i = j; i + 4 <= n; i += 4) FN(getrf_rows)(n, c, j, i, 4, C, 0);
+    switch (n - i) {
+    case 1: FN(getrf_rows)(n, c, j, i, 1, C, 0); break;
+    case 2: FN(getrf_rows)(n, c, j, i, 2, C, 0); break;
+    case 3: FN(getrf_rows)(n, c, j, i, 3, C, 0); break;
+    default: break;
+    }
+}
+
+/* Column j's pivot (getf2's: the first largest |a_ij|, i >= j) swapped in across the whole row,
+ * then the multipliers below it. */
+MINV_INLINE void FN(getrf_pivot)(int64_t n, V *c, int64_t j, int *ipiv, M *failed, int64_t *info) {
+    V *cj = c + (size_t)j * (size_t)n;
+    int *p = ipiv + (size_t)j * LANES;
+    FN(pivot_rows)(n, cj, j, p);
+    FN(swap_rows)(n, n, c, j, p);
+    const V d = cj[j];
+    const M zero = d == 0;
+    FN(record)(zero, failed, j, info);
+    const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+    for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
+}
+
 /* P A = L U in every lane with partial pivoting; ipiv: n x LANES, 0-based, row j of lane l
  * swapped with ipiv[j * LANES + l]. info[l]: 0, or the 1-based column with no nonzero pivot;
- * min_diag: the smallest |U(j, j)|. */
+ * min_diag: the smallest |U(j, j)|. Left-looking (Crout), two columns at a time: the entries
+ * of a column are sums kept in registers, where the right-looking form loads and stores the
+ * trailing matrix at every step; the pivots and the rounding are getf2's. */
 MINV_SIMD_CLONES static void FN(lanes_getrf)(int64_t n, V *c, int *ipiv, int64_t *info, double *min_diag) {
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    for (int64_t j = 0; j < n; j++) {
-        V *cj = c + (size_t)j * (size_t)n;
-        int *p = ipiv + (size_t)j * LANES;
-        FN(pivot_rows)(n, cj, j, p);
-        FN(swap_rows)(n, n, c, j, p);
-        const V d = cj[j];
-        const M zero = d == 0;
-        FN(record)(zero, &failed, j, info);
-        const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
-        for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
-        int64_t k = j + 1;
-        for (; k + 2 <= n; k += 2) { /* two columns a pass: each multiplier loaded once for both */
-            V *c0 = c + (size_t)k * (size_t)n, *c1 = c0 + n;
-            const V u0 = c0[j], u1 = c1[j];
-            for (int64_t i = j + 1; i < n; i++) {
-                const V l = cj[i];
-                c0[i] -= u0 * l;
-                c1[i] -= u1 * l;
-            }
-        }
-        if (k < n) {
-            V *c0 = c + (size_t)k * (size_t)n;
-            const V u0 = c0[j];
-            for (int64_t i = j + 1; i < n; i++) c0[i] -= u0 * cj[i];
-        }
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        FN(getrf_columns)(n, c, j, 2);
+        FN(getrf_pivot)(n, c, j, ipiv, &failed, info);
+        V *cj = c + (size_t)j * (size_t)n, *cj1 = cj + n;
+        const V u = cj1[j]; /* column j + 1 through column j */
+        for (int64_t i = j + 1; i < n; i++) cj1[i] -= cj[i] * u;
+        FN(getrf_pivot)(n, c, j + 1, ipiv, &failed, info);
+    }
+    if (j < n) {
+        FN(getrf_columns)(n, c, j, 1);
+        FN(getrf_pivot)(n, c, j, ipiv, &failed, info);
     }
     FN(min_diagonal)(n, c, min_diag);
 }
