@@ -121,27 +121,65 @@ MINV_SIMD_CLONES static void FN(lanes_potrf)(int64_t n, V *c, int64_t *info, dou
     FN(min_diagonal)(n, c, min_diag);
 }
 
-/* B = A^-1 B from lanes_potrf's L, nrhs columns of n vectors: L y = b down the columns of L,
- * then L^T x = y by dot products with them, two sums apart. */
-MINV_SIMD_CLONES static void FN(lanes_potrs)(int64_t n, int64_t nrhs, const V *c, V *b) {
-    for (int64_t r = 0; r < nrhs; r++) {
-        V *x = b + (size_t)r * (size_t)n;
-        for (int64_t j = 0; j < n; j++) {
-            const V *cj = c + (size_t)j * (size_t)n, xj = x[j] / cj[j];
-            x[j] = xj;
-            for (int64_t i = j + 1; i < n; i++) x[i] -= cj[i] * xj;
+/* Rows i .. i + R - 1 of C columns of L y = b (from the top) or L^T x = y (from the bottom,
+ * rows i - R + 1 .. i): the solved rows' terms summed in registers, each entry of L loaded once
+ * for the C columns, then the R x R triangle. */
+MINV_INLINE void FN(potrs_rows)(int64_t n, const V *c, V *b, int64_t i, const int R, const int C, const int up) {
+    V s[4][2];
+    for (int q = 0; q < R; q++)
+        for (int r = 0; r < C; r++) s[q][r] = b[(size_t)r * (size_t)n + (size_t)(up ? i - q : i + q)];
+    if (!up) {
+        for (int64_t k = 0; k < i; k++) {
+            const V *ck = c + (size_t)k * (size_t)n;
+            for (int q = 0; q < R; q++)
+                for (int r = 0; r < C; r++) s[q][r] -= ck[i + q] * b[(size_t)r * (size_t)n + (size_t)k];
         }
-        for (int64_t j = n - 1; j >= 0; j--) {
-            const V *cj = c + (size_t)j * (size_t)n;
-            V s0 = x[j], s1 = {0};
-            int64_t i = j + 1;
-            for (; i + 2 <= n; i += 2) {
-                s0 -= cj[i] * x[i];
-                s1 -= cj[i + 1] * x[i + 1];
+        for (int q = 0; q < R; q++) {
+            const V *cq = c + (size_t)(i + q) * (size_t)n;
+            for (int r = 0; r < C; r++) {
+                for (int p = 0; p < q; p++) s[q][r] -= c[(size_t)(i + p) * (size_t)n + (size_t)(i + q)] * s[p][r];
+                s[q][r] /= cq[i + q];
             }
-            if (i < n) s0 -= cj[i] * x[i];
-            x[j] = (s0 + s1) / cj[j];
         }
+    } else {
+        for (int64_t k = n - 1; k > i; k--)
+            for (int q = 0; q < R; q++) {
+                const V l = c[(size_t)(i - q) * (size_t)n + (size_t)k];
+                for (int r = 0; r < C; r++) s[q][r] -= l * b[(size_t)r * (size_t)n + (size_t)k];
+            }
+        for (int q = 0; q < R; q++) {
+            const V *cq = c + (size_t)(i - q) * (size_t)n;
+            for (int r = 0; r < C; r++) {
+                for (int p = 0; p < q; p++) s[q][r] -= cq[i - p] * s[p][r];
+                s[q][r] /= cq[i - q];
+            }
+        }
+    }
+    for (int q = 0; q < R; q++)
+        for (int r = 0; r < C; r++) b[(size_t)r * (size_t)n + (size_t)(up ? i - q : i + q)] = s[q][r];
+}
+
+/* One sweep of potrs over C columns at b, four rows a block. */
+MINV_INLINE void FN(potrs_sweep)(int64_t n, const V *c, V *b, const int C, const int up) {
+    int64_t done = 0;
+    for (; done + 4 <= n; done += 4) FN(potrs_rows)(n, c, b, up ? n - 1 - done : done, 4, C, up);
+    const int64_t i = up ? n - 1 - done : done;
+    switch (n - done) {
+    case 1: FN(potrs_rows)(n, c, b, i, 1, C, up); break;
+    case 2: FN(potrs_rows)(n, c, b, i, 2, C, up); break;
+    case 3: FN(potrs_rows)(n, c, b, i, 3, C, up); break;
+    default: break;
+    }
+}
+
+/* B = A^-1 B from lanes_potrf's L, nrhs columns of n vectors: L y = b, then L^T x = y, both as
+ * sums over the rows solved (in registers; L^T's rows are L's columns), two columns of B a
+ * pass. */
+MINV_SIMD_CLONES static void FN(lanes_potrs)(int64_t n, int64_t nrhs, const V *c, V *b) {
+    for (int up = 0; up <= 1; up++) {
+        int64_t r = 0;
+        for (; r + 2 <= nrhs; r += 2) FN(potrs_sweep)(n, c, b + (size_t)r * (size_t)n, 2, up);
+        if (r < nrhs) FN(potrs_sweep)(n, c, b + (size_t)r * (size_t)n, 1, up);
     }
 }
 
