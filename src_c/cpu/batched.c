@@ -406,7 +406,7 @@ static int lanes_alloc(lanes_scratch *g, minv_dtype t, int64_t n, int64_t nrhs) 
     g->b = alloc32(nn * cols * vec);
     g->u = alloc32(nn * cols * vec);
     g->f = alloc32(2 * nn * vec);
-    g->rowabs = alloc32(nn * wide);
+    g->rowabs = alloc32(2 * nn * wide);
     g->av = alloc32(nn * MINV_PROBES * wide);
     g->y = alloc32(nn * MINV_PROBES * wide);
     g->bsums = malloc(cols * MINV_LANES_MAX * sizeof(double));
@@ -610,6 +610,8 @@ static void lanes_solve(const job *jb, const int64_t *mem, int64_t n, const int 
 static void run_lanes(const job *jb, const int64_t *mem, int64_t n, scratch *w, lanes_scratch *g) {
     const minv_dtype tc = jb->tc;
     const int lanes = minv_lanes(tc);
+    const int symmetry = jb->method == MINV_METHOD_AUTO || jb->method == MINV_METHOD_CHOLESKY;
+    minv_lanes_checks ck;
     int full = jb->a->dtype == tc && !jb->a->index;
     for (int l = 0; l < lanes; l++) full &= mem[l] >= 0;
     if (full) { /* whole vectors of every member at a time */
@@ -620,15 +622,14 @@ static void run_lanes(const job *jb, const int64_t *mem, int64_t n, scratch *w, 
             src[l] = mm.data;
             lds[l] = mm.ld;
         }
-        minv_lanes_pack_all(tc, n, n, src, lds, g->a0);
+        minv_lanes_pack_scan(tc, n, src, lds, g->a0, symmetry, g->rowabs, &ck);
     } else {
         for (int l = 0; l < lanes; l++) {
             if (mem[l] >= 0) lanes_gather(jb->a, mem[l], tc, n, n, l, g->a0, w->s);
             else minv_lanes_fill(tc, n, n, l, g->a0);
         }
+        minv_lanes_scan(tc, n, g->a0, symmetry, g->rowabs, &ck);
     }
-    minv_lanes_checks ck;
-    minv_lanes_scan(tc, n, g->a0, jb->method == MINV_METHOD_AUTO || jb->method == MINV_METHOD_CHOLESKY, g->rowabs, &ck);
     int path[MINV_LANES_MAX];
     for (int l = 0; l < lanes; l++)
         path[l] = mem[l] < 0 ? -1 : member_path(jb, mem[l], ck.bad_col[l], ck.asym[l], ck.max_abs[l], ck.diag_positive[l]);

@@ -29,10 +29,15 @@ void minv_lanes_pack(minv_dtype t, int64_t n, int64_t cols, const void *s, int64
 
 /* Four double members at once: four rows of a column from each, transposed in registers into
  * four interleaved vectors, so that the members are read and the group written whole vectors
- * at a time. */
-MINV_SIMD_CLONES static void pack4_d(int64_t n, int64_t cols, const double *const *s, const int64_t *lds, double *c) {
+ * at a time; each column checked while it is at hand (lanes_t.h's checks). */
+MINV_SIMD_CLONES static void pack4_d(int64_t n, const double *const *s, const int64_t *lds, double *c, int symmetry,
+                                     vecd_d *rowabs, minv_lanes_checks *o) {
     const int64_t top = n / 4 * 4;
-    for (int64_t j = 0; j < cols; j++) {
+    vecd_d largest = {0}, norm1 = {0};
+    maskd_d positive = (maskd_d){0} - 1;
+    for (int l = 0; l < 4; l++) o->bad_col[l] = -1;
+    for (int64_t i = 0; i < n; i++) rowabs[i] = (vecd_d){0};
+    for (int64_t j = 0; j < n; j++) {
         const double *s0 = s[0] + (size_t)j * (size_t)lds[0], *s1 = s[1] + (size_t)j * (size_t)lds[1];
         const double *s2 = s[2] + (size_t)j * (size_t)lds[2], *s3 = s[3] + (size_t)j * (size_t)lds[3];
         double *cj = c + (size_t)j * (size_t)n * 4;
@@ -48,15 +53,19 @@ MINV_SIMD_CLONES static void pack4_d(int64_t n, int64_t cols, const double *cons
             cj[i * 4 + 2] = s2[i];
             cj[i * 4 + 3] = s3[i];
         }
+        check_column_d(n, j, (const vecd_d *)cj, rowabs, &norm1, &largest, &positive, o);
     }
+    check_finish_d(n, (const vec_d *)c, symmetry, rowabs, norm1, largest, positive, o);
 }
 
-void minv_lanes_pack_all(minv_dtype t, int64_t n, int64_t cols, const void *const *s, const int64_t *lds, void *c) {
+void minv_lanes_pack_scan(minv_dtype t, int64_t n, const void *const *s, const int64_t *lds, void *c, int symmetry,
+                          double *rowabs, minv_lanes_checks *o) {
     if (t == MINV_R64) {
-        pack4_d(n, cols, (const double *const *)s, lds, c);
+        pack4_d(n, (const double *const *)s, lds, c, symmetry, (void *)rowabs, o);
         return;
     }
-    for (int l = 0; l < minv_lanes(t); l++) lanes_pack_s(n, cols, s[l], lds[l], l, c);
+    for (int l = 0; l < minv_lanes(t); l++) lanes_pack_s(n, n, s[l], lds[l], l, c);
+    minv_lanes_scan(t, n, c, symmetry, rowabs, o);
 }
 
 void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int l, void *s, int64_t lds) {

@@ -21,21 +21,23 @@ enum { MINV_LANES_MAX = 8 };
 void minv_lanes_pack(minv_dtype t, int64_t n, int64_t cols, const void *s, int64_t lds, int l, void *c);
 void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int l, void *s, int64_t lds);
 void minv_lanes_fill(minv_dtype t, int64_t n, int64_t cols, int l, void *c);
-/* Every lane at once: s[l] with leading dimension lds[l] into lane l. */
-void minv_lanes_pack_all(minv_dtype t, int64_t n, int64_t cols, const void *const *s, const int64_t *lds, void *c);
 
 /* Vectors of doubles, one a lane: what the checks and residuals sum in (32 bytes a lane for
  * either type). Lane l of vector i of such an array is element i * lanes + l. */
 static inline size_t minv_lanes_wide_bytes(minv_dtype t) { return 8 * (size_t)minv_lanes(t); }
 
 /* Each lane's checks of a member (one pass, in double): bad_col the first column with a NaN
- * or Inf (-1: none); the rest as batched.c's scan. rowabs: n wide vectors of work. */
+ * or Inf (-1: none); the rest as batched.c's scan. rowabs: 2n wide vectors of work. */
 typedef struct {
     int64_t bad_col[MINV_LANES_MAX];
     double anorm_inf[MINV_LANES_MAX], anorm_1[MINV_LANES_MAX], asym[MINV_LANES_MAX], max_abs[MINV_LANES_MAX];
     int diag_positive[MINV_LANES_MAX];
 } minv_lanes_checks;
 void minv_lanes_scan(minv_dtype t, int64_t n, const void *c, int symmetry, double *rowabs, minv_lanes_checks *o);
+/* Every lane at once, n x n: s[l] with leading dimension lds[l] into lane l, and the checks
+ * made on the way. */
+void minv_lanes_pack_scan(minv_dtype t, int64_t n, const void *const *s, const int64_t *lds, void *c, int symmetry,
+                          double *rowabs, minv_lanes_checks *o);
 /* av(:, p) = A v(:, p) for `probes` vectors v (n x probes doubles, the same for every lane);
  * av: n x probes wide vectors. */
 void minv_lanes_probes(minv_dtype t, int64_t n, const void *c, const double *v, int probes, double *av);

@@ -507,31 +507,30 @@ static void FN(lanes_unpack)(int64_t n, int64_t cols, const T *c, int l, T *s, i
     }
 }
 
-/* Each lane's checks in one pass, in double (batched.c's scan for one member): the first
- * column holding a NaN or Inf, the norms, the largest |a_ij|, whether the diagonal is positive,
- * and with `symmetry` the largest |a_ij - a_ji| over the contiguous vectors of the mirror.
- * rowabs: n vectors of work. */
-MINV_SIMD_CLONES static void FN(lanes_scan)(int64_t n, const V *c, int symmetry, VD *rowabs, minv_lanes_checks *o) {
-    VD largest = {0}, norm1 = {0}, asym = {0};
-    M positive = (M){0} - 1;
-    for (int l = 0; l < LANES; l++) o->bad_col[l] = -1;
-    for (int64_t i = 0; i < n; i++) rowabs[i] = (VD){0};
-    for (int64_t j = 0; j < n; j++) {
-        const V *cj = c + (size_t)j * (size_t)n;
-        VD colsum = {0}, nonfinite = {0};
-        for (int64_t i = 0; i < n; i++) {
-            const VD v = FN(wide)(cj[i]), av = FN(wabs)(v);
-            rowabs[i] += av;
-            colsum += av;
-            largest = FN(wmax)(av, largest);
-            nonfinite += v * 0; /* NaN once an entry is NaN or Inf */
-        }
-        for (int l = 0; l < LANES; l++)
-            if (nonfinite[l] != 0 && o->bad_col[l] < 0) o->bad_col[l] = j;
-        norm1 = FN(wmax)(colsum, norm1);
-        positive &= cj[j] > 0;
+/* Column j's part of the checks, its n vectors in double at v (the row sums of |a_ij| in
+ * rowabs; the column's, the largest entry, the non-finite sum and the diagonal's sign kept in
+ * the lanes of *colmax, *largest, *positive; the first bad column in o). */
+MINV_INLINE void FN(check_column)(int64_t n, int64_t j, const VD *v, VD *rowabs, VD *norm1, VD *largest, MD *positive,
+                                  minv_lanes_checks *o) {
+    VD colsum = {0}, nonfinite = {0};
+    for (int64_t i = 0; i < n; i++) {
+        const VD av = FN(wabs)(v[i]);
+        rowabs[i] += av;
+        colsum += av;
+        *largest = FN(wmax)(av, *largest);
+        nonfinite += v[i] * 0; /* NaN once an entry is NaN or Inf */
     }
-    VD norminf = {0};
+    for (int l = 0; l < LANES; l++)
+        if (nonfinite[l] != 0 && o->bad_col[l] < 0) o->bad_col[l] = j;
+    *norm1 = FN(wmax)(colsum, *norm1);
+    *positive &= v[j] > 0;
+}
+
+/* The checks' results from their sums, and with `symmetry` the largest |a_ij - a_ji| over
+ * the contiguous vectors of the mirror. */
+MINV_INLINE void FN(check_finish)(int64_t n, const V *c, int symmetry, const VD *rowabs, VD norm1, VD largest, MD positive,
+                                  minv_lanes_checks *o) {
+    VD norminf = {0}, asym = {0};
     for (int64_t i = 0; i < n; i++) norminf = FN(wmax)(rowabs[i], norminf);
     if (symmetry)
         for (int64_t j = 0; j < n; j++)
@@ -544,6 +543,21 @@ MINV_SIMD_CLONES static void FN(lanes_scan)(int64_t n, const V *c, int symmetry,
         o->asym[l] = asym[l];
         o->diag_positive[l] = positive[l] != 0;
     }
+}
+
+/* Each lane's checks, in double (batched.c's scan for one member): the first column holding a
+ * NaN or Inf, the norms, the largest |a_ij|, whether the diagonal is positive, and with
+ * `symmetry` the asymmetry. rowabs: n + n wide vectors of work. */
+MINV_SIMD_CLONES static void FN(lanes_scan)(int64_t n, const V *c, int symmetry, VD *rowabs, minv_lanes_checks *o) {
+    VD largest = {0}, norm1 = {0}, *v = rowabs + n;
+    MD positive = (MD){0} - 1;
+    for (int l = 0; l < LANES; l++) o->bad_col[l] = -1;
+    for (int64_t i = 0; i < n; i++) rowabs[i] = (VD){0};
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < n; i++) v[i] = FN(wide)(c[(size_t)j * (size_t)n + (size_t)i]);
+        FN(check_column)(n, j, v, rowabs, &norm1, &largest, &positive, o);
+    }
+    FN(check_finish)(n, c, symmetry, rowabs, norm1, largest, positive, o);
 }
 
 /* av(:, p) = A v(:, p) in double for `probes` vectors v (n x probes, the same for every lane). */
