@@ -1,4 +1,5 @@
 /* Kernels on interleaved groups of small members (lanes.h), in both precisions. */
+#include <float.h>
 #include <math.h>
 
 #include "lanes.h"

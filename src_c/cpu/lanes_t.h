@@ -512,16 +512,31 @@ static void FN(lanes_unpack)(int64_t n, int64_t cols, const T *c, int l, T *s, i
  * the lanes of *colmax, *largest, *positive; the first bad column in o). */
 MINV_INLINE void FN(check_column)(int64_t n, int64_t j, const VD *v, VD *rowabs, VD *norm1, VD *largest, MD *positive,
                                   minv_lanes_checks *o) {
-    VD colsum = {0}, nonfinite = {0};
-    for (int64_t i = 0; i < n; i++) {
+    VD sum[4] = {{0}}, big[4] = {{0}}; /* four chains apart: one would wait on each add */
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int q = 0; q < 4; q++) {
+            const VD av = FN(wabs)(v[i + q]);
+            rowabs[i + q] += av;
+            sum[q] += av;
+            big[q] = FN(wmax)(av, big[q]);
+        }
+    for (; i < n; i++) {
         const VD av = FN(wabs)(v[i]);
         rowabs[i] += av;
-        colsum += av;
-        *largest = FN(wmax)(av, *largest);
-        nonfinite += v[i] * 0; /* NaN once an entry is NaN or Inf */
+        sum[0] += av;
+        big[0] = FN(wmax)(av, big[0]);
     }
+    const VD colsum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    *largest = FN(wmax)(FN(wmax)(FN(wmax)(big[0], big[1]), FN(wmax)(big[2], big[3])), *largest);
+    /* a NaN or Inf makes the column's sum so; so may an overflow of finite entries, which the
+     * entries themselves then tell apart */
     for (int l = 0; l < LANES; l++)
-        if (nonfinite[l] != 0 && o->bad_col[l] < 0) o->bad_col[l] = j;
+        if (!(colsum[l] <= DBL_MAX) && o->bad_col[l] < 0) {
+            double nonfinite = 0;
+            for (int64_t r = 0; r < n; r++) nonfinite += v[r][l] * 0;
+            if (nonfinite != 0) o->bad_col[l] = j;
+        }
     *norm1 = FN(wmax)(colsum, *norm1);
     *positive &= v[j] > 0;
 }
