@@ -58,7 +58,7 @@ MINV_INLINE void FN(min_diagonal)(int64_t n, const V *c, double *out) {
 /* Rows i .. i + R - 1 of columns j and j + 1 together: each L(i, k) loaded once for both
  * columns' sums (the k = j term of column j + 1 is left for after column j is done). */
 MINV_INLINE void FN(potrf_rows2)(int64_t n, V *c, int64_t j, int64_t i, const int R) {
-    V s[4], t[4];
+    V s[6], t[6];
     V *cj = c + (size_t)j * (size_t)n, *cj1 = cj + n;
     for (int q = 0; q < R; q++) {
         s[q] = cj[i + q];
@@ -91,8 +91,8 @@ MINV_INLINE void FN(potrf_finish)(int64_t n, V *cj, int64_t j, M *failed, int64_
 /* A = L L^T in every lane, L in the lower triangle (the strict upper one is work space). info[l]:
  * 0, or the 1-based column whose pivot is not positive (NaN included), as potrf's; min_diag:
  * the smallest diagonal entry of L. Left-looking, two columns at a time from row j (row j of
- * column j + 1 lies above the diagonal and is not used), four rows a block: eight chains of
- * FMAs at once, six loads for eight of them. */
+ * column j + 1 lies above the diagonal and is not used), six rows a block: twelve chains of
+ * FMAs at once (enough to cover their latency), eight loads for twelve of them. */
 MINV_SIMD_CLONES static void FN(lanes_potrf)(int64_t n, V *c, int64_t *info, double *min_diag) {
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
@@ -100,11 +100,13 @@ MINV_SIMD_CLONES static void FN(lanes_potrf)(int64_t n, V *c, int64_t *info, dou
     for (; j + 2 <= n; j += 2) {
         V *cj = c + (size_t)j * (size_t)n, *cj1 = cj + n;
         int64_t i = j;
-        for (; i + 4 <= n; i += 4) FN(potrf_rows2)(n, c, j, i, 4);
+        for (; i + 6 <= n; i += 6) FN(potrf_rows2)(n, c, j, i, 6);
         switch (n - i) {
         case 1: FN(potrf_rows2)(n, c, j, i, 1); break;
         case 2: FN(potrf_rows2)(n, c, j, i, 2); break;
         case 3: FN(potrf_rows2)(n, c, j, i, 3); break;
+        case 4: FN(potrf_rows2)(n, c, j, i, 4); break;
+        case 5: FN(potrf_rows2)(n, c, j, i, 5); break;
         default: break;
         }
         FN(potrf_finish)(n, cj, j, &failed, info);
