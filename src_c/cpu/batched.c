@@ -481,6 +481,22 @@ static void lanes_start(minv_dtype t, int64_t n, const int *on, lanes_scratch *g
         if (!on[l]) minv_lanes_fill(t, n, n, l, g->a);
 }
 
+/* Whether the member of a lane whose kernel returned info goes on to its outcome: a failure
+ * sets its status and column, or, on the SPD path under AUTO, marks it for the general pass. */
+static int lane_done(const job *jb, int64_t m, int64_t info, int spd, int *redo) {
+    if (info > 0 && spd && jb->method == MINV_METHOD_AUTO) {
+        *redo = 1;
+        return 0;
+    }
+    if (info > 0) {
+        jb->res->status[m] = spd ? MINV_ERR_NOT_SPD : MINV_ERR_SINGULAR;
+        jb->res->info[m] = info - 1;
+        return 0;
+    }
+    jb->res->spd[m] = (int8_t)spd;
+    return 1;
+}
+
 /* One pass of a group: the inversion of the members mem[l] of the lanes `on`, all of order n
  * on path spd, their outcomes, and their inverses written out; redo[l] = 1 for a member the
  * SPD path refuses under AUTO (the next pass takes it to LU, as the one-member path does). */
@@ -499,17 +515,7 @@ static void lanes_invert(const job *jb, const int64_t *mem, int64_t n, const int
     minv_lanes_times(tc, n, g->a, g->av, mode == 1 ? MINV_PROBES : 0, g->y, g->rowabs);
     for (int l = 0; l < lanes; l++) {
         const int64_t m = mem[l];
-        if (!on[l]) continue;
-        if (info[l] > 0 && spd && jb->method == MINV_METHOD_AUTO) {
-            redo[l] = 1;
-            continue;
-        }
-        if (info[l] > 0) {
-            jb->res->status[m] = spd ? MINV_ERR_NOT_SPD : MINV_ERR_SINGULAR;
-            jb->res->info[m] = info[l] - 1;
-            continue;
-        }
-        jb->res->spd[m] = (int8_t)spd;
+        if (!on[l] || !lane_done(jb, m, info[l], spd, &redo[l])) continue;
         wide_lane(g->rowabs, n, lanes, l, g->col);
         const double xnorm = largest_or_nan(g->col, n);
         jb->res->rcond[m] = 1.0 / (ck->anorm_inf[l] * xnorm);
@@ -576,17 +582,7 @@ static void lanes_solve(const job *jb, const int64_t *mem, int64_t n, const int 
     }
     for (int l = 0; l < lanes; l++) {
         const int64_t m = mem[l];
-        if (!on[l]) continue;
-        if (info[l] > 0 && spd && jb->method == MINV_METHOD_AUTO) {
-            redo[l] = 1;
-            continue;
-        }
-        if (info[l] > 0) {
-            jb->res->status[m] = spd ? MINV_ERR_NOT_SPD : MINV_ERR_SINGULAR;
-            jb->res->info[m] = info[l] - 1;
-            continue;
-        }
-        jb->res->spd[m] = (int8_t)spd;
+        if (!on[l] || !lane_done(jb, m, info[l], spd, &redo[l])) continue;
         /* lower bounds on ||A^-1||_1: the factor's, each column's ||x_j||_1 / ||b_j||_1, Hager's */
         double bound = spd ? 1 / (min_diag[l] * min_diag[l]) : 1 / (min_diag[l] * (double)n);
         for (int64_t j = 0; j <= nrhs; j++) {

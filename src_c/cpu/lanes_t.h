@@ -262,17 +262,22 @@ MINV_INLINE void FN(getrf_columns)(int64_t n, V *c, int64_t j, const int C) {
     }
 }
 
-/* Column j's pivot (getf2's: the first largest |a_ij|, i >= j) swapped in across the whole row,
- * then the multipliers below it. */
-MINV_INLINE void FN(getrf_pivot)(int64_t n, V *c, int64_t j, int *ipiv, M *failed, int64_t *info) {
+/* Column j's pivot row in each lane (getf2's: the first largest |a_ij|, i >= j, into p) swapped
+ * in across the whole row; returns 1 / pivot (1 in a lane whose pivot is zero, recorded). */
+MINV_INLINE V FN(pivot_step)(int64_t n, V *c, int64_t j, int *p, M *failed, int64_t *info) {
     V *cj = c + (size_t)j * (size_t)n;
-    int *p = ipiv + (size_t)j * LANES;
     FN(pivot_rows)(n, cj, j, p);
     FN(swap_rows)(n, n, c, j, p);
     const V d = cj[j];
     const M zero = d == 0;
     FN(record)(zero, failed, j, info);
-    const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+    return 1 / FN(blend)(zero, FN(splat)(1), d);
+}
+
+/* Column j's pivot swapped in, then the multipliers below it. */
+MINV_INLINE void FN(getrf_pivot)(int64_t n, V *c, int64_t j, int *ipiv, M *failed, int64_t *info) {
+    V *cj = c + (size_t)j * (size_t)n;
+    const V inv = FN(pivot_step)(n, c, j, ipiv + (size_t)j * LANES, failed, info);
     for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
 }
 
@@ -399,13 +404,7 @@ MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *inf
  * in, column k replaced by e_k, then row k over the pivot and eliminated from the others. */
 MINV_INLINE void FN(gj_one)(int64_t n, V *c, V *f, int *perm, int64_t k, M *failed, int64_t *info) {
     V *ck = c + (size_t)k * (size_t)n;
-    int *p = perm + (size_t)k * LANES;
-    FN(pivot_rows)(n, ck, k, p);
-    FN(swap_rows)(n, n, c, k, p);
-    const V d = ck[k];
-    const M zero = d == 0;
-    FN(record)(zero, failed, k, info);
-    const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+    const V inv = FN(pivot_step)(n, c, k, perm + (size_t)k * LANES, failed, info);
     for (int64_t i = 0; i < n; i++) {
         f[i] = ck[i]; /* the multipliers; none for the pivot row */
         ck[i] = (V){0};
@@ -435,19 +434,13 @@ MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, V *f, int *
     int64_t k = 0;
     for (; k + 2 <= n; k += 2) {
         V *ck = c + (size_t)k * (size_t)n, *ck1 = ck + n;
-        int *p = perm + (size_t)k * LANES, *p1 = p + LANES;
-        FN(pivot_rows)(n, ck, k, p);
-        FN(swap_rows)(n, n, c, k, p);
-        const V d = ck[k];
-        const M zero = d == 0;
-        FN(record)(zero, &failed, k, info);
-        const V inv = 1 / FN(blend)(zero, FN(splat)(1), d);
+        int *p1 = perm + (size_t)(k + 1) * LANES;
+        const V inv = FN(pivot_step)(n, c, k, perm + (size_t)k * LANES, &failed, info);
         for (int64_t i = 0; i < n; i++) f[i] = ck[i];
         const V t1 = ck1[k] * inv; /* column k + 1 through step k */
         for (int64_t i = 0; i < n; i++) ck1[i] -= f[i] * t1;
         ck1[k] = t1;
-        FN(pivot_rows)(n, ck1, k + 1, p1);
-        FN(swap_rows)(n, n, c, k + 1, p1);
+        const V inv2 = FN(pivot_step)(n, c, k + 1, p1, &failed, info);
         for (int l = 0; l < LANES; l++)
             if (p1[l] != k + 1) {
                 const T t = fe[(size_t)(k + 1) * LANES + (size_t)l];
@@ -455,10 +448,6 @@ MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, V *f, int *
                 fe[(size_t)p1[l] * LANES + (size_t)l] = t;
             }
         for (int64_t i = 0; i < n; i++) g[i] = ck1[i];
-        const V d2 = g[k + 1];
-        const M zero2 = d2 == 0;
-        FN(record)(zero2, &failed, k + 1, info);
-        const V inv2 = 1 / FN(blend)(zero2, FN(splat)(1), d2);
         const V fk1 = f[k + 1], gk = g[k];
         f[k] = f[k + 1] = g[k] = g[k + 1] = (V){0}; /* rows k and k + 1 are written after */
         for (int64_t j = 0; j < n; j++) {
