@@ -46,7 +46,7 @@ static minv_status call(minv_context *ctx, int single, minv_method method, const
     if (!single)
         return t->nrhs ? minv_solve_batched_d(ctx, method, k, t->nrhs, count, a, k, kk, b, k, nb, x, k, nx, st, rep)
                        : minv_invert_batched_d(ctx, method, k, count, a, k, kk, x, k, nx, st, rep);
-    float *af = tu_to_float(k, k * count, a, k, k), *bf = tu_to_float(k, t->nrhs * count + 1, b, k, k);
+    float *af = tu_to_float(k, k * count, a, k, k), *bf = tu_to_float(k, t->nrhs ? t->nrhs * count : 1, b, k, k);
     float *xf = malloc(sizeof(float) * (size_t)(nx * count));
     for (int64_t e = 0; e < nx * count; e++) xf[e] = (float)x[e];
     minv_status s = t->nrhs ? minv_solve_batched_s(ctx, method, k, t->nrhs, count, af, k, kk, bf, k, nb, xf, k, nx, st, rep)
@@ -66,9 +66,9 @@ static double reference(const batch *t, int64_t m, int single, int spd, const do
     const double eps = single ? FLT_EPSILON : DBL_EPSILON;
     double *a = member(t, m), *b = t->b + m * k * t->nrhs, *ar = NULL, *br = NULL;
     if (single) {
-        float *f = tu_to_float(k, k, a, k, k), *g = tu_to_float(k, t->nrhs + 1, b, k, k);
+        float *f = tu_to_float(k, k, a, k, k), *g = tu_to_float(k, t->nrhs ? t->nrhs : 1, b, k, k);
         a = ar = tu_to_double(k, k, f, k);
-        b = br = tu_to_double(k, t->nrhs + 1, g, k);
+        b = br = tu_to_double(k, t->nrhs ? t->nrhs : 1, g, k);
         free(f);
         free(g);
     }
