@@ -1,0 +1,135 @@
+/* Kernels on interleaved groups of small members (lanes.h), in both precisions. */
+#include <float.h>
+#include <math.h>
+
+#include "lanes.h"
+#include "vec4.h"
+
+/* No vector crosses a call (the helpers are always inlined), whatever the clone's target. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define T double
+#define TI long long
+#define FN(name) name##_d
+#include "lanes_t.h"
+#undef T
+#undef TI
+#undef FN
+#define T float
+#define TI int
+#define FN(name) name##_s
+#include "lanes_t.h"
+#undef T
+#undef TI
+#undef FN
+
+void minv_lanes_pack(minv_dtype t, int64_t n, int64_t cols, const void *s, int64_t lds, int l, void *c) {
+    if (t == MINV_R64) lanes_pack_d(n, cols, s, lds, l, c);
+    else lanes_pack_s(n, cols, s, lds, l, c);
+}
+
+/* Four double members at once: four rows of a column from each, transposed in registers into
+ * four interleaved vectors, so that the members are read and the group written whole vectors
+ * at a time; each column checked while it is at hand (lanes_t.h's checks). */
+MINV_SIMD_CLONES static void pack4_d(int64_t n, const double *const *s, const int64_t *lds, double *c, int symmetry,
+                                     vecd_d *rowabs, minv_lanes_checks *o) {
+    const int64_t top = n / 4 * 4;
+    vecd_d largest = {0}, norm1 = {0};
+    maskd_d positive = (maskd_d){0} - 1;
+    for (int l = 0; l < 4; l++) o->bad_col[l] = -1;
+    for (int64_t i = 0; i < n; i++) rowabs[i] = (vecd_d){0};
+    for (int64_t j = 0; j < n; j++) {
+        const double *s0 = s[0] + (size_t)j * (size_t)lds[0], *s1 = s[1] + (size_t)j * (size_t)lds[1];
+        const double *s2 = s[2] + (size_t)j * (size_t)lds[2], *s3 = s[3] + (size_t)j * (size_t)lds[3];
+        double *cj = c + (size_t)j * (size_t)n * 4;
+        for (int64_t i = 0; i < top; i += 4) {
+            const minv_v4_d y[4] = {minv_load4_d(s0 + i), minv_load4_d(s1 + i), minv_load4_d(s2 + i), minv_load4_d(s3 + i)};
+            minv_v4_d t[4];
+            minv_transpose4(y, t);
+            for (int q = 0; q < 4; q++) minv_store4_d(cj + (size_t)(i + q) * 4, t[q]);
+        }
+        for (int64_t i = top; i < n; i++) {
+            cj[i * 4] = s0[i];
+            cj[i * 4 + 1] = s1[i];
+            cj[i * 4 + 2] = s2[i];
+            cj[i * 4 + 3] = s3[i];
+        }
+        check_column_d(n, j, (const vecd_d *)cj, rowabs, &norm1, &largest, &positive, o);
+    }
+    check_finish_d(n, (const vec_d *)c, symmetry, rowabs, norm1, largest, positive, o);
+}
+
+void minv_lanes_pack_scan(minv_dtype t, int64_t n, const void *const *s, const int64_t *lds, void *c, int symmetry,
+                          double *rowabs, minv_lanes_checks *o) {
+    if (t == MINV_R64) {
+        pack4_d(n, (const double *const *)s, lds, c, symmetry, (void *)rowabs, o);
+        return;
+    }
+    for (int l = 0; l < minv_lanes(t); l++) lanes_pack_s(n, n, s[l], lds[l], l, c);
+    minv_lanes_scan(t, n, c, symmetry, rowabs, o);
+}
+
+void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int l, void *s, int64_t lds) {
+    if (t == MINV_R64) lanes_unpack_d(n, cols, c, l, s, lds);
+    else lanes_unpack_s(n, cols, c, l, s, lds);
+}
+
+void minv_lanes_scan(minv_dtype t, int64_t n, const void *c, int symmetry, double *rowabs, minv_lanes_checks *o) {
+    if (t == MINV_R64) lanes_scan_d(n, c, symmetry, (void *)rowabs, o);
+    else lanes_scan_s(n, c, symmetry, (void *)rowabs, o);
+}
+
+void minv_lanes_probes(minv_dtype t, int64_t n, const void *c, const double *v, int probes, double *av) {
+    if (t == MINV_R64) lanes_probes_d(n, c, v, probes, (void *)av);
+    else lanes_probes_s(n, c, v, probes, (void *)av);
+}
+
+void minv_lanes_times(minv_dtype t, int64_t n, const void *c, const double *x, int probes, double *y, double *rowabs) {
+    if (t == MINV_R64) lanes_times_d(n, c, (const void *)x, probes, (void *)y, (void *)rowabs);
+    else lanes_times_s(n, c, (const void *)x, probes, (void *)y, (void *)rowabs);
+}
+
+void minv_lanes_residual(minv_dtype t, int64_t n, const void *c, const void *x, const void *b, double *r) {
+    if (t == MINV_R64) lanes_residual_d(n, c, x, b, (void *)r);
+    else lanes_residual_s(n, c, x, b, (void *)r);
+}
+
+void minv_lanes_column_sums(minv_dtype t, int64_t n, int64_t cols, const void *b, double *sums, int *finite) {
+    if (t == MINV_R64) lanes_column_sums_d(n, cols, b, sums, finite);
+    else lanes_column_sums_s(n, cols, b, sums, finite);
+}
+
+void minv_lanes_fill(minv_dtype t, int64_t n, int64_t cols, int l, void *c) {
+    if (t == MINV_R64) lanes_fill_d(n, cols, l, c);
+    else lanes_fill_s(n, cols, l, c);
+}
+
+void minv_lanes_potrf(minv_dtype t, int64_t n, void *c, int64_t *info, double *min_diag) {
+    if (t == MINV_R64) lanes_potrf_d(n, c, info, min_diag);
+    else lanes_potrf_s(n, c, info, min_diag);
+}
+
+void minv_lanes_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *c, void *b) {
+    if (t == MINV_R64) lanes_potrs_d(n, nrhs, c, b);
+    else lanes_potrs_s(n, nrhs, c, b);
+}
+
+void minv_lanes_getrf(minv_dtype t, int64_t n, void *c, int *ipiv, int64_t *info, double *min_diag) {
+    if (t == MINV_R64) lanes_getrf_d(n, c, ipiv, info, min_diag);
+    else lanes_getrf_s(n, c, ipiv, info, min_diag);
+}
+
+void minv_lanes_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *c, const int *ipiv, void *b) {
+    if (t == MINV_R64) lanes_getrs_d(n, nrhs, c, ipiv, b);
+    else lanes_getrs_s(n, nrhs, c, ipiv, b);
+}
+
+void minv_lanes_sweep(minv_dtype t, int64_t n, void *c, void *f, int64_t *info) {
+    if (t == MINV_R64) lanes_sweep_d(n, c, f, info);
+    else lanes_sweep_s(n, c, f, info);
+}
+
+void minv_lanes_gauss_jordan(minv_dtype t, int64_t n, void *c, void *f, int *perm, int64_t *info) {
+    if (t == MINV_R64) lanes_gauss_jordan_d(n, c, f, perm, info);
+    else lanes_gauss_jordan_s(n, c, f, perm, info);
+}
