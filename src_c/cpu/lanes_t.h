@@ -322,76 +322,109 @@ MINV_SIMD_CLONES static void FN(lanes_getrs)(int64_t n, int64_t nrhs, const V *c
     }
 }
 
-/* One sweep of the lower triangle on pivot k (small_sweep's step): a_ij -= f_i f_j / d, then
- * row and column k scaled and a_kk = -1 / d. */
-MINV_INLINE void FN(sweep_one)(int64_t n, V *c, V *f, int64_t k, M *failed, int64_t *info) {
-    V *ck = c + (size_t)k * (size_t)n;
-    const V d = ck[k];
-    const M ok = d > 0;
-    FN(record)(~ok, failed, k, info);
-    const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
-    for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k]; /* row k, left of the diagonal */
-    for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                             /* column k, below it */
-    f[k] = (V){0};
-    for (int64_t j = 0; j < n; j++) {
-        if (j == k) continue;
-        V *cj = c + (size_t)j * (size_t)n;
-        const V t = f[j] * inv;
-        for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
+/* Steps an inversion pass takes at once: each entry outside the pass's pivots is loaded and
+ * stored once for BLOCK steps (one step a pass is bound by the stores, and at order 64 a group
+ * of doubles, 128 KB, streams from L2 at every pass); four, so that two columns' multipliers
+ * stay in the sixteen vector registers of AVX2 beside the four loads of F they share. */
+#ifndef MINV_LANES_BLOCK
+#define MINV_LANES_BLOCK 4
+#endif
+#define BLOCK MINV_LANES_BLOCK
+
+/* x(i) = (((x(i) - F_0(i) tx_0) - F_1(i) tx_1) - ...), and so y with ty, rows i0 .. n - 1: BLOCK
+ * steps on two columns (y may be null), F the steps' n-vector columns one after another. */
+MINV_INLINE void FN(block_update)(int64_t n, int64_t i0, V *x, V *y, const V *F, const V *tx, const V *ty) {
+    V a[BLOCK], b[BLOCK];
+    for (int q = 0; q < BLOCK; q++) {
+        a[q] = tx[q];
+        b[q] = y ? ty[q] : (V){0};
     }
-    for (int64_t i = 0; i < k; i++) c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv;
-    for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
-    ck[k] = -inv;
+    if (!y) {
+        for (int64_t i = i0; i < n; i++) {
+            V u = x[i];
+            for (int q = 0; q < BLOCK; q++) u -= F[(size_t)q * (size_t)n + (size_t)i] * a[q];
+            x[i] = u;
+        }
+        return;
+    }
+    for (int64_t i = i0; i < n; i++) {
+        V u = x[i], w = y[i];
+        for (int q = 0; q < BLOCK; q++) {
+            const V fq = F[(size_t)q * (size_t)n + (size_t)i];
+            u -= fq * a[q];
+            w -= fq * b[q];
+        }
+        x[i] = u;
+        y[i] = w;
+    }
+}
+
+/* The sweep operator on pivots k .. k + bs - 1 (bs <= BLOCK) of the lower triangle, each as
+ * small_sweep's step (a_ij -= f_i f_j / d, row and column k over d, a_kk = -1 / d) with the
+ * same operations in the same order: the pivots' columns are first swept among themselves in
+ * S (n x BLOCK, full columns), which gives G_q, column k + q after the sweeps before it; every
+ * other entry then takes all bs sweeps at once, a_ij -= G_q(i) G_q(j) / d_q in order of q. */
+MINV_INLINE void FN(sweep_block)(int64_t n, V *c, V *G, V *S, int64_t k, int bs, M *failed, int64_t *info) {
+    V inv[BLOCK];
+    for (int s = 0; s < bs; s++)
+        for (int64_t i = 0; i < n; i++)
+            S[(size_t)s * (size_t)n + (size_t)i] =
+                i >= k + s ? c[(size_t)(k + s) * (size_t)n + (size_t)i] : c[(size_t)i * (size_t)n + (size_t)(k + s)];
+    for (int q = 0; q < bs; q++) {
+        const int64_t p = k + q;
+        V *sq = S + (size_t)q * (size_t)n, *gq = G + (size_t)q * (size_t)n;
+        const V d = sq[p];
+        const M ok = d > 0;
+        FN(record)(~ok, failed, p, info);
+        inv[q] = 1 / FN(blend)(ok, d, FN(splat)(1));
+        for (int64_t i = 0; i < n; i++) gq[i] = sq[i];
+        gq[p] = (V){0};
+        for (int s = 0; s < bs; s++) {
+            if (s == q) continue;
+            V *ss = S + (size_t)s * (size_t)n;
+            const V t = ss[p] * inv[q];
+            for (int64_t i = 0; i < n; i++) ss[i] -= gq[i] * t;
+            ss[p] = t;
+        }
+        for (int64_t i = 0; i < n; i++) sq[i] = gq[i] * inv[q];
+        sq[p] = -inv[q];
+    }
+    for (int q = 0; q < BLOCK; q++) /* the pivots' rows are S's; steps past bs do nothing */
+        for (int64_t i = 0; i < n; i++)
+            if (q >= bs || (i >= k && i < k + bs)) G[(size_t)q * (size_t)n + (size_t)i] = (V){0};
+    for (int q = bs; q < BLOCK; q++) inv[q] = (V){0};
+    int64_t j = 0;
+    while (j < n) { /* the other columns two at a time, rows from the first one's diagonal */
+        if (j == k) j += bs;
+        if (j >= n) break;
+        int64_t j2 = j + 1;
+        if (j2 == k) j2 += bs;
+        V tx[BLOCK], ty[BLOCK];
+        for (int q = 0; q < BLOCK; q++) {
+            tx[q] = G[(size_t)q * (size_t)n + (size_t)j] * inv[q];
+            ty[q] = j2 < n ? G[(size_t)q * (size_t)n + (size_t)j2] * inv[q] : (V){0};
+        }
+        FN(block_update)(n, j, c + (size_t)j * (size_t)n, j2 < n ? c + (size_t)j2 * (size_t)n : NULL, G, tx, ty);
+        j = j2 + 1;
+    }
+    for (int s = 0; s < bs; s++)
+        for (int64_t i = 0; i < n; i++) {
+            const V v = S[(size_t)s * (size_t)n + (size_t)i];
+            if (i >= k + s) c[(size_t)(k + s) * (size_t)n + (size_t)i] = v;
+            else c[(size_t)i * (size_t)n + (size_t)(k + s)] = v;
+        }
 }
 
 /* A = A^-1 in every lane for SPD members, by the sweep operator on the lower triangle (as
- * small_sweep: symmetric by construction, potrf's pivots), both triangles written at the end.
- * Pivots go two at a time: with f column k, d its pivot, g column k + 1 after the sweep on k
- * and d2 its pivot then, both sweeps are a_ij -= f_i f_j / d + g_i g_j / d2 off rows and columns
- * k and k + 1, which are then written from f and g; each entry is loaded and stored once for
- * two pivots (the rank-1 step is bound by the stores). f: 2n vectors of work. info[l]: 0, or
- * the 1-based column whose pivot is not positive. */
-MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *info) {
-    V *g = f + n;
+ * small_sweep: symmetric by construction, potrf's pivots), BLOCK pivots a pass, both triangles
+ * written at the end. The group's order is a batched member's (at most 64): the pass's work,
+ * 2 BLOCK n vectors, is on the stack. info[l]: 0, or the 1-based column whose pivot is not
+ * positive. */
+MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, int64_t *info) {
+    V G[BLOCK * n], S[BLOCK * n];
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    int64_t k = 0;
-    for (; k + 2 <= n; k += 2) {
-        V *ck = c + (size_t)k * (size_t)n, *ck1 = ck + n;
-        const V d = ck[k];
-        const M ok = d > 0;
-        FN(record)(~ok, &failed, k, info);
-        const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
-        for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k];
-        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];
-        const V tk1 = f[k + 1] * inv; /* a(k + 1, k) after the sweep on k */
-        for (int64_t i = 0; i < k; i++) g[i] = c[(size_t)i * (size_t)n + (size_t)k + 1] - f[i] * tk1;
-        for (int64_t i = k + 2; i < n; i++) g[i] = ck1[i] - f[i] * tk1;
-        const V d2 = ck1[k + 1] - f[k + 1] * tk1;
-        const M ok2 = d2 > 0;
-        FN(record)(~ok2, &failed, k + 1, info);
-        const V inv2 = 1 / FN(blend)(ok2, d2, FN(splat)(1));
-        f[k] = f[k + 1] = g[k] = g[k + 1] = (V){0}; /* rows k and k + 1 are written below */
-        for (int64_t j = 0; j < n; j++) {
-            if (j == k || j == k + 1) continue;
-            V *cj = c + (size_t)j * (size_t)n;
-            const V tf = f[j] * inv, tg = g[j] * inv2;
-            for (int64_t i = j; i < n; i++) cj[i] = (cj[i] - f[i] * tf) - g[i] * tg;
-        }
-        const V tk = tk1 * inv2;
-        for (int64_t i = 0; i < k; i++) {
-            c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv - g[i] * tk;
-            c[(size_t)i * (size_t)n + (size_t)k + 1] = g[i] * inv2;
-        }
-        for (int64_t i = k + 2; i < n; i++) {
-            ck[i] = f[i] * inv - g[i] * tk;
-            ck1[i] = g[i] * inv2;
-        }
-        ck[k] = -inv - tk1 * tk;
-        ck[k + 1] = tk;
-        ck1[k + 1] = -inv2;
-    }
-    if (k < n) FN(sweep_one)(n, c, f, k, &failed, info);
+    for (int64_t k = 0; k < n; k += BLOCK) FN(sweep_block)(n, c, G, S, k, (int)(n - k < BLOCK ? n - k : BLOCK), &failed, info);
     for (int64_t j = 0; j < n; j++) /* the sweeps leave -A^-1 */
         for (int64_t i = j; i < n; i++) {
             const V v = -c[(size_t)j * (size_t)n + (size_t)i];
@@ -400,73 +433,81 @@ MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *inf
         }
 }
 
-/* One Gauss-Jordan step on pivot k (small_gauss_jordan's): the pivot row chosen and swapped
- * in, column k replaced by e_k, then row k over the pivot and eliminated from the others. */
-MINV_INLINE void FN(gj_one)(int64_t n, V *c, V *f, int *perm, int64_t k, M *failed, int64_t *info) {
-    V *ck = c + (size_t)k * (size_t)n;
-    const V inv = FN(pivot_step)(n, c, k, perm + (size_t)k * LANES, failed, info);
-    for (int64_t i = 0; i < n; i++) {
-        f[i] = ck[i]; /* the multipliers; none for the pivot row */
-        ck[i] = (V){0};
+/* Gauss-Jordan steps k .. k + bs - 1 (bs <= BLOCK), each as small_gauss_jordan's (the pivot row
+ * chosen and swapped in, column k replaced by e_k, row k over the pivot and eliminated from
+ * the others) with the same operations in the same order. The pivots' columns first take the
+ * steps before their own, one at a time, which gives each step's multipliers F_q and its
+ * pivot (the row interchanges commute with the earlier steps' row operations once F is
+ * interchanged too); every column then takes all bs steps at once, the pivots' rows (a small
+ * triangle of work) first. */
+MINV_INLINE void FN(gj_block)(int64_t n, V *c, V *F, int *perm, int64_t k, int bs, M *failed, int64_t *info) {
+    V inv[BLOCK], fp[BLOCK][BLOCK];
+    T *fe = (T *)F;
+    for (int q = 0; q < bs; q++) {
+        const int64_t p = k + q;
+        const int *pq = perm + (size_t)p * LANES;
+        V *cp = c + (size_t)p * (size_t)n, *fq = F + (size_t)q * (size_t)n;
+        inv[q] = FN(pivot_step)(n, c, p, perm + (size_t)p * LANES, failed, info);
+        for (int l = 0; l < LANES; l++)
+            if (pq[l] != p)
+                for (int r = 0; r < q; r++) {
+                    T *a = fe + ((size_t)r * (size_t)n + (size_t)p) * LANES + l, *b = fe + ((size_t)r * (size_t)n + (size_t)pq[l]) * LANES + l;
+                    const T t = *a;
+                    *a = *b;
+                    *b = t;
+                }
+        for (int64_t i = 0; i < n; i++) fq[i] = cp[i];
+        fq[p] = (V){0};
+        for (int s = q + 1; s < bs; s++) {
+            V *cs = c + (size_t)(k + s) * (size_t)n;
+            const V t = cs[p] * inv[q];
+            for (int64_t i = 0; i < n; i++) cs[i] -= fq[i] * t;
+            cs[p] = t;
+        }
     }
-    f[k] = (V){0};
-    ck[k] = FN(splat)(1);
-    for (int64_t j = 0; j < n; j++) {
+    for (int q = 0; q < BLOCK; q++) {
+        for (int r = 0; r < bs; r++) fp[q][r] = q < bs ? F[(size_t)q * (size_t)n + (size_t)(k + r)] : (V){0};
+        for (int64_t i = 0; i < n; i++) /* the pivots' rows are fp's; steps past bs do nothing */
+            if (q >= bs || (i >= k && i < k + bs)) F[(size_t)q * (size_t)n + (size_t)i] = (V){0};
+    }
+    for (int s = 0; s < bs; s++) {
+        V *cs = c + (size_t)(k + s) * (size_t)n;
+        for (int64_t i = 0; i < n; i++) cs[i] = (V){0};
+        cs[k + s] = FN(splat)(1);
+    }
+    for (int64_t j = 0; j < n; j += 2) {
+        V t[2][BLOCK], x[2][BLOCK];
+        const int cols = j + 1 < n ? 2 : 1;
+        for (int h = 0; h < cols; h++) {
+            const V *cj = c + (size_t)(j + h) * (size_t)n + (size_t)k;
+            for (int r = 0; r < bs; r++) x[h][r] = cj[r];
+            for (int q = 0; q < BLOCK; q++) {
+                if (q >= bs) {
+                    t[h][q] = (V){0};
+                    continue;
+                }
+                t[h][q] = x[h][q] * inv[q];
+                x[h][q] = t[h][q];
+                for (int r = 0; r < bs; r++)
+                    if (r != q) x[h][r] -= fp[q][r] * t[h][q];
+            }
+        }
         V *cj = c + (size_t)j * (size_t)n;
-        const V t = cj[k] * inv;
-        cj[k] = t;
-        for (int64_t i = 0; i < n; i++) cj[i] -= f[i] * t;
+        FN(block_update)(n, 0, cj, cols == 2 ? cj + n : NULL, F, t[0], t[1]);
+        for (int h = 0; h < cols; h++)
+            for (int r = 0; r < bs; r++) cj[(size_t)h * (size_t)n + (size_t)(k + r)] = x[h][r];
     }
 }
 
 /* A = A^-1 in every lane by Gauss-Jordan with partial pivoting: small_gauss_jordan's steps
- * (row interchanges, undone on the columns at the end), the same operations in the same order,
- * two steps a pass: with f column k and g column k + 1 after step k (its pivot row found and
- * swapped in, which commutes with step k's row operations), every other column takes both
- * steps' updates with one load and store of each entry (one step alone is bound by the
- * stores). f: 2n vectors of work, perm: n x LANES. info[l]: 0, or the 1-based column with no
- * nonzero pivot. */
-MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, V *f, int *perm, int64_t *info) {
-    V *g = f + n;
-    T *fe = (T *)f;
+ * (row interchanges, undone on the columns at the end), BLOCK steps a pass. The group's order
+ * is a batched member's (at most 64): the pass's work, BLOCK n vectors, is on the stack. perm:
+ * n x LANES. info[l]: 0, or the 1-based column with no nonzero pivot. */
+MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, int *perm, int64_t *info) {
+    V F[BLOCK * n];
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    int64_t k = 0;
-    for (; k + 2 <= n; k += 2) {
-        V *ck = c + (size_t)k * (size_t)n, *ck1 = ck + n;
-        int *p1 = perm + (size_t)(k + 1) * LANES;
-        const V inv = FN(pivot_step)(n, c, k, perm + (size_t)k * LANES, &failed, info);
-        for (int64_t i = 0; i < n; i++) f[i] = ck[i];
-        const V t1 = ck1[k] * inv; /* column k + 1 through step k */
-        for (int64_t i = 0; i < n; i++) ck1[i] -= f[i] * t1;
-        ck1[k] = t1;
-        const V inv2 = FN(pivot_step)(n, c, k + 1, p1, &failed, info);
-        for (int l = 0; l < LANES; l++)
-            if (p1[l] != k + 1) {
-                const T t = fe[(size_t)(k + 1) * LANES + (size_t)l];
-                fe[(size_t)(k + 1) * LANES + (size_t)l] = fe[(size_t)p1[l] * LANES + (size_t)l];
-                fe[(size_t)p1[l] * LANES + (size_t)l] = t;
-            }
-        for (int64_t i = 0; i < n; i++) g[i] = ck1[i];
-        const V fk1 = f[k + 1], gk = g[k];
-        f[k] = f[k + 1] = g[k] = g[k + 1] = (V){0}; /* rows k and k + 1 are written after */
-        for (int64_t j = 0; j < n; j++) {
-            if (j == k || j == k + 1) continue;
-            V *cj = c + (size_t)j * (size_t)n;
-            const V t = cj[k] * inv, t2 = (cj[k + 1] - fk1 * t) * inv2;
-            for (int64_t i = 0; i < n; i++) cj[i] = (cj[i] - f[i] * t) - g[i] * t2;
-            cj[k] = t - gk * t2;
-            cj[k + 1] = t2;
-        }
-        const V t2k = ((V){0} - fk1 * inv) * inv2; /* column k: e_k through both steps */
-        for (int64_t i = 0; i < n; i++) ck[i] = ((V){0} - f[i] * inv) - g[i] * t2k;
-        ck[k] = inv - gk * t2k;
-        ck[k + 1] = t2k;
-        for (int64_t i = 0; i < n; i++) ck1[i] = (V){0} - g[i] * inv2; /* column k + 1: e_(k + 1) through step k + 1 */
-        ck1[k] = (V){0} - gk * inv2;
-        ck1[k + 1] = inv2;
-    }
-    if (k < n) FN(gj_one)(n, c, f, perm, k, &failed, info);
+    for (int64_t k = 0; k < n; k += BLOCK) FN(gj_block)(n, c, F, perm, k, (int)(n - k < BLOCK ? n - k : BLOCK), &failed, info);
     T *e = (T *)c;
     for (int64_t s = n - 1; s >= 0; s--) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
         for (int l = 0; l < LANES; l++) {
@@ -481,6 +522,7 @@ MINV_SIMD_CLONES static void FN(lanes_gauss_jordan)(int64_t n, V *c, V *f, int *
         }
 }
 
+#undef BLOCK
 /* The n x cols matrix s (leading dimension lds) into lane l of c, and back. */
 static void FN(lanes_pack)(int64_t n, int64_t cols, const T *s, int64_t lds, int l, T *c) {
     for (int64_t j = 0; j < cols; j++) {
