@@ -433,29 +433,43 @@ MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, int64_t *info) {
         }
 }
 
+/* Rows j and p[l] of each lane l interchanged in the column x, by whole vectors (a scalar
+ * store into a vector that is then loaded whole stalls its forwarding). */
+MINV_INLINE void FN(swap_in_column)(V *x, int64_t j, const int *p) {
+    V a = x[j];
+    for (int l = 0; l < LANES; l++) {
+        if (p[l] == j) continue;
+        M lane = {0};
+        lane[l] = -1;
+        const V b = x[p[l]];
+        x[p[l]] = FN(blend)(lane, a, b);
+        a = FN(blend)(lane, b, a);
+    }
+    x[j] = a;
+}
+
 /* Gauss-Jordan steps k .. k + bs - 1 (bs <= BLOCK), each as small_gauss_jordan's (the pivot row
  * chosen and swapped in, column k replaced by e_k, row k over the pivot and eliminated from
  * the others) with the same operations in the same order. The pivots' columns first take the
  * steps before their own, one at a time, which gives each step's multipliers F_q and its
  * pivot (the row interchanges commute with the earlier steps' row operations once F is
- * interchanged too); every column then takes all bs steps at once, the pivots' rows (a small
- * triangle of work) first. */
+ * interchanged too); every column then takes the pass's interchanges (there, while it is in L1,
+ * rather than across the group at each pivot: at order 64 a row's entries lie 2 KB apart, all
+ * in the same few sets of L1) and all bs steps at once, the pivots' rows (a small triangle of
+ * work) first. */
 MINV_INLINE void FN(gj_block)(int64_t n, V *c, V *F, int *perm, int64_t k, int bs, M *failed, int64_t *info) {
     V inv[BLOCK], fp[BLOCK][BLOCK];
-    T *fe = (T *)F;
     for (int q = 0; q < bs; q++) {
         const int64_t p = k + q;
-        const int *pq = perm + (size_t)p * LANES;
+        int *pq = perm + (size_t)p * LANES;
         V *cp = c + (size_t)p * (size_t)n, *fq = F + (size_t)q * (size_t)n;
-        inv[q] = FN(pivot_step)(n, c, p, perm + (size_t)p * LANES, failed, info);
-        for (int l = 0; l < LANES; l++)
-            if (pq[l] != p)
-                for (int r = 0; r < q; r++) {
-                    T *a = fe + ((size_t)r * (size_t)n + (size_t)p) * LANES + l, *b = fe + ((size_t)r * (size_t)n + (size_t)pq[l]) * LANES + l;
-                    const T t = *a;
-                    *a = *b;
-                    *b = t;
-                }
+        FN(pivot_rows)(n, cp, p, pq);
+        for (int s = q; s < bs; s++) FN(swap_in_column)(c + (size_t)(k + s) * (size_t)n, p, pq);
+        for (int r = 0; r < q; r++) FN(swap_in_column)(F + (size_t)r * (size_t)n, p, pq);
+        const V d = cp[p];
+        const M zero = d == 0;
+        FN(record)(zero, failed, p, info);
+        inv[q] = 1 / FN(blend)(zero, FN(splat)(1), d);
         for (int64_t i = 0; i < n; i++) fq[i] = cp[i];
         fq[p] = (V){0};
         for (int s = q + 1; s < bs; s++) {
@@ -479,8 +493,10 @@ MINV_INLINE void FN(gj_block)(int64_t n, V *c, V *F, int *perm, int64_t k, int b
         V t[2][BLOCK], x[2][BLOCK];
         const int cols = j + 1 < n ? 2 : 1;
         for (int h = 0; h < cols; h++) {
-            const V *cj = c + (size_t)(j + h) * (size_t)n + (size_t)k;
-            for (int r = 0; r < bs; r++) x[h][r] = cj[r];
+            V *cj = c + (size_t)(j + h) * (size_t)n;
+            if (j + h < k || j + h >= k + bs)
+                for (int q = 0; q < bs; q++) FN(swap_in_column)(cj, k + q, perm + (size_t)(k + q) * LANES);
+            for (int r = 0; r < bs; r++) x[h][r] = cj[k + r];
             for (int q = 0; q < BLOCK; q++) {
                 if (q >= bs) {
                     t[h][q] = (V){0};
