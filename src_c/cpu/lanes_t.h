@@ -425,12 +425,15 @@ MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, int64_t *info) {
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
     for (int64_t k = 0; k < n; k += BLOCK) FN(sweep_block)(n, c, G, S, k, (int)(n - k < BLOCK ? n - k : BLOCK), &failed, info);
-    for (int64_t j = 0; j < n; j++) /* the sweeps leave -A^-1 */
-        for (int64_t i = j; i < n; i++) {
-            const V v = -c[(size_t)j * (size_t)n + (size_t)i];
-            c[(size_t)j * (size_t)n + (size_t)i] = v;
-            c[(size_t)i * (size_t)n + (size_t)j] = v;
-        }
+    /* The sweeps leave -A^-1: negated, and mirrored four columns at a time, so that the row
+     * stores (a column apart: at order 64 all in two sets of L1) land four to a line pair. */
+    for (int64_t j0 = 0; j0 < n; j0 += 4) {
+        const int64_t j1 = j0 + 4 < n ? j0 + 4 : n;
+        for (int64_t j = j0; j < j1; j++)
+            for (int64_t i = j; i < n; i++) c[(size_t)j * (size_t)n + (size_t)i] = -c[(size_t)j * (size_t)n + (size_t)i];
+        for (int64_t i = j0; i < n; i++)
+            for (int64_t j = j0; j < j1 && j <= i; j++) c[(size_t)i * (size_t)n + (size_t)j] = c[(size_t)j * (size_t)n + (size_t)i];
+    }
 }
 
 /* Rows j and p[l] of each lane l interchanged in the column x, by whole vectors (a scalar
