@@ -125,9 +125,8 @@ void minv_lanes_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *c, cons
 }
 
 void minv_lanes_sweep(minv_dtype t, int64_t n, void *c, void *f, int64_t *info) {
-    (void)f; /* the blocked passes keep their work on the stack */
-    if (t == MINV_R64) lanes_sweep_d(n, c, info);
-    else lanes_sweep_s(n, c, info);
+    if (t == MINV_R64) lanes_sweep_d(n, c, f, info);
+    else lanes_sweep_s(n, c, f, info);
 }
 
 void minv_lanes_gauss_jordan(minv_dtype t, int64_t n, void *c, void *f, int *perm, int64_t *info) {

@@ -331,23 +331,23 @@ MINV_SIMD_CLONES static void FN(lanes_getrs)(int64_t n, int64_t nrhs, const V *c
 #endif
 #define BLOCK MINV_LANES_BLOCK
 
-/* x(i) = (((x(i) - F_0(i) tx_0) - F_1(i) tx_1) - ...), and so y with ty, rows i0 .. n - 1: BLOCK
+/* x(i) = (((x(i) - F_0(i) tx_0) - F_1(i) tx_1) - ...), and so y with ty: BLOCK
  * steps on two columns (y may be null), F the steps' n-vector columns one after another. */
-MINV_INLINE void FN(block_update)(int64_t n, int64_t i0, V *x, V *y, const V *F, const V *tx, const V *ty) {
+MINV_INLINE void FN(block_update)(int64_t n, V *x, V *y, const V *F, const V *tx, const V *ty) {
     V a[BLOCK], b[BLOCK];
     for (int q = 0; q < BLOCK; q++) {
         a[q] = tx[q];
         b[q] = y ? ty[q] : (V){0};
     }
     if (!y) {
-        for (int64_t i = i0; i < n; i++) {
+        for (int64_t i = 0; i < n; i++) {
             V u = x[i];
             for (int q = 0; q < BLOCK; q++) u -= F[(size_t)q * (size_t)n + (size_t)i] * a[q];
             x[i] = u;
         }
         return;
     }
-    for (int64_t i = i0; i < n; i++) {
+    for (int64_t i = 0; i < n; i++) {
         V u = x[i], w = y[i];
         for (int q = 0; q < BLOCK; q++) {
             const V fq = F[(size_t)q * (size_t)n + (size_t)i];
@@ -359,81 +359,82 @@ MINV_INLINE void FN(block_update)(int64_t n, int64_t i0, V *x, V *y, const V *F,
     }
 }
 
-/* The sweep operator on pivots k .. k + bs - 1 (bs <= BLOCK) of the lower triangle, each as
- * small_sweep's step (a_ij -= f_i f_j / d, row and column k over d, a_kk = -1 / d) with the
- * same operations in the same order: the pivots' columns are first swept among themselves in
- * S (n x BLOCK, full columns), which gives G_q, column k + q after the sweeps before it; every
- * other entry then takes all bs sweeps at once, a_ij -= G_q(i) G_q(j) / d_q in order of q. */
-MINV_INLINE void FN(sweep_block)(int64_t n, V *c, V *G, V *S, int64_t k, int bs, M *failed, int64_t *info) {
-    V inv[BLOCK];
-    for (int s = 0; s < bs; s++)
-        for (int64_t i = 0; i < n; i++)
-            S[(size_t)s * (size_t)n + (size_t)i] =
-                i >= k + s ? c[(size_t)(k + s) * (size_t)n + (size_t)i] : c[(size_t)i * (size_t)n + (size_t)(k + s)];
-    for (int q = 0; q < bs; q++) {
-        const int64_t p = k + q;
-        V *sq = S + (size_t)q * (size_t)n, *gq = G + (size_t)q * (size_t)n;
-        const V d = sq[p];
-        const M ok = d > 0;
-        FN(record)(~ok, failed, p, info);
-        inv[q] = 1 / FN(blend)(ok, d, FN(splat)(1));
-        for (int64_t i = 0; i < n; i++) gq[i] = sq[i];
-        gq[p] = (V){0};
-        for (int s = 0; s < bs; s++) {
-            if (s == q) continue;
-            V *ss = S + (size_t)s * (size_t)n;
-            const V t = ss[p] * inv[q];
-            for (int64_t i = 0; i < n; i++) ss[i] -= gq[i] * t;
-            ss[p] = t;
-        }
-        for (int64_t i = 0; i < n; i++) sq[i] = gq[i] * inv[q];
-        sq[p] = -inv[q];
+/* One sweep of the lower triangle on pivot k (small_sweep's step): a_ij -= f_i f_j / d, then
+ * row and column k scaled and a_kk = -1 / d. */
+MINV_INLINE void FN(sweep_one)(int64_t n, V *c, V *f, int64_t k, M *failed, int64_t *info) {
+    V *ck = c + (size_t)k * (size_t)n;
+    const V d = ck[k];
+    const M ok = d > 0;
+    FN(record)(~ok, failed, k, info);
+    const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
+    for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k]; /* row k, left of the diagonal */
+    for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];                             /* column k, below it */
+    f[k] = (V){0};
+    for (int64_t j = 0; j < n; j++) {
+        if (j == k) continue;
+        V *cj = c + (size_t)j * (size_t)n;
+        const V t = f[j] * inv;
+        for (int64_t i = j; i < n; i++) cj[i] -= f[i] * t;
     }
-    for (int q = 0; q < BLOCK; q++) /* the pivots' rows are S's; steps past bs do nothing */
-        for (int64_t i = 0; i < n; i++)
-            if (q >= bs || (i >= k && i < k + bs)) G[(size_t)q * (size_t)n + (size_t)i] = (V){0};
-    for (int q = bs; q < BLOCK; q++) inv[q] = (V){0};
-    int64_t j = 0;
-    while (j < n) { /* the other columns two at a time, rows from the first one's diagonal */
-        if (j == k) j += bs;
-        if (j >= n) break;
-        int64_t j2 = j + 1;
-        if (j2 == k) j2 += bs;
-        V tx[BLOCK], ty[BLOCK];
-        for (int q = 0; q < BLOCK; q++) {
-            tx[q] = G[(size_t)q * (size_t)n + (size_t)j] * inv[q];
-            ty[q] = j2 < n ? G[(size_t)q * (size_t)n + (size_t)j2] * inv[q] : (V){0};
-        }
-        FN(block_update)(n, j, c + (size_t)j * (size_t)n, j2 < n ? c + (size_t)j2 * (size_t)n : NULL, G, tx, ty);
-        j = j2 + 1;
-    }
-    for (int s = 0; s < bs; s++)
-        for (int64_t i = 0; i < n; i++) {
-            const V v = S[(size_t)s * (size_t)n + (size_t)i];
-            if (i >= k + s) c[(size_t)(k + s) * (size_t)n + (size_t)i] = v;
-            else c[(size_t)i * (size_t)n + (size_t)(k + s)] = v;
-        }
+    for (int64_t i = 0; i < k; i++) c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv;
+    for (int64_t i = k + 1; i < n; i++) ck[i] = f[i] * inv;
+    ck[k] = -inv;
 }
 
 /* A = A^-1 in every lane for SPD members, by the sweep operator on the lower triangle (as
- * small_sweep: symmetric by construction, potrf's pivots), BLOCK pivots a pass, both triangles
- * written at the end. The group's order is a batched member's (at most 64): the pass's work,
- * 2 BLOCK n vectors, is on the stack. info[l]: 0, or the 1-based column whose pivot is not
- * positive. */
-MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, int64_t *info) {
-    V G[BLOCK * n], S[BLOCK * n];
+ * small_sweep: symmetric by construction, potrf's pivots), both triangles written at the end.
+ * Pivots go two at a time: with f column k, d its pivot, g column k + 1 after the sweep on k
+ * and d2 its pivot then, both sweeps are a_ij -= f_i f_j / d + g_i g_j / d2 off rows and columns
+ * k and k + 1, which are then written from f and g; each entry is loaded and stored once for
+ * two pivots (the rank-1 step is bound by the stores). f: 2n vectors of work. info[l]: 0, or
+ * the 1-based column whose pivot is not positive. */
+MINV_SIMD_CLONES static void FN(lanes_sweep)(int64_t n, V *c, V *f, int64_t *info) {
+    V *g = f + n;
     M failed = {0};
     for (int l = 0; l < LANES; l++) info[l] = 0;
-    for (int64_t k = 0; k < n; k += BLOCK) FN(sweep_block)(n, c, G, S, k, (int)(n - k < BLOCK ? n - k : BLOCK), &failed, info);
-    /* The sweeps leave -A^-1: negated, and mirrored four columns at a time, so that the row
-     * stores (a column apart: at order 64 all in two sets of L1) land four to a line pair. */
-    for (int64_t j0 = 0; j0 < n; j0 += 4) {
-        const int64_t j1 = j0 + 4 < n ? j0 + 4 : n;
-        for (int64_t j = j0; j < j1; j++)
-            for (int64_t i = j; i < n; i++) c[(size_t)j * (size_t)n + (size_t)i] = -c[(size_t)j * (size_t)n + (size_t)i];
-        for (int64_t i = j0; i < n; i++)
-            for (int64_t j = j0; j < j1 && j <= i; j++) c[(size_t)i * (size_t)n + (size_t)j] = c[(size_t)j * (size_t)n + (size_t)i];
+    int64_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        V *ck = c + (size_t)k * (size_t)n, *ck1 = ck + n;
+        const V d = ck[k];
+        const M ok = d > 0;
+        FN(record)(~ok, &failed, k, info);
+        const V inv = 1 / FN(blend)(ok, d, FN(splat)(1));
+        for (int64_t i = 0; i < k; i++) f[i] = c[(size_t)i * (size_t)n + (size_t)k];
+        for (int64_t i = k + 1; i < n; i++) f[i] = ck[i];
+        const V tk1 = f[k + 1] * inv; /* a(k + 1, k) after the sweep on k */
+        for (int64_t i = 0; i < k; i++) g[i] = c[(size_t)i * (size_t)n + (size_t)k + 1] - f[i] * tk1;
+        for (int64_t i = k + 2; i < n; i++) g[i] = ck1[i] - f[i] * tk1;
+        const V d2 = ck1[k + 1] - f[k + 1] * tk1;
+        const M ok2 = d2 > 0;
+        FN(record)(~ok2, &failed, k + 1, info);
+        const V inv2 = 1 / FN(blend)(ok2, d2, FN(splat)(1));
+        f[k] = f[k + 1] = g[k] = g[k + 1] = (V){0}; /* rows k and k + 1 are written below */
+        for (int64_t j = 0; j < n; j++) {
+            if (j == k || j == k + 1) continue;
+            V *cj = c + (size_t)j * (size_t)n;
+            const V tf = f[j] * inv, tg = g[j] * inv2;
+            for (int64_t i = j; i < n; i++) cj[i] = (cj[i] - f[i] * tf) - g[i] * tg;
+        }
+        const V tk = tk1 * inv2;
+        for (int64_t i = 0; i < k; i++) {
+            c[(size_t)i * (size_t)n + (size_t)k] = f[i] * inv - g[i] * tk;
+            c[(size_t)i * (size_t)n + (size_t)k + 1] = g[i] * inv2;
+        }
+        for (int64_t i = k + 2; i < n; i++) {
+            ck[i] = f[i] * inv - g[i] * tk;
+            ck1[i] = g[i] * inv2;
+        }
+        ck[k] = -inv - tk1 * tk;
+        ck[k + 1] = tk;
+        ck1[k + 1] = -inv2;
     }
+    if (k < n) FN(sweep_one)(n, c, f, k, &failed, info);
+    for (int64_t j = 0; j < n; j++) /* the sweeps leave -A^-1 */
+        for (int64_t i = j; i < n; i++) {
+            const V v = -c[(size_t)j * (size_t)n + (size_t)i];
+            c[(size_t)j * (size_t)n + (size_t)i] = v;
+            c[(size_t)i * (size_t)n + (size_t)j] = v;
+        }
 }
 
 /* Rows j and p[l] of each lane l interchanged in the column x, by whole vectors (a scalar
@@ -512,7 +513,7 @@ MINV_INLINE void FN(gj_block)(int64_t n, V *c, V *F, int *perm, int64_t k, int b
             }
         }
         V *cj = c + (size_t)j * (size_t)n;
-        FN(block_update)(n, 0, cj, cols == 2 ? cj + n : NULL, F, t[0], t[1]);
+        FN(block_update)(n, cj, cols == 2 ? cj + n : NULL, F, t[0], t[1]);
         for (int h = 0; h < cols; h++)
             for (int r = 0; r < bs; r++) cj[(size_t)h * (size_t)n + (size_t)(k + r)] = x[h][r];
     }
