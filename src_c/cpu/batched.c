@@ -511,7 +511,7 @@ static void lanes_invert(const job *jb, const int64_t *mem, int64_t n, const int
         minv_lanes_probes(tc, n, g->a, w->v, MINV_PROBES, g->av);
     }
     if (spd) minv_lanes_sweep(tc, n, g->a, g->f, info);
-    else minv_lanes_gauss_jordan(tc, n, g->a, g->f, g->ipiv, info);
+    else minv_lanes_gauss_jordan(tc, n, g->a, g->ipiv, info);
     minv_lanes_times(tc, n, g->a, g->av, mode == 1 ? MINV_PROBES : 0, g->y, g->rowabs);
     for (int l = 0; l < lanes; l++) {
         const int64_t m = mem[l];

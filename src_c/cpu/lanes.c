@@ -129,8 +129,7 @@ void minv_lanes_sweep(minv_dtype t, int64_t n, void *c, void *f, int64_t *info) 
     else lanes_sweep_s(n, c, f, info);
 }
 
-void minv_lanes_gauss_jordan(minv_dtype t, int64_t n, void *c, void *f, int *perm, int64_t *info) {
-    (void)f; /* the blocked passes keep their work on the stack */
+void minv_lanes_gauss_jordan(minv_dtype t, int64_t n, void *c, int *perm, int64_t *info) {
     if (t == MINV_R64) lanes_gauss_jordan_d(n, c, perm, info);
     else lanes_gauss_jordan_s(n, c, perm, info);
 }

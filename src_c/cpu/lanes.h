@@ -57,9 +57,9 @@ void minv_lanes_getrf(minv_dtype t, int64_t n, void *c, int *ipiv, int64_t *info
 void minv_lanes_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *c, const int *ipiv, void *b);
 /* A = A^-1: SPD by the sweep operator (both triangles written), general by Gauss-Jordan with
  * partial pivoting, four pivots a pass, n at most 64 (a member of the batched path). f: 2n
- * vectors of work for the sweep, not used by Gauss-Jordan (its work, 4n vectors, lies on the
- * stack); perm: n x lanes. */
+ * vectors of work for the sweep (Gauss-Jordan's, 4n vectors, lies on the stack); perm: n x
+ * lanes. */
 void minv_lanes_sweep(minv_dtype t, int64_t n, void *c, void *f, int64_t *info);
-void minv_lanes_gauss_jordan(minv_dtype t, int64_t n, void *c, void *f, int *perm, int64_t *info);
+void minv_lanes_gauss_jordan(minv_dtype t, int64_t n, void *c, int *perm, int64_t *info);
 
 #endif
