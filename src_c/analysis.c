@@ -29,6 +29,7 @@ void minv_analysis_assemble(const minv_context *ctx, minv_dtype dtype, int64_t n
                             const double *rowsum, const double *diag, double max_asymmetry,
                             minv_analysis *out) {
     out->n = n;
+    out->reserved = 0;
     out->finite = t->first_bad == INT64_MAX;
     out->first_bad_row = out->finite ? -1 : t->first_bad % n;
     out->first_bad_col = out->finite ? -1 : t->first_bad / n;

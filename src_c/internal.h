@@ -248,6 +248,7 @@ void minv_clear_error(minv_context *ctx);
 /* Why the last minv_create of the calling thread failed, "" after a success (context.c). */
 const char *minv_create_error(void);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
+void minv_report_note_text(minv_report *r, const char *text); /* a fixed text: nothing formatted */
 void minv_report_note(minv_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

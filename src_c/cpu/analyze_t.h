@@ -199,6 +199,7 @@ static void FN(bandwidths)(const minv_mat *m, int64_t *lower, int64_t *upper) {
     }
 }
 
-static double FN(diagonal)(const minv_mat *m, int64_t i) {
-    return (double)((const T *)m->data)[(size_t)i * (size_t)m->ld + (size_t)i];
+static void FN(diagonal)(const minv_mat *m, double *diag) {
+    const T *a = (const T *)m->data;
+    for (int64_t i = 0; i < m->rows; i++) diag[i] = (double)a[(size_t)i * (size_t)m->ld + (size_t)i];
 }
