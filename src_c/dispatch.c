@@ -63,9 +63,8 @@ minv_status minv_fail_cholesky_residual(minv_context *ctx, minv_dtype t, int64_t
 }
 
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs) {
-    /* the reason is a string: its first byte clears it (the whole report, reason included,
-     * was a quarter of the entry's own cost at n = 8) */
-    memset(r, 0, offsetof(minv_report, reason));
+    /* the reason is a string: its first byte clears it */
+    minv_zero(r, offsetof(minv_report, reason));
     r->reason[0] = '\0';
     r->method = method;
     r->backend = MINV_BACKEND_CPU;
