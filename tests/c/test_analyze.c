@@ -128,6 +128,18 @@ static void small_calls(minv_context *ctx) {
                   fabs(an.norm_inf - ref_norm_inf(n, a)) <= 1e-14 * an.norm_inf,
               "n = %lld: norms %.17g %.17g", (long long)n, an.norm_1, an.norm_inf);
         CHECK(an.diag_min == dmin && an.diag_max == dmax, "n = %lld: diagonal %g %g", (long long)n, an.diag_min, an.diag_max);
+        CHECK(an.lower_bandwidth == n - 1 && an.upper_bandwidth == n - 1, "n = %lld: bands %lld %lld", (long long)n,
+              (long long)an.lower_bandwidth, (long long)an.upper_bandwidth);
+        if (n > 2) { /* one far corner zero: the upper bandwidth from the columns' searches */
+            const double corner = a[(n - 1) * n], next = a[(n - 1) * n + 1];
+            a[(n - 1) * n] = 0;
+            a[(n - 1) * n + 1] = 0;
+            CHECK_STATUS(minv_analyze_d(ctx, n, a, n, &an), MINV_SUCCESS, ctx);
+            CHECK(an.lower_bandwidth == n - 1 && an.upper_bandwidth == n - 2 && !an.symmetric, "n = %lld: bands %lld %lld",
+                  (long long)n, (long long)an.lower_bandwidth, (long long)an.upper_bandwidth);
+            a[(n - 1) * n] = corner;
+            a[(n - 1) * n + 1] = next;
+        }
         for (int call = 0; call < 2; call++) { /* the second call's reason is the first's, not longer */
             char first[MINV_REASON_LEN];
             snprintf(first, sizeof first, "%s", rep.reason);
