@@ -120,7 +120,7 @@ void minv_report_note_text(minv_report *r, const char *text) {
         len += 2;
     }
     if (len + add >= sizeof r->reason) add = sizeof r->reason - len - 1;
-    memcpy(r->reason + len, text, add);
+    minv_copy_bytes(r->reason + len, text, add);
     r->reason[len + add] = '\0';
 }
 
