@@ -62,7 +62,7 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     const size_t per_thread = (size_t)n * (size_t)(2 + nprobes);
     /* small orders' sums on the stack: the workspace's look-up is a fixed cost per call */
     enum { ON_STACK = 128 };
-    double on_stack[ON_STACK];
+    double on_stack[ON_STACK] __attribute__((aligned(64))); /* as the workspace is, for the sums' vectors */
     const size_t need = per_thread * (size_t)threads + (size_t)n;
     if (need <= ON_STACK)
         sums = on_stack;
