@@ -29,23 +29,27 @@ void minv_analysis_assemble(const minv_context *ctx, minv_dtype dtype, int64_t n
                             const double *rowsum, const double *diag, double max_asymmetry,
                             minv_analysis *out) {
     out->n = n;
+    out->reserved = 0;
     out->finite = t->first_bad == INT64_MAX;
     out->first_bad_row = out->finite ? -1 : t->first_bad % n;
     out->first_bad_col = out->finite ? -1 : t->first_bad / n;
     out->norm_1 = t->max_colsum;
-    out->norm_inf = 0;
-    out->diag_dominant = 1;
-    out->diag_positive = 1;
-    out->diag_min = INFINITY;
-    out->diag_max = -INFINITY;
+    /* in locals: out may alias the sums, which kept every step's results in memory */
+    double norm_inf = 0, diag_min = INFINITY, diag_max = -INFINITY;
+    int dominant = 1, positive = 1;
     for (int64_t i = 0; i < n; i++) {
-        double d = diag[i];
-        if (rowsum[i] > out->norm_inf || isnan(rowsum[i])) out->norm_inf = rowsum[i];
-        if (!(fabs(d) > rowsum[i] - fabs(d))) out->diag_dominant = 0;
-        if (!(d > 0)) out->diag_positive = 0;
-        if (d < out->diag_min) out->diag_min = d;
-        if (d > out->diag_max) out->diag_max = d;
+        const double d = diag[i], s = rowsum[i];
+        norm_inf = s > norm_inf || isnan(s) ? s : norm_inf;
+        dominant &= fabs(d) > s - fabs(d);
+        positive &= d > 0;
+        diag_min = d < diag_min ? d : diag_min;
+        diag_max = d > diag_max ? d : diag_max;
     }
+    out->norm_inf = norm_inf;
+    out->diag_dominant = dominant;
+    out->diag_positive = positive;
+    out->diag_min = diag_min;
+    out->diag_max = diag_max;
     out->norm_fro = minv_sumsq_norm(&t->sumsq);
     out->lower_bandwidth = t->lower_bw;
     out->upper_bandwidth = t->upper_bw;

@@ -248,6 +248,7 @@ void minv_clear_error(minv_context *ctx);
 /* Why the last minv_create of the calling thread failed, "" after a success (context.c). */
 const char *minv_create_error(void);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */
+void minv_report_note_text(minv_report *r, const char *text); /* a fixed text: nothing formatted */
 void minv_report_note(minv_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -321,6 +322,8 @@ void minv_workspace_free(minv_context *ctx);
 void minv_progress(minv_context *ctx, const char *stage, double fraction);
 double minv_now(void);                          /* monotonic seconds */
 double minv_eps(minv_dtype dtype);              /* unit roundoff * 2 (LAPACK's 'E') */
+void minv_zero(void *p, size_t bytes);          /* memset(p, 0, bytes) by the C library's */
+void minv_copy_bytes(void *to, const void *from, size_t bytes); /* memcpy, the C library's */
 /* Pointer to element (i, j) of m. */
 static inline void *minv_at(const minv_mat *m, int64_t i, int64_t j) {
     return (char *)m->data + ((size_t)j * (size_t)m->ld + (size_t)i) * (size_t)m->dtype;

@@ -113,22 +113,24 @@ void minv_reason_vnote(char *reason, size_t size, const char *fmt, va_list args)
     memcpy(reason + size - sizeof cut, cut, sizeof cut); /* the last characters, and the NUL */
 }
 
+void minv_report_note_text(minv_report *r, const char *text) {
+    size_t len = strlen(r->reason), add = strlen(text);
+    if (len > 0 && len + 2 < sizeof r->reason) {
+        memcpy(r->reason + len, "; ", 2);
+        len += 2;
+    }
+    if (len + add >= sizeof r->reason) add = sizeof r->reason - len - 1;
+    minv_copy_bytes(r->reason + len, text, add);
+    r->reason[len + add] = '\0';
+}
+
 void minv_report_note(minv_report *r, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    if (strcmp(fmt, "%s") == 0) { /* a fixed text, as most notes are: no formatting per call */
-        const char *text = va_arg(args, const char *);
-        size_t len = strlen(r->reason), add = strlen(text);
-        if (len > 0 && len + 2 < sizeof r->reason) {
-            memcpy(r->reason + len, "; ", 2);
-            len += 2;
-        }
-        if (len + add >= sizeof r->reason) add = sizeof r->reason - len - 1;
-        memcpy(r->reason + len, text, add);
-        r->reason[len + add] = '\0';
-    } else {
+    if (strcmp(fmt, "%s") == 0) /* a fixed text, as most notes are: no formatting per call */
+        minv_report_note_text(r, va_arg(args, const char *));
+    else
         minv_reason_vnote(r->reason, sizeof r->reason, fmt, args);
-    }
     va_end(args);
 }
 

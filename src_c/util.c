@@ -15,6 +15,13 @@ double minv_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* GCC expands a memset or memcpy of a known or bounded size inline as rep stosq / movsq, which
+ * took 80-120 ns for a report's 720 bytes on the development VM (AMD EPYC under KVM) where the
+ * C library's took 20: the size is not known here, so these are the library's. */
+void minv_zero(void *p, size_t bytes) { memset(p, 0, bytes); }
+
+void minv_copy_bytes(void *to, const void *from, size_t bytes) { memcpy(to, from, bytes); }
+
 double minv_eps(minv_dtype dtype) { return dtype == MINV_R64 ? DBL_EPSILON : FLT_EPSILON; }
 
 minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int64_t rows,

@@ -60,8 +60,13 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     minv_status status;
     /* per thread: row sums, column sums and probe products; then the diagonal */
     const size_t per_thread = (size_t)n * (size_t)(2 + nprobes);
-    if ((status = minv_workspace(ctx, MINV_WORK_SCAN, sizeof(double) * (per_thread * (size_t)threads + (size_t)n),
-                                 (void **)&sums)) != MINV_SUCCESS)
+    /* small orders' sums on the stack: the workspace's look-up is a fixed cost per call */
+    enum { ON_STACK = 128 };
+    double on_stack[ON_STACK] __attribute__((aligned(64))); /* as the workspace is, for the sums' vectors */
+    const size_t need = per_thread * (size_t)threads + (size_t)n;
+    if (need <= ON_STACK)
+        sums = on_stack;
+    else if ((status = minv_workspace(ctx, MINV_WORK_SCAN, sizeof(double) * need, (void **)&sums)) != MINV_SUCCESS)
         return status;
     if (ctx->stage.wanted && (status = minv_workspace(ctx, MINV_WORK_MATRIX, (size_t)job.ldc * (size_t)n * (size_t)a->dtype,
                                                       &job.copy)) != MINV_SUCCESS)
@@ -109,7 +114,8 @@ minv_status minv_cpu_analyze(minv_context *ctx, const minv_mat *a, minv_analysis
     if (r64) bandwidths_d(a, &totals.lower_bw, &totals.upper_bw);
     else bandwidths_s(a, &totals.lower_bw, &totals.upper_bw);
     double *diag = sums + per_thread * (size_t)threads;
-    for (int64_t i = 0; i < n; i++) diag[i] = r64 ? diagonal_d(a, i) : diagonal_s(a, i);
+    if (r64) diagonal_d(a, diag);
+    else diagonal_s(a, diag);
     minv_analysis_assemble(ctx, a->dtype, n, &totals, all.rowsum, diag, finite ? all.asym : 0, out);
     if (finite && !sumsq_safe(all.max_abs, n))
         out->norm_fro = r64 ? frobenius_scaled_d(a) : frobenius_scaled_s(a);

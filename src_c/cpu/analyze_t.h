@@ -183,10 +183,15 @@ static double FN(frobenius_scaled)(const minv_mat *m) {
 }
 
 /* Lower and upper bandwidth from each column's first and last nonzero: O(1) per column of a
- * dense matrix, since both searches stop at once. */
+ * dense matrix, since both searches stop at once, and O(1) in all where both far corners are
+ * nonzero (a fixed cost of the small calls otherwise). */
 static void FN(bandwidths)(const minv_mat *m, int64_t *lower, int64_t *upper) {
     const T *a = (const T *)m->data;
     const int64_t n = m->rows;
+    if (n > 1 && a[n - 1] != 0 && a[(size_t)(n - 1) * (size_t)m->ld] != 0) { /* both corners: dense */
+        *lower = *upper = n - 1;
+        return;
+    }
     *lower = *upper = 0;
     for (int64_t j = 0; j < n; j++) {
         const T *col = a + (size_t)j * (size_t)m->ld;
@@ -199,6 +204,7 @@ static void FN(bandwidths)(const minv_mat *m, int64_t *lower, int64_t *upper) {
     }
 }
 
-static double FN(diagonal)(const minv_mat *m, int64_t i) {
-    return (double)((const T *)m->data)[(size_t)i * (size_t)m->ld + (size_t)i];
+static void FN(diagonal)(const minv_mat *m, double *diag) {
+    const T *a = (const T *)m->data;
+    for (int64_t i = 0; i < m->rows; i++) diag[i] = (double)a[(size_t)i * (size_t)m->ld + (size_t)i];
 }

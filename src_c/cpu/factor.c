@@ -135,7 +135,7 @@ void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inv
     report->rcond = bound;
     if (bound == 0 || bound >= MINV_RCOND_ESTIMATE_BELOW) {
         if (cheap)
-            minv_report_note(report, "%s", "rcond: the cheap form, a bound from the factor's diagonal and the solution (order <= 128)");
+            minv_report_note_text(report, "rcond: the cheap form, a bound from the factor's diagonal and the solution (order <= 128)");
         return;
     }
     /* Hager's column (solved with B, the estimator's first step; in the cheap form solved now),
@@ -148,7 +148,7 @@ void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inv
                                                                                    (char *)h + (size_t)n * (size_t)w->dtype));
     report->rcond = fmin(bound, estimate); /* both overstate rcond, if at all */
     /* a fixed text: formatting the bound into it took a microsecond, 20% of a call at n = 8 */
-    minv_report_note(report, "%s", MINV_NOTE_RCOND_ESTIMATED);
+    minv_report_note_text(report, MINV_NOTE_RCOND_ESTIMATED);
 }
 
 double minv_cpu_write_inverse(const minv_mat *f, int lower_only, minv_mat *x) {

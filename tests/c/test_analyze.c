@@ -1,7 +1,10 @@
-/* minv_analyze on matrices whose properties are known by construction. */
+/* minv_analyze on matrices whose properties are known by construction, and the small calls
+ * that analyse A on their way. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -99,12 +102,106 @@ static void extremes(minv_context *ctx) {
     free(a);
 }
 
+/* The calls at small orders, on both sides of the analysis' switch from sums on the stack to
+ * the workspace (n (2 + probes) + n doubles up to 128: a solve up to order 42, an inversion
+ * with its probes up to 25), with a report reused from call to call: the answers against
+ * LAPACK, the analysis against a reference, a NaN at the last entry named, an asymmetric
+ * matrix measured and taken to LU, and each call's reason its own. */
+static void small_calls(minv_context *ctx) {
+    static const int64_t orders[] = {1, 2, 3, 7, 8, 16, 25, 26, 42, 43, 64};
+    tu_rng rng;
+    tu_seed(&rng, 19);
+    minv_report rep;
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+        const int64_t n = orders[k], nrhs = 3;
+        const int64_t cols = n > nrhs ? n : nrhs;
+        double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *x = tu_alloc(n, cols, n), *y = tu_alloc(n, cols, n);
+        tu_spd(&rng, n, a, n);
+        tu_rect(&rng, n, nrhs, b, n);
+        minv_analysis an;
+        CHECK_STATUS(minv_analyze_d(ctx, n, a, n, &an), MINV_SUCCESS, ctx);
+        double dmin = INFINITY, dmax = -INFINITY;
+        for (int64_t i = 0; i < n; i++) dmin = fmin(dmin, a[i * n + i]), dmax = fmax(dmax, a[i * n + i]);
+        CHECK(an.n == n && an.finite && an.symmetric && an.asymmetry == 0 && an.diag_positive && an.reserved == 0,
+              "n = %lld: finite %d symmetric %d asymmetry %.3g", (long long)n, an.finite, an.symmetric, an.asymmetry);
+        CHECK(fabs(an.norm_1 - tu_norm1(n, n, a, n)) <= 1e-14 * an.norm_1 &&
+                  fabs(an.norm_inf - ref_norm_inf(n, a)) <= 1e-14 * an.norm_inf,
+              "n = %lld: norms %.17g %.17g", (long long)n, an.norm_1, an.norm_inf);
+        CHECK(an.diag_min == dmin && an.diag_max == dmax, "n = %lld: diagonal %g %g", (long long)n, an.diag_min, an.diag_max);
+        CHECK(an.lower_bandwidth == n - 1 && an.upper_bandwidth == n - 1, "n = %lld: bands %lld %lld", (long long)n,
+              (long long)an.lower_bandwidth, (long long)an.upper_bandwidth);
+        if (n > 2) { /* one far corner zero: the upper bandwidth from the columns' searches */
+            const double corner = a[(n - 1) * n], next = a[(n - 1) * n + 1];
+            a[(n - 1) * n] = 0;
+            a[(n - 1) * n + 1] = 0;
+            CHECK_STATUS(minv_analyze_d(ctx, n, a, n, &an), MINV_SUCCESS, ctx);
+            CHECK(an.lower_bandwidth == n - 1 && an.upper_bandwidth == n - 2 && !an.symmetric, "n = %lld: bands %lld %lld",
+                  (long long)n, (long long)an.lower_bandwidth, (long long)an.upper_bandwidth);
+            a[(n - 1) * n] = corner;
+            a[(n - 1) * n + 1] = next;
+        }
+        for (int call = 0; call < 2; call++) { /* the second call's reason is the first's, not longer */
+            char first[MINV_REASON_LEN];
+            snprintf(first, sizeof first, "%s", rep.reason);
+            CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+            CHECK(rep.method == MINV_METHOD_CHOLESKY && rep.asymmetry == 0 && rep.residual >= 0 &&
+                      rep.residual <= 100 * n * DBL_EPSILON && rep.rcond > 0 && rep.seconds > 0 && rep.info == -1,
+                  "n = %lld solve: %s residual %.3g rcond %.3g", (long long)n, minv_method_name(rep.method), rep.residual,
+                  rep.rcond);
+            CHECK(strncmp(rep.reason, "AUTO: symmetric with a positive diagonal, so Cholesky", 53) == 0 &&
+                      (call == 0 || strcmp(rep.reason, first) == 0),
+                  "n = %lld reason: %s", (long long)n, rep.reason);
+        }
+        CHECK(tu_lapack_solve(n, nrhs, a, n, b, n, 1, y, n) == 0 && tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+              "n = %lld: solve differs from dposv by %.3g", (long long)n, tu_rel_diff(n, nrhs, x, n, y, n));
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+        /* orders 1 and 2 are tridiagonal */
+        CHECK(rep.method == (n <= 2 ? MINV_METHOD_TRIDIAGONAL : MINV_METHOD_CHOLESKY) && rep.residual_kind > 0 &&
+                  rep.residual >= 0 &&
+                  rep.residual <= 100 * n * DBL_EPSILON && rep.rcond > 0,
+              "n = %lld invert: residual %.3g (kind %d) rcond %.3g", (long long)n, rep.residual, rep.residual_kind,
+              rep.rcond);
+        CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "n = %lld: inverse ratio %.3g", (long long)n,
+              tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON));
+
+        /* asymmetric well beyond the tolerance: measured, and LU */
+        const double keep = a[(n - 1) * n];
+        a[(n - 1) * n] += 0.25; /* a(0, n - 1) */
+        double largest = 0;
+        for (int64_t e = 0; e < n * n; e++) largest = fmax(largest, fabs(a[e]));
+        if (n > 1) {
+            CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+            CHECK(rep.method != MINV_METHOD_CHOLESKY && fabs(rep.asymmetry - 0.25 / largest) <= 1e-14 * rep.asymmetry &&
+                      strstr(rep.reason, "not symmetric") != NULL,
+                  "n = %lld asymmetric: %s asymmetry %.17g (%.17g) reason %s", (long long)n, minv_method_name(rep.method),
+                  rep.asymmetry, 0.25 / largest, rep.reason);
+            CHECK(tu_lapack_solve(n, nrhs, a, n, b, n, 0, y, n) == 0 && tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+                  "n = %lld asymmetric: solve differs from dgesv by %.3g", (long long)n, tu_rel_diff(n, nrhs, x, n, y, n));
+        }
+        a[(n - 1) * n] = keep;
+
+        /* a NaN at the last entry, the scan's last: named, for the solve and the inversion */
+        a[n * n - 1] = NAN;
+        char want[64];
+        snprintf(want, sizeof want, "A(%lld,%lld) = nan", (long long)n, (long long)n);
+        CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, x, n, &rep), MINV_ERR_NOT_FINITE, ctx);
+        CHECK(strstr(minv_last_error(ctx), want) != NULL, "n = %lld solve: %s", (long long)n, minv_last_error(ctx));
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_NOT_FINITE, ctx);
+        CHECK(strstr(minv_last_error(ctx), want) != NULL, "n = %lld invert: %s", (long long)n, minv_last_error(ctx));
+        free(a);
+        free(b);
+        free(x);
+        free(y);
+    }
+}
+
 int main(void) {
     minv_context *ctx;
     if (minv_create(&ctx, NULL) != MINV_SUCCESS) return 1;
     tridiagonal_dominant(ctx);
     banded_and_symmetric(ctx);
     extremes(ctx);
+    small_calls(ctx);
     minv_destroy(ctx);
     return tu_finish("test_analyze");
 }

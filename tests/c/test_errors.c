@@ -96,6 +96,13 @@ static void argument_errors(minv_context *ctx) {
     int64_t huge = (int64_t)1 << 40;
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, huge, a, huge, x, huge, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "overflow");
+    /* B's bytes just past INT64_MAX (a product that fits 64 unsigned bits), and past 2^64 */
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, ((int64_t)1 << 58) + 1, a, 4, b, 4, x, 4, &rep),
+                 MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "b of 4 x 288230376151711745 with ldb = 4 overflows the address space");
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, (int64_t)1 << 61, a, 4, b, 4, x, 4, &rep), MINV_ERR_INVALID_ARG,
+                 ctx);
+    HAS(minv_last_error(ctx), "overflows the address space");
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, -1, a, 4, b, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 4 (nrhs)");
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, 4, 2, a, 4, NULL, 4, x, 4, &rep), MINV_ERR_INVALID_ARG, ctx);
