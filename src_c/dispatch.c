@@ -163,12 +163,11 @@ static void request_staging(minv_context *ctx, minv_place place, minv_method met
 /* The analysis, where the data is: on the context's backend (or the CPU's for host data, and
  * for a small host call). */
 static minv_status analyze(minv_context *ctx, minv_place place, const minv_mat *a, minv_analysis *an, int small) {
-    const minv_backend_ops *ops = place == MINV_ON_HOST && !(ctx->ops->analyze && !small) ? &minv_cpu_backend : ctx->ops;
-    if (ops != &minv_cpu_backend) /* the CPU's fills every field (minv_analysis_assemble) */
-        memset(an, 0, sizeof *an);
-    if (place == MINV_ON_DEVICE)
-        return ctx->ops->analyze_device(ctx, a, an);
-    return ops->analyze(ctx, a, an);
+    const int on_cpu = place == MINV_ON_HOST && (small || !ctx->ops->analyze);
+    if (on_cpu) /* the CPU's fills every field (minv_analysis_assemble) */
+        return minv_cpu_backend.analyze(ctx, a, an);
+    memset(an, 0, sizeof *an);
+    return place == MINV_ON_DEVICE ? ctx->ops->analyze_device(ctx, a, an) : ctx->ops->analyze(ctx, a, an);
 }
 
 /* ---- the CPU in the GPU's place ---- */

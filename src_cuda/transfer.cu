@@ -142,8 +142,8 @@ cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, in
                                   cudaMemcpyDeviceToHost, s);
 }
 
-/* Staging chunks of more than half STAGE_CHUNK take all the caller's threads; smaller copies a thread a
- * COPY_SHARE bytes. Measured with OpenMP's default waiting (H200 host, 16 cores, pageable
+/* Staging chunks of more than half STAGE_CHUNK take all the caller's threads; smaller copies
+ * a thread a COPY_SHARE bytes. Measured with OpenMP's default waiting (H200 host, 16 cores, pageable
  * 30-column solves): at order 1024 (one 8 MB copy of A) 1.9 ms with 4 threads, 8 ms with 8 and
  * 8-12 ms with 16 (2.0 with OMP_WAIT_POLICY=passive): the workers left spinning starved the
  * CUDA calls that follow; at 4096 (16 MB chunks) 8.5 ms with 16 threads, 12.6-13.7 with 8. */

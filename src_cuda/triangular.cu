@@ -261,9 +261,10 @@ const int64_t TRSM_LEAVES_BELOW = 4;
 /* x = A^-1 x from the factors in f: L^-T L^-1 x from a Cholesky factor L (lower), or, from
  * getrf's (lu), U^-1 L^-1 x with L unit lower and U upper; x is already row-permuted there.
  * For wide x each triangle's diagonal blocks are inverted into the one scratch before its
- * solve; one column goes to cuBLAS's TRSM whole (H100, SPD solves with one right-hand side
- * and Hager's vector as two columns: 4.45 ms whole against 4.68 recursive at n = 4096, 49.6
- * against 51.3 at 16384; with 31 columns whole was slower: 5.4 against 5.0 at 4096). */
+ * solve; one column goes to cuBLAS's TRSM whole (its one-column path: H100, SPD solve of one
+ * right-hand side with Hager's vector solved apart, two one-column TRSMs, 3.67 ms at n = 4096,
+ * against 4.45 for both as two columns whole and 4.68 recursive; with 31 columns whole was
+ * slower: 5.4 against 5.0). */
 template <typename T> minv_status solve_with_factors(minv_context *ctx, const minv_mat *f, int lu, minv_mat *x) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;

@@ -43,11 +43,8 @@ static double FN(estimate)(const minv_mat *f, int spd, T *x, int solved, T *sgn)
         solve_with(f, spd, 0, x);
         const double estold = est;
         est = FN(asum)(x, n);
-        /* a repeated sign vector, or no growth: converged */
-        int same = 1;
-        for (int64_t i = 0; i < n && same; i++) same = (x[i] >= 0 ? (T)1 : (T)-1) == sgn[i];
-        if (same || est <= estold) break;
-        FN(signs)(x, sgn, n, 0);
+        /* a repeated sign vector, or no growth: converged (x is not read after a break) */
+        if (FN(signs)(x, sgn, n, 1) || est <= estold) break;
         solve_with(f, spd, 1, x);
         const int64_t jlast = j;
         j = FN(iamax)(x, n);
