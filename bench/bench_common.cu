@@ -151,3 +151,36 @@ double bench_dgemm_tflops(int64_t n, int64_t products) {
     cudaFree(c);
     return 2.0 * (double)n * (double)n * (double)n * (double)products / s / 1e12;
 }
+
+namespace {
+struct stage_log {
+    bool sync;
+    int count;
+    const char *name[32];
+    double at[32];
+};
+
+void on_stage(void *user, const char *stage, double fraction) {
+    stage_log *log = (stage_log *)user;
+    if (fraction == 0 && log->count < 32) {
+        if (log->sync) cudaDeviceSynchronize();
+        log->name[log->count] = stage;
+        log->at[log->count++] = bench_now();
+    }
+}
+} // namespace
+
+void bench_print_stages(FILE *out, minv_context *ctx, bool sync, const std::function<void()> &call) {
+    stage_log log = {sync, 0, {NULL}, {0}};
+    minv_set_progress(ctx, on_stage, &log);
+    cudaDeviceSynchronize();
+    const double t0 = bench_now();
+    call();
+    cudaDeviceSynchronize();
+    const double t1 = bench_now();
+    minv_set_progress(ctx, NULL, NULL);
+    fprintf(out, "    stages (ms): start %.3f", ((log.count ? log.at[0] : t1) - t0) * 1e3);
+    for (int k = 0; k < log.count; k++)
+        fprintf(out, ", %s %.3f", log.name[k], ((k + 1 < log.count ? log.at[k + 1] : t1) - log.at[k]) * 1e3);
+    fprintf(out, " (whole %.3f)\n", (t1 - t0) * 1e3);
+}

@@ -10,6 +10,10 @@
 
 #include "minv.h"
 
+#ifdef __cplusplus
+#include <functional>
+#endif
+
 /* ---- bench_host.c: no GPU needed ---- */
 #ifdef __cplusplus
 extern "C" {
@@ -74,6 +78,12 @@ bool bench_enough(const double *t, int runs, double energy_seconds);
 bench_result bench_summarise(double *t, int runs, unsigned gpus, double joules, double joules_all);
 /* "%.1f J" or "-", and " (IMPOSSIBLE: W > limit)" where flagged; for result tables. */
 const char *bench_energy_text(const bench_result &r, char *buf, size_t len);
+
+/* Where one call spends its time: runs call() once with a progress callback that reads the
+ * host clock where each stage starts, and prints "    stages (ms): start ..., NAME ms, ...".
+ * With sync, the callback first waits for the device, so that each figure is the GPU work of
+ * its stage and not only its launches (each wait adds a few microseconds). */
+void bench_print_stages(FILE *out, minv_context *ctx, bool sync, const std::function<void()> &call);
 
 /* DGEMM on n x n device operands (no zeros in them), run `products` times back to back per
  * timed run, as an iteration of that many products runs: TFLOP/s, measured as above. */

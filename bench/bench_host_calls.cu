@@ -6,7 +6,9 @@
 // user's arrays pinned. KMS(0.5) SPD, 30 right-hand sides; bench_common's measurement (a
 // warm-up, the median of at least three calls, five under 10 ms); every buffer touched first.
 // Also what cudaHostRegister costs on the matrix, the other way to PCIe speed.
-// Usage: bench_host_calls [--max-n N]
+// With --stages (orders up to 1024), where one AUTO call and one GPU call of each case spend
+// their time, the device waited for at each stage.
+// Usage: bench_host_calls [--max-n N] [--stages]
 #include <math.h>
 #include <string.h>
 
@@ -26,8 +28,15 @@ void kms(double *a, int64_t n) {
 int main(int argc, char **argv) {
     int64_t max_n = 16384;
     const int64_t k = 30;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--max-n")) max_n = atoll(argv[i + 1]);
+    bool stages = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--max-n") && i + 1 < argc) max_n = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--stages")) stages = true;
+        else {
+            fprintf(stderr, "usage: bench_host_calls [--max-n N] [--stages]\n");
+            return 2;
+        }
+    }
     bench_header(stdout, argc, argv);
     minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0), *cpu = bench_context(MINV_BACKEND_CPU, 0, 0),
                  *aut = bench_context(MINV_BACKEND_AUTO, 0, 0);
@@ -67,6 +76,12 @@ int main(int argc, char **argv) {
                    op == 0 ? "invert" : "solve 30 rhs", au * 1e3, minv_backend_name(ran), g * 1e3, gp * 1e3, cpu_ms,
                    pp * 1e3, pq * 1e3, pp / au, reg_ms);
             fprintf(stderr, "n=%lld %s: %s\n", (long long)n, op ? "solve" : "invert", rep.reason);
+            if (stages && n <= 1024) {
+                printf("  AUTO:");
+                bench_print_stages(stdout, aut, true, [&] { minv_call(aut, pageable); });
+                printf("  GPU:");
+                bench_print_stages(stdout, gpu, true, [&] { minv_call(gpu, pageable); });
+            }
             fflush(stdout);
         }
     }

@@ -85,36 +85,6 @@ double trsv_pair_time(cublasHandle_t blas, const double *d_a, int64_t n, double 
     });
 }
 
-/* The stages one call passes, with the host clock at each. */
-struct stage_log {
-    int count;
-    const char *name[32];
-    double at[32];
-};
-
-void on_stage(void *user, const char *stage, double fraction) {
-    stage_log *log = (stage_log *)user;
-    if (fraction == 0 && log->count < 32) {
-        log->name[log->count] = stage;
-        log->at[log->count++] = bench_now();
-    }
-}
-
-void print_stages(minv_context *ctx, int64_t n, int64_t nrhs, const double *d_a, const double *d_b, double *d_x) {
-    stage_log log = {0, {NULL}, {0}};
-    minv_report rep;
-    minv_set_progress(ctx, on_stage, &log);
-    cudaDeviceSynchronize();
-    const double t0 = bench_now();
-    BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_AUTO, n, nrhs, d_a, n, d_b, n, d_x, n, &rep));
-    const double t1 = bench_now();
-    minv_set_progress(ctx, NULL, NULL);
-    printf("    stages (ms): start %.3f", log.count ? (log.at[0] - t0) * 1e3 : 0.0);
-    for (int k = 0; k < log.count; k++)
-        printf(", %s %.3f", log.name[k], ((k + 1 < log.count ? log.at[k + 1] : t1) - log.at[k]) * 1e3);
-    printf("\n");
-}
-
 double *to_device(const double *h, size_t count) {
     double *d;
     BENCH_CK(cudaMalloc((void **)&d, sizeof(double) * count));
@@ -177,7 +147,9 @@ int main(int argc, char **argv) {
                        rep.rcond);
                 if (stages) {
                     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
-                    print_stages(ctx, n, nrhs, d_a, d_b, d_x);
+                    bench_print_stages(stdout, ctx, false, [&] {
+                        BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_AUTO, n, nrhs, d_a, n, d_b, n, d_x, n, &rep));
+                    });
                 }
                 fflush(stdout);
             }
