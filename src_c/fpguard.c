@@ -7,6 +7,7 @@
  * more than a LAPACK call on an 8 x 8 matrix. On x86-64 the common case, every trap already
  * masked, keeps the SSE control and status register and the x87 status word instead (a few
  * cycles each) and touches the x87 environment only if the call changed its flags. */
+#include <float.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -20,6 +21,7 @@
 
 #if MINV_FPGUARD_X86
 enum { SSE_FLAGS = 0x3f, SSE_MASKS = 0x1f80, X87_FLAGS = 0x3f, X87_MASKS = 0x3f };
+enum { FLUSH_BITS = 0x8040 /* FTZ, DAZ */, SAVED = 1u << 31 /* not an MXCSR bit: begin changed it */ };
 
 static unsigned short x87_status(void) {
     unsigned short sw;
@@ -86,4 +88,28 @@ void minv_worker_begin(minv_worker *w) {
 void minv_worker_end(minv_worker *w) {
     if (w->guarded)
         minv_fpguard_end(&w->guard);
+}
+
+minv_flush minv_flush_subnormals_begin(minv_dtype t, int64_t n, double norm_1) {
+#if MINV_FPGUARD_X86
+    const double tiny = t == MINV_R64 ? DBL_MIN : FLT_MIN, e = minv_eps(t), e4 = e * e * e * e;
+    /* max |a_ij| lies in [norm_1 / n, norm_1] */
+    if (!(tiny * (double)n <= e4 * norm_1 && tiny * (double)n * norm_1 <= e4))
+        return 0;
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | FLUSH_BITS);
+    return csr | SAVED;
+#else
+    (void)t, (void)n, (void)norm_1;
+    return 0;
+#endif
+}
+
+void minv_flush_subnormals_end(minv_flush saved) {
+#if MINV_FPGUARD_X86
+    if (saved) /* the two modes back; flags raised meanwhile stay, as the call's guard expects */
+        _mm_setcsr((_mm_getcsr() & ~FLUSH_BITS) | (saved & FLUSH_BITS));
+#else
+    (void)saved;
+#endif
 }

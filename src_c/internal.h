@@ -283,6 +283,17 @@ typedef struct {
 } minv_fpguard;
 void minv_fpguard_begin(minv_fpguard *guard);
 void minv_fpguard_end(minv_fpguard *guard);
+/* Subnormal operands and results take a microcode assist on Intel cores, a hundred cycles or
+ * more each: potrf + potri of KMS(0.5) (a_ij = 0.5^|i-j|) of order 1024 took 187 ms on one
+ * core of the H100 machine's Xeon and 30 ms with them flushed to zero. Where A's scale makes them
+ * irrelevant, the CPU's factorisations and inverses run with them flushed (SSE's FTZ and DAZ, on
+ * the calling thread: a multi-threaded BLAS's own workers keep their settings): each flushed
+ * value is below eps^4 of max |a_ij| and of 1 / (n max |a_ij|), the scales of A, its factors
+ * and its inverse (max |a_ij| bounded by ||A||_1 and ||A||_1 / n). begin returns what end
+ * restores (0: nothing changed). */
+typedef unsigned minv_flush;
+minv_flush minv_flush_subnormals_begin(minv_dtype t, int64_t n, double norm_1);
+void minv_flush_subnormals_end(minv_flush saved);
 /* Inside minv's OpenMP regions: a worker thread may have been created earlier with the
  * caller's traps on (a prior parallel region of the program), so each masks them for its share
  * of the work and restores its own environment; thread 0, the calling thread, is covered by

@@ -19,13 +19,20 @@ static minv_status not_spd(minv_context *ctx, int64_t info, minv_report *report)
                      (long long)info, (long long)info);
 }
 
-/* Factor A = L L^T in place; on failure the column is reported. Returns, through
+/* Factor A = L L^T in place (subnormals flushed where ||A||_1 allows: internal.h); on
+ * failure the column is reported. Returns, through
  * *inverse_bound, 1 / min l_ii^2, a lower bound on ||A^-1||_2 <= ||A^-1||_1 (the Schur
  * complements' pivots l_ii^2 are at least A's smallest eigenvalue). */
-static minv_status factor(minv_context *ctx, minv_mat *f, minv_report *report, double *inverse_bound) {
+static minv_status factor(minv_context *ctx, minv_mat *f, double norm_1, minv_report *report, double *inverse_bound) {
     minv_progress(ctx, "cholesky factor", 0);
-    const int64_t info = f->rows <= MINV_SMALL_N ? minv_small_potrf(f->dtype, f->rows, f->data, f->ld)
-                                                 : la_potrf(f->dtype, f->rows, f->data, f->ld);
+    int64_t info;
+    if (f->rows <= MINV_SMALL_N) {
+        info = minv_small_potrf(f->dtype, f->rows, f->data, f->ld);
+    } else {
+        const minv_flush flush = minv_flush_subnormals_begin(f->dtype, f->rows, norm_1);
+        info = la_potrf(f->dtype, f->rows, f->data, f->ld);
+        minv_flush_subnormals_end(flush);
+    }
     if (info > 0)
         return not_spd(ctx, info, report);
     if (info < 0)
@@ -55,12 +62,14 @@ minv_status minv_cpu_cholesky_invert(minv_context *ctx, const minv_mat *a, minv_
     minv_mat f;
     minv_status status = minv_cpu_factor_input(ctx, a, 1, &f);
     if (status == MINV_SUCCESS)
-        status = f.rows <= MINV_SMALL_N ? invert_small(ctx, &f, report) : factor(ctx, &f, report, NULL);
+        status = f.rows <= MINV_SMALL_N ? invert_small(ctx, &f, report) : factor(ctx, &f, an->norm_1, report, NULL);
     if (status != MINV_SUCCESS) /* x untouched: in place, it still holds A for a fallback */
         return status;
     if (f.rows > MINV_SMALL_N) {
         minv_progress(ctx, "cholesky invert", 0);
-        int info = minv_cpu_potri(f.dtype, f.rows, f.data, f.ld);
+        const minv_flush flush = minv_flush_subnormals_begin(f.dtype, f.rows, an->norm_1);
+        const int info = minv_cpu_potri(f.dtype, f.rows, f.data, f.ld);
+        minv_flush_subnormals_end(flush);
         if (info != 0)
             return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "potri (trtri, lauum) returned info = %d", info);
     }
@@ -76,7 +85,7 @@ minv_status minv_cpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     if (status == MINV_SUCCESS) /* first: a NaN in B is named before A's factorisation fails */
         status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status == MINV_SUCCESS)
-        status = factor(ctx, &f, report, &from_factor);
+        status = factor(ctx, &f, an->norm_1, report, &from_factor);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "cholesky solve", 0);

@@ -19,13 +19,21 @@ static minv_status no_pivot(minv_context *ctx, int64_t info, minv_report *report
 
 enum { GETRI_BLOCK = 64 }; /* getri's workspace: n times its block size */
 
-/* Factor P A = L U in place; a zero pivot is reported by its column. Returns, through
+/* Factor P A = L U in place (subnormals flushed where ||A||_1 allows: internal.h); a zero
+ * pivot is reported by its column. Returns, through
  * *inverse_bound, max 1 / |u_ii| / n, a lower bound on ||A^-1||_1 (U^-1 = A^-1 P^T L and
  * ||L||_1 <= n with partial pivoting). */
-static minv_status factor(minv_context *ctx, minv_mat *f, int *ipiv, minv_report *report, double *inverse_bound) {
+static minv_status factor(minv_context *ctx, minv_mat *f, double norm_1, int *ipiv, minv_report *report,
+                          double *inverse_bound) {
     minv_progress(ctx, "lu factor", 0);
-    const int64_t info = f->rows <= MINV_SMALL_N ? minv_small_getrf(f->dtype, f->rows, f->data, f->ld, ipiv)
-                                                 : la_getrf(f->dtype, f->rows, f->rows, f->data, f->ld, ipiv);
+    int64_t info;
+    if (f->rows <= MINV_SMALL_N) {
+        info = minv_small_getrf(f->dtype, f->rows, f->data, f->ld, ipiv);
+    } else {
+        const minv_flush flush = minv_flush_subnormals_begin(f->dtype, f->rows, norm_1);
+        info = la_getrf(f->dtype, f->rows, f->rows, f->data, f->ld, ipiv);
+        minv_flush_subnormals_end(flush);
+    }
     if (info > 0)
         return no_pivot(ctx, info, report);
     if (info < 0)
@@ -51,10 +59,12 @@ minv_status minv_cpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
         if (info > 0)
             return no_pivot(ctx, info, report);
     } else {
-        if ((status = factor(ctx, &f, ipiv, report, NULL)) != MINV_SUCCESS)
+        if ((status = factor(ctx, &f, an->norm_1, ipiv, report, NULL)) != MINV_SUCCESS)
             return status;
         minv_progress(ctx, "lu invert", 0);
-        int info = la_getri(f.dtype, f.rows, f.data, f.ld, ipiv, work, GETRI_BLOCK * f.rows);
+        const minv_flush flush = minv_flush_subnormals_begin(f.dtype, f.rows, an->norm_1);
+        const int info = la_getri(f.dtype, f.rows, f.data, f.ld, ipiv, work, GETRI_BLOCK * f.rows);
+        minv_flush_subnormals_end(flush);
         if (info != 0)
             return minv_fail(ctx, info > 0 ? MINV_ERR_SINGULAR : MINV_ERR_INTERNAL, "LAPACK getri returned info = %d", info);
     }
@@ -73,7 +83,7 @@ minv_status minv_cpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     if (status == MINV_SUCCESS) /* first: a NaN in B is named before A's factorisation fails */
         status = minv_cpu_rhs_input(ctx, b, &w, &bnorm);
     if (status == MINV_SUCCESS)
-        status = factor(ctx, &f, ipiv, report, &from_factor);
+        status = factor(ctx, &f, an->norm_1, ipiv, report, &from_factor);
     if (status != MINV_SUCCESS)
         return status;
     minv_progress(ctx, "lu solve", 0);
