@@ -6,7 +6,7 @@
 // Beside: minv without the residual check, and one cuBLAS TRSV pair (L then L^T), the unit of
 // a condition estimate's vector solves.
 // With --stages, where one call of each case spends its time: host clock between the stages
-// minv reports (its progress callback), the device idle before the call.
+// minv reports (its progress callback), the device waited for at each and idle before the call.
 // Usage: bench_solves [--min-n N] [--max-n N] [--spd-only|--general-only] [--stages]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
                        rep.rcond);
                 if (stages) {
                     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
-                    bench_print_stages(stdout, ctx, false, [&] {
+                    bench_print_stages(stdout, ctx, true, [&] {
                         BENCH_CK(minv_solve_device_d(ctx, MINV_METHOD_AUTO, n, nrhs, d_a, n, d_b, n, d_x, n, &rep));
                     });
                 }
