@@ -102,6 +102,7 @@ minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *w
     void *host_work = NULL;
     int64_t n = x->rows;
     int info = 0;
+    void *back;
     CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
                                              dt, &dev_bytes, &host_bytes));
     if (dev_bytes > work_bytes) {
@@ -115,8 +116,8 @@ minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *w
     }
     CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt, work,
                                   dev_bytes, host_work, host_bytes, info_dev));
-    CUDA_TRY(cudaMemcpyAsync(&info, info_dev, sizeof info, cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    MINV_TRY(minv_gpu_read_back(ctx, info_dev, sizeof info, &back));
+    info = *(const int *)back;
     if (info > 0) {
         report->info = col0 + info - 1;
         status = minv_fail(ctx, MINV_ERR_NOT_SPD,

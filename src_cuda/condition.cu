@@ -153,9 +153,8 @@ minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat 
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows, m = r->m, c = norm_slots(m);
-    double *xnorm = r->norms + c, *host = (double *)malloc(2 * (size_t)c * sizeof(double)), smallest;
-    if (!host)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld norms", (long long)(2 * c));
+    double *xnorm = r->norms + c, *host, smallest;
+    void *back;
     if (f->dtype == MINV_R64) {
         minv_k_column_norms1<double>((const double *)r->w.data, n, r->w.cols, r->w.ld, xnorm, g->stream);
         if (r->h.data) minv_k_column_norms1<double>((const double *)r->h.data, n, 1, n, xnorm + m, g->stream);
@@ -170,8 +169,8 @@ minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat 
         const minv_mat solved = {r->w.dtype, n, m, r->w.ld, r->w.data};
         MINV_TRY(minv_gpu_copy(ctx, &solved, x));
     }
-    CUDA_TRY(cudaMemcpyAsync(host, r->norms, 2 * (size_t)c * sizeof(double), cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    MINV_TRY(minv_gpu_read_back(ctx, r->norms, 2 * (size_t)c * sizeof(double), &back));
+    host = (double *)back;
     /* Hager's vector has 1-norm 1. The factor's pivots bound ||A^-1||_1 from below as one more
      * "column" of norm 1: l_ii^2 >= lambda_min(A), so 1 / min l_ii^2 <= ||A^-1||_2 <= ||A^-1||_1
      * for symmetric A; U^-1 = A^-1 P^T L has a column of 1-norm >= 1 / min |u_ii|, ||L||_1 <= n. */
@@ -180,7 +179,6 @@ minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat 
     host[c + m + 1] = smallest > 0 ? (spd ? 1.0 / (smallest * smallest) : 1.0 / (smallest * (double)n)) : 0;
     *rcond = minv_rcond_lower_bound(c, host + c, host, anorm);
 cleanup:
-    free(host);
     return status;
 }
 

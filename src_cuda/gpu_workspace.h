@@ -26,6 +26,7 @@ enum minv_pinned_slot {
     PIN_AUX = PIN_STAGE + MINV_GPU_STREAMS, /* MINV_GPU_STREAMS for callbacks */
     PIN_OOC = PIN_AUX + MINV_GPU_STREAMS,   /* IT_BUFFERS host matrices of out-of-core methods */
     PIN_SMALL = PIN_OOC + IT_BUFFERS,       /* a vector */
+    PIN_READ_BACK,                          /* small results on their way to the host */
     PIN_COUNT
 };
 
@@ -73,6 +74,10 @@ struct minv_gpu_scope {
 minv_status minv_gpu_own_alloc(minv_context *ctx, size_t bytes, void **dev);
 void minv_gpu_own_free(minv_context *ctx, void *dev, size_t bytes);
 minv_status minv_gpu_pinned(minv_context *ctx, int slot, size_t bytes, void **ptr);
+/* Small results (reductions, norms, info, sampled vectors) to the host: one copy into the
+ * context's pinned read-back buffer, then the stream waited for. *host is valid until the next
+ * read-back; a pageable copy costs a staging pass and a malloc on the way. */
+minv_status minv_gpu_read_back(minv_context *ctx, const void *dev, size_t bytes, void **host);
 void minv_gpu_release_all(minv_gpu *g);
 /* End of a public call: unlock the slots and forget the staged upload. */
 void minv_gpu_end_call(minv_context *ctx);

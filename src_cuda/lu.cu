@@ -46,8 +46,9 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
         MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &dev_bytes, &p[2]));
         CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, n, n, dt, f->lu.data, n, f->ipiv, dt, p[2],
                                       dev_bytes, host_work, host_bytes, (int *)p[1]));
-        CUDA_TRY(cudaMemcpyAsync(&info, p[1], sizeof info, cudaMemcpyDeviceToHost, g->stream));
-        CUDA_TRY(cudaStreamSynchronize(g->stream));
+        void *back;
+        MINV_TRY(minv_gpu_read_back(ctx, p[1], sizeof info, &back));
+        info = *(const int *)back;
     }
     if (info > 0) {
         report->info = info - 1;

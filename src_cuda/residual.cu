@@ -76,22 +76,16 @@ minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_resi
     minv_status status = MINV_SUCCESS;
     const int64_t n = r->n;
     cudaStream_t s = ctx->gpu->stream;
-    double *host = NULL;
     if (r->mode > 0) minv_progress(ctx, "residual", 0);
     if (r->mode == 1) {
         double *w = r->av + (size_t)n * MINV_PROBES, *rowabs = w + (size_t)n * MINV_PROBES;
         for (int k = 0; k < MINV_PROBES; k++)
             gemv_double(x, r->av + (size_t)k * n, w + (size_t)k * n, k == 0 ? rowabs : NULL, s);
         LAUNCH_TRY();
-        host = (double *)malloc((size_t)n * (2 * MINV_PROBES + 1) * sizeof(double));
-        if (!host) {
-            status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual vectors");
-            goto cleanup;
-        }
-        double *hv = host, *hw = host + (size_t)n * MINV_PROBES, *hrow = hw + (size_t)n * MINV_PROBES;
-        CUDA_TRY(cudaMemcpyAsync(hv, r->v, (size_t)n * MINV_PROBES * sizeof(double), cudaMemcpyDeviceToHost, s));
-        CUDA_TRY(cudaMemcpyAsync(hw, w, (size_t)n * (MINV_PROBES + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
-        CUDA_TRY(cudaStreamSynchronize(s));
+        void *back; /* v, A v, X A v and the row sums, one after the other from r->v */
+        MINV_TRY(minv_gpu_read_back(ctx, r->v, (size_t)n * (3 * MINV_PROBES + 1) * sizeof(double), &back));
+        const double *hv = (const double *)back, *hw = hv + 2 * (size_t)n * MINV_PROBES,
+                     *hrow = hw + (size_t)n * MINV_PROBES;
         report->residual = minv_probe_ratio(n, MINV_PROBES, hv, hw, host_norm_inf(hrow, n), an->norm_inf);
         report->residual_kind = 1;
     } else if (r->mode == 2) {
@@ -121,7 +115,6 @@ minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_resi
         report->residual_kind = 2;
     }
 cleanup:
-    free(host);
     return status;
 }
 
@@ -151,15 +144,13 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
     minv_status status = MINV_SUCCESS;
     const int64_t n = r->n;
     cudaStream_t s = ctx->gpu->stream;
-    double *host = NULL, worst = 0;
+    double *host, worst = 0;
+    void *back;
     if (r->mode == 0) { /* nothing to check, but the solve must have finished without error */
         CUDA_TRY(cudaStreamSynchronize(s));
         return MINV_SUCCESS;
     }
     minv_progress(ctx, "residual", 0);
-    host = (double *)malloc(3 * (size_t)n * (size_t)r->count * sizeof(double));
-    if (!host)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate residual vectors");
     /* every sampled column's x_j and A x_j, then one copy back: one synchronisation in all */
     for (int64_t k = 0; k < r->count; k++) {
         double *xj = r->av + 2 * (size_t)k * n, *axj = xj + n;
@@ -167,8 +158,8 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
         gemv_double(a, xj, axj, NULL, s);
     }
     LAUNCH_TRY();
-    CUDA_TRY(cudaMemcpyAsync(host, r->v, 3 * (size_t)n * (size_t)r->count * sizeof(double), cudaMemcpyDeviceToHost, s));
-    CUDA_TRY(cudaStreamSynchronize(s));
+    MINV_TRY(minv_gpu_read_back(ctx, r->v, 3 * (size_t)n * (size_t)r->count * sizeof(double), &back));
+    host = (double *)back;
     for (int64_t k = 0; k < r->count; k++) {
         double *hb = host + (size_t)k * n, *hx = host + (size_t)n * (r->count + 2 * k), *hax = hx + n;
         for (int64_t i = 0; i < n; i++) hax[i] -= hb[i];
@@ -178,7 +169,6 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
     report->residual = worst;
     report->residual_kind = r->mode;
 cleanup:
-    free(host);
     return status;
 }
 
@@ -186,7 +176,7 @@ minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, co
                                         minv_report *report) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
-    void *p;
+    void *p, *back;
     double xnorm;
     MINV_TRY(reserve_one(ctx, WS_SCALAR, 64, &p));
     if (x->dtype == MINV_R64)
@@ -194,8 +184,8 @@ minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, co
     else
         minv_k_norm1<float>((const float *)x->data, x->rows, x->cols, x->ld, (double *)p, ctx->gpu->stream);
     LAUNCH_TRY();
-    CUDA_TRY(cudaMemcpyAsync(&xnorm, p, sizeof xnorm, cudaMemcpyDeviceToHost, ctx->gpu->stream));
-    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    MINV_TRY(minv_gpu_read_back(ctx, p, sizeof xnorm, &back));
+    xnorm = *(const double *)back;
     report->rcond = xnorm > 0 && isfinite(xnorm) ? 1.0 / (an->norm_1 * xnorm) : 0.0;
 cleanup:
     return status;

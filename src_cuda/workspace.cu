@@ -149,6 +149,15 @@ cleanup:
     return status;
 }
 
+minv_status minv_gpu_read_back(minv_context *ctx, const void *dev, size_t bytes, void **host) {
+    minv_status status = MINV_SUCCESS;
+    MINV_TRY(minv_gpu_pinned(ctx, PIN_READ_BACK, bytes, host));
+    CUDA_TRY(cudaMemcpyAsync(*host, dev, bytes, cudaMemcpyDeviceToHost, ctx->gpu->stream));
+    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+cleanup:
+    return status;
+}
+
 void minv_gpu_release_all(minv_gpu *g) {
     for (int k = 0; k < WS_COUNT; k++) release_slot(g, k);
     for (int k = 0; k < PIN_COUNT; k++) {
