@@ -95,11 +95,12 @@ minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu
  * precision): triangle `which` (0: L, unit for LU; 1: U for LU, L^T for Cholesky, whose blocks
  * are triangle 0's) gets its diagonal blocks of order nb inverted into e
  * (minv_gpu_triangle_blocks_bytes), then x = T^-1 x as often as wanted, enqueued on the
- * compute stream without synchronising. */
+ * compute stream without synchronising; leaf, nb x x->cols elements, holds each diagonal
+ * block's product on its way back into x. */
 size_t minv_gpu_triangle_blocks_bytes(minv_dtype t, int64_t n, int64_t nb);
 minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, void *e);
 minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, const void *e,
-                                    minv_mat *x);
+                                    minv_mat *x, void *leaf);
 minv_status minv_gpu_iterative_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                       minv_report *r);
 /* The backend's eigen op for reconditioning (eigen.cu), on host data; see internal.h. */

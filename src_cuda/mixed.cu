@@ -28,6 +28,7 @@ struct gpu_mixed {
     double *r, *xw;       /* n x cols: residual and solution */
     float *w;             /* n x cols: a correction */
     void *blocks[2];      /* the triangles' inverted diagonal blocks */
+    float *leaf;          /* SOLVE_NB x cols: a diagonal block's product */
     int64_t *ipiv, *perm;
     double *norms;        /* device, cols each: ||r_j||_inf, ||x_j||_inf, scale_j, ||x_j||_1 */
     double *host;         /* host, cols each: ||r_j||_inf, ||x_j||_inf, ||b_j||_inf, ||b_j||_1 */
@@ -196,9 +197,9 @@ minv_status step(minv_refine_engine *eng, double *berr) {
     LAUNCH_TRY();
     /* the corrections at the factors' precision: TF32 products beside TF32 factors */
     if (m->level == MINV_LOWP_TF32) CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_TF32_TENSOR_OP_MATH));
-    status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 0, SOLVE_NB, m->blocks[0], &w);
+    status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 0, SOLVE_NB, m->blocks[0], &w, m->leaf);
     if (status == MINV_SUCCESS)
-        status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 1, SOLVE_NB, m->blocks[m->lu], &w);
+        status = minv_gpu_triangle_solve(ctx, &m->f, m->lu, 1, SOLVE_NB, m->blocks[m->lu], &w, m->leaf);
     CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
     if (status != MINV_SUCCESS) goto cleanup;
     add_correction<<<grid_of(n, cols), THREADS, 0, s>>>(m->xw, m->w, m->norms + 2 * cols, n, cols);
@@ -273,6 +274,7 @@ minv_status solve(minv_context *ctx, int lu, const minv_mat *a, const minv_mat *
                                  a->dtype == MINV_R32 ? (size_t)n * (size_t)n * sizeof(double) : 1,
                                  2 * vec * sizeof(double),
                                  aligned(vec * sizeof(float)) + 2 * blocks + aligned(2 * (size_t)n * sizeof(int64_t)) +
+                                     aligned((size_t)SOLVE_NB * (size_t)cols * sizeof(float)) +
                                      4 * (size_t)cols * sizeof(double)};
         void *p[4];
         MINV_TRY(minv_gpu_reserve(ctx, 4, slots, bytes, p));
@@ -295,6 +297,8 @@ minv_status solve(minv_context *ctx, int lu, const minv_mat *a, const minv_mat *
         m.ipiv = (int64_t *)q;
         m.perm = m.ipiv + n;
         q += aligned(2 * (size_t)n * sizeof(int64_t));
+        m.leaf = (float *)q;
+        q += aligned((size_t)SOLVE_NB * (size_t)cols * sizeof(float));
         m.norms = (double *)q;
     }
     status = minv_refine(ctx, &m.e, report);

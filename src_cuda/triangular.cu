@@ -17,7 +17,7 @@ namespace {
  * inverse, their products W^T W formed by GEMM): cuSOLVER's trtri and lauum are launch-bound
  * at these sizes. The best nb differs (H100, bench_spd parts and solve): the inverse took
  * 27.4 ms at n = 8192 and 124 at 16384 with nb = 1024, 31.5 and 132 with 256; the solves'
- * leaves, which apply the blocks by TRMM, ran best at 256 (0.228 s at 16384, 0.231 with 1024):
+ * leaves, which applied the blocks by TRMM then, ran best at 256 (0.228 s at 16384, 0.231 with 1024):
  * MINV_TRI_INVERSE_NB and MINV_TRI_SOLVE_NB (gpu.h). */
 
 /* Splits at a block boundary, so that every diagonal block but the last has order nb. */
@@ -188,11 +188,14 @@ size_t blocks_bytes(int64_t n, int64_t nb, size_t es) {
     return (size_t)((n + nb - 1) / nb) * (size_t)order * (size_t)nb * es;
 }
 
-/* The solver's workspace, free once potrf or getrf is done, holds the inverted diagonal blocks. */
-template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, int64_t nb, T **e) {
+/* The solver's workspace, free once potrf or getrf is done, holds the inverted diagonal blocks
+ * and, where tmp is asked for, a leaf's product of nb x k after them. */
+template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, int64_t nb, T **e, int64_t k = 0, T **tmp = NULL) {
     const int slot = WS_SOLVER;
-    const size_t bytes = blocks_bytes(n, nb, sizeof(T));
-    return minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)e);
+    const size_t blocks = blocks_bytes(n, nb, sizeof(T)), bytes = blocks + (tmp ? (size_t)nb * (size_t)k * sizeof(T) : 0);
+    const minv_status status = minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)e);
+    if (status == MINV_SUCCESS && tmp) *tmp = (T *)((char *)*e + blocks);
+    return status;
 }
 
 /* Triangle `which` of a factorisation: 0 its L (unit for LU), 1 U (LU) or L^T (Cholesky, the
@@ -219,11 +222,16 @@ cleanup:
 
 /* x = op(A)^-1 x, A triangular of shape s: halves recursively, so the work is one GEMM per
  * level with a deep inner dimension; e holds this node's inverted diagonal blocks
- * (invert_diagonal_blocks), which the leaves apply by TRMM, or is NULL, and the leaves solve
- * by cuBLAS's TRSM. */
+ * (invert_diagonal_blocks), which the leaves apply by GEMM into tmp (nb x k) and a copy back,
+ * or is NULL, and the leaves solve by cuBLAS's TRSM. cuBLAS's TRMM in place, which the leaves
+ * took before, was the slow part of these solves (H100, bench_solves, same build:
+ * SPD solves of order 4096 with 30 / 512 / 4096 right-hand sides 4.86 / 5.28 / 8.23 ms with
+ * TRMM leaves, 3.99 / 3.91 / 7.09 with GEMM leaves; 8192 with 30 14.4 -> 11.5 ms; the
+ * mixed-precision SPD solve of order 16384 with 30, whose corrections take the same path in
+ * TF32, 79.4 -> 59.9 ms). */
 template <typename T>
 minv_status triangular_solve(minv_context *ctx, const T *a, int64_t n, int64_t ld, tri_shape s, cublasOperation_t op,
-                             const T *e, int64_t nb, T *x, int64_t k, int64_t ldx) {
+                             const T *e, int64_t nb, T *x, int64_t k, int64_t ldx, T *tmp) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n1 = split(n, nb), n2 = n - n1;
@@ -233,19 +241,20 @@ minv_status triangular_solve(minv_context *ctx, const T *a, int64_t n, int64_t l
         CUBLAS_TRY(minv_trsm(g->blas, CUBLAS_SIDE_LEFT, s.uplo, op, s.diag, n, k, 1.0, a, ld, x, ldx));
         return MINV_SUCCESS;
     }
-    if (n <= nb) { /* e's diagonal is stored, ones included */
-        const tri_shape leaf = {s.uplo, CUBLAS_DIAG_NON_UNIT};
-        CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, leaf, op, n, k, 1.0, e, n, x, ldx));
+    if (n <= nb) { /* e's blocks are dense: zeros off the triangle, ones on a unit diagonal */
+        CUBLAS_TRY(minv_gemm(g->blas, op, CUBLAS_OP_N, n, k, n, 1.0, e, n, x, ldx, 0.0, tmp, n));
+        CUDA_TRY(cudaMemcpy2DAsync(x, (size_t)ldx * sizeof(T), tmp, (size_t)n * sizeof(T), (size_t)n * sizeof(T),
+                                   (size_t)k, cudaMemcpyDeviceToDevice, g->stream));
         return MINV_SUCCESS;
     }
     if (op_lower(s, op)) { /* X1 = op(A11)^-1 B1; B2 -= op(A21) X1; X2 = op(A22)^-1 B2 */
-        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, nb, x, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, nb, x, k, ldx, tmp));
         CUBLAS_TRY(minv_gemm(g->blas, op, CUBLAS_OP_N, n2, k, n1, -1.0, off, ld, x, ldx, 1.0, x2, ldx));
-        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, nb, x2, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, nb, x2, k, ldx, tmp));
     } else { /* X2 = op(A22)^-1 B2; B1 -= op(A12) X2; X1 = op(A11)^-1 B1 */
-        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, nb, x2, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a22, n2, ld, s, op, e2, nb, x2, k, ldx, tmp));
         CUBLAS_TRY(minv_gemm(g->blas, op, CUBLAS_OP_N, n1, k, n2, -1.0, off, ld, x2, ldx, 1.0, x, ldx));
-        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, nb, x, k, ldx));
+        MINV_TRY(triangular_solve<T>(ctx, a, n1, ld, s, op, e, nb, x, k, ldx, tmp));
     }
 cleanup:
     return status;
@@ -270,16 +279,16 @@ template <typename T> minv_status solve_with_factors(minv_context *ctx, const mi
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows;
     const T *a = (const T *)f->data;
-    T *e = NULL;
+    T *e = NULL, *tmp = NULL;
     const bool whole = x->cols == 1; /* cuBLAS's TRSM of one column, as potrs/getrs run it */
     const int64_t nb = whole ? n : MINV_TRI_SOLVE_NB;
     const bool inverted_blocks = !whole && x->cols >= TRSM_LEAVES_BELOW;
-    if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
+    if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e, x->cols, &tmp));
     for (int which = 0; which < 2; which++) {
         if (inverted_blocks && (which == 0 || lu))
             MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, triangle_shape(lu, which), nb, e));
         MINV_TRY(triangular_solve<T>(ctx, a, n, f->ld, triangle_shape(lu, which), triangle_op(lu, which), e, nb,
-                                     (T *)x->data, x->cols, x->ld));
+                                     (T *)x->data, x->cols, x->ld, tmp));
     }
 cleanup: /* no synchronisation: what follows on the stream reads x */
     return status;
@@ -313,11 +322,11 @@ minv_status minv_gpu_triangle_blocks(minv_context *ctx, const minv_mat *f, int l
 }
 
 minv_status minv_gpu_triangle_solve(minv_context *ctx, const minv_mat *f, int lu, int which, int64_t nb, const void *e,
-                                    minv_mat *x) {
+                                    minv_mat *x, void *leaf) {
     const tri_shape s = triangle_shape(lu, which);
     const cublasOperation_t op = triangle_op(lu, which);
     return f->dtype == MINV_R64 ? triangular_solve<double>(ctx, (const double *)f->data, f->rows, f->ld, s, op,
-                                                            (const double *)e, nb, (double *)x->data, x->cols, x->ld)
+                                                            (const double *)e, nb, (double *)x->data, x->cols, x->ld, (double *)leaf)
                                 : triangular_solve<float>(ctx, (const float *)f->data, f->rows, f->ld, s, op,
-                                                           (const float *)e, nb, (float *)x->data, x->cols, x->ld);
+                                                           (const float *)e, nb, (float *)x->data, x->cols, x->ld, (float *)leaf);
 }
