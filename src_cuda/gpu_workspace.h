@@ -27,6 +27,7 @@ enum minv_pinned_slot {
     PIN_OOC = PIN_AUX + MINV_GPU_STREAMS,   /* IT_BUFFERS host matrices of out-of-core methods */
     PIN_SMALL = PIN_OOC + IT_BUFFERS,       /* a vector */
     PIN_READ_BACK,                          /* small results on their way to the host */
+    PIN_PERMUTATION,                        /* getrf's row permutation on its way up */
     PIN_COUNT
 };
 

@@ -153,26 +153,26 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
 
 } // namespace
 
-/* On the host: n steps, each depending on the last, are no work for a GPU. */
+/* On the host: n steps, each depending on the last, are no work for a GPU. The permutation
+ * goes up from a pinned buffer of its own without waiting: the next call's read-back of the
+ * pivots waits for the stream before the host writes that buffer again. */
 minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm) {
-    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    int64_t *piv = (int64_t *)malloc(2 * (size_t)n * sizeof(int64_t)), *p;
-    if (!piv)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)n);
-    p = piv + n;
-    CUDA_TRY(cudaMemcpyAsync(piv, ipiv, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
-    for (int64_t i = 0; i < n; i++) p[i] = i;
-    for (int64_t i = 0; i < n; i++) {
-        const int64_t q = piv[i] - 1, r = p[i];
-        p[i] = p[q];
-        p[q] = r;
+    void *back, *up;
+    MINV_TRY(minv_gpu_read_back(ctx, ipiv, (size_t)n * sizeof(int64_t), &back));
+    MINV_TRY(minv_gpu_pinned(ctx, PIN_PERMUTATION, (size_t)n * sizeof(int64_t), &up));
+    {
+        const int64_t *piv = (const int64_t *)back;
+        int64_t *p = (int64_t *)up;
+        for (int64_t i = 0; i < n; i++) p[i] = i;
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t q = piv[i] - 1, r = p[i];
+            p[i] = p[q];
+            p[q] = r;
+        }
     }
-    CUDA_TRY(cudaMemcpyAsync(perm, p, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    CUDA_TRY(cudaMemcpyAsync(perm, up, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice, ctx->gpu->stream));
 cleanup:
-    free(piv);
     return status;
 }
 
