@@ -144,8 +144,10 @@ MINV_SIMD_CLONES static double FN(exact_spd)(const minv_mat *f) {
     enum { P = (MINV_RCOND_EXACT_SPD_N + 3) / 4 * 4 };
     const int64_t n = f->rows, p = (n + 3) / 4 * 4;
     T m[P * P], c[P];
-    double sums[P] = {0}, worst = 0;
-    memset(m, 0, (size_t)p * (size_t)p * sizeof(T));
+    double sums[P], worst = 0;
+    /* by the C library: GCC's inline rep stos of a fixed-size clear took 50 ns here at n = 8 */
+    minv_zero(sums, (size_t)p * sizeof(double));
+    minv_zero(m, (size_t)p * (size_t)p * sizeof(T));
     FN(lower_inverse)(n, (const T *)f->data, f->ld, 0, m, p, c);
     for (int64_t j = 0; j < n; j++) {
         const T *mj = m + (size_t)j * (size_t)p;
@@ -182,8 +184,8 @@ MINV_SIMD_CLONES static double FN(exact_lu)(const minv_mat *f) {
     const int64_t n = f->rows, p = (n + 3) / 4 * 4;
     T y[P * P], v[P * P], c[P];
     double worst = 0;
-    memset(y, 0, (size_t)p * (size_t)p * sizeof(T));
-    memset(v, 0, (size_t)p * (size_t)p * sizeof(T));
+    minv_zero(y, (size_t)p * (size_t)p * sizeof(T));
+    minv_zero(v, (size_t)p * (size_t)p * sizeof(T));
     FN(lower_inverse)(n, (const T *)f->data, f->ld, 1, y, p, c);
     FN(upper_inverse)(n, (const T *)f->data, f->ld, v, p, c);
     for (int64_t j = 0; j < n; j++) {
