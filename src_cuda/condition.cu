@@ -189,7 +189,7 @@ cleanup:
  * copied to the host (32 KB at most) and inverted there by the CPU's code, so that both
  * backends report the same figure; one copy, where Higham's iteration takes five to ten
  * vector solves, each a round trip. */
-minv_status exact_inverse_norm(minv_context *ctx, const minv_mat *f, int spd, double *norm) {
+static minv_status exact_inverse_norm(minv_context *ctx, const minv_mat *f, int spd, double *norm) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows;
     const size_t es = (size_t)f->dtype;
