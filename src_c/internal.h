@@ -391,6 +391,23 @@ int64_t minv_residual_column(int64_t s, int64_t count, int64_t nrhs);
  * refined by a condition estimate (LAPACK's pocon/gecon, or Hager's method on the GPU). */
 #define MINV_RCOND_ESTIMATE_BELOW 1e-4
 #define MINV_NOTE_RCOND_ESTIMATED "rcond: Higham's estimate (LAPACK's), as the bound from the factor and the solution is below 1e-4"
+/* Up to these orders (Cholesky, LU) both backends take ||A^-1||_1 exactly instead, from an
+ * explicit inverse of the factor on the host (n^3 / 3 flops for Cholesky, 2 n^3 / 3 for LU):
+ * Higham's five to ten solves are chains of dependent steps there and cost more. Measured on
+ * the dev VM, one thread, a driver calling minv_solve_d on SOAR matrices (rcond 2e-6) in a
+ * loop, the thread's CPU time a call with the estimate -> with the exact form: Cholesky 1.8
+ * -> 1.1 us at n = 8, 8.3 -> 5.0 at 32, 31 -> 21-26 at 64, 42-53 -> 52 at 80, 91 -> 155 at
+ * 128; LU (made asymmetric by 1%) 9.9 -> 8.0 at 32, 20-27 -> 19-24 at 48, 35 -> 40 at 64
+ * (bench/results/cpu_calls_devmachine.md, round 6b). */
+enum { MINV_RCOND_EXACT_SPD_N = 64, MINV_RCOND_EXACT_LU_N = 48 };
+#define MINV_NOTE_RCOND_EXACT "rcond: exact, from the factor's inverse (a small order), as the bound from the factor and the solution is below 1e-4"
+static inline int minv_rcond_exact_applies(int64_t n, int spd) {
+    return n <= (spd ? MINV_RCOND_EXACT_SPD_N : MINV_RCOND_EXACT_LU_N);
+}
+/* ||A^-1||_1 from a host factor f of order n (minv_rcond_exact_applies): Cholesky's lower
+ * triangle when spd, else getrf's L and U (pivots not needed); Inf or NaN where the inverse
+ * overflows (cpu/estimate.c). */
+double minv_cpu_inverse_norm_exact(const minv_mat *f, int spd);
 /* A solve that keeps no factorisation (Gauss-Jordan) bounds ||A^-1||_1 from below by
  * max_j ||x_j||_1 / ||b_j||_1 over its columns, one of them Hager's start vector (1/n, ...),
  * whose solution is the estimator's first step: rcond = 1 / (||A||_1 that bound), 0 when

@@ -3,7 +3,8 @@
 // vector e/n beside B, and max_j ||x_j||_1 / ||b_j||_1 with the factor's diagonal bound
 // ||A^-1||_1 from below at no cost beyond one column; only where that leaves rcond under
 // MINV_RCOND_ESTIMATE_BELOW does Hager's method with Higham's extra vector (LAPACK's xLACN2)
-// run, its iteration on the host and its vector solves on the device.
+// run, its iteration on the host and its vector solves on the device; at small orders the exact
+// norm from the factor's inverse instead, by the CPU's code on a host copy of the factor.
 #include <math.h>
 #include <stdlib.h>
 
@@ -182,12 +183,43 @@ cleanup:
     return status;
 }
 
-minv_status minv_gpu_solve_rcond(minv_context *ctx, minv_dtype t, int64_t n, double anorm, minv_gpu_vec_solve solve,
+/* ||A^-1||_1 as the CPU takes it at small orders (minv_rcond_exact_applies): the factor
+ * copied to the host (32 KB at most) and inverted there by the CPU's code, so that both
+ * backends report the same figure; one copy, where Higham's iteration takes five to ten
+ * vector solves, each a round trip. */
+static minv_status exact_inverse_norm(minv_context *ctx, const minv_mat *f, int spd, double *norm) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = f->rows;
+    const size_t es = (size_t)f->dtype;
+    minv_mat host = {f->dtype, n, n, n, malloc((size_t)n * (size_t)n * es)};
+    if (!host.data)
+        return minv_fail(ctx, MINV_ERR_ALLOC, "condition: cannot allocate a %lld x %lld factor on the host", (long long)n,
+                         (long long)n);
+    CUDA_TRY(cudaMemcpy2DAsync(host.data, (size_t)n * es, f->data, (size_t)f->ld * es, (size_t)n * es, (size_t)n,
+                               cudaMemcpyDeviceToHost, ctx->gpu->stream));
+    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    *norm = minv_cpu_inverse_norm_exact(&host, spd);
+cleanup:
+    free(host.data);
+    return status;
+}
+
+minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, double anorm, minv_gpu_vec_solve solve,
                                  void *user, minv_report *report) {
     double estimate;
     if (report->rcond == 0 || report->rcond >= MINV_RCOND_ESTIMATE_BELOW)
         return MINV_SUCCESS;
-    minv_status status = minv_gpu_rcond_estimate(ctx, t, n, anorm, solve, user, &estimate);
+    if (minv_rcond_exact_applies(f->rows, spd)) {
+        double norm;
+        minv_status status = exact_inverse_norm(ctx, f, spd, &norm);
+        if (status == MINV_SUCCESS) {
+            const double exact = norm > 0 && isfinite(norm) && anorm > 0 ? fmin(1, 1.0 / (anorm * norm)) : 0.0;
+            report->rcond = fmin(report->rcond, exact);
+            minv_report_note(report, "%s", MINV_NOTE_RCOND_EXACT);
+        }
+        return status;
+    }
+    minv_status status = minv_gpu_rcond_estimate(ctx, f->dtype, f->rows, anorm, solve, user, &estimate);
     if (status == MINV_SUCCESS) {
         report->rcond = fmin(report->rcond, estimate); /* both overstate rcond, if at all */
         minv_report_note(report, "%s", MINV_NOTE_RCOND_ESTIMATED);

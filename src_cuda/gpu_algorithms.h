@@ -36,7 +36,8 @@ minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, 
  * Cholesky's L, else getrf's LU): 1 / (||A||_1 max(max_j ||x_j||_1 / ||b_j||_1, 1 / min l_ii^2
  * or 1 / (n min |u_ii|))), an upper bound on rcond that costs one column. solve_rcond then
  * refines report->rcond by Hager's estimate where it is under MINV_RCOND_ESTIMATE_BELOW, as the
- * CPU does, and notes it in the report. */
+ * CPU does (at small orders the exact norm from f's inverse, minv_rcond_exact_applies), and
+ * notes it in the report. */
 typedef struct {
     minv_mat w, h;   /* h.data NULL when the vector is w's last column */
     double *norms;   /* device */
@@ -45,7 +46,7 @@ typedef struct {
 minv_status minv_gpu_rhs_begin(minv_context *ctx, const minv_mat *b, minv_mat *x, minv_gpu_rhs *r);
 minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat *x, const minv_mat *f, int spd,
                              double anorm, double *rcond);
-minv_status minv_gpu_solve_rcond(minv_context *ctx, minv_dtype t, int64_t n, double anorm, minv_gpu_vec_solve solve,
+minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, double anorm, minv_gpu_vec_solve solve,
                                  void *user, minv_report *report);
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);

@@ -138,9 +138,14 @@ void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inv
             minv_report_note_text(report, "rcond: the cheap form, a bound from the factor's diagonal and the solution (order <= 128)");
         return;
     }
+    const int64_t n = w->rows;
+    if (minv_rcond_exact_applies(n, spd)) {
+        report->rcond = fmin(bound, minv_cpu_rcond(anorm_1, minv_cpu_inverse_norm_exact(f, spd)));
+        minv_report_note_text(report, MINV_NOTE_RCOND_EXACT);
+        return;
+    }
     /* Hager's column (solved with B, the estimator's first step; in the cheap form solved now),
      * then one for the signs */
-    const int64_t n = w->rows;
     void *h = (char *)w->data + (size_t)nrhs * (size_t)n * (size_t)w->dtype;
     if (cheap)
         hager_start(w, nrhs);

@@ -41,8 +41,9 @@ enum { MINV_RCOND_CHEAP_N = 128 };
  * in the cheap form); below MINV_RCOND_ESTIMATE_BELOW, where an overstatement could hide a
  * matrix singular to working precision, Higham's estimate (LAPACK's, estimate.c) is taken as
  * well, started from Hager's column of w (solved here in the cheap form), which it
- * overwrites. Above the bound even that would cost 5-30% of a solve at one right-hand side.
- * The report notes the cheap form and the estimate. */
+ * overwrites; at small orders (minv_rcond_exact_applies) ||A^-1||_1 exactly instead, from
+ * the factor's inverse. Above the bound even that would cost 5-30% of a solve at one
+ * right-hand side. The report notes the cheap form, the estimate and the exact form. */
 void minv_cpu_solve_rcond(const minv_mat *f, int spd, double anorm_1, double inverse_bound, minv_mat *w, int64_t nrhs,
                           minv_report *report);
 /* Higham's estimate of ||A^-1||_1 (dlacn2's iteration, as pocon/gecon run it, its solves by

@@ -34,6 +34,11 @@ void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int
     else small_getrs_s(n, nrhs, lu, ld, ipiv, b, ldb);
 }
 
+void minv_small_solve_from(minv_dtype t, int64_t n, int64_t first, const void *f, int64_t ld, int spd, void *x) {
+    if (t == MINV_R64) small_solve_from_d(n, first, f, ld, spd, x);
+    else small_solve_from_s(n, first, f, ld, spd, x);
+}
+
 void minv_small_lu_trans_solve(minv_dtype t, int64_t n, const void *lu, int64_t ld, void *x) {
     if (t == MINV_R64) small_lu_trans_solve_d(n, lu, ld, x);
     else small_lu_trans_solve_s(n, lu, ld, x);

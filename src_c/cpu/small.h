@@ -25,6 +25,10 @@ void minv_small_potrs(minv_dtype t, int64_t n, int64_t nrhs, const void *l, int6
 int64_t minv_small_getrf(minv_dtype t, int64_t n, void *a, int64_t ld, int *ipiv);
 void minv_small_getrs(minv_dtype t, int64_t n, int64_t nrhs, const void *lu, int64_t ld, const int *ipiv, void *b,
                       int64_t ldb);
+/* x = A^-1 x for one vector (leading dimension n) whose entries above `first` are zero, from
+ * Cholesky's L (spd) or an LU factor without its interchanges: the whole solve's result to
+ * the bit, its forward sweep from first's block of four on (the estimator's unit vectors). */
+void minv_small_solve_from(minv_dtype t, int64_t n, int64_t first, const void *f, int64_t ld, int spd, void *x);
 /* x = (L U)^-T x for one vector, from an LU factor in either kernel's layout, no interchanges. */
 void minv_small_lu_trans_solve(minv_dtype t, int64_t n, const void *lu, int64_t ld, void *x);
 /* A = A^-1 in place for an SPD A, the lower triangle read and written (the sweep operator, n^3

@@ -153,13 +153,9 @@ MINV_INLINE void FN(lower_sweep)(int64_t n, int64_t nrhs, const T *l, int64_t ld
     }
 }
 
-/* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
- * with the same columns, four columns of L at a time and every right-hand side at each step,
- * so that L is read in place (no transposed copy), once a sweep, and the sweeps' chains of
- * dependent steps overlap across the right-hand sides. */
-MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
+/* L^T x = y, the back half of small_potrs. */
+MINV_INLINE void FN(potrs_back)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
     const int64_t top = n / 4 * 4; /* rows top .. n - 1 one at a time */
-    FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
     for (int64_t j = n - 1; j >= top; j--) {
         const T *cj = l + (size_t)j * (size_t)ld;
         for (int64_t r = 0; r < nrhs; r++) {
@@ -174,6 +170,15 @@ MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l
             if (nrhs - r == 1) FN(lower_t_block4)(n, j, l, ld, br, ldb, 1);
             else FN(lower_t_block4)(n, j, l, ld, br, ldb, 2);
         }
+}
+
+/* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
+ * with the same columns, four columns of L at a time and every right-hand side at each step,
+ * so that L is read in place (no transposed copy), once a sweep, and the sweeps' chains of
+ * dependent steps overlap across the right-hand sides. */
+MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
+    FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
+    FN(potrs_back)(n, nrhs, l, ld, b, ldb);
 }
 
 /* P A = L U with partial pivoting (getf2's pivots: the first largest |a_ij| of the column),
@@ -232,21 +237,8 @@ MINV_INLINE void FN(upper_block4)(int64_t j, const T *u, int64_t ld, T *b, int64
     }
 }
 
-/* B = A^-1 B from small_getrf's factors and pivots (0-based; NULL: B = (L U)^-1 B, no
- * interchanges), four columns of L and U at a time and every right-hand side at each step, so
- * that the factors are read once a sweep whatever nrhs. */
-MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
-                                             int64_t ldb) {
-    for (int64_t r = 0; ipiv && r < nrhs; r++) {
-        T *x = b + (size_t)r * (size_t)ldb;
-        for (int64_t j = 0; j < n; j++)
-            if (ipiv[j] != j) {
-                const T t = x[j];
-                x[j] = x[ipiv[j]];
-                x[ipiv[j]] = t;
-            }
-    }
-    FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
+/* U x = y, the back half of small_getrs. */
+MINV_INLINE void FN(getrs_back)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, T *b, int64_t ldb) {
     const int64_t rem = n % 4; /* U's columns 0 .. rem - 1 one at a time */
     for (int64_t j = n - 4; j >= rem; j -= 4)
         for (int64_t r = 0; r < nrhs; r += 4) {
@@ -267,6 +259,35 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
             for (int64_t i = 0; i < j; i++) x[i] -= xj * cj[i];
         }
     }
+}
+
+/* B = A^-1 B from small_getrf's factors and pivots (0-based; NULL: B = (L U)^-1 B, no
+ * interchanges), four columns of L and U at a time and every right-hand side at each step, so
+ * that the factors are read once a sweep whatever nrhs. */
+MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
+                                             int64_t ldb) {
+    for (int64_t r = 0; ipiv && r < nrhs; r++) {
+        T *x = b + (size_t)r * (size_t)ldb;
+        for (int64_t j = 0; j < n; j++)
+            if (ipiv[j] != j) {
+                const T t = x[j];
+                x[j] = x[ipiv[j]];
+                x[ipiv[j]] = t;
+            }
+    }
+    FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
+    FN(getrs_back)(n, nrhs, lu, ld, b, ldb);
+}
+
+/* x = A^-1 x for one vector whose entries above `first` are zero, from Cholesky's L (spd) or
+ * LU's factor without interchanges: the forward sweep starts at first's block of four, the
+ * blocks of the whole sweep, whose steps before it only carry those zeros, so the result is
+ * the whole solve's to the bit for (n - first)^2 / 2 of its n^2 / 2 multiply-adds. */
+MINV_SIMD_CLONES static void FN(small_solve_from)(int64_t n, int64_t first, const T *f, int64_t ld, int spd, T *x) {
+    const int64_t j0 = first / 4 * 4;
+    FN(lower_sweep)(n - j0, 1, f + (size_t)j0 * (size_t)ld + (size_t)j0, ld, !spd, x + j0, n);
+    if (spd) FN(potrs_back)(n, 1, f, ld, x, n);
+    else FN(getrs_back)(n, 1, f, ld, x, n);
 }
 
 /* x = (L U)^-T x = L^-T U^-T x for one vector, from an LU factor (unit L below the diagonal,

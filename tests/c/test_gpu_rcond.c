@@ -1,6 +1,8 @@
 /* The condition numbers the GPU's Cholesky and LU solves report, made as the CPU's are: a
  * bound from the solutions (Hager's first vector solved beside B) and the factor's diagonal,
- * refined by Hager's estimate below 1e-4. Against the CPU's figure on the same input and the
+ * refined by Hager's estimate below 1e-4 (by the exact norm from the factor's inverse at orders up
+ * to 64 for Cholesky and 48 for LU: there the same figure as the CPU's and the true one, to
+ * the factors' rounding). Against the CPU's figure on the same input and the
  * true rcond from LAPACK's inverse: the same bound to rounding where the bound is at least
  * 1e-4 (it overstated rcond 15-25x on these matrices of condition 1e2-1e3), and under it an
  * estimate that neither understates rcond nor overstates it by more than 10x; B narrow (the vector appended to B's workspace), B wide (solved apart)
@@ -34,18 +36,26 @@ static void check_case(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
            (long long)n, (long long)k, cond, rg.rcond, rc.rcond, truth);
     /* a bound or estimate may overstate rcond (its ||A^-1|| is a lower bound), never understate it */
     const double over = rc.rcond >= 1e-4 ? 100 : 10;
+    /* under 1e-4, orders up to 64 (Cholesky) and 48 (LU) take the exact norm */
+    const int exact = rc.rcond < 1e-4 && n <= (spd ? 64 : 48);
     CHECK(rg.rcond >= truth * (1 - 1e-8) && rg.rcond <= over * truth, "%s n=%lld k=%lld: GPU rcond %.4g, true %.4g",
           spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, truth);
     if (rc.rcond >= 1e-4) /* the bound alone, on both backends: the same figure */
         CHECK(fabs(rg.rcond - rc.rcond) <= 1e-8 * rc.rcond, "%s n=%lld k=%lld: GPU rcond %.10g, CPU %.10g",
               spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, rc.rcond);
+    else if (exact) /* the exact norm, by the same code on each backend's factor: equal up to the
+                       factors' rounding, cond eps relative (2e-7 at these matrices' 1e6) */
+        CHECK(fabs(rg.rcond - rc.rcond) <= 1e3 * DBL_EPSILON && fabs(rc.rcond - truth) <= 1e3 * DBL_EPSILON,
+              "%s n=%lld k=%lld: GPU rcond %.10g, CPU %.10g, true %.10g", spd ? "SPD" : "general", (long long)n,
+              (long long)k, rg.rcond, rc.rcond, truth);
     else /* Hager's estimate on the GPU, LAPACK's on the CPU */
         CHECK(rg.rcond <= 3 * rc.rcond && rc.rcond <= 3 * rg.rcond, "%s n=%lld k=%lld: GPU rcond %.4g, CPU %.4g",
               spd ? "SPD" : "general", (long long)n, (long long)k, rg.rcond, rc.rcond);
-    /* the report says where the estimate ran, as the CPU's does */
-    const int noted = strstr(rg.reason, "rcond: Higham's estimate") != NULL;
-    CHECK(noted == (rc.rcond < 1e-4) && noted == (strstr(rc.reason, "rcond: Higham's estimate") != NULL),
-          "%s n=%lld k=%lld: reason \"%s\"", spd ? "SPD" : "general", (long long)n, (long long)k, rg.reason);
+    /* the report says where the estimate or the exact form ran, as the CPU's does */
+    const char *form = exact ? "rcond: exact" : "rcond: Higham's estimate";
+    const int noted = strstr(rg.reason, form) != NULL;
+    CHECK(noted == (rc.rcond < 1e-4) && noted == (strstr(rc.reason, form) != NULL), "%s n=%lld k=%lld: reason \"%s\"",
+          spd ? "SPD" : "general", (long long)n, (long long)k, rg.reason);
 
     /* float data, where single precision holds the matrix's condition: the factor's rounding apart */
     if (cond <= 1e3) {
@@ -83,7 +93,8 @@ int main(void) {
     const struct {
         int64_t n, k;
         double cond;
-    } cases[] = {{300, 1, 1e2}, {700, 30, 1e3}, {500, 300, 1e2}, {300, 1, 1e7}, {700, 30, 1e6}, {500, 300, 1e8}};
+    } cases[] = {{300, 1, 1e2}, {700, 30, 1e3}, {500, 300, 1e2}, {300, 1, 1e7}, {700, 30, 1e6}, {500, 300, 1e8},
+                 {40, 1, 1e6}, {48, 30, 1e6}, {64, 1, 1e6}};
     for (int spd = 1; spd >= 0; spd--)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
             check_case(gpu, cpu, spd, cases[c].n, cases[c].k, cases[c].cond);

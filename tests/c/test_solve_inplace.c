@@ -27,6 +27,9 @@ static void one(minv_context *ctx, int64_t n, int64_t k, int spd, int pad) {
               in.residual < 100 * (double)n * DBL_EPSILON,
           "n %lld: in place %s residual %.3g (kind %d), out of place %s", (long long)n, minv_method_name(in.method),
           in.residual, in.residual_kind, minv_method_name(out.method));
+    /* the same columns of B and X sampled, whether kept aside (in place) or read where they are */
+    CHECK(in.residual == out.residual, "n %lld k %lld: in place residual %.17g, out of place %.17g", (long long)n,
+          (long long)k, in.residual, out.residual);
     CHECK(tu_solve_ratio(n, k, a, lda, b, ldb, y, ldb, DBL_EPSILON) < 30, "n %lld: in place solves A", (long long)n);
     /* float */
     float *af = tu_to_float(n, n, a, lda, lda), *bf = tu_to_float(n, k, b, ldb, ldb);
