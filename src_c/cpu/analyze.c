@@ -14,7 +14,13 @@
 #include "cpu.h"
 #include "vec4.h"
 
-enum { SCAN_TILE = 32 }; /* the tiles' order; a thread takes a tile column at a time */
+#ifndef XW
+#define XW 32
+#endif
+#ifndef XH
+#define XH 32
+#endif
+enum { SCAN_TILE = XW, SCAN_ROWS = XH }; /* the tiles' order; a thread takes a tile column at a time */
 
 typedef struct {
     const void *a;

@@ -144,16 +144,16 @@ MINV_SIMD_CLONES static void FN(scan_tile_column)(const scan_job *job, int64_t t
         FN(scan_diagonal_block)(job, j, &acc[(j - j0) / 4], &v);
         FN(scan_block)(job, j, j + 4, strips_end, s, &acc[(j - j0) / 4], &v);
     }
-    for (int64_t i0 = strips_end; i0 < n4; i0 += SCAN_TILE) {
-        const int64_t i1 = i0 + SCAN_TILE < n4 ? i0 + SCAN_TILE : n4;
-        const int64_t next = i1 + SCAN_TILE < n4 ? i1 + SCAN_TILE : n4;
-        for (int64_t j = j0; j < strips_end; j += 4) {
+    const int64_t strips = (strips_end - j0) / 4;
+    for (int64_t i0 = strips_end; i0 < n4; i0 += SCAN_ROWS) {
+        const int64_t i1 = i0 + SCAN_ROWS < n4 ? i0 + SCAN_ROWS : n4;
+        const int64_t next = i1 + SCAN_ROWS < n4 ? i1 + SCAN_ROWS : n4;
+        for (int64_t k = 0; k < strips; k++) {
             /* the next mirror tile's column segments, a strip's share at a time: a column
              * apart, they are beyond the hardware prefetcher */
-            for (int64_t c = 0; c < 4; c++)
-                if (i1 + (j - j0) + c < next)
-                    FN(scan_prefetch)(a + (size_t)(i1 + (j - j0) + c) * (size_t)ld + (size_t)j0, strips_end - j0);
-            FN(scan_block)(job, j, i0, i1, s, &acc[(j - j0) / 4], &v);
+            for (int64_t c = i1 + k * (next - i1) / strips; c < i1 + (k + 1) * (next - i1) / strips; c++)
+                FN(scan_prefetch)(a + (size_t)c * (size_t)ld + (size_t)j0, strips_end - j0);
+            FN(scan_block)(job, j0 + 4 * k, i0, i1, s, &acc[k], &v);
         }
     }
     for (int64_t j = j0; j < strips_end; j += 4) {
