@@ -198,8 +198,8 @@ static void small_calls(minv_context *ctx) {
 /* Orders that span several of the scan's 32 x 32 tiles, with and without a remainder of one to
  * three rows (n mod 4) and a last tile shorter than the others: the norms, the Frobenius norm
  * and the asymmetry against direct sums, an asymmetry planted in a tile far
- * from the diagonal found at its size, a NaN named, and the staged copies that Cholesky (lower
- * triangle) and LU (whole) factor against LAPACK's answers. */
+ * from the diagonal found at its size, a NaN named, and the staged copies that Cholesky and LU
+ * (AUTO's and forced) factor against LAPACK's answers. */
 static void tiled_orders(minv_context *ctx) {
     static const int64_t orders[] = {33, 67, 100, 131, 263};
     tu_rng rng;
@@ -242,6 +242,21 @@ static void tiled_orders(minv_context *ctx) {
                       tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
                   "n = %lld general %d: solve differs from LAPACK by %.3g", (long long)n, general,
                   tu_rel_diff(n, nrhs, x, n, y, n));
+        }
+        /* LU forced on the SPD matrix: the staged lower triangle and the upper one from A */
+        tu_spd(&rng, n, a, n);
+        CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+        CHECK(tu_lapack_solve(n, nrhs, a, n, b, n, 0, y, n) == 0 && tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+              "n = %lld forced LU: solve differs from dgesv by %.3g", (long long)n, tu_rel_diff(n, nrhs, x, n, y, n));
+        /* symmetric in its first tile columns, not in row 40 (the second's) */
+        if (n > 64) {
+            a[(n - 1) * n + 40] += 1e-3;
+            CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+            CHECK(rep.method == MINV_METHOD_LU && tu_lapack_solve(n, nrhs, a, n, b, n, 0, y, n) == 0 &&
+                      tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+                  "n = %lld asymmetric in row 40: %s, solve differs from dgesv by %.3g", (long long)n,
+                  minv_method_name(rep.method), tu_rel_diff(n, nrhs, x, n, y, n));
+            a[(n - 1) * n + 40] -= 1e-3;
         }
         /* one pair apart by 1e-3 in the last tile column's mirror, the rest symmetric */
         tu_spd(&rng, n, a, n);
