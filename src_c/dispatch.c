@@ -793,9 +793,10 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
                     minv_mat_free(&kept_x);
                 rs = sampled_columns(ctx, mode, &xm, 1, x_local, sizeof x_local, &kept_x, &x_owned);
                 if (rs == MINV_SUCCESS)
-                    rs = minv_residual_solve_norm(ctx, 2, &am, an.norm_inf, &kept_b, &kept_x, &report->residual);
+                    rs = minv_residual_solve_norm(ctx, 2, &am, an.norm_inf, an.asymmetry == 0, &kept_b, &kept_x,
+                                                  &report->residual);
             } else {
-                rs = minv_residual_solve_norm(ctx, mode, &am, an.norm_inf, &bm, &xm, &report->residual);
+                rs = minv_residual_solve_norm(ctx, mode, &am, an.norm_inf, an.asymmetry == 0, &bm, &xm, &report->residual);
             }
             report->residual_kind = rs == MINV_SUCCESS ? mode : 0;
         }

@@ -436,8 +436,10 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
                                        double anorm_1, double *residual);
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual);
-/* The same with ||A||_inf known (the analysis has it), which saves a pass over A. */
-minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
+/* The same with ||A||_inf known (the analysis has it), which saves a pass over A; symmetric:
+ * A is exactly symmetric (the analysis' asymmetry is 0), so that its lower triangle alone is
+ * read. */
+minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf, int symmetric,
                                      const minv_mat *b, const minv_mat *x, double *residual);
 
 /* ---- batches (batched.c) ---- */

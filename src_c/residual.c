@@ -28,6 +28,11 @@ void minv_gemv_double_multi(const minv_mat *m, const double *x, int k, double *y
     else gemv_multi_s(m, x, k, y, rowabs);
 }
 
+static void gemv_sym_multi(const minv_mat *m, const double *x, int k, double *y) {
+    if (m->dtype == MINV_R64) gemv_sym_multi_d(m, x, k, y);
+    else gemv_sym_multi_s(m, x, k, y);
+}
+
 static void column_to_double(const minv_mat *m, int64_t j, double *out) {
     if (m->dtype == MINV_R64) column_to_double_d(m, j, out);
     else column_to_double_s(m, j, out);
@@ -173,9 +178,9 @@ minv_status minv_residual_inverse_full(minv_context *ctx, const minv_mat *a, con
 
 /* max over columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf): all
  * columns (mode 2) or up to four spread over them (mode 1), in double: MINV_GEMV_MAX columns a
- * pass over A, but by one GEMM for more columns of double data (mode 2). anorm_inf < 0: not
- * known yet. */
-minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf,
+ * pass over A (over its lower triangle where A is exactly symmetric), but by one GEMM for more
+ * columns of double data (mode 2). anorm_inf < 0: not known yet. */
+minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf, int symmetric,
                                      const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
     const int64_t samples = minv_residual_columns(mode, k);
@@ -212,6 +217,8 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
         }
         if (by_gemm)
             la_gemm(MINV_R64, 'N', 'N', n, group, n, 1.0, a->data, a->ld, xs, n, 0.0, ax, n);
+        else if (symmetric)
+            gemv_sym_multi(a, xs, (int)group, ax);
         else
             minv_gemv_double_multi(a, xs, (int)group, ax, NULL);
         for (int64_t g = 0; g < group; g++) {
@@ -230,7 +237,7 @@ minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat
 
 minv_status minv_residual_solve(minv_context *ctx, int mode, const minv_mat *a,
                                 const minv_mat *b, const minv_mat *x, double *residual) {
-    return minv_residual_solve_norm(ctx, mode, a, -1, b, x, residual);
+    return minv_residual_solve_norm(ctx, mode, a, -1, 0, b, x, residual);
 }
 
 double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double *bnorm_1, double anorm_1) {

@@ -73,6 +73,57 @@ MINV_SIMD_CLONES static void FN(gemv_multi)(const minv_mat *m, const double *x, 
     }
 }
 
+/* Y = M X for k <= MINV_GEMV_MAX vectors as gemv_multi, for a symmetric M read from its lower
+ * triangle alone: half gemv_multi's memory traffic, where the pass runs at memory speed (the
+ * residual of a solve, A long out of cache). Four columns at a time, each vector in turn (the
+ * four columns stay in cache meanwhile): every entry below the diagonal block is multiplied
+ * into y as M(i, j) x(j) and, as its mirror M(j, i), into column j's dot product with x. */
+MINV_SIMD_CLONES static void FN(gemv_sym_multi)(const minv_mat *m, const double *x, int k, double *y) {
+    const T *a = (const T *)m->data;
+    const int64_t n = m->rows;
+    const size_t ld = (size_t)m->ld;
+    for (int64_t i = 0; i < n * k; i++) y[i] = 0;
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const T *c0 = a + (size_t)j * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+        for (int p = 0; p < k; p++) {
+            const double *xp = x + (size_t)p * (size_t)n;
+            double *yp = y + (size_t)p * (size_t)n;
+            for (int r = 0; r < 4; r++) /* the diagonal block, its upper part from the lower */
+                for (int c = 0; c < 4; c++)
+                    yp[j + r] += (double)(r >= c ? a[(size_t)(j + c) * ld + (size_t)(j + r)]
+                                                 : a[(size_t)(j + r) * ld + (size_t)(j + c)]) * xp[j + c];
+            const double x0 = xp[j], x1 = xp[j + 1], x2 = xp[j + 2], x3 = xp[j + 3];
+            double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+#pragma omp simd reduction(+ : t0, t1, t2, t3)
+            for (int64_t i = j + 4; i < n; i++) {
+                const double a0 = (double)c0[i], a1 = (double)c1[i], a2 = (double)c2[i], a3 = (double)c3[i], xi = xp[i];
+                yp[i] += a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3;
+                t0 += a0 * xi;
+                t1 += a1 * xi;
+                t2 += a2 * xi;
+                t3 += a3 * xi;
+            }
+            yp[j] += t0;
+            yp[j + 1] += t1;
+            yp[j + 2] += t2;
+            yp[j + 3] += t3;
+        }
+    }
+    for (; j < n; j++) { /* the last columns of an order not divisible by four */
+        const T *col = a + (size_t)j * ld;
+        for (int p = 0; p < k; p++) {
+            const double *xp = x + (size_t)p * (size_t)n;
+            double *yp = y + (size_t)p * (size_t)n, t = (double)col[j] * xp[j];
+            for (int64_t i = j + 1; i < n; i++) {
+                yp[i] += (double)col[i] * xp[j];
+                t += (double)col[i] * xp[i];
+            }
+            yp[j] += t;
+        }
+    }
+}
+
 static void FN(column_to_double)(const minv_mat *m, int64_t j, double *out) {
     const T *col = (const T *)m->data + (size_t)j * (size_t)m->ld;
     for (int64_t i = 0; i < m->rows; i++) out[i] = (double)col[i];

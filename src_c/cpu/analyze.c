@@ -14,8 +14,13 @@
 #include "cpu.h"
 #include "vec4.h"
 
-enum { SCAN_TILE = 32,     /* columns a thread takes at a time */
-       SCAN_PREFETCH = 48 }; /* the mirror's columns ahead */
+#ifndef XW
+#define XW 32
+#endif
+#ifndef XH
+#define XH 32
+#endif
+enum { SCAN_TILE = XW, SCAN_ROWS = XH }; /* the tiles' order; a thread takes a tile column at a time */
 
 typedef struct {
     const void *a;
@@ -31,6 +36,17 @@ typedef struct {
     double *y;               /* n x nprobes: A v for the probes */
     double max_abs, sumsq, asym;
 } scan_sums;
+
+/* A strip of four columns' sums over the tiles of its tile column: |a_ij| down each column
+ * and along its four rows, and the rows' products with the probes. */
+typedef struct {
+    minv_v4_d col[4], row, y[MINV_PROBES];
+} scan_strip_sums;
+
+/* A tile column's largest |a_ij|, sum of squares and largest |a_ij - a_ji|, lane by lane. */
+typedef struct {
+    minv_v4_d largest, squares, asym;
+} scan_vec_sums;
 
 #define T double
 #define FN(name) name##_d

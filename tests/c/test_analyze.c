@@ -195,6 +195,90 @@ static void small_calls(minv_context *ctx) {
     }
 }
 
+/* Orders that span several of the scan's 32 x 32 tiles, with and without a remainder of one to
+ * three rows (n mod 4) and a last tile shorter than the others: the norms, the Frobenius norm
+ * and the asymmetry against direct sums, an asymmetry planted in a tile far
+ * from the diagonal found at its size, a NaN named, and the staged copies that Cholesky and LU
+ * (AUTO's and forced) factor against LAPACK's answers. */
+static void tiled_orders(minv_context *ctx) {
+    static const int64_t orders[] = {33, 67, 100, 131, 263};
+    tu_rng rng;
+    tu_seed(&rng, 23);
+    minv_report rep;
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+        const int64_t n = orders[k], nrhs = 2;
+        double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *x = tu_alloc(n, nrhs, n), *y = tu_alloc(n, nrhs, n);
+        tu_rect(&rng, n, nrhs, b, n);
+        for (int general = 0; general < 2; general++) {
+            if (general) {
+                tu_rect(&rng, n, n, a, n);
+                for (int64_t i = 0; i < n; i++) a[i * n + i] += (double)n;
+            } else {
+                tu_spd(&rng, n, a, n);
+            }
+            double largest = 0, asym = 0, sumsq = 0;
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < n; i++) {
+                    largest = fmax(largest, fabs(a[j * n + i]));
+                    asym = fmax(asym, fabs(a[j * n + i] - a[i * n + j]));
+                    sumsq += a[j * n + i] * a[j * n + i];
+                }
+            minv_analysis an;
+            CHECK_STATUS(minv_analyze_d(ctx, n, a, n, &an), MINV_SUCCESS, ctx);
+            CHECK(an.finite && an.symmetric == !general && fabs(an.asymmetry - asym / largest) <= 1e-15,
+                  "n = %lld general %d: symmetric %d asymmetry %.17g (%.17g)", (long long)n, general, an.symmetric,
+                  an.asymmetry, asym / largest);
+            CHECK(fabs(an.norm_1 - tu_norm1(n, n, a, n)) <= 1e-14 * an.norm_1 &&
+                      fabs(an.norm_inf - ref_norm_inf(n, a)) <= 1e-14 * an.norm_inf &&
+                      fabs(an.norm_fro - sqrt(sumsq)) <= 1e-14 * an.norm_fro,
+                  "n = %lld general %d: norms %.17g %.17g %.17g", (long long)n, general, an.norm_1, an.norm_inf,
+                  an.norm_fro);
+            CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+            CHECK(rep.method == (general ? MINV_METHOD_LU : MINV_METHOD_CHOLESKY) && rep.residual >= 0 &&
+                      rep.residual <= 100 * n * DBL_EPSILON,
+                  "n = %lld general %d: %s residual %.3g", (long long)n, general, minv_method_name(rep.method),
+                  rep.residual);
+            CHECK(tu_lapack_solve(n, nrhs, a, n, b, n, !general, y, n) == 0 &&
+                      tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+                  "n = %lld general %d: solve differs from LAPACK by %.3g", (long long)n, general,
+                  tu_rel_diff(n, nrhs, x, n, y, n));
+        }
+        /* LU forced on the SPD matrix: the staged lower triangle and the upper one from A */
+        tu_spd(&rng, n, a, n);
+        CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+        CHECK(tu_lapack_solve(n, nrhs, a, n, b, n, 0, y, n) == 0 && tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+              "n = %lld forced LU: solve differs from dgesv by %.3g", (long long)n, tu_rel_diff(n, nrhs, x, n, y, n));
+        /* symmetric in its first tile columns, not in row 40 (the second's) */
+        if (n > 64) {
+            a[(n - 1) * n + 40] += 1e-3;
+            CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+            CHECK(rep.method == MINV_METHOD_LU && tu_lapack_solve(n, nrhs, a, n, b, n, 0, y, n) == 0 &&
+                      tu_rel_diff(n, nrhs, x, n, y, n) <= 1e3 * DBL_EPSILON,
+                  "n = %lld asymmetric in row 40: %s, solve differs from dgesv by %.3g", (long long)n,
+                  minv_method_name(rep.method), tu_rel_diff(n, nrhs, x, n, y, n));
+            a[(n - 1) * n + 40] -= 1e-3;
+        }
+        /* one pair apart by 1e-3 in the last tile column's mirror, the rest symmetric */
+        tu_spd(&rng, n, a, n);
+        const int64_t i = 3, j = n - 2;
+        a[j * n + i] += 1e-3;
+        double largest = 0;
+        for (int64_t e = 0; e < n * n; e++) largest = fmax(largest, fabs(a[e]));
+        minv_analysis an;
+        CHECK_STATUS(minv_analyze_d(ctx, n, a, n, &an), MINV_SUCCESS, ctx);
+        CHECK(!an.symmetric && fabs(an.asymmetry - fabs(a[j * n + i] - a[i * n + j]) / largest) <= 1e-15,
+              "n = %lld planted asymmetry %.17g", (long long)n, an.asymmetry);
+        a[j * n + i] = NAN;
+        CHECK_STATUS(minv_analyze_d(ctx, n, a, n, &an), MINV_SUCCESS, ctx);
+        CHECK(!an.finite && an.first_bad_row == i && an.first_bad_col == j, "n = %lld NaN at %lld %lld", (long long)n,
+              (long long)an.first_bad_row, (long long)an.first_bad_col);
+        free(a);
+        free(b);
+        free(x);
+        free(y);
+    }
+}
+
 int main(void) {
     minv_context *ctx;
     if (minv_create(&ctx, NULL) != MINV_SUCCESS) return 1;
@@ -202,6 +286,7 @@ int main(void) {
     banded_and_symmetric(ctx);
     extremes(ctx);
     small_calls(ctx);
+    tiled_orders(ctx);
     minv_destroy(ctx);
     return tu_finish("test_analyze");
 }
