@@ -21,7 +21,8 @@
 namespace {
 
 constexpr int64_t CHOL_BASE = 512;   /* cuSOLVER potrf at or below this order */
-constexpr int64_t TRSM_BASE = 512;   /* cuBLAS trsm at or below this many columns */
+constexpr int64_t TRSM_BASE = 512;   /* a leaf's inverse applied by GEMM at or below this many columns */
+static_assert(TRSM_BASE == CHOL_BASE, "the triangular solves' leaves are the Cholesky leaves");
 constexpr int64_t SYRK_BASE = 1024;  /* a diagonal block's update as one GEMM (its upper half is scratch) */
 constexpr int64_t SPLIT_K = 1024;    /* 3xTF32: operands are split this deep at a time */
 constexpr int64_t LU_NB = 512, LU_NB_MAX = 1024; /* LU panel width (MINV_OPT_BLOCK_SIZE overrides) */
@@ -37,7 +38,8 @@ struct lowp {
     int64_t *leaf_col; /* host: the first column of each leaf, for the report */
     int64_t leaves, max_leaves;
     float *split;      /* 3xTF32: 2 SPLIT_K (m + n) floats */
-    float *inv, *tmp;  /* a leaf's inverted triangle (LEAF^2) and a copy of what it solves (n LEAF) */
+    float *inv, *tmp;  /* a leaf's inverted triangle (LEAF^2) and a copy of what it solves (n LEAF);
+                          Cholesky: every leaf's, CHOL_BASE^2 apart, inverted once where it is factored */
     int64_t *pairs;    /* LU: a panel's interchanges, device */
 };
 
@@ -103,15 +105,15 @@ __global__ void set_identity(float *a, int64_t k) {
         a[e] = e % k == e / k ? 1.0f : 0.0f;
 }
 
-/* p->inv = T^-1 for the k x k triangle t (lower; unit where asked), dense with zeros above. */
-minv_status invert_leaf(lowp *p, const float *t, int64_t k, int64_t ld, cublasDiagType_t diag) {
+/* inv = T^-1 for the k x k triangle t (lower; unit where asked), dense with zeros above. */
+minv_status invert_leaf(lowp *p, const float *t, int64_t k, int64_t ld, cublasDiagType_t diag, float *inv) {
     minv_context *ctx = p->ctx;
     minv_status status = MINV_SUCCESS;
     const float one = 1;
-    set_identity<<<(unsigned)((k * k + 255) / 256 < 1024 ? (k * k + 255) / 256 : 1024), 256, 0, ctx->gpu->stream>>>(p->inv, k);
+    set_identity<<<(unsigned)((k * k + 255) / 256 < 1024 ? (k * k + 255) / 256 : 1024), 256, 0, ctx->gpu->stream>>>(inv, k);
     LAUNCH_TRY();
     CUBLAS_TRY(cublasStrsm_64(ctx->gpu->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, diag, k, k, &one, t,
-                              ld, p->inv, k));
+                              ld, inv, k));
 cleanup:
     return status;
 }
@@ -131,20 +133,25 @@ int *next_info(lowp *p, int64_t col0) {
     return p->info + p->leaves++;
 }
 
-/* X (m x k) = X L^-T, L lower k x k. */
-minv_status trsm_right_lower_t(lowp *p, float *x, int64_t m, int64_t ldx, const float *l, int64_t k, int64_t ldl) {
+/* The inverse of the Cholesky leaf that starts at column col. */
+float *leaf_inverse(lowp *p, int64_t col) { return p->inv + col / CHOL_BASE * CHOL_BASE * CHOL_BASE; }
+
+/* X (m x k) = X L^-T, L lower k x k, the factor's columns from col: its leaves' inverses are at
+ * hand (cholesky() inverts each once; the L11 of every level holds whole leaves, as both
+ * recursions split at multiples of CHOL_BASE = TRSM_BASE). */
+minv_status trsm_right_lower_t(lowp *p, float *x, int64_t m, int64_t ldx, const float *l, int64_t k, int64_t ldl,
+                               int64_t col) {
     minv_status status = MINV_SUCCESS;
     if (k <= TRSM_BASE) { /* X = X L^-T as (a copy of X) (L^-1)^T */
-        MINV_TRY(invert_leaf(p, l, k, ldl, CUBLAS_DIAG_NON_UNIT));
         MINV_TRY(copy_to_tmp(p, x, m, k, ldx));
-        MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_T, m, k, k, 1, p->tmp, m, p->inv, k, 0, x, ldx));
+        MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_T, m, k, k, 1, p->tmp, m, leaf_inverse(p, col), k, 0, x, ldx));
         return MINV_SUCCESS;
     }
     {
         const int64_t k1 = half(k, TRSM_BASE), k2 = k - k1;
-        MINV_TRY(trsm_right_lower_t(p, x, m, ldx, l, k1, ldl));
+        MINV_TRY(trsm_right_lower_t(p, x, m, ldx, l, k1, ldl, col));
         MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_T, m, k2, k1, -1, x, ldx, l + k1, ldl, 1, x + k1 * ldx, ldx));
-        MINV_TRY(trsm_right_lower_t(p, x + k1 * ldx, m, ldx, l + k1 + k1 * ldl, k2, ldl));
+        MINV_TRY(trsm_right_lower_t(p, x + k1 * ldx, m, ldx, l + k1 + k1 * ldl, k2, ldl, col + k1));
     }
 cleanup:
     return status;
@@ -172,12 +179,12 @@ minv_status cholesky(lowp *p, float *a, int64_t n, int64_t ld, int64_t col0) {
         CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_32F, a, ld,
                                       CUDA_R_32F, p->work, p->work_bytes, p->host_work, p->host_bytes,
                                       next_info(p, col0)));
-        return MINV_SUCCESS;
+        return invert_leaf(p, a, n, ld, CUBLAS_DIAG_NON_UNIT, leaf_inverse(p, col0));
     }
     {
         const int64_t n1 = half(n, CHOL_BASE), n2 = n - n1;
         MINV_TRY(cholesky(p, a, n1, ld, col0));
-        MINV_TRY(trsm_right_lower_t(p, a + n1, n2, ld, a, n1, ld));
+        MINV_TRY(trsm_right_lower_t(p, a + n1, n2, ld, a, n1, ld, col0));
         MINV_TRY(syrk_lower(p, a + n1 + n1 * ld, n2, ld, a + n1, n1, ld));
         MINV_TRY(cholesky(p, a + n1 + n1 * ld, n2, ld, col0 + n1));
     }
@@ -227,7 +234,7 @@ minv_status lu(lowp *p, float *a, int64_t n, int64_t ld, int64_t *ipiv, int64_t 
             LAUNCH_TRY();
         }
         if (right > 0) { /* U12 = L11^-1 A12, then A22 -= L21 U12 */
-            MINV_TRY(invert_leaf(p, panel, w, ld, CUBLAS_DIAG_UNIT));
+            MINV_TRY(invert_leaf(p, panel, w, ld, CUBLAS_DIAG_UNIT, p->inv));
             MINV_TRY(copy_to_tmp(p, a12, w, right, ld));
             MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_N, w, right, w, 1, p->inv, w, p->tmp, w, 0, a12, ld));
             MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_N, m - w, right, w, -1, panel + w, ld, a12, ld, 1, a12 + w, ld));
@@ -272,7 +279,8 @@ minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors,
                      lu_bytes = lu_factors ? 4 * (size_t)nb * sizeof(int64_t) : 0;
         const int64_t leaf = lu_factors ? nb : TRSM_BASE;
         const size_t split = level == MINV_LOWP_TF32X3 ? 4 * (size_t)SPLIT_K * (size_t)n : 0,
-                     inv = (size_t)(leaf * leaf + 63) / 64 * 64;
+                     leaves = lu_factors ? 1 : (size_t)((n + CHOL_BASE - 1) / CHOL_BASE),
+                     inv = (leaves * (size_t)(leaf * leaf) + 63) / 64 * 64;
         const int slots[2] = {WS_SOLVER, WS_H};
         const size_t bytes[2] = {(dev_bytes + 255) / 256 * 256 + infos + lu_bytes,
                                  (split + inv + (size_t)n * (size_t)leaf) * sizeof(float)};
