@@ -158,7 +158,7 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.w));
     if (rhs.h.data) MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.h));
     MINV_TRY(minv_gpu_rhs_end(ctx, &rhs, x, &l, 1, an->norm_1, &report->rcond));
-    MINV_TRY(minv_gpu_solve_rcond(ctx, &l, 1, an->norm_1, factor_vector, &l, report));
+    MINV_TRY(minv_gpu_solve_rcond(ctx, &l, 1, an->norm_1, factor_vector, &l, minv_gpu_rhs_vector(&rhs), report));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
 cleanup:
     return status;

@@ -66,7 +66,7 @@ bool take_signs(const double *x, double *sign, int64_t n) {
 } // namespace
 
 minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, double anorm,
-                                    minv_gpu_vec_solve solve, void *user, double *rcond) {
+                                    minv_gpu_vec_solve solve, void *user, const void *first, double *rcond) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int slot = WS_SCALAR;
@@ -81,8 +81,14 @@ minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, 
         goto cleanup;
     }
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &dev));
-    for (int64_t i = 0; i < n; i++) x[i] = 1.0 / (double)n;
-    MINV_TRY(solve_host_vector(ctx, t, n, x, dev, stage, 0, solve, user)); /* x <- A^-1 e / n */
+    if (first) { /* x <- A^-1 e / n, solved beside B */
+        void *back;
+        MINV_TRY(minv_gpu_read_back(ctx, first, (size_t)n * (size_t)t, &back));
+        for (int64_t i = 0; i < n; i++) x[i] = t == MINV_R64 ? ((const double *)back)[i] : ((const float *)back)[i];
+    } else {
+        for (int64_t i = 0; i < n; i++) x[i] = 1.0 / (double)n;
+        MINV_TRY(solve_host_vector(ctx, t, n, x, dev, stage, 0, solve, user)); /* x <- A^-1 e / n */
+    }
     est = norm1(x, n);
     for (int64_t i = 0; i < n; i++) sign[i] = 0;
     take_signs(x, sign, n);
@@ -205,7 +211,7 @@ cleanup:
 }
 
 minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, double anorm, minv_gpu_vec_solve solve,
-                                 void *user, minv_report *report) {
+                                 void *user, const void *first, minv_report *report) {
     double estimate;
     if (report->rcond == 0 || report->rcond >= MINV_RCOND_ESTIMATE_BELOW)
         return MINV_SUCCESS;
@@ -219,7 +225,7 @@ minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, 
         }
         return status;
     }
-    minv_status status = minv_gpu_rcond_estimate(ctx, f->dtype, f->rows, anorm, solve, user, &estimate);
+    minv_status status = minv_gpu_rcond_estimate(ctx, f->dtype, f->rows, anorm, solve, user, first, &estimate);
     if (status == MINV_SUCCESS) {
         report->rcond = fmin(report->rcond, estimate); /* both overstate rcond, if at all */
         minv_report_note(report, "%s", MINV_NOTE_RCOND_ESTIMATED);

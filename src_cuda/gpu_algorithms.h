@@ -25,10 +25,11 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
 minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, const minv_analysis *an,
                                         minv_report *report);
 /* Hager-Higham estimate of ||A^-1||_1 from a factorisation: solve(vec, transpose) overwrites
- * the device vector vec (n entries of the matrix's type) with A^-1 vec or A^-T vec. */
+ * the device vector vec (n entries of the matrix's type) with A^-1 vec or A^-T vec; first, if
+ * not NULL, is the method's first vector A^-1 e/n, solved already (beside B). */
 typedef minv_status (*minv_gpu_vec_solve)(minv_context *ctx, void *vec, int transpose, void *user);
 minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, double anorm,
-                                    minv_gpu_vec_solve solve, void *user, double *rcond);
+                                    minv_gpu_vec_solve solve, void *user, const void *first, double *rcond);
 /* A factor solve's right-hand sides as the CPU's solves take them (cpu/factor.c): begin puts
  * B where the solve runs, w (a workspace with Hager's vector e/n as its last column, or X,
  * the vector then apart in h), and takes B's column norms; after the solve of w (and h),
@@ -43,11 +44,16 @@ typedef struct {
     double *norms;   /* device */
     int64_t m;       /* B's columns */
 } minv_gpu_rhs;
+/* Where Hager's vector is, solved: the estimate's first step. */
+static inline const void *minv_gpu_rhs_vector(const minv_gpu_rhs *r) {
+    return r->h.data ? r->h.data
+                     : (const char *)r->w.data + (size_t)r->m * (size_t)r->w.ld * (size_t)r->w.dtype;
+}
 minv_status minv_gpu_rhs_begin(minv_context *ctx, const minv_mat *b, minv_mat *x, minv_gpu_rhs *r);
 minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat *x, const minv_mat *f, int spd,
                              double anorm, double *rcond);
 minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, double anorm, minv_gpu_vec_solve solve,
-                                 void *user, minv_report *report);
+                                 void *user, const void *first, minv_report *report);
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
 
