@@ -42,17 +42,31 @@ template <typename T> T *off_diagonal(T *a, int64_t lda, int64_t k1, tri_shape s
     return s.uplo == CUBLAS_FILL_MODE_LOWER ? a + k1 : a + k1 * lda;
 }
 
-cublasStatus_t trmm_blas(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m,
-                         int64_t n, double alpha, const double *a, int64_t lda, double *b, int64_t ldb) {
-    return cublasDtrmm_64(h, side, s.uplo, op, s.diag, m, n, &alpha, a, lda, b, ldb, b, ldb);
+cublasStatus_t trmm_call(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m,
+                         int64_t n, double alpha, const double *a, int64_t lda, const double *b, int64_t ldb, double *c, int64_t ldc) {
+    return cublasDtrmm_64(h, side, s.uplo, op, s.diag, m, n, &alpha, a, lda, b, ldb, c, ldc);
 }
-cublasStatus_t trmm_blas(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m,
-                         int64_t n, double alpha, const float *a, int64_t lda, float *b, int64_t ldb) {
+cublasStatus_t trmm_call(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m,
+                         int64_t n, double alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
     float al = (float)alpha;
-    return cublasStrmm_64(h, side, s.uplo, op, s.diag, m, n, &al, a, lda, b, ldb, b, ldb);
+    return cublasStrmm_64(h, side, s.uplo, op, s.diag, m, n, &al, a, lda, b, ldb, c, ldc);
+}
+/* B = alpha op(A) B or alpha B op(A) through tmp (m x n) and a copy back: cuBLAS's TRMM in
+ * place was the slow part of the SPD inverse (H100, bench_spd invert, same build: 3.0 / 8.0 /
+ * 28.2 / 124.9 ms at n = 2048 / 4096 / 8192 / 16384 in place, 2.5 / 5.5 / 20.8 / 105.4 this way). */
+template <typename T>
+cublasStatus_t trmm_blas(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m,
+                         int64_t n, double alpha, const T *a, int64_t lda, T *b, int64_t ldb, T *tmp) {
+    cublasStatus_t st = trmm_call(h, side, s, op, m, n, alpha, a, lda, b, ldb, tmp, m);
+    if (st) return st;
+    cudaStream_t stream;
+    cublasGetStream(h, &stream);
+    return cudaMemcpy2DAsync(b, (size_t)ldb * sizeof(T), tmp, (size_t)m * sizeof(T), (size_t)m * sizeof(T), (size_t)n,
+                             cudaMemcpyDeviceToDevice, stream) == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
-/* B = alpha op(A) B (left) or alpha B op(A) (right), A triangular, in place. cuBLAS's TRMM runs
+/* B = alpha op(A) B (left) or alpha B op(A) (right), A triangular, in place (tmp: TRMM_BASE x
+ * max(m, n) elements of scratch). cuBLAS's TRMM runs
  * at 30 to 46 TFLOP/s at orders 4096 to 8192 on an H100, its GEMM at 60: halving A puts half
  * the flops of each level in one GEMM; only orders up to TRMM_BASE go to cuBLAS's TRMM (with
  * 1024-blocks, bases of 512 and 1024 measured alike; the solves' 256-blocks are below it). */
@@ -60,10 +74,10 @@ const int64_t TRMM_BASE = 512;
 
 template <typename T>
 cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublasOperation_t op, int64_t m, int64_t n,
-                    double alpha, const T *a, int64_t lda, T *b, int64_t ldb) {
+                    double alpha, const T *a, int64_t lda, T *b, int64_t ldb, T *tmp) {
     const int left = side == CUBLAS_SIDE_LEFT;
     const int64_t k = left ? m : n, k1 = k / 2 >= 256 ? k / 2 / 128 * 128 : k / 2, k2 = k - k1;
-    if (k <= TRMM_BASE) return trmm_blas(h, side, s, op, m, n, alpha, a, lda, b, ldb);
+    if (k <= TRMM_BASE) return trmm_blas<T>(h, side, s, op, m, n, alpha, a, lda, b, ldb, tmp);
     /* Halves 1 and 2 of B (rows on the left, columns on the right) and of A's diagonal. The half
      * whose new value reads the other's old one goes first: left, B2 = op(A22) B2 + op(A21) B1
      * where op(A) is lower, B1 = op(A11) B1 + op(A12) B2 where it is upper; right, the other
@@ -75,11 +89,11 @@ cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, tri_shape s, cublas
     T *const b_first = second_first ? b2 : b, *const b_then = second_first ? b : b2;
     const int64_t kf = second_first ? k2 : k1, kt = k - kf;
     cublasStatus_t st;
-    if ((st = trmm<T>(h, side, s, op, left ? kf : m, left ? n : kf, alpha, a_first, lda, b_first, ldb))) return st;
+    if ((st = trmm<T>(h, side, s, op, left ? kf : m, left ? n : kf, alpha, a_first, lda, b_first, ldb, tmp))) return st;
     st = left ? minv_gemm(h, op, CUBLAS_OP_N, kf, n, kt, alpha, off, lda, b_then, ldb, 1.0, b_first, ldb)
               : minv_gemm(h, CUBLAS_OP_N, op, m, kf, kt, alpha, b_then, ldb, off, lda, 1.0, b_first, ldb);
     if (st) return st;
-    return trmm<T>(h, side, s, op, left ? kt : m, left ? n : kt, alpha, a_then, lda, b_then, ldb);
+    return trmm<T>(h, side, s, op, left ? kt : m, left ? n : kt, alpha, a_then, lda, b_then, ldb, tmp);
 }
 
 cublasStatus_t trsm_batched(cublasHandle_t h, tri_shape s, int64_t n, const double *const *a, int64_t lda,
@@ -115,23 +129,23 @@ void launch_blocks(minv_context *ctx, T *x, int64_t n, int64_t ld, T *e, int64_t
 }
 
 /* Below the diagonal blocks: W21 = -W22 L21 W11 at every level, children first. */
-template <typename T> minv_status trtri_levels(minv_context *ctx, T *a, int64_t n, int64_t ld, int64_t nb) {
+template <typename T> minv_status trtri_levels(minv_context *ctx, T *a, int64_t n, int64_t ld, int64_t nb, T *tmp) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n1 = split(n, nb), n2 = n - n1;
     T *const a11 = a, *const a21 = a + n1, *const a22 = a + n1 + n1 * ld;
     if (n <= nb) return MINV_SUCCESS;
-    MINV_TRY(trtri_levels<T>(ctx, a11, n1, ld, nb));
-    MINV_TRY(trtri_levels<T>(ctx, a22, n2, ld, nb));
-    CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_RIGHT, LOWER, CUBLAS_OP_N, n2, n1, 1.0, a11, ld, a21, ld));
-    CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, LOWER, CUBLAS_OP_N, n2, n1, -1.0, a22, ld, a21, ld));
+    MINV_TRY(trtri_levels<T>(ctx, a11, n1, ld, nb, tmp));
+    MINV_TRY(trtri_levels<T>(ctx, a22, n2, ld, nb, tmp));
+    CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_RIGHT, LOWER, CUBLAS_OP_N, n2, n1, 1.0, a11, ld, a21, ld, tmp));
+    CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, LOWER, CUBLAS_OP_N, n2, n1, -1.0, a22, ld, a21, ld, tmp));
 cleanup:
     return status;
 }
 
 /* X = W^T W in place; e is nb x nb scratch. The diagonal blocks cannot go first here: X21 =
  * W22^T W21 still reads the W of the blocks below it. */
-template <typename T> minv_status product(minv_context *ctx, T *a, int64_t n, int64_t ld, T *e, int64_t nb) {
+template <typename T> minv_status product(minv_context *ctx, T *a, int64_t n, int64_t ld, T *e, int64_t nb, T *tmp) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n1 = split(n, nb), n2 = n - n1;
@@ -143,10 +157,10 @@ template <typename T> minv_status product(minv_context *ctx, T *a, int64_t n, in
         return MINV_SUCCESS;
     }
     /* X11 = W11^T W11 + W21^T W21, X21 = W22^T W21, X22 = W22^T W22; X21 last reads W21 */
-    MINV_TRY(product<T>(ctx, a11, n1, ld, e, nb));
+    MINV_TRY(product<T>(ctx, a11, n1, ld, e, nb, tmp));
     CUBLAS_TRY(minv_syrk(g->blas, CUBLAS_OP_T, n1, n2, 1.0, a21, ld, 1.0, a11, ld));
-    CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, LOWER, CUBLAS_OP_T, n2, n1, 1.0, a22, ld, a21, ld));
-    MINV_TRY(product<T>(ctx, a22, n2, ld, e, nb));
+    CUBLAS_TRY(trmm(g->blas, CUBLAS_SIDE_LEFT, LOWER, CUBLAS_OP_T, n2, n1, 1.0, a22, ld, a21, ld, tmp));
+    MINV_TRY(product<T>(ctx, a22, n2, ld, e, nb, tmp));
 cleanup:
     return status;
 }
@@ -189,12 +203,12 @@ size_t blocks_bytes(int64_t n, int64_t nb, size_t es) {
 }
 
 /* The solver's workspace, free once potrf or getrf is done, holds the inverted diagonal blocks
- * and, where tmp is asked for, a leaf's product of nb x k after them. */
-template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, int64_t nb, T **e, int64_t k = 0, T **tmp = NULL) {
+ * and tmp_elems of scratch after them. */
+template <typename T> minv_status block_scratch(minv_context *ctx, int64_t n, int64_t nb, T **e, int64_t tmp_elems, T **tmp) {
     const int slot = WS_SOLVER;
-    const size_t blocks = blocks_bytes(n, nb, sizeof(T)), bytes = blocks + (tmp ? (size_t)nb * (size_t)k * sizeof(T) : 0);
+    const size_t blocks = blocks_bytes(n, nb, sizeof(T)), bytes = blocks + (size_t)tmp_elems * sizeof(T);
     const minv_status status = minv_gpu_reserve(ctx, 1, &slot, &bytes, (void **)e);
-    if (status == MINV_SUCCESS && tmp) *tmp = (T *)((char *)*e + blocks);
+    if (status == MINV_SUCCESS) *tmp = (T *)((char *)*e + blocks);
     return status;
 }
 
@@ -243,15 +257,15 @@ template <typename T> minv_status inverse_from_factor(minv_context *ctx, minv_ma
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = l->rows, ld = l->ld;
-    T *a = (T *)l->data, *e;
+    T *a = (T *)l->data, *e, *tmp = NULL;
     const int64_t nb = MINV_TRI_INVERSE_NB;
     if (n <= POTRI_UP_TO) return inverse_by_potri<T>(ctx, a, n, ld);
-    MINV_TRY(block_scratch<T>(ctx, n, nb, &e));
+    MINV_TRY(block_scratch<T>(ctx, n, nb, &e, TRMM_BASE * n, &tmp)); /* tmp: the TRMMs' */
     MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, ld, LOWER, nb, e));
     launch_blocks<T>(ctx, a, n, ld, e, nb, (n + nb - 1) / nb, FROM_E);
     LAUNCH_TRY();
-    MINV_TRY(trtri_levels<T>(ctx, a, n, ld, nb));
-    MINV_TRY(product<T>(ctx, a, n, ld, e, nb));
+    MINV_TRY(trtri_levels<T>(ctx, a, n, ld, nb, tmp));
+    MINV_TRY(product<T>(ctx, a, n, ld, e, nb, tmp));
     CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
 cleanup:
     return status;
@@ -320,7 +334,7 @@ template <typename T> minv_status solve_with_factors(minv_context *ctx, const mi
     const bool whole = x->cols == 1; /* cuBLAS's TRSM of one column, as potrs/getrs run it */
     const int64_t nb = whole ? n : MINV_TRI_SOLVE_NB;
     const bool inverted_blocks = !whole && x->cols >= TRSM_LEAVES_BELOW;
-    if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e, x->cols, &tmp));
+    if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e, nb * x->cols, &tmp)); /* tmp: the leaves' */
     for (int which = 0; which < 2; which++) {
         if (inverted_blocks && (which == 0 || lu))
             MINV_TRY(invert_diagonal_blocks<T>(ctx, a, n, f->ld, triangle_shape(lu, which), nb, e));
