@@ -27,6 +27,7 @@ minv_context *bench_context_gpus(minv_backend backend, int64_t budget, int threa
 void bench_check(minv_context *ctx, minv_status st, const char *what);
 void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed); /* uniform [-1, 1) */
 void bench_spd(double *a, int64_t n, uint64_t seed);                      /* SOAR covariance, cond ~ 40 */
+void bench_kms(double *a, int64_t n, double rho);                         /* KMS: a_ij = rho^|i-j| */
 double bench_median(double *v, int count);
 #ifdef __cplusplus
 }

@@ -164,8 +164,7 @@ static void fill_matrix(double *a, int n, int kind, uint64_t seed) {
         return;
     }
     if (kind == SPD_KMS) {
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) a[(size_t)j * n + i] = pow(0.5, fabs((double)(i - j)));
+        bench_kms(a, n, 0.5);
         return;
     }
     if (kind == SPD) {

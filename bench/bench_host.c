@@ -58,6 +58,12 @@ void bench_random(double *a, int64_t rows, int64_t cols, uint64_t seed) {
     }
 }
 
+void bench_kms(double *a, int64_t n, double rho) {
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) a[j * n + i] = pow(rho, fabs((double)(i - j)));
+}
+
 void bench_spd(double *a, int64_t n, uint64_t seed) {
     /* SOAR correlation (length 2 points) on a periodic 1-D grid, plus 0.2 on the diagonal as
      * observation-error-like regularisation: SPD, condition about 40 */

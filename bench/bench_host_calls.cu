@@ -9,21 +9,9 @@
 // With --stages (orders up to 1024), where one AUTO call and one GPU call of each case spend
 // their time, the device waited for at each stage.
 // Usage: bench_host_calls [--max-n N] [--stages]
-#include <math.h>
 #include <string.h>
 
 #include "bench_host_peer.h"
-
-namespace {
-
-/* KMS(0.5): a_ij = 0.5^|i - j| */
-void kms(double *a, int64_t n) {
-#pragma omp parallel for schedule(static)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) a[j * n + i] = pow(0.5, fabs((double)(i - j)));
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
     int64_t max_n = 16384;
@@ -47,6 +35,7 @@ int main(int argc, char **argv) {
            "A (ms) |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int64_t n = 64; n <= max_n; n *= (n < 256 ? 2 : 4)) {
+        const auto kms = [](double *a, int64_t order) { bench_kms(a, order, 0.5); }; /* KMS(0.5) */
         bench_host_arrays pageable(n, k, false, kms), pinned(n, k, true, kms);
         bench_cusolver_user p(n, k);
         double reg = -1;

@@ -408,6 +408,9 @@ static inline int minv_rcond_exact_applies(int64_t n, int spd) {
  * triangle when spd, else getrf's L and U (pivots not needed); Inf or NaN where the inverse
  * overflows (cpu/estimate.c). */
 double minv_cpu_inverse_norm_exact(const minv_mat *f, int spd);
+/* 1 / (||A||_1 ||A^-1||_1), or 0 when the inverse's norm is 0, not finite or unknown (every
+ * backend's rcond from a norm of the inverse, cpu/factor.c). */
+double minv_cpu_rcond(double anorm_1, double inverse_norm_1);
 /* A solve that keeps no factorisation (Gauss-Jordan) bounds ||A^-1||_1 from below by
  * max_j ||x_j||_1 / ||b_j||_1 over its columns, one of them Hager's start vector (1/n, ...),
  * whose solution is the estimator's first step: rcond = 1 / (||A||_1 that bound), 0 when

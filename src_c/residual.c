@@ -244,7 +244,7 @@ double minv_rcond_lower_bound(int64_t count, const double *xnorm_1, const double
     double est = 0;
     for (int64_t j = 0; j < count; j++)
         if (bnorm_1[j] > 0 && isfinite(xnorm_1[j])) est = fmax(est, xnorm_1[j] / bnorm_1[j]);
-    return est > 0 && anorm_1 > 0 ? fmin(1, 1.0 / (anorm_1 * est)) : 0; /* rounding may pass 1 */
+    return minv_cpu_rcond(anorm_1, est);
 }
 
 double minv_rcond_from_solution(const minv_mat *b, const minv_mat *x, double anorm_1) {

@@ -115,7 +115,7 @@ minv_status minv_gpu_rcond_estimate(minv_context *ctx, minv_dtype t, int64_t n, 
     for (int64_t i = 0; i < n; i++) x[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + (double)i / (double)(n > 1 ? n - 1 : 1));
     MINV_TRY(solve_host_vector(ctx, t, n, x, dev, stage, 0, solve, user));
     est = fmax(est, 2.0 * norm1(x, n) / (3.0 * (double)n));
-    *rcond = est > 0 && isfinite(est) && anorm > 0 ? fmin(1, 1.0 / (anorm * est)) : 0.0;
+    *rcond = minv_cpu_rcond(anorm, est);
 cleanup:
     free(x);
     free(stage);
@@ -219,8 +219,7 @@ minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, 
         double norm;
         minv_status status = exact_inverse_norm(ctx, f, spd, &norm);
         if (status == MINV_SUCCESS) {
-            const double exact = norm > 0 && isfinite(norm) && anorm > 0 ? fmin(1, 1.0 / (anorm * norm)) : 0.0;
-            report->rcond = fmin(report->rcond, exact);
+            report->rcond = fmin(report->rcond, minv_cpu_rcond(anorm, norm));
             minv_report_note(report, "%s", MINV_NOTE_RCOND_EXACT);
         }
         return status;

@@ -262,7 +262,8 @@ minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors,
     const int64_t n = f->rows, nb = lu_width(ctx);
     lowp p = {};
     size_t dev_bytes = 0, host_bytes = 0;
-    int *info_host = NULL;
+    const int *info_host;
+    void *back;
     p.ctx = ctx;
     p.level = level;
     p.max_leaves = lu_factors ? (n + nb - 1) / nb : (n + CHOL_BASE - 1) / CHOL_BASE + 1;
@@ -296,15 +297,14 @@ minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors,
     }
     p.host_bytes = host_bytes;
     p.leaf_col = (int64_t *)malloc((size_t)p.max_leaves * sizeof(int64_t));
-    info_host = (int *)malloc((size_t)p.max_leaves * sizeof(int));
-    if (!p.leaf_col || !info_host || (host_bytes && !(p.host_work = malloc(host_bytes)))) {
+    if (!p.leaf_col || (host_bytes && !(p.host_work = malloc(host_bytes)))) {
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld factorisation infos", (long long)p.max_leaves);
         goto cleanup;
     }
     if (lu_factors) MINV_TRY(lu(&p, (float *)f->data, n, f->ld, ipiv, nb));
     else MINV_TRY(cholesky(&p, (float *)f->data, n, f->ld, 0));
-    CUDA_TRY(cudaMemcpyAsync(info_host, p.info, (size_t)p.leaves * sizeof(int), cudaMemcpyDeviceToHost, g->stream));
-    CUDA_TRY(cudaStreamSynchronize(g->stream));
+    MINV_TRY(minv_gpu_read_back(ctx, p.info, (size_t)p.leaves * sizeof(int), &back));
+    info_host = (const int *)back;
     for (int64_t k = 0; k < p.leaves; k++) {
         if (info_host[k] < 0) {
             status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER %s rejected argument %d", lu_factors ? "getrf" : "potrf",
@@ -322,6 +322,5 @@ minv_status minv_gpu_lowp_factor(minv_context *ctx, minv_mat *f, int lu_factors,
 cleanup:
     free(p.leaf_col);
     free(p.host_work);
-    free(info_host);
     return status;
 }

@@ -186,7 +186,7 @@ minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, co
     LAUNCH_TRY();
     MINV_TRY(minv_gpu_read_back(ctx, p, sizeof xnorm, &back));
     xnorm = *(const double *)back;
-    report->rcond = xnorm > 0 && isfinite(xnorm) ? 1.0 / (an->norm_1 * xnorm) : 0.0;
+    report->rcond = minv_cpu_rcond(an->norm_1, xnorm);
 cleanup:
     return status;
 }

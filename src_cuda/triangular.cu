@@ -51,6 +51,12 @@ cublasStatus_t trmm_call(cublasHandle_t h, cublasSideMode_t side, tri_shape s, c
     float al = (float)alpha;
     return cublasStrmm_64(h, side, s.uplo, op, s.diag, m, n, &al, a, lda, b, ldb, c, ldc);
 }
+/* b (m x n, ldb) = tmp (dense, ld m): the way back from a scratch cuBLAS wrote out of place. */
+template <typename T> cudaError_t from_scratch(const T *tmp, int64_t m, int64_t n, T *b, int64_t ldb, cudaStream_t s) {
+    return cudaMemcpy2DAsync(b, (size_t)ldb * sizeof(T), tmp, (size_t)m * sizeof(T), (size_t)m * sizeof(T), (size_t)n,
+                             cudaMemcpyDeviceToDevice, s);
+}
+
 /* B = alpha op(A) B or alpha B op(A) through tmp (m x n) and a copy back: cuBLAS's TRMM in
  * place was the slow part of the SPD inverse (H100, bench_spd invert, same build: 3.0 / 8.0 /
  * 28.2 / 124.9 ms at n = 2048 / 4096 / 8192 / 16384 in place, 2.5 / 5.5 / 20.8 / 105.4 this way). */
@@ -61,8 +67,7 @@ cublasStatus_t trmm_blas(cublasHandle_t h, cublasSideMode_t side, tri_shape s, c
     if (st) return st;
     cudaStream_t stream;
     cublasGetStream(h, &stream);
-    return cudaMemcpy2DAsync(b, (size_t)ldb * sizeof(T), tmp, (size_t)m * sizeof(T), (size_t)m * sizeof(T), (size_t)n,
-                             cudaMemcpyDeviceToDevice, stream) == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+    return from_scratch(tmp, m, n, b, ldb, stream) == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 /* B = alpha op(A) B (left) or alpha B op(A) (right), A triangular, in place (tmp: TRMM_BASE x
@@ -257,7 +262,7 @@ template <typename T> minv_status inverse_from_factor(minv_context *ctx, minv_ma
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     const int64_t n = l->rows, ld = l->ld;
-    T *a = (T *)l->data, *e, *tmp = NULL;
+    T *a = (T *)l->data, *e, *tmp;
     const int64_t nb = MINV_TRI_INVERSE_NB;
     if (n <= POTRI_UP_TO) return inverse_by_potri<T>(ctx, a, n, ld);
     MINV_TRY(block_scratch<T>(ctx, n, nb, &e, TRMM_BASE * n, &tmp)); /* tmp: the TRMMs' */
@@ -294,8 +299,7 @@ minv_status triangular_solve(minv_context *ctx, const T *a, int64_t n, int64_t l
     }
     if (n <= nb) { /* e's blocks are dense: zeros off the triangle, ones on a unit diagonal */
         CUBLAS_TRY(minv_gemm(g->blas, op, CUBLAS_OP_N, n, k, n, 1.0, e, n, x, ldx, 0.0, tmp, n));
-        CUDA_TRY(cudaMemcpy2DAsync(x, (size_t)ldx * sizeof(T), tmp, (size_t)n * sizeof(T), (size_t)n * sizeof(T),
-                                   (size_t)k, cudaMemcpyDeviceToDevice, g->stream));
+        CUDA_TRY(from_scratch(tmp, n, k, x, ldx, g->stream));
         return MINV_SUCCESS;
     }
     if (op_lower(s, op)) { /* X1 = op(A11)^-1 B1; B2 -= op(A21) X1; X2 = op(A22)^-1 B2 */
@@ -333,7 +337,7 @@ template <typename T> minv_status solve_with_factors(minv_context *ctx, const mi
     T *e = NULL, *tmp = NULL;
     const bool whole = x->cols == 1; /* cuBLAS's TRSM of one column, as potrs/getrs run it */
     const int64_t nb = whole ? n : MINV_TRI_SOLVE_NB;
-    const bool inverted_blocks = !whole && x->cols >= TRSM_LEAVES_BELOW;
+    const bool inverted_blocks = x->cols >= TRSM_LEAVES_BELOW;
     if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e, nb * x->cols, &tmp)); /* tmp: the leaves' */
     for (int which = 0; which < 2; which++) {
         if (inverted_blocks && (which == 0 || lu))

@@ -29,8 +29,6 @@ minv_status minv_cpu_rhs_input(minv_context *ctx, const minv_mat *b, minv_mat *w
 double minv_cpu_rhs_output(const double *bnorm, const minv_mat *w, minv_mat *x);
 /* min_i |f_ii|: with it a factor bounds ||A^-1||_1 from below (cholesky.c, lu.c). */
 double minv_cpu_min_abs_diagonal(const minv_mat *f);
-/* 1 / (||A||_1 ||A^-1||_1), or 0 when the inverse's norm is 0, not finite or unknown. */
-double minv_cpu_rcond(double anorm_1, double inverse_norm_1);
 /* Up to this order a solve's rcond takes the cheap form: no Hager's column beside B. The
  * column is half the sweeps' work at one right-hand side and 3-4% of the call at n = 64-128
  * (bench/results/cpu_calls_devmachine.md, round 4); from n = 129 the full form. */
