@@ -7,8 +7,10 @@
  *
  *   mpirun -np P bench_mpi_dense [--n 2048,4096] [--nb 64] [--grid PxQ] [--nrhs 256]
  *                                [--ops lu,spd,lu-solve,spd-solve] [--reps 3] [--backend cpu|gpu]
- *                                [--direct scalapack|none] [--residual 0|1|2]
- * Prints a markdown table on rank 0: times are the slowest rank's, medians after a warm-up. */
+ *                                [--direct scalapack|none] [--residual 0|1|2] [--stages 0|1]
+ * Prints a markdown table on rank 0: times are the slowest rank's, medians after a warm-up.
+ * --stages 1: under each row, the last timed call's report stages and reason (where cuSOLVERMp
+ * says how long its factorisation and solve took). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,13 +23,14 @@ typedef struct {
     int spd, solve;
     double *a, *b, *x, *work, *bwork;
     int *ipiv;
+    minv_report report; /* the last call's */
 } job;
 
 static void minv_side(void *p) {
     job *j = p;
     const minv_method m = j->spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
-    bm_check(j->ctx, j->solve ? minv_mpi_solve_d(j->ctx, m, j->la, j->a, j->lb, j->b, j->x, NULL)
-                              : minv_mpi_invert_d(j->ctx, m, j->la, j->a, j->x, NULL),
+    bm_check(j->ctx, j->solve ? minv_mpi_solve_d(j->ctx, m, j->la, j->a, j->lb, j->b, j->x, &j->report)
+                              : minv_mpi_invert_d(j->ctx, m, j->la, j->a, j->x, &j->report),
              "minv");
 }
 
@@ -70,7 +73,8 @@ int main(int argc, char **argv) {
     int64_t ns[16], nb = atoll(bm_option(argc, argv, "nb", "64")), nrhs = atoll(bm_option(argc, argv, "nrhs", "256"));
     const int count = bm_list(bm_option(argc, argv, "n", "2048,4096"), ns, 16), reps = atoi(bm_option(argc, argv, "reps", "3"));
     const char *ops = bm_option(argc, argv, "ops", "lu,spd,lu-solve,spd-solve"), *grid = bm_option(argc, argv, "grid", "");
-    const int direct = strcmp(bm_option(argc, argv, "direct", "scalapack"), "none") != 0;
+    const int direct = strcmp(bm_option(argc, argv, "direct", "scalapack"), "none") != 0,
+              stages = atoi(bm_option(argc, argv, "stages", "0"));
     int nprow = 0, npcol = 0;
     if (grid[0] && sscanf(grid, "%dx%d", &nprow, &npcol) != 2) {
         if (bm_rank == 0)
@@ -128,6 +132,11 @@ int main(int argc, char **argv) {
                 printf("| %lld | %s | %d | %d x %d | %lld | %.4f | %s | %s | %.1f | %s |\n", (long long)n, names[o], bm_size,
                        (int)la.nprow, (int)la.npcol, (long long)la.nb, t_minv, direct_text, ratio, r.flops / t_minv / 1e9,
                        minv_backend_name(r.backend));
+                const minv_stages *st = &j.report.stages;
+                if (stages)
+                    printf("|  | stages: upload %.3f s (%.2f GB), compute %.3f s, download %.3f s (%.2f GB) | %s |\n",
+                           st->upload_seconds, st->upload_bytes / 1e9, st->compute_seconds, st->download_seconds,
+                           st->download_bytes / 1e9, j.report.reason);
                 fflush(stdout);
             }
             free(j.a);

@@ -399,14 +399,14 @@ static void copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from,
                    (size_t)l->local_rows * (size_t)t);
 }
 
-/* The report's time and stages, as serial minv's: the call is all compute (cuSOLVERMp's copies
- * of the pieces to and from the GPUs are not told apart); the device is rank 0's, as the
- * report is the same everywhere. */
+/* The report's time and stages, as serial minv's: compute is the call less the GPU backend's
+ * copies of the pieces (the upload and download stages, the same on every rank); the device is
+ * rank 0's, as the report is the same everywhere. */
 static void finish(minv_context *ctx, minv_report *r, MPI_Comm comm, double t0) {
     const double seconds = MPI_Wtime() - t0;
     r->seconds = max_over(seconds, comm);
     r->gflops = r->seconds > 0 ? r->flops / r->seconds / 1e9 : 0;
-    r->stages.compute_seconds = r->seconds;
+    r->stages.compute_seconds = r->seconds - r->stages.upload_seconds - r->stages.download_seconds;
     int device = r->backend == MINV_BACKEND_GPU && ctx->device_count > 0 ? ctx->devices[0] : -1;
     MPI_Bcast(&device, 1, MPI_INT, 0, comm);
     r->device = device;

@@ -102,13 +102,28 @@ static void note_redo(const minv_mpi_layout *l, minv_dtype t, int spd, int outco
     }
 }
 
+/* The plugin's steps in the report: its copies as the upload and download stages (finish()
+ * leaves the rest to compute), the factorisation and the solve in a note. */
+static void note_times(const minv_mpi_gpu_times *t, int spd, int inversion, minv_report *r) {
+    r->stages.upload_seconds += t->upload_seconds;
+    r->stages.upload_bytes += t->upload_bytes;
+    r->stages.download_seconds += t->download_seconds;
+    r->stages.download_bytes += t->download_bytes;
+    if (t->factor_seconds > 0)
+        minv_report_note(r, "cuSOLVERMp %s %.3f s, %s %.3f s%s", spd ? "potrf" : "getrf", t->factor_seconds,
+                         spd ? "potrs" : "getrs", t->solve_seconds, inversion ? " (the identity)" : "");
+}
+
 static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
                               minv_report *report) {
     char msg[512] = "";
     minv_mpi_gpu_piece p = piece(l, x);
     minv_report_note(report, "cuSOLVERMp %s + %s for the identity (cuSOLVERMp has no %s), over NCCL",
                      spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
-    const int outcome = state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &p, NULL, &p, info, msg, sizeof msg);
+    minv_mpi_gpu_times times;
+    const int outcome =
+        state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &p, NULL, &p, info, &times, msg, sizeof msg);
+    note_times(&times, spd, 1, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
     if (!redo(spd, outcome, *info))
@@ -125,7 +140,10 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     char msg[512] = "";
     minv_mpi_gpu_piece pa = piece(la, a), px = piece(lb, x);
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
-    const int outcome = state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, msg, sizeof msg);
+    minv_mpi_gpu_times times;
+    const int outcome =
+        state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, &times, msg, sizeof msg);
+    note_times(&times, spd, 0, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
     if (!redo(spd, outcome, *info))

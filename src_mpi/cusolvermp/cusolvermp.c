@@ -113,6 +113,11 @@ static size_t piece_bytes(const minv_mpi_gpu_piece *p, int es) {
     return (size_t)p->lld * (size_t)(p->local_cols > 0 ? p->local_cols : 1) * (size_t)es;
 }
 
+/* What a piece's copy moves (piece_bytes less the stand-in column of a rank with none). */
+static double moved_bytes(const minv_mpi_gpu_piece *p, int es) {
+    return p->local_cols > 0 ? (double)piece_bytes(p, es) : 0;
+}
+
 static const char *status_name(cusolverStatus_t s) {
     switch (s) {
     case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
@@ -186,6 +191,7 @@ static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const min
     }
     /* cuSOLVERMp may leave info as it found it */
     CUDA(cudaMemsetAsync(j->d_info, 0, sizeof(int), s->stream));
+    CUDA(cudaStreamSynchronize(s->stream)); /* the upload's time is its own */
     return 0;
 cleanup:
     return 1;
@@ -294,31 +300,54 @@ static int factor(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_m
     return MINV_MPI_GPU_DONE;
 }
 
+/* The times of the steps taken: the slowest rank's seconds, the bytes of all. */
+static void agree_times(minv_mpi_gpu_session *s, minv_mpi_gpu_times *t) {
+    double seconds[4] = {t->upload_seconds, t->factor_seconds, t->solve_seconds, t->download_seconds},
+           bytes[2] = {t->upload_bytes, t->download_bytes};
+    MPI_Allreduce(MPI_IN_PLACE, seconds, 4, MPI_DOUBLE, MPI_MAX, s->comm);
+    MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_DOUBLE, MPI_SUM, s->comm);
+    *t = (minv_mpi_gpu_times){seconds[0], seconds[1], seconds[2], seconds[3], bytes[0], bytes[1]};
+}
+
 static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *b,
-                 minv_mpi_gpu_piece *x, int *info, char *msg, size_t len) {
+                 minv_mpi_gpu_piece *x, int *info, minv_mpi_gpu_times *times, char *msg, size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
     job j = {0};
     int failed = 1;
+    double t0 = MPI_Wtime();
     *info = 0;
+    *times = (minv_mpi_gpu_times){0};
     /* every rank set up, or none factors: cuSOLVERMp's calls are collective over NCCL */
     int outcome = agree(s, job_setup(s, &j, es, spd, a, b, x, msg, len) ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
+    times->upload_seconds = MPI_Wtime() - t0;
+    times->upload_bytes = moved_bytes(a, es) + (b ? moved_bytes(x, es) : 0);
+    t0 = MPI_Wtime();
     if (outcome == MINV_MPI_GPU_DONE)
         outcome = factor(s, &j, es, spd, a, info, msg, len);
+    times->factor_seconds = MPI_Wtime() - t0;
     if (outcome != MINV_MPI_GPU_DONE || *info != 0) {
         job_free(&j);
+        agree_times(s, times);
         return outcome;
     }
+    t0 = MPI_Wtime();
     if (spd)
         SOLVER(cusolverMpPotrs(s->handle, CUBLAS_FILL_MODE_LOWER, a->n, x->n, j.d_a, 1, 1, j.da, j.d_x, 1, 1, j.dx, t,
                                j.d_work, j.dev, j.h_work, j.host, j.d_info));
     else
         SOLVER(cusolverMpGetrs(s->handle, CUBLAS_OP_N, a->n, x->n, j.d_a, 1, 1, j.da, j.d_ipiv, j.d_x, 1, 1, j.dx, t,
                                j.d_work, j.dev, j.h_work, j.host, j.d_info));
+    CUDA(cudaStreamSynchronize(s->stream));
+    times->solve_seconds = MPI_Wtime() - t0;
+    t0 = MPI_Wtime();
     CUDA(cudaMemcpyAsync(x->data, j.d_x, piece_bytes(x, es), cudaMemcpyDeviceToHost, s->stream));
     CUDA(cudaStreamSynchronize(s->stream));
+    times->download_seconds = MPI_Wtime() - t0;
+    times->download_bytes = moved_bytes(x, es);
     failed = 0;
 cleanup:
     job_free(&j);
+    agree_times(s, times);
     return agree(s, failed ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
 }
 

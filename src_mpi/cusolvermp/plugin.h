@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { MINV_MPI_PLUGIN_VERSION = 2 };
+enum { MINV_MPI_PLUGIN_VERSION = 3 };
 
 /* What solve returns, the same on every rank of the session. */
 enum {
@@ -30,6 +30,14 @@ typedef struct {
     void *data;
 } minv_mpi_gpu_piece;
 
+/* Where a solve's time went: seconds of the slowest rank at each step (each step ends with
+ * every rank's stream drained), bytes summed over the ranks. upload: the device buffers, A and
+ * B (or the identity) on the device, the workspaces; download: x back to the host. */
+typedef struct {
+    double upload_seconds, factor_seconds, solve_seconds, download_seconds;
+    double upload_bytes, download_bytes;
+} minv_mpi_gpu_times;
+
 typedef struct {
     int version;
     /* Collective over comm: NCCL from MPI (rank 0's unique id broadcast), the cuSOLVERMp handle
@@ -44,9 +52,11 @@ typedef struct {
      * other outcome they hold what they held (A and B for a redo elsewhere). *info: the
      * 1-based global column where the factorisation stopped (cuSOLVERMp's info, or for LU the
      * first exactly zero pivot U(j,j)), the same on every rank; 0 otherwise. Returns a
-     * MINV_MPI_GPU_* outcome, agreed over the session's ranks (so all take the same way). */
+     * MINV_MPI_GPU_* outcome, agreed over the session's ranks (so all take the same way);
+     * *times as far as the call got (zeros for steps not taken). */
     int (*solve)(minv_mpi_gpu_session *session, int es, int spd, const minv_mpi_gpu_piece *a,
-                 const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int *info, char *msg, size_t len);
+                 const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int *info, minv_mpi_gpu_times *times, char *msg,
+                 size_t len);
 } minv_mpi_gpu_plugin;
 
 /* The one symbol the plugin exports. */
