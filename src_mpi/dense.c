@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "mpi_internal.h"
 #include "scalapack.h"
@@ -67,30 +70,78 @@ typedef struct {
     double norm_1, norm_inf;
 } norms;
 
-/* The column sums of |a_ij| of this rank's piece into colsum (global column index), and with
- * row (the pieces' rows' global indices) the row sums into rowsum; with first, the first
- * non-finite entry in column-major order of the global matrix (INT64_MAX: none) and its value. */
-static void piece_sums(minv_dtype t, const minv_mpi_layout *l, const void *p, const int64_t *row, double *colsum,
-                       double *rowsum, int64_t *first, double *value) {
-    for (int64_t lj = 0; lj < l->local_cols; lj++) {
-        const int64_t j = minv_mpi_layout_col(l, lj);
-        double cs = 0;
-        for (int64_t li = 0; li < l->local_rows; li++) {
-            const double v = get(t, p, (size_t)(lj * l->lld + li));
-            if (first && !isfinite(v)) {
-                const int64_t at = j * l->m + minv_mpi_layout_row(l, li);
-                if (at < *first) {
-                    *first = at;
-                    *value = v;
-                }
-            }
-            cs += fabs(v);
-            if (rowsum)
-                rowsum[row[li]] += fabs(v);
-        }
-        if (colsum)
-            colsum[j] = cs;
+/* The sum of |a_ij| down one local column, each |a_ij| also added to rowsum[li] where given:
+ * loops the compiler vectorises. A NaN or Inf in the column makes the sum NaN or Inf. */
+#define COLUMN_SUM(name, T)                                                                        \
+    static double name(const T *a, int64_t rows, double *rowsum) {                                 \
+        double s = 0;                                                                              \
+        if (rowsum) {                                                                              \
+            _Pragma("omp simd reduction(+ : s)") for (int64_t i = 0; i < rows; i++) {              \
+                const double v = fabs((double)a[i]);                                               \
+                s += v;                                                                            \
+                rowsum[i] += v;                                                                    \
+            }                                                                                      \
+        } else {                                                                                   \
+            _Pragma("omp simd reduction(+ : s)") for (int64_t i = 0; i < rows; i++) s += fabs((double)a[i]); \
+        }                                                                                          \
+        return s;                                                                                  \
     }
+COLUMN_SUM(column_sum_d, double)
+COLUMN_SUM(column_sum_s, float)
+
+/* The threads of a pass over this rank's piece. */
+static int piece_threads(minv_context *ctx, const minv_mpi_layout *l) {
+    return minv_threads_for(ctx->cpu_threads, (double)l->local_rows * (double)l->local_cols);
+}
+
+/* The column sums of |a_ij| of this rank's piece into colsum (global column index); with
+ * rowsum, its row sums by local row, from `team` threads' parts (team x local_rows, zeroed);
+ * with first, the first non-finite entry in column-major order of the global matrix
+ * (INT64_MAX: none) and its value, searched only in the columns whose sum is not finite. */
+static void piece_sums(minv_dtype t, const minv_mpi_layout *l, const void *p, int team, double *parts, double *colsum,
+                       double *rowsum, int64_t *first, double *value) {
+    const int64_t rows = l->local_rows, cols = l->local_cols;
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+        int me = 0;
+#ifdef _OPENMP
+        me = omp_get_thread_num();
+#endif
+        double *mine = rowsum ? parts + (size_t)me * (size_t)rows : NULL, bad_value = 0;
+        int64_t bad = INT64_MAX;
+#pragma omp for schedule(static)
+        for (int64_t lj = 0; lj < cols; lj++) {
+            const size_t at = (size_t)(lj * l->lld);
+            const double sum = t == MINV_R64 ? column_sum_d((const double *)p + at, rows, mine)
+                                             : column_sum_s((const float *)p + at, rows, mine);
+            const int64_t j = minv_mpi_layout_col(l, lj);
+            if (colsum)
+                colsum[j] = sum;
+            if (first && !isfinite(sum))
+                for (int64_t li = 0; li < rows; li++) {
+                    const double v = get(t, p, at + (size_t)li);
+                    if (!isfinite(v)) {
+                        const int64_t e = j * l->m + minv_mpi_layout_row(l, li);
+                        if (e < bad) {
+                            bad = e;
+                            bad_value = v;
+                        }
+                        break;
+                    }
+                }
+        }
+        if (first && bad != INT64_MAX)
+#pragma omp critical(minv_mpi_first_bad)
+        {
+            if (bad < *first) {
+                *first = bad;
+                *value = bad_value;
+            }
+        }
+    }
+    if (rowsum)
+        for (int r = 0; r < team; r++)
+            for (int64_t li = 0; li < rows; li++) rowsum[li] += parts[(size_t)r * (size_t)rows + (size_t)li];
 }
 
 /* With a name, the first non-finite entry in column-major order of the global matrix is
@@ -102,24 +153,22 @@ static minv_status scan_piece(minv_context *ctx, minv_dtype t, const minv_mpi_la
                               const char *name, norms *out) {
     int64_t first = INT64_MAX;
     double value = 0;
-    const int64_t m = l->m, n = l->n;
+    const int64_t m = l->m, n = l->n, rows = l->local_rows;
+    const int team = piece_threads(ctx, l);
     MPI_Comm comm = minv_mpi_layout_comm(l);
-    double *colsum = out ? calloc((size_t)(m + n), sizeof(double)) : NULL, *rowsum = colsum ? colsum + n : NULL;
-    int64_t *row = out ? malloc((size_t)(l->local_rows > 0 ? l->local_rows : 1) * sizeof(int64_t)) : NULL;
+    /* the global column and row sums, then the local row sums and each thread's */
+    double *sums = out ? calloc((size_t)(m + n + rows * (team + 1)), sizeof(double)) : NULL;
+    double *colsum = sums, *rowsum = sums ? sums + n : NULL, *local = sums ? rowsum + m : NULL,
+           *parts = sums ? local + rows : NULL;
     if (out) {
-        minv_status status = minv_mpi_agree(ctx, comm, colsum && row ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld sums", (long long)(m + n)));
-        if (status != MINV_SUCCESS) {
-            free(colsum);
-            free(row);
+        minv_status status = minv_mpi_agree(ctx, comm, sums ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld sums", (long long)(m + n)));
+        if (status != MINV_SUCCESS)
             return status;
-        }
-        for (int64_t li = 0; li < l->local_rows; li++) row[li] = minv_mpi_layout_row(l, li);
     }
-    piece_sums(t, l, p, row, colsum, rowsum, name ? &first : NULL, &value);
-    free(row);
+    piece_sums(t, l, p, team, parts, colsum, local, name ? &first : NULL, &value);
     const int64_t global = minv_mpi_min_i64(first, comm);
     if (global != INT64_MAX) {
-        free(colsum);
+        free(sums);
         int rank, size;
         MPI_Comm_rank(comm, &rank);
         MPI_Comm_size(comm, &size);
@@ -130,21 +179,22 @@ static minv_status scan_piece(minv_context *ctx, minv_dtype t, const minv_mpi_la
                          name, i, j, value, i, j);
     }
     if (out) {
+        for (int64_t li = 0; li < rows; li++) rowsum[minv_mpi_layout_row(l, li)] = local[li];
         MPI_Allreduce(MPI_IN_PLACE, colsum, (int)(m + n), MPI_DOUBLE, MPI_SUM, comm);
         out->norm_1 = out->norm_inf = 0;
         for (int64_t j = 0; j < n; j++)
             if (colsum[j] > out->norm_1 || isnan(colsum[j])) out->norm_1 = colsum[j];
         for (int64_t i = 0; i < m; i++)
             if (rowsum[i] > out->norm_inf || isnan(rowsum[i])) out->norm_inf = rowsum[i];
-        free(colsum);
+        free(sums);
     }
     return MINV_SUCCESS;
 }
 
 /* Every column's 1-norm of a layout's matrix, on every rank: out[0 .. l->n). */
-static void column_norms_1(minv_dtype t, const minv_mpi_layout *l, const void *p, double *out) {
+static void column_norms_1(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *p, double *out) {
     memset(out, 0, (size_t)l->n * sizeof(double));
-    piece_sums(t, l, p, NULL, out, NULL, NULL, NULL);
+    piece_sums(t, l, p, piece_threads(ctx, l), NULL, out, NULL, NULL, NULL);
     MPI_Allreduce(MPI_IN_PLACE, out, (int)l->n, MPI_DOUBLE, MPI_SUM, minv_mpi_layout_comm(l));
 }
 
@@ -156,26 +206,47 @@ typedef struct {
     int symmetric;
 } analysis;
 
+/* max |a - w| and max |a| down one local column, into *diff and *big: a loop the compiler
+ * vectorises (A is finite here, scanned before). */
+#define COLUMN_ASYMMETRY(name, T)                                                                  \
+    static void name(const T *a, const T *w, int64_t rows, double *diff, double *big) {            \
+        double d = 0, b = 0;                                                                       \
+        _Pragma("omp simd reduction(max : d, b)") for (int64_t i = 0; i < rows; i++) {             \
+            const double e = fabs((double)a[i] - (double)w[i]), v = fabs((double)a[i]);             \
+            d = e > d ? e : d;                                                                     \
+            b = v > b ? v : b;                                                                     \
+        }                                                                                          \
+        *diff = d;                                                                                 \
+        *big = b;                                                                                  \
+    }
+COLUMN_ASYMMETRY(column_asymmetry_d, double)
+COLUMN_ASYMMETRY(column_asymmetry_s, float)
+
 static minv_status analyze(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a, analysis *an) {
     double diff = 0, big = 0, diag = INFINITY;
+    const int team = piece_threads(ctx, l);
     void *w = malloc(piece_elems(l) * (size_t)t);
     minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
                                         w ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the piece of A^T"));
     if (status != MINV_SUCCESS)
         return status;
     if (minv_mpi_in_grid(l))
-        sl_tran(t, (int)l->n, (int)l->n, a, l->desc, w, l->desc);
+        sl_tran(t, (int)l->n, (int)l->n, a, l->desc, w, l->desc, team);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(max : diff, big) reduction(min : diag)
     for (int64_t lj = 0; lj < l->local_cols; lj++) {
-        const int64_t j = minv_mpi_layout_col(l, lj);
-        for (int64_t li = 0; li < l->local_rows; li++) {
-            const size_t e = (size_t)(lj * l->lld + li);
-            const double v = get(t, a, e);
-            diff = fmax(diff, fabs(v - get(t, w, e)));
-            big = fmax(big, fabs(v));
+        const size_t at = (size_t)(lj * l->lld);
+        double d, b;
+        if (t == MINV_R64)
+            column_asymmetry_d((const double *)a + at, (const double *)w + at, l->local_rows, &d, &b);
+        else
+            column_asymmetry_s((const float *)a + at, (const float *)w + at, l->local_rows, &d, &b);
+        diff = d > diff ? d : diff;
+        big = b > big ? b : big;
+        const int64_t li = minv_mpi_layout_local_row(l, minv_mpi_layout_col(l, lj)); /* the diagonal, where held */
+        if (li >= 0) {
+            const double v = get(t, a, at + (size_t)li);
+            diag = v < diag ? v : diag;
         }
-        const int64_t li = minv_mpi_layout_local_row(l, j); /* the diagonal, where this rank holds it */
-        if (li >= 0)
-            diag = fmin(diag, get(t, a, (size_t)(lj * l->lld + li)));
     }
     free(w);
     MPI_Comm comm = minv_mpi_layout_comm(l);
@@ -392,7 +463,7 @@ static minv_status choose(minv_context *ctx, minv_method method, minv_dtype t, c
     return MINV_SUCCESS;
 }
 
-static void copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to) {
+void minv_mpi_copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to) {
     if (from != to && l->local_rows > 0)
         for (int64_t j = 0; j < l->local_cols; j++)
             memcpy((char *)to + (size_t)(j * l->lld) * (size_t)t, (const char *)from + (size_t)(j * l->lld) * (size_t)t,
@@ -501,13 +572,12 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
     if (in_place && ((method == MINV_METHOD_AUTO && spd) || residual_mode == 2)) {
         keep = malloc(piece_elems(l) * (size_t)t);
         MINV_TRY(minv_mpi_agree(ctx, comm, keep ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot keep a copy of A")));
-        copy_piece(t, l, a, keep);
+        minv_mpi_copy_piece(t, l, a, keep);
     }
     const void *orig = in_place ? keep : a;
     const minv_mpi_dense_ops *ops = backend_of(ctx, l, r);
     for (;;) {
-        copy_piece(t, l, orig ? orig : a, x);
-        MINV_TRY(minv_mpi_agree(ctx, comm, ops->invert(ctx, l, t, spd, x, &info, r)));
+        MINV_TRY(minv_mpi_agree(ctx, comm, ops->invert(ctx, l, t, spd, orig ? orig : a, x, &info, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
         if (not_spd_so_lu(ctx, method, status, r)) {
             spd = 0;
@@ -606,7 +676,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     MINV_TRY(choose(ctx, method, t, la, a, &spd, r));
     const int residual_mode = minv_residual_mode(ctx, t, r->asymmetry, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU);
     if (bkeep)
-        copy_piece(t, lb, b, bkeep);
+        minv_mpi_copy_piece(t, lb, b, bkeep);
     const void *borig = bkeep ? bkeep : b;
     MINV_TRY(minv_mpi_layout_like(ctx, la, n, (int64_t)nrhs + 1, &lw));
     xw = malloc(piece_elems(&lw) * (size_t)t);
@@ -614,7 +684,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     MINV_TRY(minv_mpi_agree(ctx, comm, xw && colnorms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the right-hand sides' piece")));
     const minv_mpi_dense_ops *ops = backend_of(ctx, la, r);
     for (;;) {
-        copy_piece(t, la, a, work);
+        minv_mpi_copy_piece(t, la, a, work);
         if (minv_mpi_in_grid(la))
             sl_copy(t, n, nrhs, borig, 1, lb->desc, xw, 1, lw.desc);
         for (int64_t lj = 0; lj < lw.local_cols; lj++)
@@ -648,8 +718,8 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     /* ||A^-1||_1 >= ||x_j||_1 / ||b_j||_1 for every column, Hager's included (||h||_1 = 1): a
      * bound for nothing; where it leaves rcond below 1e-4, where an overstatement could hide a
      * matrix singular to working precision, ScaLAPACK's estimate from the factor as well */
-    column_norms_1(t, &lw, xw, colnorms);
-    column_norms_1(t, lb, borig, colnorms + nrhs + 1);
+    column_norms_1(ctx, t, &lw, xw, colnorms);
+    column_norms_1(ctx, t, lb, borig, colnorms + nrhs + 1);
     colnorms[2 * nrhs + 1] = 1;
     r->rcond = minv_rcond_lower_bound(nrhs + 1, colnorms, colnorms + nrhs + 1, anorm_1);
     if (r->rcond > 0 && r->rcond < 1e-4) {

@@ -114,22 +114,22 @@ static void note_times(const minv_mpi_gpu_times *t, int spd, int inversion, minv
                          spd ? "potrs" : "getrs", t->solve_seconds, inversion ? " (the identity)" : "");
 }
 
-static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
-                              minv_report *report) {
+static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, const void *a,
+                              void *x, int *info, minv_report *report) {
     char msg[512] = "";
-    minv_mpi_gpu_piece p = piece(l, x);
+    minv_mpi_gpu_piece pa = piece(l, (void *)a), px = piece(l, x);
     minv_report_note(report, "cuSOLVERMp %s + %s for the identity (cuSOLVERMp has no %s), over NCCL",
                      spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
     minv_mpi_gpu_times times;
     const int outcome =
-        state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &p, NULL, &p, info, &times, msg, sizeof msg);
+        state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &pa, NULL, &px, info, &times, msg, sizeof msg);
     note_times(&times, spd, 1, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
     if (!redo(spd, outcome, *info))
         return MINV_SUCCESS;
     const int gpu_info = *info;
-    const minv_status status = minv_mpi_scalapack_ops.invert(ctx, l, t, spd, x, info, report);
+    const minv_status status = minv_mpi_scalapack_ops.invert(ctx, l, t, spd, a, x, info, report);
     note_redo(l, t, spd, outcome, gpu_info, msg, *info, report);
     return status;
 }

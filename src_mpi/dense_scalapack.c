@@ -22,16 +22,17 @@ static minv_status mirror_lower(minv_context *ctx, const minv_mpi_layout *l, min
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the %lld x %lld piece to mirror the inverse",
                          (long long)l->local_rows, (long long)l->local_cols);
     const int n = (int)l->n;
-    sl_tran(t, n, n, x, l->desc, w, l->desc);
+    sl_tran(t, n, n, x, l->desc, w, l->desc, minv_threads_for(ctx->cpu_threads, (double)l->local_rows * (double)l->local_cols));
     sl_lacpy(t, 'U', n, n, w, 1, l->desc, x, 1, l->desc);
     free(w);
     return MINV_SUCCESS;
 }
 
-static minv_status invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
-                          minv_report *report) {
+static minv_status invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, const void *a, void *x,
+                          int *info, minv_report *report) {
     const int n = (int)l->n;
     *info = 0;
+    minv_mpi_copy_piece(t, l, a, x); /* ScaLAPACK inverts in place */
     /* every rank notes it, inside the grid or not: the report is the same everywhere */
     if (spd)
         minv_report_note(report, "ScaLAPACK %spotrf + %spotri, the lower triangle mirrored", prefix(t), prefix(t));

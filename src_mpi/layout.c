@@ -33,9 +33,7 @@ int minv_mpi_layout_all(const minv_mpi_layout *l) { return grid_of(l)->all; }
 static int64_t round_of(const minv_mpi_layout *l) { return l && l->npcol > 1 ? l->nb * l->npcol : 1; }
 
 int minv_mpi_column_cycle(const minv_mpi_layout *a, const minv_mpi_layout *b) {
-    int64_t x = round_of(a), y = round_of(b), lcm = x;
-    while (lcm % y != 0 && lcm < a->n) lcm += x;
-    return (int)(lcm < a->n ? lcm : (a->n > 0 ? a->n : 1));
+    return sl_column_cycle(a->n, round_of(a), round_of(b));
 }
 void *minv_mpi_layout_gpu(const minv_mpi_layout *l) { return grid_of(l)->gpu; }
 

@@ -117,7 +117,8 @@ void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*relea
 
 /* ---- one matrix over many ranks (dense.c and its backends) ---- */
 
-/* A backend of the dense solvers. invert: x holds A and becomes A^-1; solve: a holds A (work
+/* A backend of the dense solvers. invert: x becomes A^-1 of a (x may be a; a is read alone,
+ * the GPU's straight from its piece without a copy into x); solve: a holds A (work
  * space, overwritten by its factors: ScaLAPACK's stay there for its condition estimate) and x
  * holds B and becomes X. The factorisation is Cholesky (spd) or LU; *info is the 1-based
  * global column where it failed (not positive definite, or an exactly zero pivot), 0
@@ -127,14 +128,16 @@ void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*relea
  * to the report's reason. */
 typedef struct {
     const char *name;
-    minv_status (*invert)(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, void *x, int *info,
-                          minv_report *report);
+    minv_status (*invert)(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, const void *a, void *x,
+                          int *info, minv_report *report);
     minv_status (*solve)(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
                          const minv_mpi_layout *lb, void *x, int *info,
                          minv_report *report);
 } minv_mpi_dense_ops;
 
 extern const minv_mpi_dense_ops minv_mpi_scalapack_ops;
+/* to = from, this rank's piece of layout l (nothing where they are the same). */
+void minv_mpi_copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to);
 /* The cuSOLVERMp plugin's backend for this context's GPU and the layout's grid (its session
  * opened), or NULL with why it cannot be had; the same on every rank of the layout (a rank
  * without it makes every rank go without). Collective. */

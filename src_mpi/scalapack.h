@@ -16,6 +16,9 @@ void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
 void Cblacs_gridmap(int *context, int *usermap, int ldumap, int nprow, int npcol);
 void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int context);
+int Cblacs_pnum(int context, int prow, int pcol);
+void Cigamn2d(int context, const char *scope, const char *top, int m, int n, int *a, int lda, int *ra, int *ca,
+              int ldia, int rdest, int cdest);
 int Csys2blacs_handle(MPI_Comm comm);
 void Cfree_blacs_system_handle(int handle);
 
@@ -47,8 +50,9 @@ void sl_lacpy(minv_dtype t, char uplo, int m, int n, const void *a, int ja, cons
               const int *descb);
 /* c(:, jc:) = a(:, ja:) between any alignments (PBLAS p?geadd) */
 void sl_copy(minv_dtype t, int m, int n, const void *a, int ja, const int *desca, void *c, int jc, const int *descc);
-/* c = a^T (a is m x n). */
-void sl_tran(minv_dtype t, int m, int n, const void *a, const int *desca, void *c, const int *descc);
+/* c = a^T (a is m x n; c n x m on a's grid in blocks of a's transposed), the local
+ * transposes by `threads` threads. */
+void sl_tran(minv_dtype t, int m, int n, const void *a, const int *desca, void *c, const int *descc, int threads);
 /* c(:, jc:) = alpha op(a) op(b(:, jb:)) + beta c(:, jc:) */
 void sl_gemm(minv_dtype t, char ta, char tb, int m, int n, int k, double alpha, const void *a, const int *desca,
              const void *b, int jb, const int *descb, double beta, void *c, int jc, const int *descc);
@@ -61,6 +65,10 @@ void sl_laset(minv_dtype t, char uplo, int m, int n, double offdiag, double diag
  * columns (a multiple of NB x npcol of each; 1 where both have one process column). */
 void sl_gemr2d(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
                int cycle);
+/* sl_gemr2d's cycle for an n-column matrix between layouts whose rounds of process columns are
+ * round_a and round_b columns wide (NB x npcol, 1 on one process column): their least common
+ * multiple, at most n. */
+int sl_column_cycle(int64_t n, int64_t round_a, int64_t round_b);
 /* The same in parts of at most part_elems elements (whole multiples of cycle, at least one). */
 void sl_gemr2d_parts(minv_dtype t, int m, int n, const void *a, const int *desca, void *b, const int *descb, int all,
                      int cycle, int64_t part_elems);

@@ -47,7 +47,7 @@ typedef struct {
     void (*close)(minv_mpi_gpu_session *session);
     /* x = A^-1 b by Cholesky (spd) or LU of A (potrf/potrs, getrf/getrs), with b the identity
      * when it is NULL (an inversion: cuSOLVERMp has no potri or getri). a, b and x are pieces in
-     * host memory (element size es: 8 or 4); x may be b or a (the latter when b is NULL). The
+     * host memory (element size es: 8 or 4); x may be b, or a where b is NULL, or apart. The
      * host pieces are read, and x written only when the call is DONE with *info 0: after any
      * other outcome they hold what they held (A and B for a redo elsewhere). *info: the
      * 1-based global column where the factorisation stopped (cuSOLVERMp's info, or for LU the
