@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
     const int count = bm_list(bm_option(argc, argv, "k", "16,64"), ks, 8), reps = atoi(bm_option(argc, argv, "reps", "5"));
     const int64_t per = atoll(bm_option(argc, argv, "per-rank", "4000"));
     const int uneven = atoi(bm_option(argc, argv, "uneven", "0")), solve = atoi(bm_option(argc, argv, "solve", "0"));
-    minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"));
+    minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"), 0);
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 0); /* the members' work alone, as a DA cycle runs it */
     bm_header(argc, argv);
     if (bm_rank == 0)

@@ -112,11 +112,12 @@ void bm_median_pair(int reps, void (*prep_a)(void *), void (*a)(void *), void (*
     free(t);
 }
 
-minv_context *bm_context(const char *backend) {
+minv_context *bm_context(const char *backend, double device_gb) {
     minv_options o;
     minv_context *ctx = NULL;
     minv_mpi_options_default(MPI_COMM_WORLD, &o);
     o.backend = strcmp(backend, "gpu") == 0 ? MINV_BACKEND_GPU : MINV_BACKEND_CPU;
+    o.device_memory = (int64_t)(device_gb * 1e9);
     int ok = minv_create(&ctx, &o) == MINV_SUCCESS, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {

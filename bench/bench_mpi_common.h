@@ -26,8 +26,9 @@ double bm_median(int reps, void (*prepare)(void *), void (*call)(void *), void *
  * the medians of each into *ta and *tb. */
 void bm_median_pair(int reps, void (*prep_a)(void *), void (*a)(void *), void (*prep_b)(void *), void (*b)(void *),
                     void *arg, double *ta, double *tb);
-/* A context on the backend (cpu or gpu), the GPU a rank's own; exit(2) when it cannot be had. */
-minv_context *bm_context(const char *backend);
+/* A context on the backend (cpu or gpu), the GPU a rank's own, minv_options.device_memory
+ * device_gb x 1e9 bytes (0: all free); exit(2) when it cannot be had. */
+minv_context *bm_context(const char *backend, double device_gb);
 /* exit(3) with the library's message unless st is MINV_SUCCESS (the same on every rank). */
 void bm_check(minv_context *ctx, minv_status st, const char *what);
 /* This rank's piece of a well-conditioned n x n matrix: SPD (symmetric, diagonally dominant)

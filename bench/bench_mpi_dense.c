@@ -8,9 +8,12 @@
  *   mpirun -np P bench_mpi_dense [--n 2048,4096] [--nb 64] [--grid PxQ] [--nrhs 256]
  *                                [--ops lu,spd,lu-solve,spd-solve] [--reps 3] [--backend cpu|gpu]
  *                                [--direct scalapack|none] [--residual 0|1|2] [--stages 0|1]
+ *                                [--device-memory GB]
  * Prints a markdown table on rank 0: times are the slowest rank's, medians after a warm-up.
  * --stages 1: under each row, the last timed call's report stages and reason (where cuSOLVERMp
- * says how long its factorisation and solve took). */
+ * says how long its factorisation and solve took). --device-memory: the GPU context's budget a
+ * device (minv_options.device_memory), under which X is solved in parts. Buffers the run does
+ * not use (ScaLAPACK's copies with --direct none, B for an inversion) are not allocated. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +84,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench: --grid %s: expected PxQ\n", grid);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"));
+    minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"), atof(bm_option(argc, argv, "device-memory", "0")));
     minv_set_option(ctx, MINV_OPT_RESIDUAL, atof(bm_option(argc, argv, "residual", "1")));
     bm_header(argc, argv);
     if (bm_rank == 0)
@@ -105,15 +108,18 @@ int main(int argc, char **argv) {
             j.lb = &lb;
             j.a = bm_alloc_piece(&la);
             j.x = bm_alloc_piece(&lb);
-            j.work = bm_alloc_piece(&la);
-            j.b = bm_alloc_piece(&lb);
-            j.bwork = bm_alloc_piece(&lb);
+            j.work = direct ? bm_alloc_piece(&la) : NULL;
+            j.b = j.solve ? bm_alloc_piece(&lb) : NULL;
+            j.bwork = direct && j.solve ? bm_alloc_piece(&lb) : NULL;
             j.ipiv = malloc((size_t)(la.local_rows + la.mb + 1) * sizeof(int));
             bm_fill(&la, j.spd, j.a);
-            bm_fill(&lb, 0, j.b);
+            if (j.b)
+                bm_fill(&lb, 0, j.b);
             memset(j.x, 0, elems(&lb) * sizeof(double)); /* every buffer touched before timing */
-            memcpy(j.work, j.a, elems(&la) * sizeof(double));
-            memcpy(j.bwork, j.b, elems(&lb) * sizeof(double));
+            if (j.work)
+                memcpy(j.work, j.a, elems(&la) * sizeof(double));
+            if (j.bwork)
+                memcpy(j.bwork, j.b, elems(&lb) * sizeof(double));
             minv_report r;
             const minv_method m = j.spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
             bm_check(ctx, j.solve ? minv_mpi_solve_d(ctx, m, &la, j.a, &lb, j.b, j.x, &r) : minv_mpi_invert_d(ctx, m, &la, j.a, j.x, &r),

@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
     const int64_t n = atoll(bm_option(argc, argv, "n", "8192")), nb = atoll(bm_option(argc, argv, "nb", "64"));
     const int reps = atoi(bm_option(argc, argv, "reps", "3"));
     const char *formats = bm_option(argc, argv, "format", "nc4,cdf5"), *dir = bm_option(argc, argv, "dir", ".");
-    minv_context *ctx = bm_context("cpu");
+    minv_context *ctx = bm_context("cpu", 0);
     minv_mpi_layout l, one = {0};
     bm_check(ctx, minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, nb, 0, 0, &l), "layout");
     if (bm_rank == 0 && minv_mpi_layout_create(ctx, MPI_COMM_SELF, n, n, nb, 1, 1, &one) != MINV_SUCCESS)

@@ -112,6 +112,9 @@ static void note_times(const minv_mpi_gpu_times *t, int spd, int inversion, minv
     if (t->factor_seconds > 0)
         minv_report_note(r, "cuSOLVERMp %s %.3f s, %s %.3f s%s", spd ? "potrf" : "getrf", t->factor_seconds,
                          spd ? "potrs" : "getrs", t->solve_seconds, inversion ? " (the identity)" : "");
+    if (t->parts > 1)
+        minv_report_note(r, "%s in %lld parts of %lld columns: the device memory holds A and one part at a time",
+                         inversion ? "the inverse" : "X", (long long)t->parts, (long long)t->part_columns);
 }
 
 static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, const void *a,
@@ -122,7 +125,8 @@ static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_
                      spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
     minv_mpi_gpu_times times;
     const int outcome =
-        state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &pa, NULL, &px, info, &times, msg, sizeof msg);
+        state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &pa, NULL, &px, ctx->opts.device_memory, info,
+                                   &times, msg, sizeof msg);
     note_times(&times, spd, 1, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
@@ -142,7 +146,8 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
     minv_mpi_gpu_times times;
     const int outcome =
-        state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, info, &times, msg, sizeof msg);
+        state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, ctx->opts.device_memory, info,
+                                    &times, msg, sizeof msg);
     note_times(&times, spd, 0, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);

@@ -129,13 +129,15 @@ static const char *status_name(cusolverStatus_t s) {
     }
 }
 
-/* One solve's descriptors and device buffers. */
+/* One solve's descriptors and device buffers. X (B, or the identity) is solved in parts of
+ * `width` columns, all of them where the device memory holds A, X and the workspaces. */
 typedef struct {
     cusolverMpMatrixDescriptor_t da, dx;
     void *d_a, *d_x, *d_work, *h_work;
     int64_t *d_ipiv;
     int *d_info;
     size_t dev, host;
+    int64_t width;
 } job;
 
 static void job_free(job *j) {
@@ -151,37 +153,89 @@ static void job_free(job *j) {
     free(j->h_work);
 }
 
-/* The descriptors, A and B (or the identity) on the device, the workspaces: 0, or 1 and why. */
+/* A rank's local columns of the first `cols` global columns of a layout in blocks of nb over
+ * npcol process columns (ScaLAPACK's numroc, the first block on process column 0). */
+static int64_t local_columns(int64_t cols, int64_t nb, int mycol, int npcol) {
+    const int64_t blocks = cols / nb, extra = cols % nb;
+    int64_t local = blocks / npcol * nb;
+    if (mycol < blocks % npcol)
+        local += nb;
+    else if (mycol == blocks % npcol)
+        local += extra;
+    return local;
+}
+
+/* The widest part of X that fits beside A's piece (on the device already) and the factor's
+ * workspace in the device memory minv may use: the budget (bytes, 0: no limit) and nine tenths
+ * of what is free (a tenth kept for cuSOLVERMp's and NCCL's own); the least over the ranks:
+ * all nrhs columns, or whole rounds of the process columns (nb x npcol), so that every part
+ * starts a round and its local columns follow on in X's piece; 0 where not one round fits. */
+static int64_t part_width(minv_mpi_gpu_session *s, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *x, int es,
+                          size_t dev_f, int64_t budget) {
+    size_t free_bytes = 0, total = 0;
+    int64_t width = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) {
+        double room = 0.9 * (double)free_bytes;
+        if (budget > 0)
+            room = fmin(room, (double)budget - (double)piece_bytes(a, es));
+        room -= (double)dev_f;
+        const double column = (double)x->lld * es;
+        if (room >= column * (double)(x->local_cols > 0 ? x->local_cols : 1))
+            width = x->n;
+        else if (room > 0)
+            width = (int64_t)(room / column) / x->nb * x->nb * s->npcol;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_INT64_T, MPI_MIN, s->comm);
+    return width < x->n ? width : x->n;
+}
+
+/* The descriptor of X's part of `cols` columns (X's rows and blocks). */
+static int part_desc(minv_mpi_gpu_session *s, job *j, int es, const minv_mpi_gpu_piece *x, int64_t cols, char *msg,
+                     size_t len) {
+    if (j->dx)
+        cusolverMpDestroyMatrixDesc(j->dx);
+    j->dx = NULL;
+    SOLVER(cusolverMpCreateMatrixDesc(&j->dx, s->grid, es == 8 ? CUDA_R_64F : CUDA_R_32F, x->m, cols, x->mb, x->nb, 0, 0,
+                                      x->lld));
+    return 0;
+cleanup:
+    return 1;
+}
+
+/* A on the device, the pivots, the part of X and the workspaces for the factor and for the
+ * solve of one part: 0, or 1 and why. */
 static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
-                     const minv_mpi_gpu_piece *b, const minv_mpi_gpu_piece *x, char *msg, size_t len) {
+                     const minv_mpi_gpu_piece *x, int64_t budget, char *msg, size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
-    const int64_t n = a->n, nrhs = x->n;
+    const int64_t n = a->n;
     size_t dev_f = 0, host_f = 0, dev_s = 0, host_s = 0;
     CUDA(cudaSetDevice(s->device));
     SOLVER(cusolverMpCreateMatrixDesc(&j->da, s->grid, t, a->m, a->n, a->mb, a->nb, 0, 0, a->lld));
-    SOLVER(cusolverMpCreateMatrixDesc(&j->dx, s->grid, t, x->m, x->n, x->mb, x->nb, 0, 0, x->lld));
     CUDA(cudaMalloc(&j->d_a, piece_bytes(a, es)));
-    CUDA(cudaMalloc(&j->d_x, piece_bytes(x, es)));
     CUDA(cudaMalloc((void **)&j->d_info, sizeof(int)));
     CUDA(cudaMemcpyAsync(j->d_a, a->data, piece_bytes(a, es), cudaMemcpyHostToDevice, s->stream));
-    if (b) {
-        CUDA(cudaMemcpyAsync(j->d_x, b->data, piece_bytes(x, es), cudaMemcpyHostToDevice, s->stream));
-    } else { /* the identity, for an inversion */
-        const double zero = 0, one = 1;
-        const float fzero = 0, fone = 1;
-        SOLVER(cusolverMpLaset(s->handle, CUBLAS_FILL_MODE_FULL, x->m, x->n, es == 8 ? (const void *)&zero : &fzero,
-                               es == 8 ? (const void *)&one : &fone, j->d_x, 1, 1, j->dx, j->d_info));
-    }
     if (spd) {
         SOLVER(cusolverMpPotrf_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, j->d_a, 1, 1, j->da, t, &dev_f, &host_f));
-        SOLVER(cusolverMpPotrs_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, nrhs, j->d_a, 1, 1, j->da, j->d_x, 1, 1,
-                                          j->dx, t, &dev_s, &host_s));
     } else {
         CUDA(cudaMalloc((void **)&j->d_ipiv, (size_t)(a->lld + a->mb) * sizeof(int64_t)));
         SOLVER(cusolverMpGetrf_bufferSize(s->handle, n, n, j->d_a, 1, 1, j->da, j->d_ipiv, t, &dev_f, &host_f));
-        SOLVER(cusolverMpGetrs_bufferSize(s->handle, CUBLAS_OP_N, n, nrhs, j->d_a, 1, 1, j->da, j->d_ipiv, j->d_x, 1, 1,
-                                          j->dx, t, &dev_s, &host_s));
     }
+    if ((j->width = part_width(s, a, x, es, dev_f, budget)) == 0) {
+        snprintf(msg, len, "device memory: A's piece (%.3f GB), the factor's workspace (%.3f GB) and %lld columns of X do not fit%s",
+                 (double)piece_bytes(a, es) / 1e9, (double)dev_f / 1e9, (long long)(x->nb * s->npcol),
+                 budget > 0 ? " the context's device_memory" : " the free device memory");
+        return 1;
+    }
+    const int64_t part_cols = local_columns(j->width, x->nb, x->mycol, s->npcol);
+    CUDA(cudaMalloc(&j->d_x, (size_t)x->lld * (size_t)(part_cols > 0 ? part_cols : 1) * (size_t)es));
+    if (part_desc(s, j, es, x, j->width, msg, len) != 0)
+        return 1;
+    if (spd)
+        SOLVER(cusolverMpPotrs_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, j->width, j->d_a, 1, 1, j->da, j->d_x, 1,
+                                          1, j->dx, t, &dev_s, &host_s));
+    else
+        SOLVER(cusolverMpGetrs_bufferSize(s->handle, CUBLAS_OP_N, n, j->width, j->d_a, 1, 1, j->da, j->d_ipiv, j->d_x, 1,
+                                          1, j->dx, t, &dev_s, &host_s));
     j->dev = dev_f > dev_s ? dev_f : dev_s;
     j->host = host_f > host_s ? host_f : host_s;
     CUDA(cudaMalloc(&j->d_work, j->dev > 0 ? j->dev : 1));
@@ -300,27 +354,59 @@ static int factor(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_m
     return MINV_MPI_GPU_DONE;
 }
 
+/* Part [c0, c0 + cols) of B on the device, or of the identity: zeros, then ones down the
+ * diagonal of its rows c0 .. c0 + cols (cuSOLVERMp's laset on that square, which starts a
+ * block). Then solved by the factors. */
+static int solve_part(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
+                      const minv_mpi_gpu_piece *b, const minv_mpi_gpu_piece *x, int64_t c0, int64_t cols,
+                      size_t offset, size_t bytes, char *msg, size_t len) {
+    const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
+    const double zero = 0, one = 1;
+    const float fzero = 0, fone = 1;
+    if (b) {
+        CUDA(cudaMemcpyAsync(j->d_x, (const char *)b->data + offset, bytes, cudaMemcpyHostToDevice, s->stream));
+    } else {
+        CUDA(cudaMemsetAsync(j->d_x, 0, bytes, s->stream));
+        SOLVER(cusolverMpLaset(s->handle, CUBLAS_FILL_MODE_FULL, cols, cols, es == 8 ? (const void *)&zero : &fzero,
+                               es == 8 ? (const void *)&one : &fone, j->d_x, c0 + 1, 1, j->dx, j->d_info));
+    }
+    if (spd)
+        SOLVER(cusolverMpPotrs(s->handle, CUBLAS_FILL_MODE_LOWER, a->n, cols, j->d_a, 1, 1, j->da, j->d_x, 1, 1, j->dx, t,
+                               j->d_work, j->dev, j->h_work, j->host, j->d_info));
+    else
+        SOLVER(cusolverMpGetrs(s->handle, CUBLAS_OP_N, a->n, cols, j->d_a, 1, 1, j->da, j->d_ipiv, j->d_x, 1, 1, j->dx, t,
+                               j->d_work, j->dev, j->h_work, j->host, j->d_info));
+    CUDA(cudaStreamSynchronize(s->stream));
+    return 0;
+cleanup:
+    return 1;
+}
+
 /* The times of the steps taken: the slowest rank's seconds, the bytes of all. */
 static void agree_times(minv_mpi_gpu_session *s, minv_mpi_gpu_times *t) {
     double seconds[4] = {t->upload_seconds, t->factor_seconds, t->solve_seconds, t->download_seconds},
            bytes[2] = {t->upload_bytes, t->download_bytes};
     MPI_Allreduce(MPI_IN_PLACE, seconds, 4, MPI_DOUBLE, MPI_MAX, s->comm);
     MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_DOUBLE, MPI_SUM, s->comm);
-    *t = (minv_mpi_gpu_times){seconds[0], seconds[1], seconds[2], seconds[3], bytes[0], bytes[1]};
+    t->upload_seconds = seconds[0];
+    t->factor_seconds = seconds[1];
+    t->solve_seconds = seconds[2];
+    t->download_seconds = seconds[3];
+    t->upload_bytes = bytes[0];
+    t->download_bytes = bytes[1];
 }
 
 static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *b,
-                 minv_mpi_gpu_piece *x, int *info, minv_mpi_gpu_times *times, char *msg, size_t len) {
-    const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
+                 minv_mpi_gpu_piece *x, int64_t budget, int *info, minv_mpi_gpu_times *times, char *msg, size_t len) {
     job j = {0};
     int failed = 1;
     double t0 = MPI_Wtime();
     *info = 0;
     *times = (minv_mpi_gpu_times){0};
     /* every rank set up, or none factors: cuSOLVERMp's calls are collective over NCCL */
-    int outcome = agree(s, job_setup(s, &j, es, spd, a, b, x, msg, len) ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
+    int outcome = agree(s, job_setup(s, &j, es, spd, a, x, budget, msg, len) ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
     times->upload_seconds = MPI_Wtime() - t0;
-    times->upload_bytes = moved_bytes(a, es) + (b ? moved_bytes(x, es) : 0);
+    times->upload_bytes = moved_bytes(a, es);
     t0 = MPI_Wtime();
     if (outcome == MINV_MPI_GPU_DONE)
         outcome = factor(s, &j, es, spd, a, info, msg, len);
@@ -330,20 +416,31 @@ static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_pi
         agree_times(s, times);
         return outcome;
     }
-    t0 = MPI_Wtime();
-    if (spd)
-        SOLVER(cusolverMpPotrs(s->handle, CUBLAS_FILL_MODE_LOWER, a->n, x->n, j.d_a, 1, 1, j.da, j.d_x, 1, 1, j.dx, t,
-                               j.d_work, j.dev, j.h_work, j.host, j.d_info));
-    else
-        SOLVER(cusolverMpGetrs(s->handle, CUBLAS_OP_N, a->n, x->n, j.d_a, 1, 1, j.da, j.d_ipiv, j.d_x, 1, 1, j.dx, t,
-                               j.d_work, j.dev, j.h_work, j.host, j.d_info));
-    CUDA(cudaStreamSynchronize(s->stream));
-    times->solve_seconds = MPI_Wtime() - t0;
-    t0 = MPI_Wtime();
-    CUDA(cudaMemcpyAsync(x->data, j.d_x, piece_bytes(x, es), cudaMemcpyDeviceToHost, s->stream));
-    CUDA(cudaStreamSynchronize(s->stream));
-    times->download_seconds = MPI_Wtime() - t0;
-    times->download_bytes = moved_bytes(x, es);
+    /* each part comes down into x as it is solved (x may be b: a part of b is read before x's
+     * same part is written); a failure from here on is an error, which no redo follows */
+    times->parts = (x->n + j.width - 1) / j.width;
+    times->part_columns = j.width;
+    for (int64_t c0 = 0; c0 < x->n; c0 += j.width) {
+        const int64_t cols = x->n - c0 < j.width ? x->n - c0 : j.width,
+                      local = local_columns(cols, x->nb, x->mycol, s->npcol);
+        /* c0 starts a round of the process columns: this part's columns follow on in the piece */
+        const size_t offset = (size_t)local_columns(c0, x->nb, x->mycol, s->npcol) * (size_t)x->lld * (size_t)es,
+                     bytes = (size_t)x->lld * (size_t)local * (size_t)es;
+        if (cols != j.width && part_desc(s, &j, es, x, cols, msg, len) != 0)
+            goto cleanup;
+        t0 = MPI_Wtime();
+        if (solve_part(s, &j, es, spd, a, b, x, c0, cols, offset, bytes, msg, len) != 0)
+            goto cleanup;
+        times->upload_bytes += b ? (double)bytes : 0;
+        times->solve_seconds += MPI_Wtime() - t0;
+        t0 = MPI_Wtime();
+        if (local > 0) {
+            CUDA(cudaMemcpyAsync((char *)x->data + offset, j.d_x, bytes, cudaMemcpyDeviceToHost, s->stream));
+            CUDA(cudaStreamSynchronize(s->stream));
+        }
+        times->download_seconds += MPI_Wtime() - t0;
+        times->download_bytes += (double)bytes;
+    }
     failed = 0;
 cleanup:
     job_free(&j);

@@ -31,11 +31,15 @@ typedef struct {
 } minv_mpi_gpu_piece;
 
 /* Where a solve's time went: seconds of the slowest rank at each step (each step ends with
- * every rank's stream drained), bytes summed over the ranks. upload: the device buffers, A and
- * B (or the identity) on the device, the workspaces; download: x back to the host. */
+ * every rank's stream drained), bytes summed over the ranks. upload: the device buffers, A on
+ * the device, the workspaces; solve: each part of B (its upload counted in upload_bytes) or of
+ * the identity set and solved; download: x back to the host. parts: how many parts of
+ * part_columns columns X was solved in (more than one where the device memory does not hold
+ * A and X at once). */
 typedef struct {
     double upload_seconds, factor_seconds, solve_seconds, download_seconds;
     double upload_bytes, download_bytes;
+    int64_t parts, part_columns;
 } minv_mpi_gpu_times;
 
 typedef struct {
@@ -53,10 +57,12 @@ typedef struct {
      * 1-based global column where the factorisation stopped (cuSOLVERMp's info, or for LU the
      * first exactly zero pivot U(j,j)), the same on every rank; 0 otherwise. Returns a
      * MINV_MPI_GPU_* outcome, agreed over the session's ranks (so all take the same way);
-     * *times as far as the call got (zeros for steps not taken). */
+     * *times as far as the call got (zeros for steps not taken). budget: the bytes of device
+     * memory the call may use on each GPU (0: what is free); X is solved in parts of whole
+     * rounds of the process columns where A and X do not fit at once. */
     int (*solve)(minv_mpi_gpu_session *session, int es, int spd, const minv_mpi_gpu_piece *a,
-                 const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int *info, minv_mpi_gpu_times *times, char *msg,
-                 size_t len);
+                 const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int64_t budget, int *info,
+                 minv_mpi_gpu_times *times, char *msg, size_t len);
 } minv_mpi_gpu_plugin;
 
 /* The one symbol the plugin exports. */

@@ -3,7 +3,8 @@
  * inversion and solve, singular and not SPD statuses, columns and messages the same everywhere
  * and the same as ScaLAPACK's, AUTO's fallback from Cholesky to LU) where every rank has
  * a GPU of its own, and ScaLAPACK with a note where ranks share one (NCCL takes one rank a GPU);
- * distributed batches on each rank's GPU. Skips (77) where a rank has no GPU. */
+ * X solved in parts under a device budget smaller than A and X; distributed batches on each
+ * rank's GPU. Skips (77) where a rank has no GPU. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,62 @@ static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
     free(xp);
     minv_mpi_layout_free(&lb);
     minv_mpi_layout_free(&la);
+}
+
+/* A device budget that holds A and a third of X: X solved in parts (a general inverse, and an
+ * SPD solve with many right-hand sides), each part's columns where they belong. */
+static void in_parts(minv_context *cpu, int solve) {
+    const int64_t n = 3072, nrhs = solve ? 1536 : n;
+    minv_mpi_layout la, lb;
+    minv_context *probe = NULL, *gpu = NULL;
+    minv_options opts;
+    minv_mpi_options_default(MPI_COMM_WORLD, &opts);
+    opts.backend = MINV_BACKEND_GPU;
+    CHECK_STATUS(minv_create(&probe, &opts), MINV_SUCCESS, probe);
+    CHECK_STATUS(minv_mpi_layout_create(probe, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, probe);
+    CHECK_STATUS(minv_mpi_layout_like(probe, &la, n, nrhs, &lb), MINV_SUCCESS, probe);
+    double piece_a = (double)la.lld * (double)la.local_cols * 8, piece_x = (double)lb.lld * (double)(lb.local_cols + 1) * 8;
+    MPI_Allreduce(MPI_IN_PLACE, &piece_a, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &piece_x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    minv_mpi_layout_free(&lb);
+    minv_mpi_layout_free(&la);
+    minv_destroy(probe);
+    opts.device_memory = (int64_t)(piece_a + piece_x / 3) + ((int64_t)4 << 20);
+    CHECK_STATUS(minv_create(&gpu, &opts), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, nrhs, &lb), MINV_SUCCESS, gpu);
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *ref = tu_alloc(n, nrhs, n);
+    tu_rng rng;
+    tu_seed(&rng, 11);
+    if (solve)
+        tu_spd(&rng, n, a, n);
+    else
+        tu_general(&rng, n, a, n);
+    tu_rect(&rng, n, nrhs, b, n);
+    double *ap = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, b, n), *xp = mt_piece_of(&lb, b, n);
+    minv_report r;
+    if (solve) {
+        CHECK_STATUS(minv_mpi_solve_d(gpu, MINV_METHOD_AUTO, &la, ap, &lb, bp, xp, &r), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_solve_d(cpu, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, ref, n, NULL), MINV_SUCCESS, cpu);
+    } else {
+        CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, &la, ap, xp, &r), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, cpu);
+    }
+    double *x = mt_whole_of(gpu, &lb, xp);
+    const double d = tu_rel_diff(n, nrhs, x, n, ref, n);
+    CHECK(d < 1e-10, "%s in parts: rel. difference %g from serial minv on the CPU", solve ? "spd solve" : "general inverse", d);
+    CHECK(r.backend == MINV_BACKEND_GPU && strstr(r.reason, " parts of "), "expected X in parts on the GPU: %s", r.reason);
+    CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
+    free(a);
+    free(b);
+    free(ref);
+    free(x);
+    free(ap);
+    free(bp);
+    free(xp);
+    minv_mpi_layout_free(&lb);
+    minv_mpi_layout_free(&la);
+    minv_destroy(gpu);
 }
 
 /* One failing call on the GPU and on the CPU (ScaLAPACK): the same status, column and message,
@@ -192,6 +249,8 @@ int main(int argc, char **argv) {
             one_matrix(gpu, cpu, spd, 300, solve, expect_gpu);
     one_matrix(gpu, cpu, 1, 77, 0, expect_gpu); /* n no multiple of the block */
     failures(gpu, cpu, expect_gpu);
+    if (expect_gpu)
+        for (int solve = 0; solve < 2; solve++) in_parts(cpu, solve);
     batches(gpu, cpu);
     minv_destroy(gpu);
     return mt_finish("test_mpi_gpu", cpu);
