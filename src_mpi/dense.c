@@ -206,50 +206,66 @@ typedef struct {
     int symmetric;
 } analysis;
 
-/* max |a - w| and max |a| down one local column, into *diff and *big: a loop the compiler
- * vectorises (A is finite here, scanned before). */
-#define COLUMN_ASYMMETRY(name, T)                                                                  \
-    static void name(const T *a, const T *w, int64_t rows, double *diff, double *big) {            \
-        double d = 0, b = 0;                                                                       \
-        _Pragma("omp simd reduction(max : d, b)") for (int64_t i = 0; i < rows; i++) {             \
-            const double e = fabs((double)a[i] - (double)w[i]), v = fabs((double)a[i]);             \
-            d = e > d ? e : d;                                                                     \
-            b = v > b ? v : b;                                                                     \
-        }                                                                                          \
-        *diff = d;                                                                                 \
-        *big = b;                                                                                  \
+/* One block against its transpose partner, by 32 x 32 tiles (the partner read across its
+ * columns): max |a_ij - a_ji| and max |a_ij| into the thread's sums, and the least diagonal
+ * entry of a diagonal block. A is finite here, scanned before. */
+typedef struct {
+    double diff, big, diag;
+    char pad[40]; /* a cache line a thread */
+} asymmetry;
+
+#define BLOCK_ASYMMETRY(name, T)                                                                   \
+    static void name(asymmetry *s, int64_t bi, int64_t bj, const T *a, int64_t lda, const T *p, int64_t ldp, \
+                     int64_t rows, int64_t cols) {                                                 \
+        double d = s->diff, b = s->big;                                                            \
+        for (int64_t c0 = 0; c0 < cols; c0 += 32)                                                  \
+            for (int64_t r0 = 0; r0 < rows; r0 += 32)                                              \
+                for (int64_t c = c0; c < c0 + 32 && c < cols; c++)                                 \
+                    for (int64_t r = r0; r < r0 + 32 && r < rows; r++) {                           \
+                        const double v = (double)a[c * lda + r], e = fabs(v - (double)p[r * ldp + c]); \
+                        d = e > d ? e : d;                                                         \
+                        b = fabs(v) > b ? fabs(v) : b;                                             \
+                    }                                                                              \
+        if (bi == bj)                                                                              \
+            for (int64_t k = 0; k < rows; k++) s->diag = (double)a[k * lda + k] < s->diag ? (double)a[k * lda + k] : s->diag; \
+        s->diff = d;                                                                               \
+        s->big = b;                                                                                \
     }
-COLUMN_ASYMMETRY(column_asymmetry_d, double)
-COLUMN_ASYMMETRY(column_asymmetry_s, float)
+BLOCK_ASYMMETRY(block_asymmetry_d, double)
+BLOCK_ASYMMETRY(block_asymmetry_s, float)
+
+typedef struct {
+    minv_dtype t;
+    asymmetry *sums; /* one a thread */
+} asymmetry_job;
+
+static void visit_asymmetry(void *arg, int thread, int64_t bi, int64_t bj, void *mine, int64_t ldm, const void *partner,
+                            int64_t ldp, int64_t rows, int64_t cols) {
+    asymmetry_job *job = arg;
+    if (job->t == MINV_R64)
+        block_asymmetry_d(&job->sums[thread], bi, bj, mine, ldm, partner, ldp, rows, cols);
+    else
+        block_asymmetry_s(&job->sums[thread], bi, bj, mine, ldm, partner, ldp, rows, cols);
+}
 
 static minv_status analyze(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a, analysis *an) {
-    double diff = 0, big = 0, diag = INFINITY;
-    const int team = piece_threads(ctx, l);
-    void *w = malloc(piece_elems(l) * (size_t)t);
-    minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
-                                        w ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the piece of A^T"));
+    const int threads = ctx->cpu_threads > 0 ? ctx->cpu_threads : 1;
+    asymmetry_job job = {t, malloc((size_t)threads * sizeof(asymmetry))};
+    MPI_Comm comm = minv_mpi_layout_comm(l);
+    minv_status status = minv_mpi_agree(ctx, comm, job.sums ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the analysis' sums"));
     if (status != MINV_SUCCESS)
         return status;
-    if (minv_mpi_in_grid(l))
-        sl_tran(t, (int)l->n, (int)l->n, a, l->desc, w, l->desc, team);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(max : diff, big) reduction(min : diag)
-    for (int64_t lj = 0; lj < l->local_cols; lj++) {
-        const size_t at = (size_t)(lj * l->lld);
-        double d, b;
-        if (t == MINV_R64)
-            column_asymmetry_d((const double *)a + at, (const double *)w + at, l->local_rows, &d, &b);
-        else
-            column_asymmetry_s((const float *)a + at, (const float *)w + at, l->local_rows, &d, &b);
-        diff = d > diff ? d : diff;
-        big = b > big ? b : big;
-        const int64_t li = minv_mpi_layout_local_row(l, minv_mpi_layout_col(l, lj)); /* the diagonal, where held */
-        if (li >= 0) {
-            const double v = get(t, a, at + (size_t)li);
-            diag = v < diag ? v : diag;
-        }
+    for (int k = 0; k < threads; k++) job.sums[k] = (asymmetry){0, 0, INFINITY, {0}};
+    status = minv_mpi_transposed_blocks(ctx, t, l, (void *)a, visit_asymmetry, &job);
+    double diff = 0, big = 0, diag = INFINITY;
+    for (int k = 0; k < threads; k++) {
+        diff = job.sums[k].diff > diff ? job.sums[k].diff : diff;
+        big = job.sums[k].big > big ? job.sums[k].big : big;
+        diag = job.sums[k].diag < diag ? job.sums[k].diag : diag;
     }
-    free(w);
-    MPI_Comm comm = minv_mpi_layout_comm(l);
+    free(job.sums);
+    if (status != MINV_SUCCESS)
+        return status;
     diff = max_over(diff, comm);
     big = max_over(big, comm);
     an->diag_min = -max_over(-diag, comm);
@@ -654,13 +670,9 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         status = check_piece(ctx, fn, 6, "b", lb, b);
     if (status == MINV_SUCCESS)
         status = check_piece(ctx, fn, 7, "x", lb, x);
-    if (status == MINV_SUCCESS) {
-        work = malloc(piece_elems(la) * (size_t)t);
-        bkeep = x == b ? malloc(piece_elems(lb) * (size_t)t) : NULL;
-        if (!work || (x == b && !bkeep))
-            status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of A's piece (%lld x %lld)", (long long)la->local_rows,
-                               (long long)la->local_cols);
-    }
+    if (status == MINV_SUCCESS && x == b && !(bkeep = malloc(piece_elems(lb) * (size_t)t)))
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of B's piece (%lld x %lld)", (long long)lb->local_rows,
+                           (long long)lb->local_cols);
     /* n = 0 or nrhs = 0: LAPACK's quick return, nothing read or written */
     if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS || n == 0 || nrhs == 0)
         goto cleanup;
@@ -683,10 +695,14 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
     colnorms = malloc((size_t)(2 * nrhs + 2) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, comm, xw && colnorms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the right-hand sides' piece")));
     const minv_mpi_dense_ops *ops = backend_of(ctx, la, r);
+    if (ops == &minv_mpi_scalapack_ops) { /* its factors stay in work for its condition estimate */
+        work = malloc(piece_elems(la) * (size_t)t);
+        MINV_TRY(minv_mpi_agree(ctx, comm, work ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of A's piece (%lld x %lld)",
+                                                                          (long long)la->local_rows, (long long)la->local_cols)));
+    }
     for (;;) {
-        minv_mpi_copy_piece(t, la, a, work);
-        if (minv_mpi_in_grid(la))
-            sl_copy(t, n, nrhs, borig, 1, lb->desc, xw, 1, lw.desc);
+        /* B's columns lie in [B | h]'s piece where they lie in B's: a local copy */
+        minv_mpi_copy_piece(t, lb, borig, xw);
         for (int64_t lj = 0; lj < lw.local_cols; lj++)
             if (minv_mpi_layout_col(&lw, lj) == nrhs)
                 for (int64_t li = 0; li < lw.local_rows; li++) {
@@ -694,7 +710,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
                     if (t == MINV_R64) ((double *)xw)[e] = 1.0 / n;
                     else ((float *)xw)[e] = 1.0f / (float)n;
                 }
-        MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, work, &lw, xw, &info, r)));
+        MINV_TRY(minv_mpi_agree(ctx, comm, ops->solve(ctx, la, t, spd, a, work, &lw, xw, &info, r)));
         status = factor_outcome(ctx, comm, spd, info, r);
         if (not_spd_so_lu(ctx, method, status, r)) {
             spd = 0;
@@ -703,8 +719,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         if (status != MINV_SUCCESS)
             goto cleanup;
         r->method = spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU;
-        if (minv_mpi_in_grid(la))
-            sl_copy(t, n, nrhs, xw, 1, lw.desc, x, 1, lb->desc);
+        minv_mpi_copy_piece(t, lb, xw, x);
         if (residual_mode > 0) {
             MINV_TRY(residual_solve(ctx, t, residual_mode, la, a, lb, borig, x, anorm_inf, &r->residual));
             r->residual_kind = residual_mode;

@@ -138,11 +138,10 @@ static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_
     return status;
 }
 
-static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
-                             const minv_mpi_layout *lb, void *x, int *info,
-                             minv_report *report) {
+static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, const void *a,
+                             void *work, const minv_mpi_layout *lb, void *x, int *info, minv_report *report) {
     char msg[512] = "";
-    minv_mpi_gpu_piece pa = piece(la, a), px = piece(lb, x);
+    minv_mpi_gpu_piece pa = piece(la, (void *)a), px = piece(lb, x);
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
     minv_mpi_gpu_times times;
     const int outcome =
@@ -154,8 +153,15 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     if (!redo(spd, outcome, *info))
         return MINV_SUCCESS;
     const int gpu_info = *info;
-    const minv_status status = minv_mpi_scalapack_ops.solve(ctx, la, t, spd, a, lb, x, info, report);
-    note_redo(la, t, spd, outcome, gpu_info, msg, *info, report);
+    /* ScaLAPACK factors a copy of A, agreed to be had on every rank before its collectives */
+    void *copy = malloc((size_t)la->lld * (size_t)(la->local_cols > 0 ? la->local_cols : 1) * (size_t)t);
+    minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(la),
+                                        copy ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of A's piece for ScaLAPACK"));
+    if (status == MINV_SUCCESS) {
+        status = minv_mpi_scalapack_ops.solve(ctx, la, t, spd, a, copy, lb, x, info, report);
+        note_redo(la, t, spd, outcome, gpu_info, msg, *info, report);
+    }
+    free(copy);
     return status;
 }
 

@@ -15,17 +15,32 @@ static int *alloc_pivots(const minv_mpi_layout *l) {
     return malloc((size_t)(l->local_rows + l->mb + 1) * sizeof(int));
 }
 
-/* x = lower triangle of x mirrored to the upper, through w = x^T. */
+/* An upper block (bi < bj) from its lower partner transposed; on the diagonal, the strict
+ * upper triangle from the strict lower. */
+#define MIRROR_BLOCK(name, T)                                                                      \
+    static void name(int64_t bi, int64_t bj, T *a, int64_t lda, const T *p, int64_t ldp, int64_t rows, int64_t cols) { \
+        for (int64_t c0 = 0; c0 < cols; c0 += 32)                                                  \
+            for (int64_t r0 = 0; r0 < rows; r0 += 32)                                              \
+                for (int64_t c = c0; c < c0 + 32 && c < cols; c++)                                 \
+                    for (int64_t r = r0; r < r0 + 32 && r < rows && (bi < bj || r < c); r++)       \
+                        a[c * lda + r] = p[r * ldp + c];                                           \
+    }
+MIRROR_BLOCK(mirror_block_d, double)
+MIRROR_BLOCK(mirror_block_s, float)
+
+static void visit_mirror(void *arg, int thread, int64_t bi, int64_t bj, void *mine, int64_t ldm, const void *partner,
+                         int64_t ldp, int64_t rows, int64_t cols) {
+    if (bi > bj)
+        return;
+    if (*(const minv_dtype *)arg == MINV_R64)
+        mirror_block_d(bi, bj, mine, ldm, partner, ldp, rows, cols);
+    else
+        mirror_block_s(bi, bj, mine, ldm, partner, ldp, rows, cols);
+}
+
+/* x = lower triangle of x mirrored to the upper. */
 static minv_status mirror_lower(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, void *x) {
-    void *w = malloc((size_t)(l->lld * (l->local_cols > 0 ? l->local_cols : 1)) * (size_t)t);
-    if (!w)
-        return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the %lld x %lld piece to mirror the inverse",
-                         (long long)l->local_rows, (long long)l->local_cols);
-    const int n = (int)l->n;
-    sl_tran(t, n, n, x, l->desc, w, l->desc, minv_threads_for(ctx->cpu_threads, (double)l->local_rows * (double)l->local_cols));
-    sl_lacpy(t, 'U', n, n, w, 1, l->desc, x, 1, l->desc);
-    free(w);
-    return MINV_SUCCESS;
+    return minv_mpi_transposed_blocks(ctx, t, l, x, visit_mirror, &t);
 }
 
 static minv_status invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, const void *a, void *x,
@@ -38,13 +53,16 @@ static minv_status invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtyp
         minv_report_note(report, "ScaLAPACK %spotrf + %spotri, the lower triangle mirrored", prefix(t), prefix(t));
     else
         minv_report_note(report, "ScaLAPACK %sgetrf + %sgetri", prefix(t), prefix(t));
-    if (!minv_mpi_in_grid(l))
-        return MINV_SUCCESS;
     if (spd) {
-        if ((*info = sl_potrf(t, n, x, l->desc)) != 0 || (*info = sl_potri(t, n, x, l->desc)) != 0)
+        if (minv_mpi_in_grid(l) && (*info = sl_potrf(t, n, x, l->desc)) == 0)
+            *info = sl_potri(t, n, x, l->desc);
+        /* the mirror is collective over every rank, the grid's or not */
+        if (minv_mpi_max_i64(*info != 0, minv_mpi_layout_comm(l)) != 0)
             return MINV_SUCCESS;
         return mirror_lower(ctx, l, t, x);
     }
+    if (!minv_mpi_in_grid(l))
+        return MINV_SUCCESS;
     int *ipiv = alloc_pivots(l);
     if (!ipiv)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %lld pivots", (long long)l->local_rows + l->mb);
@@ -60,11 +78,11 @@ static minv_status invert(minv_context *ctx, const minv_mpi_layout *l, minv_dtyp
     return status;
 }
 
-static minv_status solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
-                         const minv_mpi_layout *lb, void *x, int *info,
-                         minv_report *report) {
+static minv_status solve(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, const void *a_in,
+                         void *a, const minv_mpi_layout *lb, void *x, int *info, minv_report *report) {
     const int n = (int)la->n, nrhs = (int)lb->n;
     *info = 0;
+    minv_mpi_copy_piece(t, la, a_in, a); /* factored in place */
     minv_report_note(report, "ScaLAPACK %s%s + %s%s", prefix(t), spd ? "potrf" : "getrf", prefix(t), spd ? "potrs" : "getrs");
     if (!minv_mpi_in_grid(la))
         return MINV_SUCCESS;

@@ -118,9 +118,9 @@ void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*relea
 /* ---- one matrix over many ranks (dense.c and its backends) ---- */
 
 /* A backend of the dense solvers. invert: x becomes A^-1 of a (x may be a; a is read alone,
- * the GPU's straight from its piece without a copy into x); solve: a holds A (work
- * space, overwritten by its factors: ScaLAPACK's stay there for its condition estimate) and x
- * holds B and becomes X. The factorisation is Cholesky (spd) or LU; *info is the 1-based
+ * the GPU's straight from its piece without a copy into x); solve: x holds B and becomes X,
+ * A is read from a: ScaLAPACK factors a copy in work (the driver's, for ScaLAPACK alone: the
+ * factors stay there for its condition estimate), the GPU uploads a and takes NULL. The factorisation is Cholesky (spd) or LU; *info is the 1-based
  * global column where it failed (not positive definite, or an exactly zero pivot), 0
  * otherwise. The driver finds rcond: an inversion's from the inverse itself, a solve's from
  * its columns and Hager's vector solved with them. The status is this rank's own (allocation,
@@ -130,12 +130,23 @@ typedef struct {
     const char *name;
     minv_status (*invert)(minv_context *ctx, const minv_mpi_layout *l, minv_dtype t, int spd, const void *a, void *x,
                           int *info, minv_report *report);
-    minv_status (*solve)(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, void *a,
-                         const minv_mpi_layout *lb, void *x, int *info,
-                         minv_report *report);
+    minv_status (*solve)(minv_context *ctx, const minv_mpi_layout *la, minv_dtype t, int spd, const void *a,
+                         void *work, const minv_mpi_layout *lb, void *x, int *info, minv_report *report);
 } minv_mpi_dense_ops;
 
 extern const minv_mpi_dense_ops minv_mpi_scalapack_ops;
+
+/* visit(arg, thread, bi, bj, mine, ldm, partner, ldp, rows, cols): block (bi, bj) of this
+ * rank's piece (rows x cols at mine, leading dimension ldm) beside its transpose partner, block
+ * (bj, bi) of the same matrix (cols x rows at partner, leading dimension ldp); thread: which of
+ * the call's threads (below the context's cpu_threads) runs it. */
+typedef void (*minv_mpi_block_visit)(void *arg, int thread, int64_t bi, int64_t bj, void *mine, int64_t ldm,
+                                     const void *partner, int64_t ldp, int64_t rows, int64_t cols);
+/* Every block of this rank's piece of the square matrix of l (square blocks) visited beside
+ * its transpose partner, fetched from the rank that holds it (transpose.c); blocks in any
+ * order, several at once. Collective over the layout's communicator; MINV_ERR_ALLOC agreed. */
+minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, void *piece,
+                                       minv_mpi_block_visit visit, void *arg);
 /* to = from, this rank's piece of layout l (nothing where they are the same). */
 void minv_mpi_copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to);
 /* The cuSOLVERMp plugin's backend for this context's GPU and the layout's grid (its session

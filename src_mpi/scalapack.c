@@ -26,8 +26,6 @@ typedef size_t flen; /* gfortran's hidden character length */
                    T *, const int *, const int *, const int *, flen);                                          \
     void P##geadd_(const char *, const int *, const int *, const T *, const T *, const int *, const int *,      \
                    const int *, const T *, T *, const int *, const int *, const int *, flen);                  \
-    void P##tran_(const int *, const int *, const T *, const T *, const int *, const int *, const int *,       \
-                  const T *, T *, const int *, const int *, const int *);                                      \
     void P##gemm_(const char *, const char *, const int *, const int *, const int *, const T *, const T *,     \
                   const int *, const int *, const int *, const T *, const int *, const int *, const int *,     \
                   const T *, T *, const int *, const int *, const int *, flen, flen);                          \
@@ -153,82 +151,10 @@ void sl_copy(minv_dtype t, int m, int n, const void *a, int ja, const int *desca
     else psgeadd_("N", &m, &n, &s1, a, &one, &ja, desca, &s0, c, &one, &jc, descc, 1);
 }
 
-/* c = a^T in one process's memory, by tiles that keep the strided side in cache. */
-#define LOCAL_TRAN(name, T)                                                                                    \
-    static void name(int m, int n, const void *a, size_t lda, void *c, size_t ldc, int threads) {              \
-        const T *x = a;                                                                                       \
-        T *y = c;                                                                                             \
-        _Pragma("omp parallel for num_threads(threads) schedule(static) if (threads > 1)")                    \
-        for (int jj = 0; jj < n; jj += 64)                                                                    \
-            for (int ii = 0; ii < m; ii += 64)                                                                \
-                for (int j = jj; j < jj + 64 && j < n; j++)                                                   \
-                    for (int i = ii; i < ii + 64 && i < m; i++) y[(size_t)j + (size_t)i * ldc] = x[(size_t)i + (size_t)j * lda]; \
-    }
-LOCAL_TRAN(local_tran_d, double)
-LOCAL_TRAN(local_tran_s, float)
-
-static void local_tran(minv_dtype t, int m, int n, const void *a, size_t lda, void *c, size_t ldc, int threads) {
-    if (D) local_tran_d(m, n, a, lda, c, ldc, threads);
-    else local_tran_s(m, n, a, lda, c, ldc, threads);
-}
-
 int sl_column_cycle(int64_t n, int64_t round_a, int64_t round_b) {
     int64_t lcm = round_a;
     while (lcm % round_b != 0 && lcm < n) lcm += round_a;
     return (int)(lcm < n ? lcm : (n > 0 ? n : 1));
-}
-
-/* The grid of `context` transposed: npcol x nprow, the process at (q, p) the one at (p, q) of
- * `context`; map holds nprow x npcol ints. Collective over the grid's processes. */
-static int transposed_grid(int context, int nprow, int npcol, int *map) {
-    int sys;
-    for (int q = 0; q < npcol; q++)
-        for (int p = 0; p < nprow; p++) map[q + p * npcol] = Cblacs_pnum(context, p, q);
-    Cblacs_get(context, 10, &sys); /* the system handle the context was made from */
-    int transposed = sys;
-    Cblacs_gridmap(&transposed, map, npcol, npcol, nprow);
-    return transposed;
-}
-
-/* p?tran sends entry by entry (0.45 GB/s on one rank). Instead a is dealt whole by p?gemr2d
- * onto the transposed grid, in a's blocks: there each process holds, in one local piece, the
- * blocks of a whose transposes c keeps on it, in the transposed order, so one local transpose
- * finishes c. On one process the local transpose alone. Layouts with another source process,
- * or a process without memory for the dealt piece, take p?tran. */
-void sl_tran(minv_dtype t, int m, int n, const void *a, const int *desca, void *c, const int *descc, int threads) {
-    const double d1 = 1, d0 = 0;
-    const float s1 = 1, s0 = 0;
-    const int zero = 0, ctxt = desca[SL_CTXT];
-    int nprow, npcol, myrow, mycol;
-    Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-    if (nprow * npcol == 1 && descc[SL_CTXT] == ctxt) {
-        local_tran(t, m, n, a, (size_t)desca[SL_LLD], c, (size_t)descc[SL_LLD], threads);
-        return;
-    }
-    const int own_sources = desca[SL_RSRC] == 0 && desca[SL_CSRC] == 0 && descc[SL_RSRC] == 0 && descc[SL_CSRC] == 0 &&
-                            descc[SL_CTXT] == ctxt && descc[SL_MB] == desca[SL_NB] && descc[SL_NB] == desca[SL_MB];
-    if (own_sources) {
-        /* the dealt piece: a's rows in blocks over the npcol process rows of the transposed grid */
-        const int rows = numroc_(&m, &desca[SL_MB], &mycol, &zero, &npcol),
-                  cols = numroc_(&n, &desca[SL_NB], &myrow, &zero, &nprow), ldw = rows > 1 ? rows : 1;
-        void *w = malloc((size_t)ldw * (size_t)(cols > 0 ? cols : 1) * (size_t)t);
-        int *map = malloc((size_t)nprow * (size_t)npcol * sizeof(int)), ok = w && map;
-        Cigamn2d(ctxt, "All", " ", 1, 1, &ok, 1, NULL, NULL, -1, -1, -1);
-        if (ok) {
-            const int grid = transposed_grid(ctxt, nprow, npcol, map);
-            const int descw[9] = {1, grid, m, n, desca[SL_MB], desca[SL_NB], 0, 0, ldw};
-            const int64_t nb = desca[SL_NB];
-            sl_gemr2d(t, m, n, a, desca, w, descw, ctxt, sl_column_cycle(n, npcol > 1 ? nb * npcol : 1, nprow > 1 ? nb * nprow : 1));
-            local_tran(t, rows, cols, w, (size_t)ldw, c, (size_t)descc[SL_LLD], threads);
-            Cblacs_gridexit(grid);
-        }
-        free(w);
-        free(map);
-        if (ok)
-            return;
-    }
-    if (D) pdtran_(&n, &m, &d1, a, &one, &one, desca, &d0, c, &one, &one, descc);
-    else pstran_(&n, &m, &s1, a, &one, &one, desca, &s0, c, &one, &one, descc);
 }
 
 void sl_gemm(minv_dtype t, char ta, char tb, int m, int n, int k, double alpha, const void *a, const int *desca,

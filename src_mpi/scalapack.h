@@ -16,9 +16,6 @@ void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
 void Cblacs_gridmap(int *context, int *usermap, int ldumap, int nprow, int npcol);
 void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int context);
-int Cblacs_pnum(int context, int prow, int pcol);
-void Cigamn2d(int context, const char *scope, const char *top, int m, int n, int *a, int lda, int *ra, int *ca,
-              int ldia, int rdest, int cdest);
 int Csys2blacs_handle(MPI_Comm comm);
 void Cfree_blacs_system_handle(int handle);
 
@@ -50,9 +47,6 @@ void sl_lacpy(minv_dtype t, char uplo, int m, int n, const void *a, int ja, cons
               const int *descb);
 /* c(:, jc:) = a(:, ja:) between any alignments (PBLAS p?geadd) */
 void sl_copy(minv_dtype t, int m, int n, const void *a, int ja, const int *desca, void *c, int jc, const int *descc);
-/* c = a^T (a is m x n; c n x m on a's grid in blocks of a's transposed), the local
- * transposes by `threads` threads. */
-void sl_tran(minv_dtype t, int m, int n, const void *a, const int *desca, void *c, const int *descc, int threads);
 /* c(:, jc:) = alpha op(a) op(b(:, jb:)) + beta c(:, jc:) */
 void sl_gemm(minv_dtype t, char ta, char tb, int m, int n, int k, double alpha, const void *a, const int *desca,
              const void *b, int jb, const int *descb, double beta, void *c, int jc, const int *descc);
