@@ -29,9 +29,11 @@ case $part in
         for np in 4 16; do mpi "$np" "$bin/bench_mpi_io" --n 16384 --format nc4,cdf5 --reps 3 --dir /tmp; done |
             tee -a "$out/mpi_io.md" ;;
     gpu)
+        # each rank with its share of the cores for minv's checks (one core a rank by default)
         for np in 1 2; do
-            mpirun --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 "$bin/bench_mpi_dense" --backend gpu --direct none \
-                --n 32768,65536 --ops lu,spd,lu-solve,spd-solve --nrhs 4096 --nb 1024 --reps 1 --residual 0
+            mpirun --oversubscribe --bind-to none -np "$np" -x NCCL_NVLS_ENABLE=0 "$bin/bench_mpi_dense" --backend gpu \
+                --direct none --n 32768,65536 --ops lu,spd,lu-solve,spd-solve --nrhs 4096 --nb 1024 --reps 1 --residual 0 \
+                --stages 1
         done | tee -a "$out/mpi_gpu.md"
         "$bin/../bench/bench_multi_gpu" compare --n 32768 2>&1 | tee -a "$out/mpi_gpu.md" ;;
     *) echo "bench-mpi: PART $part: expected dense-1, dense-4, dense-16, batched, io or gpu" >&2; exit 2 ;;
