@@ -208,7 +208,8 @@ typedef struct {
 
 /* One block against its transpose partner, by 32 x 32 tiles (the partner read across its
  * columns): max |a_ij - a_ji| and max |a_ij| into the thread's sums, and the least diagonal
- * entry of a diagonal block. A is finite here, scanned before. */
+ * entry of a diagonal block; a block below the diagonal (no partner) gives max |a_ij| alone.
+ * A is finite here, scanned before. */
 typedef struct {
     double diff, big, diag;
     char pad[40]; /* a cache line a thread */
@@ -218,6 +219,14 @@ typedef struct {
     static void name(asymmetry *s, int64_t bi, int64_t bj, const T *a, int64_t lda, const T *p, int64_t ldp, \
                      int64_t rows, int64_t cols) {                                                 \
         double d = s->diff, b = s->big;                                                            \
+        if (!p) {                                                                                  \
+            for (int64_t c = 0; c < cols; c++) {                                                   \
+                _Pragma("omp simd reduction(max : b)") for (int64_t r = 0; r < rows; r++)          \
+                    b = fabs((double)a[c * lda + r]) > b ? fabs((double)a[c * lda + r]) : b;       \
+            }                                                                                      \
+            s->big = b;                                                                            \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t c0 = 0; c0 < cols; c0 += 32)                                                  \
             for (int64_t r0 = 0; r0 < rows; r0 += 32)                                              \
                 for (int64_t c = c0; c < c0 + 32 && c < cols; c++)                                 \

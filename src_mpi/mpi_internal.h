@@ -138,8 +138,9 @@ extern const minv_mpi_dense_ops minv_mpi_scalapack_ops;
 
 /* visit(arg, thread, bi, bj, mine, ldm, partner, ldp, rows, cols): block (bi, bj) of this
  * rank's piece (rows x cols at mine, leading dimension ldm) beside its transpose partner, block
- * (bj, bi) of the same matrix (cols x rows at partner, leading dimension ldp); thread: which of
- * the call's threads (below the context's cpu_threads) runs it. */
+ * (bj, bi) of the same matrix (cols x rows at partner, leading dimension ldp), where bi <= bj;
+ * below the diagonal (bi > bj) partner is NULL: each pair meets once. thread: which of the
+ * call's threads (below the context's cpu_threads) runs it. */
 typedef void (*minv_mpi_block_visit)(void *arg, int thread, int64_t bi, int64_t bj, void *mine, int64_t ldm,
                                      const void *partner, int64_t ldp, int64_t rows, int64_t cols);
 /* Every block of this rank's piece of the square matrix of l (square blocks) visited beside

@@ -4,7 +4,8 @@
  * transposed grid ran at 0.3-0.4 GB/s a rank (2 x H100 host, n = 32768), so the partners
  * travel as whole blocks, one MPI_Alltoallv a round. A round moves at most ROUND_BYTES from a
  * rank (no message near 2 GB) and a quarter of a rank's blocks (buffers of a quarter of a
- * piece; every matrix of more than a few blocks goes in several rounds, tested so). A rank
+ * piece; every matrix of more than a few blocks goes in several rounds, tested so). Only the
+ * blocks on and below the diagonal travel: each pair meets once, at the block above. A rank
  * that holds both blocks of a pair reads its own. */
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,10 @@ static int64_t global_block(int64_t local, int me, int src, int procs) {
     return local * procs + ((me - src + procs) % procs);
 }
 
-/* The rank's blocks grouped by the rank of their partners: in column-major order of (bi, bj)
- * (receiving: the order in which partner (bj, bi) arrives from its holder) or row-major
- * (sending: the holder's column-major order seen from the other side). */
+/* The rank's blocks on and above the diagonal (receiving: in column-major order of (bi, bj),
+ * the order in which partner (bj, bi) arrives from its holder) or on and below it (sending,
+ * row-major: the holder's column-major order seen from the other side), grouped by the rank of
+ * their partners. */
 static int group(const minv_mpi_layout *l, const int *rank_of, int size, int row_major, by_rank *g) {
     const int64_t mbk = (l->local_rows + l->mb - 1) / l->mb, nbk = (l->local_cols + l->nb - 1) / l->nb,
                   count = mbk * nbk;
@@ -57,8 +59,9 @@ static int group(const minv_mpi_layout *l, const int *rank_of, int size, int row
         const int64_t li = row_major ? outer : inner, lj = row_major ? inner : outer;
         const int64_t bi = global_block(li, l->myrow, l->desc[SL_RSRC], l->nprow),
                       bj = global_block(lj, l->mycol, l->desc[SL_CSRC], l->npcol);
-        rank[k] = owner(l, rank_of, bj, bi);
-        g->start[rank[k] + 1]++;
+        rank[k] = (row_major ? bi >= bj : bi <= bj) ? owner(l, rank_of, bj, bi) : -1;
+        if (rank[k] >= 0)
+            g->start[rank[k] + 1]++;
     }
     for (int r = 0; r < size; r++) g->start[r + 1] += g->start[r];
     int64_t *fill = malloc((size_t)size * sizeof(int64_t));
@@ -70,8 +73,9 @@ static int group(const minv_mpi_layout *l, const int *rank_of, int size, int row
     for (int64_t k = 0; k < count; k++) {
         const int64_t outer = k / (row_major ? nbk : mbk), inner = k % (row_major ? nbk : mbk);
         const int64_t li = row_major ? outer : inner, lj = row_major ? inner : outer;
-        g->all[fill[rank[k]]++] = (block){global_block(li, l->myrow, l->desc[SL_RSRC], l->nprow),
-                                          global_block(lj, l->mycol, l->desc[SL_CSRC], l->npcol)};
+        if (rank[k] >= 0)
+            g->all[fill[rank[k]]++] = (block){global_block(li, l->myrow, l->desc[SL_RSRC], l->nprow),
+                                              global_block(lj, l->mycol, l->desc[SL_CSRC], l->npcol)};
     }
     free(fill);
     free(rank);
@@ -156,11 +160,13 @@ minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const mi
                 memcpy(to + (size_t)(c * nb) * (size_t)t, from + (size_t)(c * l->lld) * (size_t)t, (size_t)rows * (size_t)t);
         }
         MPI_Alltoallv(out, scount, sdispl, tile, in, rcount, rdispl, tile, comm);
-        /* the received partners, and in the first round the pairs held here */
-        const int64_t own = inside && round == 0 ? recv.start[me + 1] - recv.start[me] : 0;
+        /* the received partners; in the first round the pairs held here, and the blocks below
+         * the diagonal alone (the send list's, less its diagonal ones) */
+        const int64_t own = inside && round == 0 ? recv.start[me + 1] - recv.start[me] : 0,
+                      below = inside && round == 0 ? send.start[size] : 0;
         const int64_t arrived = rdispl[size - 1] + rcount[size - 1];
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(dynamic, 1)
-        for (int64_t k = 0; k < arrived + own; k++) {
+        for (int64_t k = 0; k < arrived + own + below; k++) {
             int thread = 0;
 #ifdef _OPENMP
             thread = omp_get_thread_num();
@@ -173,10 +179,16 @@ minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const mi
                 while (k >= rdispl[r] + rcount[r]) r++;
                 b = recv.all[recv.start[r] + round * per_round + (k - rdispl[r])];
                 partner = in + (size_t)k * (size_t)(bs * t);
-            } else {
+            } else if (k < arrived + own) {
                 b = recv.all[recv.start[me] + (k - arrived)];
                 partner = at(l, t, piece, (block){b.bj, b.bi}, &prow, &pcol);
                 ldp = l->lld;
+            } else {
+                b = send.all[k - arrived - own];
+                if (b.bi == b.bj)
+                    continue;
+                partner = NULL;
+                ldp = 0;
             }
             char *mine = at(l, t, piece, b, &rows, &cols);
             visit(arg, thread, b.bi, b.bj, mine, l->lld, partner, ldp, rows, cols);
