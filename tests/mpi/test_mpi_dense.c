@@ -274,6 +274,31 @@ static void own_descriptor(minv_context *ctx) {
     x = mt_whole_of(ctx, &l, xp);
     CHECK(r.method == MINV_METHOD_CHOLESKY && tu_rel_diff(n, n, x, n, ref, n) < 1e-10 && tu_symmetric(n, x, n),
           "own descriptor, SPD: %s, the inverse differs from serial minv or is not symmetric", minv_method_name(r.method));
+    free(x);
+    /* the first block on the last process row and column (RSRC, CSRC): the transpose partners'
+     * owners and places follow the sources */
+    if (context >= 0 && nprow * npcol > 1) {
+        int32_t shifted[9];
+        memcpy(shifted, desc, sizeof shifted);
+        shifted[6] = nprow - 1;
+        shifted[7] = npcol - 1;
+        const int rsrc = shifted[6];
+        shifted[8] = numroc_(&n, &nb, &myrow, &rsrc, &nprow) + 1;
+        memcpy(desc, shifted, sizeof shifted);
+    }
+    minv_mpi_layout ls;
+    CHECK_STATUS(minv_mpi_layout_from_desc(ctx, MPI_COMM_WORLD, desc, &ls), MINV_SUCCESS, ctx);
+    double *sp = calloc((size_t)(ls.lld * (ls.local_cols > 0 ? ls.local_cols : 1)), sizeof(double)),
+           *sx = calloc((size_t)(ls.lld * (ls.local_cols > 0 ? ls.local_cols : 1)), sizeof(double));
+    CHECK_STATUS(minv_mpi_scatter_d(ctx, &ls, 0, s, n, sp), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &ls, sp, sx, &r), MINV_SUCCESS, ctx);
+    x = mt_whole_of(ctx, &ls, sx);
+    CHECK(r.method == MINV_METHOD_CHOLESKY && tu_rel_diff(n, n, x, n, ref, n) < 1e-10 && tu_symmetric(n, x, n),
+          "own descriptor with sources %d, %d, SPD: %s, the inverse differs from serial minv or is not symmetric", desc[6],
+          desc[7], minv_method_name(r.method));
+    free(sp);
+    free(sx);
+    minv_mpi_layout_free(&ls);
     free(s);
     free(a);
     free(ref);
