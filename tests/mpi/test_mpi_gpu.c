@@ -31,30 +31,46 @@ static int own_gpus(minv_context *gpu) {
     return !any;
 }
 
-static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n, int solve, int expect_gpu) {
-    minv_mpi_layout la, lb;
-    const int64_t nrhs = 5;
-    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
-    CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, solve ? nrhs : n, &lb), MINV_SUCCESS, gpu);
-    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *ref = tu_alloc(n, solve ? nrhs : n, n);
+/* A (SPD or general, from the seed) and B over the layouts la and lb: the GPU context's call (a
+ * solve for lb's columns, or an inversion) against serial minv on the CPU. Returns the largest
+ * relative difference; *r is the GPU call's report. */
+static double against_cpu(minv_context *gpu, minv_context *cpu, int spd, int solve, uint64_t seed,
+                          const minv_mpi_layout *la, const minv_mpi_layout *lb, minv_report *r) {
+    const int64_t n = la->n, nrhs = lb->n;
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *ref = tu_alloc(n, nrhs, n);
     tu_rng rng;
-    tu_seed(&rng, 7 + (uint64_t)n);
+    tu_seed(&rng, seed);
     if (spd)
         tu_spd(&rng, n, a, n);
     else
         tu_general(&rng, n, a, n);
     tu_rect(&rng, n, nrhs, b, n);
-    double *ap = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, solve ? b : a, n), *xp = mt_piece_of(&lb, solve ? b : a, n);
-    minv_report r;
+    double *ap = mt_piece_of(la, a, n), *bp = mt_piece_of(lb, solve ? b : a, n), *xp = mt_piece_of(lb, solve ? b : a, n);
     if (solve) {
-        CHECK_STATUS(minv_mpi_solve_d(gpu, MINV_METHOD_AUTO, &la, ap, &lb, bp, xp, &r), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_mpi_solve_d(gpu, MINV_METHOD_AUTO, la, ap, lb, bp, xp, r), MINV_SUCCESS, gpu);
         CHECK_STATUS(minv_solve_d(cpu, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, ref, n, NULL), MINV_SUCCESS, cpu);
     } else {
-        CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, &la, ap, xp, &r), MINV_SUCCESS, gpu);
+        CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, la, ap, xp, r), MINV_SUCCESS, gpu);
         CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, cpu);
     }
-    double *x = mt_whole_of(gpu, &lb, xp);
-    const double d = tu_rel_diff(n, solve ? nrhs : n, x, n, ref, n);
+    double *x = mt_whole_of(gpu, lb, xp);
+    const double d = tu_rel_diff(n, nrhs, x, n, ref, n);
+    free(a);
+    free(b);
+    free(ref);
+    free(x);
+    free(ap);
+    free(bp);
+    free(xp);
+    return d;
+}
+
+static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n, int solve, int expect_gpu) {
+    minv_mpi_layout la, lb;
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, solve ? 5 : n, &lb), MINV_SUCCESS, gpu);
+    minv_report r;
+    const double d = against_cpu(gpu, cpu, spd, solve, 7 + (uint64_t)n, &la, &lb, &r);
     CHECK(d < 1e-10, "%s %s n %lld: rel. difference %g from serial minv on the CPU", spd ? "spd" : "general",
           solve ? "solve" : "inverse", (long long)n, d);
     CHECK(r.residual >= 0 && r.residual < 1000 * EPS, "residual %g", r.residual);
@@ -64,13 +80,6 @@ static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n,
     else
         CHECK(r.backend == MINV_BACKEND_CPU && strstr(r.reason, "GPU not used"), "expected the ScaLAPACK fallback: %s",
               r.reason);
-    free(a);
-    free(b);
-    free(ref);
-    free(x);
-    free(ap);
-    free(bp);
-    free(xp);
     minv_mpi_layout_free(&lb);
     minv_mpi_layout_free(&la);
 }
@@ -97,35 +106,11 @@ static void in_parts(minv_context *cpu, int solve) {
     CHECK_STATUS(minv_create(&gpu, &opts), MINV_SUCCESS, gpu);
     CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
     CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, nrhs, &lb), MINV_SUCCESS, gpu);
-    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, nrhs, n), *ref = tu_alloc(n, nrhs, n);
-    tu_rng rng;
-    tu_seed(&rng, 11);
-    if (solve)
-        tu_spd(&rng, n, a, n);
-    else
-        tu_general(&rng, n, a, n);
-    tu_rect(&rng, n, nrhs, b, n);
-    double *ap = mt_piece_of(&la, a, n), *bp = mt_piece_of(&lb, b, n), *xp = mt_piece_of(&lb, b, n);
     minv_report r;
-    if (solve) {
-        CHECK_STATUS(minv_mpi_solve_d(gpu, MINV_METHOD_AUTO, &la, ap, &lb, bp, xp, &r), MINV_SUCCESS, gpu);
-        CHECK_STATUS(minv_solve_d(cpu, MINV_METHOD_AUTO, n, nrhs, a, n, b, n, ref, n, NULL), MINV_SUCCESS, cpu);
-    } else {
-        CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_AUTO, &la, ap, xp, &r), MINV_SUCCESS, gpu);
-        CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_AUTO, n, a, n, ref, n, NULL), MINV_SUCCESS, cpu);
-    }
-    double *x = mt_whole_of(gpu, &lb, xp);
-    const double d = tu_rel_diff(n, nrhs, x, n, ref, n);
+    const double d = against_cpu(gpu, cpu, solve, solve, 11, &la, &lb, &r);
     CHECK(d < 1e-10, "%s in parts: rel. difference %g from serial minv on the CPU", solve ? "spd solve" : "general inverse", d);
     CHECK(r.backend == MINV_BACKEND_GPU && strstr(r.reason, " parts of "), "expected X in parts on the GPU: %s", r.reason);
     CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
-    free(a);
-    free(b);
-    free(ref);
-    free(x);
-    free(ap);
-    free(bp);
-    free(xp);
     minv_mpi_layout_free(&lb);
     minv_mpi_layout_free(&la);
     minv_destroy(gpu);
