@@ -68,7 +68,8 @@ static minv_mpi_gpu_piece piece(const minv_mpi_layout *l, void *data) {
     return (minv_mpi_gpu_piece){l->m, l->n, l->mb, l->nb, l->lld, l->local_cols, (int)l->myrow, (int)l->mycol, data};
 }
 
-/* cuSOLVERMp is not taken at its word where its factorisation fails: its potrf returns
+/* Where the GPUs' memory cannot hold the call, ScaLAPACK runs it on the CPU, said in the
+ * report. cuSOLVERMp is not taken at its word where its factorisation fails: its potrf returns
  * CUSOLVER_STATUS_INTERNAL_ERROR for an indefinite matrix (cuSOLVERMp 0.8), and the column in
  * its info is another library's reading. ScaLAPACK redoes the factorisation from the host
  * pieces, which still hold A (and B): where A is not positive definite, or singular, it finds
@@ -77,13 +78,15 @@ static minv_mpi_gpu_piece piece(const minv_mpi_layout *l, void *data) {
  * hands a GPU's failure to the CPU. LU's exactly zero pivot (read off U by the plugin) is
  * exact and taken as it is. */
 static int redo(int spd, int outcome, int info) {
-    return outcome == MINV_MPI_GPU_FACTOR_FAILED || (spd && info > 0);
+    return outcome == MINV_MPI_GPU_FACTOR_FAILED || outcome == MINV_MPI_GPU_NO_MEMORY || (spd && info > 0);
 }
 
 static void note_redo(const minv_mpi_layout *l, minv_dtype t, int spd, int outcome, int gpu_info, const char *msg,
                       int info, minv_report *r) {
     char gpu[600];
-    if (outcome == MINV_MPI_GPU_FACTOR_FAILED)
+    if (outcome == MINV_MPI_GPU_NO_MEMORY)
+        snprintf(gpu, sizeof gpu, "the GPUs cannot hold the call (%s)", msg);
+    else if (outcome == MINV_MPI_GPU_FACTOR_FAILED)
         snprintf(gpu, sizeof gpu, "cuSOLVERMp's %s failed (%s)", spd ? "potrf" : "getrf", msg);
     else
         snprintf(gpu, sizeof gpu, "cuSOLVERMp's potrf stopped at column %d", gpu_info);

@@ -35,6 +35,18 @@ struct minv_mpi_gpu_session {
             goto cleanup;                                                                          \
         }                                                                                          \
     } while (0)
+/* An allocation of the job's: out of memory is the caller's NO_MEMORY (2 from job_setup). */
+#define ALLOC(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            snprintf(msg, len, "%s: %s", #call, cudaGetErrorString(e_));                           \
+            cudaGetLastError();                                                                    \
+            if (e_ == cudaErrorMemoryAllocation)                                                   \
+                return 2;                                                                          \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
 #define SOLVER(call)                                                                               \
     do {                                                                                           \
         cusolverStatus_t s_ = (call);                                                              \
@@ -203,7 +215,8 @@ cleanup:
 }
 
 /* A on the device, the pivots, the part of X and the workspaces for the factor and for the
- * solve of one part: 0, or 1 and why. */
+ * solve of one part: 0; 2 where the device memory does not hold them; 1 on another failure;
+ * msg says why. */
 static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
                      const minv_mpi_gpu_piece *x, int64_t budget, char *msg, size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
@@ -211,23 +224,23 @@ static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const min
     size_t dev_f = 0, host_f = 0, dev_s = 0, host_s = 0;
     CUDA(cudaSetDevice(s->device));
     SOLVER(cusolverMpCreateMatrixDesc(&j->da, s->grid, t, a->m, a->n, a->mb, a->nb, 0, 0, a->lld));
-    CUDA(cudaMalloc(&j->d_a, piece_bytes(a, es)));
+    ALLOC(cudaMalloc(&j->d_a, piece_bytes(a, es)));
     CUDA(cudaMalloc((void **)&j->d_info, sizeof(int)));
     CUDA(cudaMemcpyAsync(j->d_a, a->data, piece_bytes(a, es), cudaMemcpyHostToDevice, s->stream));
     if (spd) {
         SOLVER(cusolverMpPotrf_bufferSize(s->handle, CUBLAS_FILL_MODE_LOWER, n, j->d_a, 1, 1, j->da, t, &dev_f, &host_f));
     } else {
-        CUDA(cudaMalloc((void **)&j->d_ipiv, (size_t)(a->lld + a->mb) * sizeof(int64_t)));
+        ALLOC(cudaMalloc((void **)&j->d_ipiv, (size_t)(a->lld + a->mb) * sizeof(int64_t)));
         SOLVER(cusolverMpGetrf_bufferSize(s->handle, n, n, j->d_a, 1, 1, j->da, j->d_ipiv, t, &dev_f, &host_f));
     }
     if ((j->width = part_width(s, a, x, es, dev_f, budget)) == 0) {
         snprintf(msg, len, "device memory: A's piece (%.3f GB), the factor's workspace (%.3f GB) and %lld columns of X do not fit%s",
                  (double)piece_bytes(a, es) / 1e9, (double)dev_f / 1e9, (long long)(x->nb * s->npcol),
                  budget > 0 ? " the context's device_memory" : " the free device memory");
-        return 1;
+        return 2;
     }
     const int64_t part_cols = local_columns(j->width, x->nb, x->mycol, s->npcol);
-    CUDA(cudaMalloc(&j->d_x, (size_t)x->lld * (size_t)(part_cols > 0 ? part_cols : 1) * (size_t)es));
+    ALLOC(cudaMalloc(&j->d_x, (size_t)x->lld * (size_t)(part_cols > 0 ? part_cols : 1) * (size_t)es));
     if (part_desc(s, j, es, x, j->width, msg, len) != 0)
         return 1;
     if (spd)
@@ -238,7 +251,7 @@ static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const min
                                           1, j->dx, t, &dev_s, &host_s));
     j->dev = dev_f > dev_s ? dev_f : dev_s;
     j->host = host_f > host_s ? host_f : host_s;
-    CUDA(cudaMalloc(&j->d_work, j->dev > 0 ? j->dev : 1));
+    ALLOC(cudaMalloc(&j->d_work, j->dev > 0 ? j->dev : 1));
     if (!(j->h_work = malloc(j->host > 0 ? j->host : 1))) {
         snprintf(msg, len, "cannot allocate %zu bytes of host workspace", j->host);
         return 1;
@@ -404,7 +417,8 @@ static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_pi
     *info = 0;
     *times = (minv_mpi_gpu_times){0};
     /* every rank set up, or none factors: cuSOLVERMp's calls are collective over NCCL */
-    int outcome = agree(s, job_setup(s, &j, es, spd, a, x, budget, msg, len) ? MINV_MPI_GPU_ERROR : MINV_MPI_GPU_DONE, msg, len);
+    const int set = job_setup(s, &j, es, spd, a, x, budget, msg, len);
+    int outcome = agree(s, set == 0 ? MINV_MPI_GPU_DONE : set == 2 ? MINV_MPI_GPU_NO_MEMORY : MINV_MPI_GPU_ERROR, msg, len);
     times->upload_seconds = MPI_Wtime() - t0;
     times->upload_bytes = moved_bytes(a, es);
     t0 = MPI_Wtime();

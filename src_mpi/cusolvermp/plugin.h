@@ -14,8 +14,11 @@ enum { MINV_MPI_PLUGIN_VERSION = 3 };
 enum {
     MINV_MPI_GPU_DONE = 0,          /* x solved, or *info > 0 where the factorisation stopped */
     MINV_MPI_GPU_ERROR = 1,         /* a device, NCCL or library failure before or after it */
-    MINV_MPI_GPU_FACTOR_FAILED = 2  /* potrf or getrf returned an error, or U has a non-finite
+    MINV_MPI_GPU_FACTOR_FAILED = 2, /* potrf or getrf returned an error, or U has a non-finite
                                      * pivot before any zero one: its result is not to be trusted */
+    MINV_MPI_GPU_NO_MEMORY = 3      /* A's piece and one round of X's columns do not fit the device
+                                     * memory the call may use (or their allocation failed):
+                                     * nothing was computed */
 };
 
 /* The NCCL communicator, cuSOLVERMp handle and device grid of one communicator's ranks, each

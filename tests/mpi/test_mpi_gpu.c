@@ -3,8 +3,8 @@
  * inversion and solve, singular and not SPD statuses, columns and messages the same everywhere
  * and the same as ScaLAPACK's, AUTO's fallback from Cholesky to LU) where every rank has
  * a GPU of its own, and ScaLAPACK with a note where ranks share one (NCCL takes one rank a GPU);
- * X solved in parts under a device budget smaller than A and X; distributed batches on each
- * rank's GPU. Skips (77) where a rank has no GPU. */
+ * X solved in parts under a device budget smaller than A and X, ScaLAPACK under one smaller
+ * than A; distributed batches on each rank's GPU. Skips (77) where a rank has no GPU. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +110,30 @@ static void in_parts(minv_context *cpu, int solve) {
     const double d = against_cpu(gpu, cpu, solve, solve, 11, &la, &lb, &r);
     CHECK(d < 1e-10, "%s in parts: rel. difference %g from serial minv on the CPU", solve ? "spd solve" : "general inverse", d);
     CHECK(r.backend == MINV_BACKEND_GPU && strstr(r.reason, " parts of "), "expected X in parts on the GPU: %s", r.reason);
+    CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
+    minv_mpi_layout_free(&lb);
+    minv_mpi_layout_free(&la);
+    minv_destroy(gpu);
+}
+
+/* A device budget below A's piece: the call runs on ScaLAPACK, and the report says so. */
+static void over_budget(minv_context *cpu, int solve) {
+    const int64_t n = 300;
+    minv_mpi_layout la, lb;
+    minv_context *gpu = NULL;
+    minv_options opts;
+    minv_mpi_options_default(MPI_COMM_WORLD, &opts);
+    opts.backend = MINV_BACKEND_GPU;
+    opts.device_memory = 100000; /* A's piece alone is 360 kB on 2 ranks */
+    CHECK_STATUS(minv_create(&gpu, &opts), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, solve ? 7 : n, &lb), MINV_SUCCESS, gpu);
+    minv_report r;
+    const double d = against_cpu(gpu, cpu, 1, solve, 13, &la, &lb, &r);
+    CHECK(d < 1e-10, "over the device budget, %s: rel. difference %g from serial minv", solve ? "solve" : "inverse", d);
+    CHECK(r.backend == MINV_BACKEND_CPU && (r.fallbacks & MINV_FALLBACK_CPU) && strstr(r.reason, "the GPUs cannot hold the call") &&
+              strstr(r.reason, "finished on the CPU"),
+          "expected ScaLAPACK after the device memory: %s", r.reason);
     CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
     minv_mpi_layout_free(&lb);
     minv_mpi_layout_free(&la);
@@ -235,7 +259,10 @@ int main(int argc, char **argv) {
     one_matrix(gpu, cpu, 1, 77, 0, expect_gpu); /* n no multiple of the block */
     failures(gpu, cpu, expect_gpu);
     if (expect_gpu)
-        for (int solve = 0; solve < 2; solve++) in_parts(cpu, solve);
+        for (int solve = 0; solve < 2; solve++) {
+            in_parts(cpu, solve);
+            over_budget(cpu, solve);
+        }
     batches(gpu, cpu);
     minv_destroy(gpu);
     return mt_finish("test_mpi_gpu", cpu);
