@@ -136,6 +136,11 @@ typedef struct {
 
 extern const minv_mpi_dense_ops minv_mpi_scalapack_ops;
 
+/* b (layout to) = a (layout from): the same m x n matrix in two layouts of the same ranks, in
+ * the same order (redistribute.c). Collective over from's communicator; MINV_ERR_ALLOC agreed. */
+minv_status minv_mpi_redistribute(minv_context *ctx, minv_dtype t, const minv_mpi_layout *from, const void *a,
+                                  const minv_mpi_layout *to, void *b);
+
 /* visit(arg, thread, bi, bj, mine, ldm, partner, ldp, rows, cols): block (bi, bj) of this
  * rank's piece (rows x cols at mine, leading dimension ldm) beside its transpose partner, block
  * (bj, bi) of the same matrix (cols x rows at partner, leading dimension ldp), where bi <= bj;

@@ -182,8 +182,7 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     MINV_TRY(minv_mpi_agree(ctx, in->comm, local_status));
     MINV_TRY(fail_first_bad(ctx, in->comm, s, k, &bad));
     if (l->m > 0 && l->n > 0)
-        sl_gemr2d(t, (int)l->m, (int)l->n, piece, sl.desc, local, l->desc, minv_mpi_layout_all(l),
-                  minv_mpi_column_cycle(l, &sl));
+        MINV_TRY(minv_mpi_redistribute(ctx, t, &sl, piece, l, local));
 cleanup:
     free(piece);
     free(raw);
@@ -342,8 +341,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
                                                          : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
                                                                      sb.count, d1)));
     if (l->m > 0 && l->n > 0)
-        sl_gemr2d(t, (int)l->m, (int)l->n, local, l->desc, piece, sl.desc, minv_mpi_layout_all(l),
-                  minv_mpi_column_cycle(l, &sl));
+        MINV_TRY(minv_mpi_redistribute(ctx, t, l, local, &sl, piece));
     const minv_mat m = slab_mat(&sl, t, piece);
     minv_status local_status = MINV_SUCCESS;
     const double t0 = minv_now();
