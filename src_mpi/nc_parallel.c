@@ -1,6 +1,6 @@
 /* Variables read and written by every rank. A matrix moves as slabs of whole rows of the
  * variable as stored (contiguous in classic files, whole chunks in netCDF-4 ones), one slab a
- * rank, in bands of about MINV_NC_TILE_ELEMS values; ScaLAPACK's p?gemr2d redistributes the
+ * rank, in bands of about MINV_NC_TILE_ELEMS values; minv_mpi_redistribute (redistribute.c) moves the
  * slabs to and from the blocks of a layout. A batch moves as ranges of whole matrices. Values
  * are checked and converted by the serial reader's own code (minv_nc_source_scan, _convert),
  * so the messages are minv_invert_file's; every rank returns the same status. */
