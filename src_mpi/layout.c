@@ -261,6 +261,27 @@ int64_t minv_mpi_layout_col(const minv_mpi_layout *l, int64_t lj) {
     return global_index(lj, l->nb, l->mycol, l->desc[SL_CSRC], l->npcol);
 }
 
+void minv_mpi_layout_ranks(const minv_mpi_layout *l, int *rank_of) {
+    const int places = l->nprow * l->npcol;
+    int me;
+    MPI_Comm_rank(minv_mpi_layout_comm(l), &me);
+    for (int k = 0; k < places; k++) rank_of[k] = -1;
+    if (minv_mpi_in_grid(l))
+        rank_of[l->myrow * l->npcol + l->mycol] = me;
+    MPI_Allreduce(MPI_IN_PLACE, rank_of, places, MPI_INT, MPI_MAX, minv_mpi_layout_comm(l));
+}
+
+int minv_mpi_layout_holder(const minv_mpi_layout *l, const int *rank_of, int64_t i, int64_t j) {
+    const int64_t p = (l->desc[SL_RSRC] + i / l->mb) % l->nprow, q = (l->desc[SL_CSRC] + j / l->nb) % l->npcol;
+    return rank_of[p * l->npcol + q];
+}
+
+size_t minv_mpi_layout_offset(const minv_mpi_layout *l, int64_t i, int64_t j) {
+    /* global block I is local block I / nprow of its holder, whatever the source process */
+    const int64_t li = i / l->mb / l->nprow * l->mb + i % l->mb, lj = j / l->nb / l->npcol * l->nb + j % l->nb;
+    return (size_t)(lj * l->lld + li);
+}
+
 int64_t minv_mpi_layout_local_row(const minv_mpi_layout *l, int64_t i) {
     int g = (int)i + 1, b = (int)l->mb, nprocs = l->nprow, src = l->desc[SL_RSRC], me = l->myrow;
     if (me < 0 || indxg2p_(&g, &b, &me, &src, &nprocs) != me)

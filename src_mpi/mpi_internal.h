@@ -110,6 +110,16 @@ int minv_mpi_column_cycle(const minv_mpi_layout *a, const minv_mpi_layout *b);
 static inline int minv_mpi_in_grid(const minv_mpi_layout *l) { return l->myrow >= 0; }
 /* The local row of global row i (0-based) on this rank, or -1 where another rank holds it. */
 int64_t minv_mpi_layout_local_row(const minv_mpi_layout *l, int64_t i);
+/* The rank (of the layout's communicator) at each grid place p * npcol + q, into rank_of
+ * (nprow x npcol ints). Collective. */
+void minv_mpi_layout_ranks(const minv_mpi_layout *l, int *rank_of);
+/* The rank holding global entry (i, j), 0-based, from minv_mpi_layout_ranks' rank_of. */
+int minv_mpi_layout_holder(const minv_mpi_layout *l, const int *rank_of, int64_t i, int64_t j);
+/* Where global entry (i, j) lies in its holder's piece (elements from the start). */
+size_t minv_mpi_layout_offset(const minv_mpi_layout *l, int64_t i, int64_t j);
+/* The most a round of the layer's own exchanges (transpose.c, redistribute.c) moves: no MPI
+ * message nears 2 GB. */
+enum { MINV_MPI_ROUND_BYTES = 256 << 20 };
 /* The state a GPU backend keeps with a layout's grid (NULL at first; the NCCL communicator and
  * solver handles of cuSOLVERMp), released by `release` with the grid or when replaced. */
 void *minv_mpi_layout_gpu(const minv_mpi_layout *l);

@@ -4,15 +4,13 @@
  * pieces travel by one MPI_Alltoallv a round of columns, packed and unpacked by the ranks'
  * threads. ScaLAPACK's p?gemr2d, used before, moved 0.3-0.4 GB/s a rank on the 2 x H100 host
  * (bench/results/mpi_gpu_h100x2.md), the whole of a 4-rank read's time. A round moves at most
- * ROUND_BYTES of the matrix in all, so no message nears 2 GB, and at most a quarter of its
+ * MINV_MPI_ROUND_BYTES of the matrix in all, so no message nears 2 GB, and at most a quarter of its
  * columns. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
 #include "scalapack.h"
-
-enum { ROUND_BYTES = 256 << 20 };
 
 /* The starts of the pieces along one dimension of length len: every multiple of b1, b2 and b3
  * below len, sorted, then len. */
@@ -32,37 +30,11 @@ static int64_t *cuts(int64_t len, int64_t b1, int64_t b2, int64_t b3, int64_t *c
     return c;
 }
 
-/* A layout's view of a piece of the cut: the rank holding it, and where it starts there. */
-typedef struct {
-    const minv_mpi_layout *l;
-    const int *rank_of; /* by grid place, p * npcol + q */
-} side;
-
-static int holder(const side *s, int64_t r, int64_t c) {
-    const minv_mpi_layout *l = s->l;
-    const int64_t p = (l->desc[SL_RSRC] + r / l->mb) % l->nprow, q = (l->desc[SL_CSRC] + c / l->nb) % l->npcol;
-    return s->rank_of[p * l->npcol + q];
-}
-
-static size_t offset(const minv_mpi_layout *l, int64_t r, int64_t c) {
-    const int64_t li = r / l->mb / l->nprow * l->mb + r % l->mb, lj = c / l->nb / l->npcol * l->nb + c % l->nb;
-    return (size_t)(lj * l->lld + li);
-}
-
 /* One piece this rank sends or receives: its place in the matrix and in the buffer. */
 typedef struct {
     int64_t r0, r1, c0, c1;
     size_t at;
 } piece;
-
-/* Each rank's place in a layout's grid, by rank (-1 outside it) into rank_of. */
-static void places(const minv_mpi_layout *l, MPI_Comm comm, int size, int *all, int *rank_of) {
-    const int mine[2] = {minv_mpi_in_grid(l) ? (int)l->myrow : -1, minv_mpi_in_grid(l) ? (int)l->mycol : -1};
-    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
-    for (int r = 0; r < size; r++)
-        if (all[2 * r] >= 0)
-            rank_of[all[2 * r] * l->npcol + all[2 * r + 1]] = r;
-}
 
 /* Pieces from the matrix a (layout lf) into the buffer to, from the buffer from into the
  * matrix b (layout lt), or (both layouts given) from a to b straight, a column of a piece a copy. */
@@ -74,7 +46,7 @@ static void copy_pieces(const piece *list, int64_t count, const char *from, cons
         const size_t rows = (size_t)(p->r1 - p->r0);
         for (int64_t c = p->c0; c < p->c1; c++) {
             const size_t step = (size_t)(c - p->c0) * rows;
-            const size_t src = lf ? offset(lf, p->r0, c) : p->at + step, dst = lt ? offset(lt, p->r0, c) : p->at + step;
+            const size_t src = lf ? minv_mpi_layout_offset(lf, p->r0, c) : p->at + step, dst = lt ? minv_mpi_layout_offset(lt, p->r0, c) : p->at + step;
             memcpy(to + dst * es, from + src * es, rows * es);
         }
     }
@@ -87,15 +59,15 @@ minv_status minv_mpi_redistribute(minv_context *ctx, minv_dtype t, const minv_mp
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &me);
     const int64_t m = from->m, n = from->n, es = (int64_t)t;
-    /* a round: at most ROUND_BYTES, and a quarter of the columns (so every matrix of more than a
+    /* a round: at most MINV_MPI_ROUND_BYTES, and a quarter of the columns (so every matrix of more than a
      * few columns goes in several rounds, tested so) */
-    int64_t width = ROUND_BYTES / es / (m > 0 ? m : 1);
+    int64_t width = MINV_MPI_ROUND_BYTES / es / (m > 0 ? m : 1);
     width = (n + 3) / 4 < width ? (n + 3) / 4 : width;
     width = width > 0 ? width : 1;
     const int team = minv_threads_for(ctx->cpu_threads, (double)m * (double)n / size);
     int64_t nrows = 0, ncols = 0;
     int64_t *rcut = cuts(m, from->mb, to->mb, m > 0 ? m : 1, &nrows), *ccut = cuts(n, from->nb, to->nb, width, &ncols);
-    int *ints = calloc((size_t)size * 8 + (size_t)(from->nprow * from->npcol + to->nprow * to->npcol), sizeof(int));
+    int *ints = calloc((size_t)size * 6 + (size_t)(from->nprow * from->npcol + to->nprow * to->npcol), sizeof(int));
     piece *out_list = malloc((size_t)(nrows > 0 ? nrows : 1) * (size_t)(ncols > 0 ? ncols : 1) * sizeof(piece)),
           *in_list = malloc((size_t)(nrows > 0 ? nrows : 1) * (size_t)(ncols > 0 ? ncols : 1) * sizeof(piece));
     char *out = malloc((size_t)(m > 0 ? m : 1) * (size_t)width * (size_t)es),
@@ -104,11 +76,11 @@ minv_status minv_mpi_redistribute(minv_context *ctx, minv_dtype t, const minv_mp
                                                   : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a redistribution's buffers"));
     if (status != MINV_SUCCESS)
         goto cleanup;
-    int *scount = ints, *sdispl = ints + size, *rcount = ints + 2 * size, *rdispl = ints + 3 * size, *all = ints + 4 * size;
-    int *rank_from = ints + 8 * size, *rank_to = rank_from + from->nprow * from->npcol;
-    places(from, comm, size, all, rank_from);
-    places(to, comm, size, all + 2 * size, rank_to);
-    const side sf = {from, rank_from}, st = {to, rank_to};
+    int *scount = ints, *sdispl = ints + size, *rcount = ints + 2 * size, *rdispl = ints + 3 * size;
+    int *sfill = ints + 4 * size, *rfill = ints + 5 * size; /* where the next piece to or from each rank goes */
+    int *rank_from = ints + 6 * size, *rank_to = rank_from + from->nprow * from->npcol;
+    minv_mpi_layout_ranks(from, rank_from);
+    minv_mpi_layout_ranks(to, rank_to);
     const MPI_Datatype type = t == MINV_R64 ? MPI_DOUBLE : MPI_FLOAT;
     /* rounds of whole column pieces, width columns at most (width is among the cuts) */
     for (int64_t j0 = 0; j0 < ncols || (j0 == 0 && ncols == 0);) {
@@ -119,7 +91,7 @@ minv_status minv_mpi_redistribute(minv_context *ctx, minv_dtype t, const minv_mp
         for (int64_t j = j0; j < j1; j++)
             for (int64_t i = 0; i < nrows; i++) {
                 const int64_t e = (rcut[i + 1] - rcut[i]) * (ccut[j + 1] - ccut[j]);
-                const int s = holder(&sf, rcut[i], ccut[j]), d = holder(&st, rcut[i], ccut[j]);
+                const int s = minv_mpi_layout_holder(from, rank_from, rcut[i], ccut[j]), d = minv_mpi_layout_holder(to, rank_to, rcut[i], ccut[j]);
                 if (s == me && d != me)
                     scount[d] += (int)e;
                 if (d == me && s != me)
@@ -129,14 +101,13 @@ minv_status minv_mpi_redistribute(minv_context *ctx, minv_dtype t, const minv_mp
             sdispl[r] = sdispl[r - 1] + scount[r - 1];
             rdispl[r] = rdispl[r - 1] + rcount[r - 1];
         }
-        int *sfill = all, *rfill = all + size; /* the places are read: reuse their room */
         memcpy(sfill, sdispl, (size_t)size * sizeof(int));
         memcpy(rfill, rdispl, (size_t)size * sizeof(int));
         int64_t nout = 0, nin = 0, nstay = 0;
         for (int64_t j = j0; j < j1; j++)
             for (int64_t i = 0; i < nrows; i++) {
                 const int64_t e = (rcut[i + 1] - rcut[i]) * (ccut[j + 1] - ccut[j]);
-                const int s = holder(&sf, rcut[i], ccut[j]), d = holder(&st, rcut[i], ccut[j]);
+                const int s = minv_mpi_layout_holder(from, rank_from, rcut[i], ccut[j]), d = minv_mpi_layout_holder(to, rank_to, rcut[i], ccut[j]);
                 if (s == me && d == me) /* stays on this rank: listed from the end of in_list */
                     in_list[nrows * ncols - 1 - nstay++] = (piece){rcut[i], rcut[i + 1], ccut[j], ccut[j + 1], 0};
                 else if (s == me) {

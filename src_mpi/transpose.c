@@ -2,7 +2,7 @@
  * rank's piece with block (J, I), wherever that lies. The symmetry check and the mirrored SPD
  * inverse need A^T against A; ScaLAPACK's p?tran sends entry by entry and p?gemr2d onto the
  * transposed grid ran at 0.3-0.4 GB/s a rank (2 x H100 host, n = 32768), so the partners
- * travel as whole blocks, one MPI_Alltoallv a round. A round moves at most ROUND_BYTES from a
+ * travel as whole blocks, one MPI_Alltoallv a round. A round moves at most MINV_MPI_ROUND_BYTES from a
  * rank (no message near 2 GB) and a quarter of a rank's blocks (buffers of a quarter of a
  * piece; every matrix of more than a few blocks goes in several rounds, tested so). Only the
  * blocks on and below the diagonal travel: each pair meets once, at the block above. A rank
@@ -16,8 +16,6 @@
 #include "mpi_internal.h"
 #include "scalapack.h"
 
-enum { ROUND_BYTES = 256 << 20 };
-
 typedef struct {
     int64_t bi, bj; /* global block row and column */
 } block;
@@ -28,16 +26,14 @@ typedef struct {
     int64_t *start;  /* size + 1 offsets into all */
 } by_rank;
 
-/* The rank (in the layout's communicator) holding block (bi, bj); rank_of: by grid place,
- * p * npcol + q. */
+/* The rank holding block (bi, bj). */
 static int owner(const minv_mpi_layout *l, const int *rank_of, int64_t bi, int64_t bj) {
-    const int64_t p = (l->desc[SL_RSRC] + bi) % l->nprow, q = (l->desc[SL_CSRC] + bj) % l->npcol;
-    return rank_of[p * l->npcol + q];
+    return minv_mpi_layout_holder(l, rank_of, bi * l->mb, bj * l->nb);
 }
 
-/* Global block indices of this rank's local block rows / columns. */
-static int64_t global_block(int64_t local, int me, int src, int procs) {
-    return local * procs + ((me - src + procs) % procs);
+/* The global block of this rank's local block row li and column lj. */
+static block global_block(const minv_mpi_layout *l, int64_t li, int64_t lj) {
+    return (block){minv_mpi_layout_row(l, li * l->mb) / l->mb, minv_mpi_layout_col(l, lj * l->nb) / l->nb};
 }
 
 /* The rank's blocks on and above the diagonal (receiving: in column-major order of (bi, bj),
@@ -56,10 +52,8 @@ static int group(const minv_mpi_layout *l, const int *rank_of, int size, int row
     }
     for (int64_t k = 0; k < count; k++) {
         const int64_t outer = k / (row_major ? nbk : mbk), inner = k % (row_major ? nbk : mbk);
-        const int64_t li = row_major ? outer : inner, lj = row_major ? inner : outer;
-        const int64_t bi = global_block(li, l->myrow, l->desc[SL_RSRC], l->nprow),
-                      bj = global_block(lj, l->mycol, l->desc[SL_CSRC], l->npcol);
-        rank[k] = (row_major ? bi >= bj : bi <= bj) ? owner(l, rank_of, bj, bi) : -1;
+        const block b = global_block(l, row_major ? outer : inner, row_major ? inner : outer);
+        rank[k] = (row_major ? b.bi >= b.bj : b.bi <= b.bj) ? owner(l, rank_of, b.bj, b.bi) : -1;
         if (rank[k] >= 0)
             g->start[rank[k] + 1]++;
     }
@@ -72,10 +66,8 @@ static int group(const minv_mpi_layout *l, const int *rank_of, int size, int row
     memcpy(fill, g->start, (size_t)size * sizeof(int64_t));
     for (int64_t k = 0; k < count; k++) {
         const int64_t outer = k / (row_major ? nbk : mbk), inner = k % (row_major ? nbk : mbk);
-        const int64_t li = row_major ? outer : inner, lj = row_major ? inner : outer;
         if (rank[k] >= 0)
-            g->all[fill[rank[k]]++] = (block){global_block(li, l->myrow, l->desc[SL_RSRC], l->nprow),
-                                              global_block(lj, l->mycol, l->desc[SL_CSRC], l->npcol)};
+            g->all[fill[rank[k]]++] = global_block(l, row_major ? outer : inner, row_major ? inner : outer);
     }
     free(fill);
     free(rank);
@@ -84,10 +76,9 @@ static int group(const minv_mpi_layout *l, const int *rank_of, int size, int row
 
 /* Where block (bi, bj) of this rank starts in its piece, and its size. */
 static char *at(const minv_mpi_layout *l, minv_dtype t, void *piece, block b, int64_t *rows, int64_t *cols) {
-    const int64_t li = b.bi / l->nprow * l->mb, lj = b.bj / l->npcol * l->nb;
     *rows = l->m - b.bi * l->mb < l->mb ? l->m - b.bi * l->mb : l->mb;
     *cols = l->n - b.bj * l->nb < l->nb ? l->n - b.bj * l->nb : l->nb;
-    return (char *)piece + (size_t)(lj * l->lld + li) * (size_t)t;
+    return (char *)piece + minv_mpi_layout_offset(l, b.bi * l->mb, b.bj * l->nb) * (size_t)t;
 }
 
 minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, void *piece,
@@ -99,7 +90,7 @@ minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const mi
     const int inside = minv_mpi_in_grid(l);
     const int64_t nb = l->nb, bs = nb * nb; /* a block travels as nb x nb, column-major */
     const int64_t local_blocks = ((l->local_rows + l->mb - 1) / l->mb) * ((l->local_cols + l->nb - 1) / l->nb),
-                  fit = ROUND_BYTES / (bs * (int64_t)t) / size;
+                  fit = MINV_MPI_ROUND_BYTES / (bs * (int64_t)t) / size;
     /* blocks a pair of ranks exchange in a round, the same on every rank */
     int64_t per_round = inside ? (local_blocks + 3) / 4 : INT64_MAX;
     per_round = fit < per_round ? fit : per_round;
@@ -107,18 +98,14 @@ minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const mi
     per_round = per_round > 0 && per_round < INT64_MAX ? per_round : 1;
     const int team = minv_threads_for(ctx->cpu_threads, (double)l->local_rows * (double)l->local_cols);
     by_rank send = {0}, recv = {0};
-    /* counts and displacements, then each rank's grid place and the rank at each place */
-    int *counts = calloc((size_t)size * 6 + (size_t)l->nprow * (size_t)l->npcol, sizeof(int));
+    /* counts and displacements, then the rank at each grid place */
+    int *counts = calloc((size_t)size * 4 + (size_t)l->nprow * (size_t)l->npcol, sizeof(int));
     char *out = NULL, *in = NULL;
-    minv_status status = minv_mpi_agree(ctx, comm, counts ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %d counts", 6 * size));
+    minv_status status = minv_mpi_agree(ctx, comm, counts ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %d counts", 4 * size));
     if (status != MINV_SUCCESS)
         goto cleanup;
-    int *places = counts + 4 * size, *rank_of = places + 2 * size;
-    const int place[2] = {inside ? (int)l->myrow : -1, inside ? (int)l->mycol : -1};
-    MPI_Allgather(place, 2, MPI_INT, places, 2, MPI_INT, comm);
-    for (int r = 0; r < size; r++)
-        if (places[2 * r] >= 0)
-            rank_of[places[2 * r] * l->npcol + places[2 * r + 1]] = r;
+    int *rank_of = counts + 4 * size;
+    minv_mpi_layout_ranks(l, rank_of);
     int ok = !inside || (group(l, rank_of, size, 1, &send) == 0 && group(l, rank_of, size, 0, &recv) == 0);
     int64_t rounds = 0;
     if (ok && inside)

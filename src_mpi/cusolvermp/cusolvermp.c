@@ -166,15 +166,9 @@ static void job_free(job *j) {
 }
 
 /* A rank's local columns of the first `cols` global columns of a layout in blocks of nb over
- * npcol process columns (ScaLAPACK's numroc, the first block on process column 0). */
+ * npcol process columns, the first block on process column 0. */
 static int64_t local_columns(int64_t cols, int64_t nb, int mycol, int npcol) {
-    const int64_t blocks = cols / nb, extra = cols % nb;
-    int64_t local = blocks / npcol * nb;
-    if (mycol < blocks % npcol)
-        local += nb;
-    else if (mycol == blocks % npcol)
-        local += extra;
-    return local;
+    return cusolverMpNUMROC(cols, nb, (uint32_t)mycol, 0, (uint32_t)npcol);
 }
 
 /* The widest part of X that fits beside A's piece (on the device already) and the factor's
