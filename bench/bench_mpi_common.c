@@ -6,12 +6,13 @@
 #include <time.h>
 #include <unistd.h>
 
-int bm_rank, bm_size;
+int bm_rank, bm_size, bm_warmup = 1;
 
 void bm_init(int *argc, char ***argv) {
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &bm_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &bm_size);
+    bm_warmup = atoi(bm_option(*argc, *argv, "warmup", "1"));
 }
 
 static void cpu_model(char *buf, size_t len) {
@@ -91,7 +92,8 @@ static double median_of(double *t, int reps) {
 
 double bm_median(int reps, void (*prepare)(void *), void (*call)(void *), void *arg) {
     double *t = malloc((size_t)reps * sizeof(double));
-    timed(prepare, call, arg); /* warm-up */
+    if (bm_warmup)
+        timed(prepare, call, arg);
     for (int r = 0; r < reps; r++) t[r] = timed(prepare, call, arg);
     const double m = median_of(t, reps);
     free(t);
@@ -101,8 +103,10 @@ double bm_median(int reps, void (*prepare)(void *), void (*call)(void *), void *
 void bm_median_pair(int reps, void (*prep_a)(void *), void (*a)(void *), void (*prep_b)(void *), void (*b)(void *),
                     void *arg, double *ta, double *tb) {
     double *t = malloc(2 * (size_t)reps * sizeof(double));
-    timed(prep_a, a, arg);
-    timed(prep_b, b, arg);
+    if (bm_warmup) {
+        timed(prep_a, a, arg);
+        timed(prep_b, b, arg);
+    }
     for (int r = 0; r < reps; r++) {
         t[r] = timed(prep_a, a, arg);
         t[reps + r] = timed(prep_b, b, arg);
@@ -148,6 +152,8 @@ static double hashed(uint64_t i, uint64_t j) {
 void bm_fill(const minv_mpi_layout *l, int spd, double *piece) {
     int64_t *rows = malloc((size_t)(l->local_rows > 0 ? l->local_rows : 1) * sizeof(int64_t));
     for (int64_t li = 0; li < l->local_rows; li++) rows[li] = minv_mpi_layout_row(l, li);
+    /* threaded: a piece of order 10^5 takes minutes on one core */
+#pragma omp parallel for schedule(static)
     for (int64_t lj = 0; lj < l->local_cols; lj++) {
         const int64_t j = minv_mpi_layout_col(l, lj);
         for (int64_t li = 0; li < l->local_rows; li++) {

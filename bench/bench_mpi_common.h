@@ -9,7 +9,9 @@
 
 #include "minv_mpi.h"
 
-extern int bm_rank, bm_size;
+/* bm_warmup: --warmup 0 times without the warm-up call (for orders where one call takes minutes
+ * and an earlier, smaller order of the same run has warmed the context). */
+extern int bm_rank, bm_size, bm_warmup;
 
 /* MPI_Init, rank and size. */
 void bm_init(int *argc, char ***argv);
@@ -19,7 +21,7 @@ void bm_header(int argc, char **argv);
 const char *bm_option(int argc, char **argv, const char *name, const char *def);
 /* A comma-separated list of integers into out (at most max); returns how many. */
 int bm_list(const char *text, int64_t *out, int max);
-/* Median over reps (after one warm-up) of the slowest rank's time of call(arg); before each
+/* Median over reps (after one warm-up unless --warmup 0) of the slowest rank's time of call(arg); before each
  * call prepare(arg) (untimed, may be NULL), then a barrier. */
 double bm_median(int reps, void (*prepare)(void *), void (*call)(void *), void *arg);
 /* Two calls timed in turn (a, b, a, b, ...), so that a loaded machine's drift falls on both:

@@ -11,7 +11,7 @@ bash scripts/device-pack.sh
 mpi_bins=$(find "$build" -type f -perm -u+x \( -name 'test_mpi_*' -o -name 'bench_mpi_*' -o -name 'example_*_mpi' -o -name 'minv-mpi' \) | grep -v CMakeFiles)
 for bin in $mpi_bins "$build"/src_mpi/libminv_mpi.so.*[0-9]; do
     ldd "$bin" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
-        [[ $name =~ ^(libscalapack|libpnetcdf) ]] && cp -L -n "$path" "devlibs/$name"
+        if [[ $name =~ ^(libscalapack|libpnetcdf) ]]; then cp -L -n "$path" "devlibs/$name"; fi
     done
 done
 cp -n deps/cusolvermp/wheels/nvidia_cusolvermp_cu13-*.whl devlibs/ 2>/dev/null ||
