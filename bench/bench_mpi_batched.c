@@ -6,8 +6,10 @@
  * members (the same total), the layout of a DA code whose ranks hold unequal numbers of points.
  *
  *   mpirun -np P bench_mpi_batched [--k 16,64] [--per-rank 4000] [--reps 5] [--uneven 0|1]
- *                                  [--backend cpu|gpu] [--solve 0|1]
- * Prints a markdown table on rank 0; times are the slowest rank's, medians after a warm-up. */
+ *                                  [--backend cpu|gpu] [--solve 0|1] [--stages 0|1]
+ * Prints a markdown table on rank 0; times are the slowest rank's, medians after a warm-up.
+ * --stages 1: under each row, rank 0's last report alone and distributed (backend, stages,
+ * reason), to tell where a GPU rank's time went. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,15 +21,16 @@ typedef struct {
     int32_t flags;
     int solve;
     double *a, *x, *b;
+    minv_batch_report alone, distributed; /* rank 0's last of each */
 } job;
 
 static void distributed(void *p) {
     job *j = p;
     const int64_t kk = j->k * j->k;
     bm_check(j->ctx, j->solve ? minv_mpi_solve_batched_d(j->ctx, MPI_COMM_WORLD, j->flags, MINV_METHOD_AUTO, j->k, 1, j->n, j->a,
-                                                         j->k, kk, j->b, j->k, j->k, j->x, j->k, j->k, NULL, NULL)
+                                                         j->k, kk, j->b, j->k, j->k, j->x, j->k, j->k, NULL, &j->distributed)
                               : minv_mpi_invert_batched_d(j->ctx, MPI_COMM_WORLD, j->flags, MINV_METHOD_AUTO, j->k, j->n, j->a,
-                                                          j->k, kk, j->x, j->k, kk, NULL, NULL),
+                                                          j->k, kk, j->x, j->k, kk, NULL, &j->distributed),
              "minv_mpi batched");
 }
 
@@ -38,9 +41,10 @@ static void alone(void *p) {
     if (bm_rank != 0)
         return;
     if (j->solve)
-        minv_solve_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, 1, j->n, j->a, j->k, kk, j->b, j->k, j->k, j->x, j->k, j->k, NULL, NULL);
+        minv_solve_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, 1, j->n, j->a, j->k, kk, j->b, j->k, j->k, j->x, j->k, j->k, NULL,
+                             &j->alone);
     else
-        minv_invert_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, j->n, j->a, j->k, kk, j->x, j->k, kk, NULL, NULL);
+        minv_invert_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, j->n, j->a, j->k, kk, j->x, j->k, kk, NULL, &j->alone);
 }
 
 int main(int argc, char **argv) {
@@ -48,7 +52,8 @@ int main(int argc, char **argv) {
     int64_t ks[8];
     const int count = bm_list(bm_option(argc, argv, "k", "16,64"), ks, 8), reps = atoi(bm_option(argc, argv, "reps", "5"));
     const int64_t per = atoll(bm_option(argc, argv, "per-rank", "4000"));
-    const int uneven = atoi(bm_option(argc, argv, "uneven", "0")), solve = atoi(bm_option(argc, argv, "solve", "0"));
+    const int uneven = atoi(bm_option(argc, argv, "uneven", "0")), solve = atoi(bm_option(argc, argv, "solve", "0")),
+              stages = atoi(bm_option(argc, argv, "stages", "0"));
     minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"), 0);
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 0); /* the members' work alone, as a DA cycle runs it */
     bm_header(argc, argv);
@@ -83,6 +88,12 @@ int main(int argc, char **argv) {
         if (bm_rank == 0) {
             printf("| %lld | %d | %lld to %lld | %s | %.4f | %.4f | %.2f | %.4f | %.2f |\n", (long long)j.k, bm_size,
                    (long long)least, (long long)most, uneven ? "uneven" : "even", t1, tp, t1 / tp, tr, t1 / tr);
+            for (int d = 0; stages && d < 2; d++) {
+                const minv_batch_report *r = d ? &j.distributed : &j.alone;
+                printf("|  | %s: %s, %.4f s: upload %.4f, compute %.4f, download %.4f | %s |\n", d ? "distributed (rebalanced)" : "alone",
+                       minv_backend_name(r->backend), r->seconds, r->stages.upload_seconds, r->stages.compute_seconds,
+                       r->stages.download_seconds, r->reason);
+            }
             fflush(stdout);
         }
         free(j.a);

@@ -65,14 +65,17 @@ static double against_cpu(minv_context *gpu, minv_context *cpu, int spd, int sol
     return d;
 }
 
-static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n, int solve, int expect_gpu) {
+/* column_grid: all ranks down one process column (P x 1), where row swaps cross ranks; else the
+ * default grid (1 x 2 for two ranks). */
+static void one_matrix(minv_context *gpu, minv_context *cpu, int spd, int64_t n, int solve, int expect_gpu, int column_grid) {
     minv_mpi_layout la, lb;
-    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 0, 0, &la), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, column_grid ? mt_size : 0, column_grid ? 1 : 0, &la),
+                 MINV_SUCCESS, gpu);
     CHECK_STATUS(minv_mpi_layout_like(gpu, &la, n, solve ? 5 : n, &lb), MINV_SUCCESS, gpu);
     minv_report r;
     const double d = against_cpu(gpu, cpu, spd, solve, 7 + (uint64_t)n, &la, &lb, &r);
-    CHECK(d < 1e-10, "%s %s n %lld: rel. difference %g from serial minv on the CPU", spd ? "spd" : "general",
-          solve ? "solve" : "inverse", (long long)n, d);
+    CHECK(d < 1e-10, "%s %s n %lld, %lld x %lld grid: rel. difference %g from serial minv on the CPU", spd ? "spd" : "general",
+          solve ? "solve" : "inverse", (long long)n, (long long)la.nprow, (long long)la.npcol, d);
     CHECK(r.residual >= 0 && r.residual < 1000 * EPS, "residual %g", r.residual);
     CHECK(MT_SAME_REPORT(r), "the report differs between the ranks");
     if (expect_gpu)
@@ -253,10 +256,11 @@ int main(int argc, char **argv) {
     if (mt_rank == 0)
         printf("test_mpi_gpu: %d rank%s, %s\n", mt_size, mt_size == 1 ? "" : "s",
                expect_gpu ? "cuSOLVERMp expected" : "ranks share a GPU or no cuSOLVERMp: the ScaLAPACK fallback expected");
-    for (int spd = 0; spd < 2; spd++)
-        for (int solve = 0; solve < 2; solve++)
-            one_matrix(gpu, cpu, spd, 300, solve, expect_gpu);
-    one_matrix(gpu, cpu, 1, 77, 0, expect_gpu); /* n no multiple of the block */
+    for (int column_grid = 0; column_grid < (mt_size > 1 ? 2 : 1); column_grid++)
+        for (int spd = 0; spd < 2; spd++)
+            for (int solve = 0; solve < 2; solve++)
+                one_matrix(gpu, cpu, spd, 300, solve, expect_gpu, column_grid);
+    one_matrix(gpu, cpu, 1, 77, 0, expect_gpu, 0); /* n no multiple of the block */
     failures(gpu, cpu, expect_gpu);
     if (expect_gpu)
         for (int solve = 0; solve < 2; solve++) {
