@@ -136,9 +136,9 @@ int main(int argc, char **argv) {
                        minv_backend_name(j.report.backend));
                 const minv_stages *st = &j.report.stages;
                 if (stages)
-                    printf("|  | stages: upload %.3f s (%.2f GB), compute %.3f s, download %.3f s (%.2f GB) | %s |\n",
+                    printf("|  | stages: upload %.3f s (%.2f GB), compute %.3f s, download %.3f s (%.2f GB); residual %.2g | %s |\n",
                            st->upload_seconds, st->upload_bytes / 1e9, st->compute_seconds, st->download_seconds,
-                           st->download_bytes / 1e9, j.report.reason);
+                           st->download_bytes / 1e9, j.report.residual, j.report.reason);
                 fflush(stdout);
             }
             free(j.a);
