@@ -8,7 +8,8 @@
 #              uneven decomposition with and without the rebalance
 #   io         a 2 GB variable (n = 16384) read by 4 and 16 ranks against the serial reader
 #   gpu        one matrix on 1 and 2 GPUs (cuSOLVERMp; n = 32768, 65536, inversion and solve),
-#              with minv's single-process multi-GPU Gauss-Jordan and cusolverMg (bench_multi_gpu)
+#              distributed batches on 1 and 2 GPUs, with minv's single-process multi-GPU
+#              Gauss-Jordan and cusolverMg (bench_multi_gpu)
 # On the GPU machine: scripts/device-mpi.sh devlibs scripts/bench-mpi.sh PART $OUT
 set -euo pipefail
 part=$1
@@ -29,11 +30,17 @@ case $part in
         for np in 4 16; do mpi "$np" "$bin/bench_mpi_io" --n 16384 --format nc4,cdf5 --reps 3 --dir /tmp; done |
             tee -a "$out/mpi_io.md" ;;
     gpu)
-        # each rank with its share of the cores for minv's checks (one core a rank by default)
+        # each rank bound to its share of the cores for minv's checks (one core a rank by default;
+        # unbound, two ranks' threads share cores)
         for np in 1 2; do
-            mpirun --oversubscribe --bind-to none -np "$np" -x NCCL_NVLS_ENABLE=0 "$bin/bench_mpi_dense" --backend gpu \
+            mpirun --oversubscribe --map-by slot:PE=$(($(nproc) / np)) --bind-to core -np "$np" -x NCCL_NVLS_ENABLE=0 \
+                "$bin/bench_mpi_dense" --backend gpu \
                 --direct none --n 32768,65536 --ops lu,spd,lu-solve,spd-solve --nrhs 4096 --nb 1024 --reps 1 --residual 0 \
                 --stages 1
+        done | tee -a "$out/mpi_gpu.md"
+        for np in 1 2; do
+            mpirun --oversubscribe --map-by slot:PE=$(($(nproc) / np)) --bind-to core -np "$np" \
+                "$bin/bench_mpi_batched" --backend gpu --k 16,64 --per-rank 20000 --reps 5
         done | tee -a "$out/mpi_gpu.md"
         "$bin/../bench/bench_multi_gpu" compare --n 32768 2>&1 | tee -a "$out/mpi_gpu.md" ;;
     *) echo "bench-mpi: PART $part: expected dense-1, dense-4, dense-16, batched, io or gpu" >&2; exit 2 ;;
