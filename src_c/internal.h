@@ -343,6 +343,8 @@ static inline void *minv_at(const minv_mat *m, int64_t i, int64_t j) {
 minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int64_t rows,
                            int64_t cols);
 void minv_mat_free(minv_mat *m);
+/* malloc, with 2 MiB pages asked for where the block is large (free() releases it). */
+void *minv_alloc_large(size_t bytes);
 void minv_mat_copy(const minv_mat *src, minv_mat *dst); /* same dtype and shape */
 void minv_mat_mirror_lower(minv_mat *a); /* the strict upper triangle from the lower */
 /* 1 when every entry is finite; else 0 with the first bad entry in column-major order. */

@@ -36,20 +36,25 @@ minv_status minv_mat_alloc(minv_context *ctx, minv_mat *m, minv_dtype dtype, int
         return minv_fail(ctx, MINV_ERR_ALLOC, "%lld x %lld matrix exceeds the address space",
                          (long long)rows, (long long)cols);
     const size_t bytes = count * (size_t)dtype;
-    m->data = malloc(bytes);
+    m->data = minv_alloc_large(bytes);
     if (!m->data)
         return minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %.3g GB for a %lld x %lld work matrix",
                          (double)count * (double)dtype / 1e9, (long long)rows, (long long)cols);
+    return MINV_SUCCESS;
+}
+
+void *minv_alloc_large(size_t bytes) {
+    void *p = malloc(bytes);
 #if defined(MADV_HUGEPAGE)
-    /* faulting a fresh large matrix in 4 KiB pages costs as much as filling it: the whole
+    /* faulting a fresh large block in 4 KiB pages costs as much as filling it: the whole
      * 2 MiB pages inside the block are asked for (a refusal costs only the small pages' faults) */
     const size_t huge = (size_t)2 << 20;
-    if (bytes >= 8 * huge) {
-        const uintptr_t first = ((uintptr_t)m->data + huge - 1) / huge * huge, end = ((uintptr_t)m->data + bytes) / huge * huge;
+    if (p && bytes >= 8 * huge) {
+        const uintptr_t first = ((uintptr_t)p + huge - 1) / huge * huge, end = ((uintptr_t)p + bytes) / huge * huge;
         madvise((void *)first, end - first, MADV_HUGEPAGE);
     }
 #endif
-    return MINV_SUCCESS;
+    return p;
 }
 
 void minv_mat_free(minv_mat *m) {

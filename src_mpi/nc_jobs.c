@@ -51,7 +51,7 @@ static minv_status square_layout(minv_context *ctx, MPI_Comm comm, int64_t n, mi
 }
 
 static void *alloc_piece(const minv_mpi_layout *l, minv_dtype t) {
-    return malloc((size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1) * (size_t)t);
+    return minv_alloc_large((size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1) * (size_t)t);
 }
 
 /* The read and write stages over every rank, before the commit writes them as attributes. */
@@ -150,7 +150,7 @@ static minv_status invert_batch(minv_context *ctx, MPI_Comm comm, minv_method me
     /* the serial layer's chunks over this rank's range (at least one matrix, for the ranks with
      * none); a matrix larger than its budget comes whole all the same, a chunk of one */
     minv_status status = minv_nc_chunks_alloc(ctx, &c, fo, t, n, mine > 0 ? mine : 1);
-    if (status == MINV_SUCCESS && !(disk = c.whole ? c.disk : malloc((size_t)(n * n) * sizeof(double))))
+    if (status == MINV_SUCCESS && !(disk = c.whole ? c.disk : minv_alloc_large((size_t)(n * n) * sizeof(double))))
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a matrix of order %lld", (long long)n);
     if (status == MINV_SUCCESS)
         status = minv_nc_records_alloc(ctx, &own, mine > 0 ? mine : 1);

@@ -144,7 +144,7 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     minv_status status = slab_layout(ctx, l, d0, d1, s->view, sb.per, &sl);
     if (status != MINV_SUCCESS)
         return status;
-    piece = malloc(piece_elems(&sl) * (size_t)t);
+    piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
     raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, in->comm, piece && raw ? MINV_SUCCESS
                                                         : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
@@ -335,7 +335,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
     minv_status status = slab_layout(ctx, l, d0, d1, sp->view, sb.per, &sl);
     if (status != MINV_SUCCESS)
         return status;
-    piece = malloc(piece_elems(&sl) * (size_t)t);
+    piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
     raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, out->comm, piece && raw ? MINV_SUCCESS
                                                          : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
