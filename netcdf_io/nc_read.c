@@ -455,6 +455,7 @@ static void read_tiles(run *u) {
 static minv_status finish(run *u, double t0) {
     minv_nc_source *s = u->s;
     s->seconds += minv_now() - t0;
+    s->last_bad = u->bad;
     if (u->job.stop)
         return u->job.status;
     minv_nc_run_end(&u->job);

@@ -188,6 +188,16 @@ typedef struct {
     double scale, offset;        /* value = stored * scale + offset */
 } minv_nc_values;
 
+/* The first bad entry of what was read: its kind (0 none; else fill, missing, NaN, Inf, out of
+ * the valid range, too large for single precision), the matrix (within a run) and its place on
+ * disk (along d0, d1). */
+typedef struct {
+    int kind;
+    int64_t matrix;
+    size_t r, c;
+    double value;
+} minv_nc_bad;
+
 typedef struct {
     const char *path, *var;        /* var: a name, or a path of groups "analysis/M" */
     int ncid;                      /* the file */
@@ -216,6 +226,7 @@ typedef struct {
     int64_t direct_units;          /* chunks or blocks of rows read directly */
     int threads;                   /* the most threads a read ran on */
     int64_t batch_reads;           /* reads of whole matrices (minv_nc_source_read_matrices) */
+    minv_nc_bad last_bad;          /* the last read's first bad entry, whose NOT_FINITE it returned */
 } minv_nc_source;
 
 /* Opens `var` of `path` read-only and checks everything that can be checked before reading:
@@ -248,15 +259,6 @@ minv_status minv_nc_source_read_matrices(minv_context *ctx, minv_nc_source *s, i
  * does it. */
 minv_status minv_nc_source_convert_matrices(minv_context *ctx, minv_nc_source *s, int64_t k0, int64_t count,
                                             const double *disk, minv_dtype t, void *dst);
-/* The first bad entry of what was read: its kind (0 none; else fill, missing, NaN, Inf, out of
- * the valid range, too large for single precision), the matrix (within a run) and its place on
- * disk (along d0, d1). */
-typedef struct {
-    int kind;
-    int64_t matrix;
-    size_t r, c;
-    double value;
-} minv_nc_bad;
 /* Checks raw values, rows x cols of them (rows ld apart) at (r0, c0) of a matrix on disk: the
  * first bad one in file order goes to *bad when it comes before the one there, NaN and Inf
  * passing with keep_nonfinite. Unpacking is minv_nc_tile_to_mat's. The MPI layer's reader

@@ -1,9 +1,11 @@
 /* Variables read and written by every rank. A matrix moves as slabs of whole rows of the
  * variable as stored (contiguous in classic files, whole chunks in netCDF-4 ones), one slab a
- * rank, in bands of about MINV_NC_TILE_ELEMS values; minv_mpi_redistribute (redistribute.c) moves the
- * slabs to and from the blocks of a layout. A batch moves as ranges of whole matrices. Values
- * are checked and converted by the serial reader's own code (minv_nc_source_scan, _convert),
- * so the messages are minv_invert_file's; every rank returns the same status. */
+ * rank: read by the serial reader (minv_nc_source_read_band: directly, on the rank's threads,
+ * where the storage allows), or collectively through PnetCDF in bands of about
+ * MINV_NC_TILE_ELEMS values; minv_mpi_redistribute (redistribute.c) moves the slabs to and from
+ * the blocks of a layout. A batch moves as ranges of whole matrices. Values are checked and
+ * converted by the serial reader's own code (minv_nc_source_scan, _convert), so the messages
+ * are minv_invert_file's; every rank returns the same status. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,40 +147,49 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     if (status != MINV_SUCCESS)
         return status;
     piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
-    raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
-    MINV_TRY(minv_mpi_agree(ctx, in->comm, piece && raw ? MINV_SUCCESS
+    if (in->collective)
+        raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
+    MINV_TRY(minv_mpi_agree(ctx, in->comm, piece && (raw || !in->collective)
+                                                        ? MINV_SUCCESS
                                                         : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
                                                                     sb.count, d1)));
     minv_mat m = slab_mat(&sl, t, piece);
-    const int64_t bands = minv_mpi_max_i64((int64_t)((sb.count + band - 1) / band), in->comm);
     minv_status local_status = MINV_SUCCESS;
-    const double t0 = minv_now();
-    for (int64_t b = 0; b < bands; b++) {
-        const size_t at = (size_t)b * band, rows = local_status == MINV_SUCCESS && at < sb.count
-                                                       ? (sb.count - at < band ? sb.count - at : band) : 0;
-        /* a rank done with its slab still joins a collective read, with nothing at the end */
-        region(s->rank, s->lead, s->nlead_fixed, k, rows > 0 ? sb.first + at : d0, rows, d1, start, count);
-        int st = NC_NOERR;
-        if (in->collective)
-            st = minv_mpi_pnc_get(in->pncid, in->pvarid, s->rank, start, count, raw, msg, sizeof msg);
-        else if (rows > 0 && (st = nc_get_vara_double(s->grpid, s->varid, start, count, raw)) != NC_NOERR)
-            snprintf(msg, sizeof msg, "%s", nc_strerror(st));
-        if (st != NC_NOERR && local_status == MINV_SUCCESS) {
-            minv_nc_source_where(s, k, where, sizeof where);
-            local_status = minv_fail(ctx, MINV_ERR_IO, "%s: reading rows %zu to %zu failed (truncated or corrupt file?): %s", where,
-                                     sb.first + at, sb.first + at + rows, msg);
+    if (!in->collective) {
+        /* the serial reader's band: directly on the rank's threads where the storage allows (4-8x
+         * NetCDF-C's rate), its first bad entry kept for the ranks to agree on */
+        if (sb.count > 0 &&
+            (local_status = minv_nc_source_read_band(ctx, s, k, (int64_t)sb.first, (int64_t)sb.count, 0, &m)) == MINV_ERR_NOT_FINITE) {
+            bad = s->last_bad;
+            local_status = MINV_SUCCESS;
+            minv_clear_error(ctx);
         }
-        if (rows == 0 || st != NC_NOERR || bad.kind)
-            continue;
-        const size_t span[2] = {rows, d1}, into[2] = {at, 0};
-        minv_nc_source_scan(s, raw, d1, sb.first + at, 0, rows, d1, 0, t == MINV_R32, 0, &bad);
-        if (!bad.kind)
-            minv_nc_tile_to_mat(raw, d1, into, span, s->view, s->values.scale, s->values.offset, &m);
-        s->bytes += (double)(rows * d1 * esize);
-        s->tiles++;
-        minv_progress(ctx, "read", (double)(b + 1) / (double)bands);
+    } else {
+        const int64_t bands = minv_mpi_max_i64((int64_t)((sb.count + band - 1) / band), in->comm);
+        const double t0 = minv_now();
+        for (int64_t b = 0; b < bands; b++) {
+            const size_t at = (size_t)b * band, rows = local_status == MINV_SUCCESS && at < sb.count
+                                                           ? (sb.count - at < band ? sb.count - at : band) : 0;
+            /* a rank done with its slab still joins the collective read, with nothing at the end */
+            region(s->rank, s->lead, s->nlead_fixed, k, rows > 0 ? sb.first + at : d0, rows, d1, start, count);
+            const int st = minv_mpi_pnc_get(in->pncid, in->pvarid, s->rank, start, count, raw, msg, sizeof msg);
+            if (st != NC_NOERR && local_status == MINV_SUCCESS) {
+                minv_nc_source_where(s, k, where, sizeof where);
+                local_status = minv_fail(ctx, MINV_ERR_IO, "%s: reading rows %zu to %zu failed (truncated or corrupt file?): %s",
+                                         where, sb.first + at, sb.first + at + rows, msg);
+            }
+            if (rows == 0 || st != NC_NOERR || bad.kind)
+                continue;
+            const size_t span[2] = {rows, d1}, into[2] = {at, 0};
+            minv_nc_source_scan(s, raw, d1, sb.first + at, 0, rows, d1, 0, t == MINV_R32, 0, &bad);
+            if (!bad.kind)
+                minv_nc_tile_to_mat(raw, d1, into, span, s->view, s->values.scale, s->values.offset, &m);
+            s->bytes += (double)(rows * d1 * esize);
+            s->tiles++;
+            minv_progress(ctx, "read", (double)(b + 1) / (double)bands);
+        }
+        s->seconds += minv_now() - t0;
     }
-    s->seconds += minv_now() - t0;
     MINV_TRY(minv_mpi_agree(ctx, in->comm, local_status));
     MINV_TRY(fail_first_bad(ctx, in->comm, s, k, &bad));
     if (l->m > 0 && l->n > 0)
@@ -228,14 +239,14 @@ void minv_mpi_nc_in_note(const minv_mpi_nc_in *in, minv_report *report) {
     char how[256];
     int size;
     MPI_Comm_size(in->comm, &size);
-    if (!in->collective && s->batch_reads > 0) /* each rank's range by the serial reader */
+    if (!in->collective) /* each rank's slab or range by the serial reader */
         minv_nc_source_how(s, how, sizeof how);
     else if (s->batch_reads > 0)
         snprintf(how, sizeof how, "in %lld read%s of whole matrices", (long long)s->batch_reads, s->batch_reads == 1 ? "" : "s");
     else
         snprintf(how, sizeof how, "as %lld band%s of whole rows", (long long)s->tiles, s->tiles == 1 ? "" : "s");
     minv_report_note(report, "read '%s' %s by %d rank%s, %s", s->var, how, size, size == 1 ? "" : "s",
-                     in->collective ? "collectively through PnetCDF" : "each through netCDF-C");
+                     in->collective ? "collectively through PnetCDF" : "each by the serial reader");
 }
 
 /* ---- writing ---- */

@@ -148,7 +148,7 @@ static void invert_formats(minv_context *ctx) {
             CHECK(file_format(out) == formats[f].nc_format && file_format(ref) == formats[f].nc_format,
                   "%s: the output's format is %d (serial %d), expected the input's, %d", what, file_format(out), file_format(ref),
                   formats[f].nc_format);
-            CHECK(strstr(r.reason, formats[f].classic && MINV_MPI_HAVE_PNETCDF ? "collectively through PnetCDF" : "each through netCDF-C"),
+            CHECK(strstr(r.reason, formats[f].classic && MINV_MPI_HAVE_PNETCDF ? "collectively through PnetCDF" : "each by the serial reader"),
                   "%s: reason: %s", what, r.reason);
         }
     }
