@@ -78,6 +78,14 @@ static size_t piece_elems(const minv_mpi_layout *l) {
     return (size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1);
 }
 
+/* One rank's slab is the whole matrix, stored as the layout's piece is where their leading
+ * dimensions agree: the slab is then the piece itself, with no copy between them. */
+static int slab_is_piece(const minv_mpi_layout *sl, const minv_mpi_layout *l) {
+    int size;
+    MPI_Comm_size(minv_mpi_layout_comm(l), &size);
+    return size == 1 && sl->local_rows == l->local_rows && sl->local_cols == l->local_cols && sl->lld == l->lld;
+}
+
 /* ---- reading ---- */
 
 minv_status minv_mpi_nc_in_open(minv_context *ctx, MPI_Comm comm, minv_mpi_nc_in *in, const char *path,
@@ -146,7 +154,8 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     minv_status status = slab_layout(ctx, l, d0, d1, s->view, sb.per, &sl);
     if (status != MINV_SUCCESS)
         return status;
-    piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
+    const int in_place = slab_is_piece(&sl, l);
+    piece = in_place ? local : minv_alloc_large(piece_elems(&sl) * (size_t)t);
     if (in->collective)
         raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, in->comm, piece && (raw || !in->collective)
@@ -192,10 +201,11 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     }
     MINV_TRY(minv_mpi_agree(ctx, in->comm, local_status));
     MINV_TRY(fail_first_bad(ctx, in->comm, s, k, &bad));
-    if (l->m > 0 && l->n > 0)
+    if (l->m > 0 && l->n > 0 && !in_place)
         MINV_TRY(minv_mpi_redistribute(ctx, t, &sl, piece, l, local));
 cleanup:
-    free(piece);
+    if (!in_place)
+        free(piece);
     free(raw);
     minv_mpi_layout_free(&sl);
     return status;
@@ -346,14 +356,17 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
     minv_status status = slab_layout(ctx, l, d0, d1, sp->view, sb.per, &sl);
     if (status != MINV_SUCCESS)
         return status;
-    piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
+    const int in_place = slab_is_piece(&sl, l);
+    if (!in_place)
+        piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
     raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
-    MINV_TRY(minv_mpi_agree(ctx, out->comm, piece && raw ? MINV_SUCCESS
-                                                         : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
-                                                                     sb.count, d1)));
-    if (l->m > 0 && l->n > 0)
+    MINV_TRY(minv_mpi_agree(ctx, out->comm, (piece || in_place) && raw
+                                                ? MINV_SUCCESS
+                                                : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
+                                                            sb.count, d1)));
+    if (l->m > 0 && l->n > 0 && !in_place)
         MINV_TRY(minv_mpi_redistribute(ctx, t, l, local, &sl, piece));
-    const minv_mat m = slab_mat(&sl, t, piece);
+    const minv_mat m = slab_mat(&sl, t, in_place ? (void *)local : piece);
     minv_status local_status = MINV_SUCCESS;
     const double t0 = minv_now();
     /* one slab after another through rank 0, or all at once through PnetCDF */
