@@ -167,8 +167,10 @@ void bm_fill(const minv_mpi_layout *l, int spd, double *piece) {
     free(rows);
 }
 
+size_t bm_piece_elems(const minv_mpi_layout *l) { return (size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1); }
+
 double *bm_alloc_piece(const minv_mpi_layout *l) {
-    double *p = malloc((size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1) * sizeof(double));
+    double *p = malloc(bm_piece_elems(l) * sizeof(double));
     if (!p) {
         fprintf(stderr, "bench: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

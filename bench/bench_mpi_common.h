@@ -36,6 +36,9 @@ void bm_check(minv_context *ctx, minv_status st, const char *what);
 /* This rank's piece of a well-conditioned n x n matrix: SPD (symmetric, diagonally dominant)
  * or general (uniform in [-1, 1), n on the diagonal), the same whatever the layout. */
 void bm_fill(const minv_mpi_layout *l, int spd, double *piece);
+/* The doubles of this rank's piece of l (lld x local columns, at least one column), and a
+ * buffer of them. */
+size_t bm_piece_elems(const minv_mpi_layout *l);
 double *bm_alloc_piece(const minv_mpi_layout *l);
 
 #endif

@@ -37,14 +37,12 @@ static void minv_side(void *p) {
              "minv");
 }
 
-static size_t elems(const minv_mpi_layout *l) { return (size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1); }
-
 /* The direct calls overwrite their inputs: fresh copies, untimed. */
 static void direct_prepare(void *p) {
     job *j = p;
-    memcpy(j->work, j->a, elems(j->la) * sizeof(double));
+    memcpy(j->work, j->a, bm_piece_elems(j->la) * sizeof(double));
     if (j->solve)
-        memcpy(j->bwork, j->b, elems(j->lb) * sizeof(double));
+        memcpy(j->bwork, j->b, bm_piece_elems(j->lb) * sizeof(double));
 }
 
 static void direct_call(void *p) {
@@ -115,11 +113,11 @@ int main(int argc, char **argv) {
             bm_fill(&la, j.spd, j.a);
             if (j.b)
                 bm_fill(&lb, 0, j.b);
-            memset(j.x, 0, elems(&lb) * sizeof(double)); /* every buffer touched before timing */
+            memset(j.x, 0, bm_piece_elems(&lb) * sizeof(double)); /* every buffer touched before timing */
             if (j.work)
-                memcpy(j.work, j.a, elems(&la) * sizeof(double));
+                memcpy(j.work, j.a, bm_piece_elems(&la) * sizeof(double));
             if (j.bwork)
-                memcpy(j.bwork, j.b, elems(&lb) * sizeof(double));
+                memcpy(j.bwork, j.b, bm_piece_elems(&lb) * sizeof(double));
             double t_minv = 0, t_direct = 0;
             if (direct)
                 bm_median_pair(reps, NULL, minv_side, direct_prepare, direct_call, &j, &t_minv, &t_direct);

@@ -24,10 +24,6 @@ static double max_over(double v, MPI_Comm comm) {
     return out;
 }
 
-static size_t piece_elems(const minv_mpi_layout *l) {
-    return (size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1);
-}
-
 static double get(minv_dtype t, const void *p, size_t e) {
     return t == MINV_R64 ? ((const double *)p)[e] : (double)((const float *)p)[e];
 }
@@ -305,8 +301,8 @@ static minv_status probes_make(minv_context *ctx, minv_dtype t, const minv_mpi_l
     if (status != MINV_SUCCESS)
         return status;
     p->v = malloc((size_t)(n * MINV_PROBES) * sizeof(double));
-    p->vp = minv_alloc_large(piece_elems(&p->lv) * (size_t)t);
-    p->av = minv_alloc_large(piece_elems(&p->lv) * (size_t)t);
+    p->vp = minv_mpi_alloc_piece(&p->lv, t);
+    p->av = minv_mpi_alloc_piece(&p->lv, t);
     status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
                             p->v && p->vp && p->av ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual's probes"));
     if (status != MINV_SUCCESS)
@@ -346,7 +342,7 @@ static minv_status residual_sampled(minv_context *ctx, minv_dtype t, const minv_
 /* ||I - A X||_1 / (n ||A||_1 ||X||_1) */
 static minv_status residual_full(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, const void *a,
                                  const void *x, double anorm_1, double *residual) {
-    void *r = minv_alloc_large(piece_elems(l) * (size_t)t);
+    void *r = minv_mpi_alloc_piece(l, t);
     minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(l),
                                         r ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"));
     if (status != MINV_SUCCESS)
@@ -384,7 +380,7 @@ static minv_status residual_solve(minv_context *ctx, minv_dtype t, int mode, con
     if (status != MINV_SUCCESS)
         return status;
     /* the sampled columns of B in r and of X in xs, then r -= A xs: one product, one read of A */
-    void *r = minv_alloc_large(piece_elems(&lr) * (size_t)t), *xs = minv_alloc_large(piece_elems(&lr) * (size_t)t);
+    void *r = minv_mpi_alloc_piece(&lr, t), *xs = minv_mpi_alloc_piece(&lr, t);
     double *norms = malloc((size_t)(3 * nrhs) * sizeof(double));
     if ((status = minv_mpi_agree(ctx, comm, r && xs && norms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the residual"))) != MINV_SUCCESS)
         goto cleanup;
@@ -595,7 +591,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         MINV_TRY(probes_make(ctx, t, l, a, &pr));
     /* in place, A is kept where it may be needed again: AUTO's fallbacks, the full residual */
     if (in_place && ((method == MINV_METHOD_AUTO && spd) || residual_mode == 2)) {
-        keep = minv_alloc_large(piece_elems(l) * (size_t)t);
+        keep = minv_mpi_alloc_piece(l, t);
         MINV_TRY(minv_mpi_agree(ctx, comm, keep ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot keep a copy of A")));
         minv_mpi_copy_piece(t, l, a, keep);
     }
@@ -679,7 +675,7 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         status = check_piece(ctx, fn, 6, "b", lb, b);
     if (status == MINV_SUCCESS)
         status = check_piece(ctx, fn, 7, "x", lb, x);
-    if (status == MINV_SUCCESS && x == b && !(bkeep = minv_alloc_large(piece_elems(lb) * (size_t)t)))
+    if (status == MINV_SUCCESS && x == b && !(bkeep = minv_mpi_alloc_piece(lb, t)))
         status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of B's piece (%lld x %lld)", (long long)lb->local_rows,
                            (long long)lb->local_cols);
     /* n = 0 or nrhs = 0: LAPACK's quick return, nothing read or written */
@@ -700,12 +696,12 @@ static minv_status solve_expert(minv_context *ctx, const char *fn, minv_method m
         minv_mpi_copy_piece(t, lb, b, bkeep);
     const void *borig = bkeep ? bkeep : b;
     MINV_TRY(minv_mpi_layout_like(ctx, la, n, (int64_t)nrhs + 1, &lw));
-    xw = minv_alloc_large(piece_elems(&lw) * (size_t)t);
+    xw = minv_mpi_alloc_piece(&lw, t);
     colnorms = malloc((size_t)(2 * nrhs + 2) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, comm, xw && colnorms ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the right-hand sides' piece")));
     const minv_mpi_dense_ops *ops = backend_of(ctx, la, r);
     if (ops == &minv_mpi_scalapack_ops) { /* its factors stay in work for its condition estimate */
-        work = minv_alloc_large(piece_elems(la) * (size_t)t);
+        work = minv_mpi_alloc_piece(la, t);
         MINV_TRY(minv_mpi_agree(ctx, comm, work ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of A's piece (%lld x %lld)",
                                                                           (long long)la->local_rows, (long long)la->local_cols)));
     }

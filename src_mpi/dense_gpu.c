@@ -157,7 +157,7 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
         return MINV_SUCCESS;
     const int gpu_info = *info;
     /* ScaLAPACK factors a copy of A, agreed to be had on every rank before its collectives */
-    void *copy = malloc((size_t)la->lld * (size_t)(la->local_cols > 0 ? la->local_cols : 1) * (size_t)t);
+    void *copy = minv_mpi_alloc_piece(la, t);
     minv_status status = minv_mpi_agree(ctx, minv_mpi_layout_comm(la),
                                         copy ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a copy of A's piece for ScaLAPACK"));
     if (status == MINV_SUCCESS) {

@@ -276,6 +276,10 @@ int minv_mpi_layout_holder(const minv_mpi_layout *l, const int *rank_of, int64_t
     return rank_of[p * l->npcol + q];
 }
 
+void *minv_mpi_alloc_piece(const minv_mpi_layout *l, minv_dtype t) {
+    return minv_alloc_large((size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1) * (size_t)t);
+}
+
 size_t minv_mpi_layout_offset(const minv_mpi_layout *l, int64_t i, int64_t j) {
     /* global block I is local block I / nprow of its holder, whatever the source process */
     const int64_t li = i / l->mb / l->nprow * l->mb + i % l->mb, lj = j / l->nb / l->npcol * l->nb + j % l->nb;

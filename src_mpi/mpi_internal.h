@@ -163,6 +163,9 @@ typedef void (*minv_mpi_block_visit)(void *arg, int thread, int64_t bi, int64_t 
  * order, several at once. Collective over the layout's communicator; MINV_ERR_ALLOC agreed. */
 minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const minv_mpi_layout *l, void *piece,
                                        minv_mpi_block_visit visit, void *arg);
+/* A buffer the size of this rank's piece of layout l (lld x local columns, at least one
+ * column), in 2 MiB pages where large (minv_alloc_large); free() releases it. */
+void *minv_mpi_alloc_piece(const minv_mpi_layout *l, minv_dtype t);
 /* to = from, this rank's piece of layout l (nothing where they are the same). */
 void minv_mpi_copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to);
 /* The cuSOLVERMp plugin's backend for this context's GPU and the layout's grid (its session

@@ -50,10 +50,6 @@ static minv_status square_layout(minv_context *ctx, MPI_Comm comm, int64_t n, mi
     return minv_mpi_layout_create(ctx, comm, n, n, (int64_t)nb, 0, 0, l);
 }
 
-static void *alloc_piece(const minv_mpi_layout *l, minv_dtype t) {
-    return minv_alloc_large((size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1) * (size_t)t);
-}
-
 /* The read and write stages over every rank, before the commit writes them as attributes. */
 static void sum_stages(minv_mpi_nc_in *const *ins, int nins, minv_mpi_nc_out *out, minv_report *r) {
     const minv_nc_source *src[2];
@@ -86,8 +82,8 @@ static minv_status invert_one(minv_context *ctx, MPI_Comm comm, minv_method meth
     minv_status status = square_layout(ctx, comm, in->src.rows, &l);
     if (status != MINV_SUCCESS)
         return status;
-    a = alloc_piece(&l, t);
-    x = alloc_piece(&l, t);
+    a = minv_mpi_alloc_piece(&l, t);
+    x = minv_mpi_alloc_piece(&l, t);
     MINV_TRY(minv_mpi_agree(ctx, comm, a && x ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a %lld x %lld piece",
                                                                             (long long)l.local_rows, (long long)l.local_cols)));
     MINV_TRY(minv_mpi_nc_read(ctx, in, 0, &l, t, a));
@@ -339,9 +335,9 @@ minv_status minv_mpi_solve_file(minv_context *ctx, MPI_Comm comm, minv_method me
     MINV_TRY(minv_mpi_nc_out_open(ctx, comm, &out, x_path, x_var, &spec, 1));
     MINV_TRY(square_layout(ctx, comm, n, &la));
     MINV_TRY(minv_mpi_layout_like(ctx, &la, n, nrhs, &lb));
-    a = alloc_piece(&la, t);
-    b = alloc_piece(&lb, t);
-    x = alloc_piece(&lb, t);
+    a = minv_mpi_alloc_piece(&la, t);
+    b = minv_mpi_alloc_piece(&lb, t);
+    x = minv_mpi_alloc_piece(&lb, t);
     MINV_TRY(minv_mpi_agree(ctx, comm, a && b && x ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate the pieces of A, B and X")));
     MINV_TRY(minv_mpi_nc_read(ctx, &as, 0, &la, t, a));
     MINV_TRY(minv_mpi_nc_read(ctx, &bs, 0, &lb, t, b));

@@ -74,10 +74,6 @@ static void region(int rank, const size_t *lead, int nfixed, int64_t k, size_t r
     }
 }
 
-static size_t piece_elems(const minv_mpi_layout *l) {
-    return (size_t)l->lld * (size_t)(l->local_cols > 0 ? l->local_cols : 1);
-}
-
 /* One rank's slab is the whole matrix, stored as the layout's piece is where their leading
  * dimensions agree: the slab is then the piece itself, with no copy between them. */
 static int slab_is_piece(const minv_mpi_layout *sl, const minv_mpi_layout *l) {
@@ -155,7 +151,7 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     if (status != MINV_SUCCESS)
         return status;
     const int in_place = slab_is_piece(&sl, l);
-    piece = in_place ? local : minv_alloc_large(piece_elems(&sl) * (size_t)t);
+    piece = in_place ? local : minv_mpi_alloc_piece(&sl, t);
     if (in->collective)
         raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, in->comm, piece && (raw || !in->collective)
@@ -358,7 +354,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
         return status;
     const int in_place = slab_is_piece(&sl, l);
     if (!in_place)
-        piece = minv_alloc_large(piece_elems(&sl) * (size_t)t);
+        piece = minv_mpi_alloc_piece(&sl, t);
     raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
     MINV_TRY(minv_mpi_agree(ctx, out->comm, (piece || in_place) && raw
                                                 ? MINV_SUCCESS

@@ -227,8 +227,8 @@ static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const min
         /* cuSOLVERMp keeps the pivots along A's local columns (its getrf sample sizes them by
          * them), ScaLAPACK along the local rows: room for either, so that a P x 1 grid, with
          * more local columns than rows, does not overrun them */
-        const int64_t pivots = (a->lld > a->local_cols ? a->lld : a->local_cols) + (a->mb > a->nb ? a->mb : a->nb);
-        ALLOC(cudaMalloc((void **)&j->d_ipiv, (size_t)pivots * sizeof(int64_t)));
+        const int64_t ipiv_len = (a->lld > a->local_cols ? a->lld : a->local_cols) + (a->mb > a->nb ? a->mb : a->nb);
+        ALLOC(cudaMalloc((void **)&j->d_ipiv, (size_t)ipiv_len * sizeof(int64_t)));
         SOLVER(cusolverMpGetrf_bufferSize(s->handle, n, n, j->d_a, 1, 1, j->da, j->d_ipiv, t, &dev_f, &host_f));
     }
     if ((j->width = part_width(s, a, x, es, dev_f, budget)) == 0) {
