@@ -5,8 +5,10 @@
  * file is made first by the parallel writer; both readers then meet it warm in the page cache
  * unless it outgrows memory.
  *
- *   mpirun -np P bench_mpi_io [--n 8192] [--format nc4,cdf5] [--dir .] [--reps 3] [--nb 64]
- * Prints a markdown table on rank 0: MB/s of the variable's bytes, the slowest rank's time. */
+ *   mpirun -np P bench_mpi_io [--n 8192] [--format nc4,cdf5] [--dir .] [--reps 3] [--nb 64] [--keep 1]
+ * Prints a markdown table on rank 0: MB/s of the variable's bytes, the slowest rank's time.
+ * --keep 1 leaves the input files (DIR/bench_io_N.FORMAT.nc, variable A: a general matrix with
+ * n on its diagonal) for a job to read. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,6 +82,7 @@ int main(int argc, char **argv) {
     const int64_t n = atoll(bm_option(argc, argv, "n", "8192")), nb = atoll(bm_option(argc, argv, "nb", "64"));
     const int reps = atoi(bm_option(argc, argv, "reps", "3"));
     const char *formats = bm_option(argc, argv, "format", "nc4,cdf5"), *dir = bm_option(argc, argv, "dir", ".");
+    const int keep = atoi(bm_option(argc, argv, "keep", "0"));
     minv_context *ctx = bm_context("cpu", 0);
     minv_mpi_layout l, one = {0};
     bm_check(ctx, minv_mpi_layout_create(ctx, MPI_COMM_WORLD, n, n, nb, 0, 0, &l), "layout");
@@ -120,7 +123,8 @@ int main(int argc, char **argv) {
             printf("| %s | %lld | %.0f | %d | %.3f | %.0f | %.3f | %.0f | %.2f | %.3f | %.0f | %.3f | %.0f |\n", names[f], (long long)n, mb,
                    bm_size, tr, mb / tr, ts, mb / ts, ts / tr, tw, mb / tw, t1, mb / t1);
             fflush(stdout);
-            unlink(path);
+            if (!keep)
+                unlink(path);
             unlink(out);
         }
     }

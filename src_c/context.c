@@ -112,6 +112,8 @@ minv_status minv_destroy(minv_context *ctx) {
         return MINV_SUCCESS;
     if (minv_context_enter(ctx) != MINV_SUCCESS)
         return MINV_ERR_CONTEXT_BUSY; /* freeing it would pull it from under the other call */
+    if (ctx->attached.release)
+        ctx->attached.release(ctx->attached.state);
     minv_gpu_destroy(ctx);
     minv_batch_outcomes_free(&ctx->batch_outcomes);
     minv_workspace_free(ctx);

@@ -227,6 +227,12 @@ struct minv_context {
     /* this call's copies of host arrays to and from the device, tallied by the GPU backend
      * (transfer.cu) for the report's stages; cleared when a call begins */
     minv_moved moved;
+    /* what a library built on this one keeps with the context from call to call (libminv_mpi:
+     * its cuSOLVERMp sessions), released by minv_destroy through `release` */
+    struct {
+        void *state;
+        void (*release)(void *state);
+    } attached;
 };
 
 /* ---- one thread at a time (context.c) ----

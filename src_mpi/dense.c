@@ -425,7 +425,7 @@ static const minv_mpi_dense_ops *backend_of(minv_context *ctx, const minv_mpi_la
     MPI_Comm comm = minv_mpi_layout_comm(l);
     const int gpu = minv_context_backend(ctx) == MINV_BACKEND_GPU;
     if (minv_mpi_min_i64(gpu, comm) == 1) {
-        const minv_mpi_dense_ops *ops = minv_mpi_gpu_ops(ctx, l, why, sizeof why);
+        const minv_mpi_dense_ops *ops = minv_mpi_gpu_ops(ctx, l, r, why, sizeof why);
         if (ops) {
             r->backend = MINV_BACKEND_GPU;
             return ops;

@@ -1,8 +1,11 @@
 /* The GPU backend of one matrix over many ranks: cuSOLVERMp, in a plugin (libminv_mpi_cusolvermp,
  * next to libminv_mpi) opened the first time a GPU context asks, so that libminv_mpi loads where
- * there is no GPU, no driver and no NCCL. The plugin's session (NCCL communicator, cuSOLVERMp
- * handle and grid) lives with the layout's grid and serves every later call on it. Where the
- * plugin cannot be had on some rank, every rank goes to ScaLAPACK and the report says why. */
+ * there is no GPU, no driver and no NCCL. The plugin's sessions (NCCL communicator, cuSOLVERMp
+ * handle, a device grid per grid shape) live with the context, one per device and communicator,
+ * and serve every later call on any layout of that communicator: cuSOLVERMp takes one handle per
+ * device, and NCCL's set-up is a collective best paid once per DA run. A session whose call failed
+ * is aborted and the next call opens another. Where the plugin cannot be had on some rank, every
+ * rank goes to ScaLAPACK and the report says why. */
 #define _GNU_SOURCE /* dladdr */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +15,9 @@
 
 #if !MINV_MPI_HAVE_CUSOLVERMP
 
-const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len) {
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, minv_report *r, char *why,
+                                           size_t len) {
+    (void)ctx, (void)l, (void)r;
     snprintf(why, len, "this minv was built without cuSOLVERMp (the MPI layer's GPU half: see the README)");
     return NULL;
 }
@@ -49,20 +54,69 @@ static const minv_mpi_gpu_plugin *load(char *why, size_t len) {
     return p;
 }
 
-/* What the layout's grid keeps: the session, its device, the plugin that closes it. */
-typedef struct {
+/* One session on the context's list: the plugin's, for `device` and the ranks of `comm`. */
+typedef struct gpu_session {
     const minv_mpi_gpu_plugin *plugin;
     minv_mpi_gpu_session *session;
+    MPI_Comm comm; /* a duplicate of the layouts' communicator, the session's own */
     int device;
-} gpu_state;
+    struct gpu_session *next;
+} gpu_session;
 
-static void release(void *state) {
-    gpu_state *g = state;
-    g->plugin->close(g->session);
-    free(g);
+static void close_one(gpu_session *s, int abort) {
+    int finalized = 0;
+    if (s->session)
+        s->plugin->close(s->session, abort);
+    MPI_Finalized(&finalized);
+    if (!finalized && s->comm != MPI_COMM_NULL) /* a context may be destroyed after MPI_Finalize */
+        MPI_Comm_free(&s->comm);
+    free(s);
 }
 
-static gpu_state *state_of(const minv_mpi_layout *l) { return (gpu_state *)minv_mpi_layout_gpu(l); }
+/* The context's list, at its destruction. */
+static void close_all(void *list) {
+    for (gpu_session *s = list, *next; s; s = next) {
+        next = s->next;
+        close_one(s, 0);
+    }
+}
+
+static gpu_session *sessions(const minv_context *ctx) {
+    return ctx->attached.release == close_all ? ctx->attached.state : NULL;
+}
+
+/* The context's session for this device and the ranks of comm, in their order, or NULL. */
+static gpu_session *find(const minv_context *ctx, MPI_Comm comm, int device) {
+    for (gpu_session *s = sessions(ctx); s; s = s->next) {
+        int same;
+        MPI_Comm_compare(s->comm, comm, &same);
+        if (s->device == device && (same == MPI_IDENT || same == MPI_CONGRUENT))
+            return s;
+    }
+    return NULL;
+}
+
+static int context_device(minv_context *ctx) {
+    int count = 0, devices[MINV_MAX_DEVICES];
+    minv_context_devices(ctx, &count, devices);
+    return count > 0 ? devices[0] : 0;
+}
+
+/* The session of the layout's ranks on the context's GPU (minv_mpi_gpu_ops opened it). */
+static gpu_session *session_of(minv_context *ctx, const minv_mpi_layout *l) {
+    return find(ctx, minv_mpi_layout_comm(l), context_device(ctx));
+}
+
+/* After a failed call (its collectives may not have finished on every rank, and cuSOLVERMp's
+ * state after an error is not documented: a getrf that overran its pivots, 47c9d95, left the
+ * next call hanging) the session is aborted; the next call opens another. */
+static void drop(minv_context *ctx, gpu_session *gone) {
+    gpu_session **p = (gpu_session **)&ctx->attached.state;
+    while (*p && *p != gone) p = &(*p)->next;
+    if (*p)
+        *p = gone->next;
+    close_one(gone, 1);
+}
 
 static minv_mpi_gpu_piece piece(const minv_mpi_layout *l, void *data) {
     return (minv_mpi_gpu_piece){l->m, l->n, l->mb, l->nb, l->lld, l->local_cols, (int)l->myrow, (int)l->mycol, data};
@@ -127,9 +181,11 @@ static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_
     minv_report_note(report, "cuSOLVERMp %s + %s for the identity (cuSOLVERMp has no %s), over NCCL",
                      spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
     minv_mpi_gpu_times times;
-    const int outcome =
-        state_of(l)->plugin->solve(state_of(l)->session, (int)t, spd, &pa, NULL, &px, ctx->opts.device_memory, info,
-                                   &times, msg, sizeof msg);
+    gpu_session *s = session_of(ctx, l);
+    const int outcome = s->plugin->solve(s->session, (int)l->nprow, (int)l->npcol, (int)t, spd, &pa, NULL, &px,
+                                         ctx->opts.device_memory, info, &times, msg, sizeof msg);
+    if (outcome == MINV_MPI_GPU_ERROR || outcome == MINV_MPI_GPU_FACTOR_FAILED)
+        drop(ctx, s);
     note_times(&times, spd, 1, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
@@ -147,9 +203,11 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     minv_mpi_gpu_piece pa = piece(la, (void *)a), px = piece(lb, x);
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
     minv_mpi_gpu_times times;
-    const int outcome =
-        state_of(la)->plugin->solve(state_of(la)->session, (int)t, spd, &pa, &px, &px, ctx->opts.device_memory, info,
-                                    &times, msg, sizeof msg);
+    gpu_session *s = session_of(ctx, la);
+    const int outcome = s->plugin->solve(s->session, (int)la->nprow, (int)la->npcol, (int)t, spd, &pa, &px, &px,
+                                         ctx->opts.device_memory, info, &times, msg, sizeof msg);
+    if (outcome == MINV_MPI_GPU_ERROR || outcome == MINV_MPI_GPU_FACTOR_FAILED)
+        drop(ctx, s);
     note_times(&times, spd, 0, report);
     if (outcome == MINV_MPI_GPU_ERROR)
         return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
@@ -170,9 +228,44 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
 
 static const minv_mpi_dense_ops gpu_ops = {"cuSOLVERMp", gpu_invert, gpu_solve};
 
-const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len) {
+/* A new session for the context's device and the layout's ranks, opened by every rank at once,
+ * put on the context's list; 0 with why where some rank could not. */
+static int open_session(minv_context *ctx, MPI_Comm comm, int device, minv_report *r, char *why, size_t len) {
+    const double t0 = MPI_Wtime();
+    const minv_mpi_gpu_plugin *plugin = load(why, len); /* which says why not */
+    gpu_session *fresh = plugin ? calloc(1, sizeof *fresh) : NULL;
+    int ok = fresh != NULL;
+    if (plugin && !fresh)
+        snprintf(why, len, "out of memory for a cuSOLVERMp session");
+    if (fresh) {
+        fresh->comm = MPI_COMM_NULL;
+        fresh->plugin = plugin;
+        fresh->device = device;
+    }
+    if (minv_mpi_min_i64(ok, comm) == 1) {
+        MPI_Comm_dup(comm, &fresh->comm);
+        ok = plugin->open(fresh->comm, device, &fresh->session, why, len) == 0;
+    }
+    /* every rank opened it, or every rank closes it again */
+    if (minv_mpi_min_i64(ok, comm) == 1) {
+        int size;
+        MPI_Comm_size(comm, &size);
+        fresh->next = sessions(ctx);
+        ctx->attached.state = fresh;
+        ctx->attached.release = close_all;
+        minv_report_note(r, "cuSOLVERMp session opened on device %d (NCCL communicator of %d ranks, %.3f s; the "
+                            "context's later calls on these ranks reuse it)", device, size, MPI_Wtime() - t0);
+        return 1;
+    }
+    if (fresh)
+        close_one(fresh, 1);
+    return 0;
+}
+
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, minv_report *r, char *why,
+                                           size_t len) {
     MPI_Comm comm = minv_mpi_layout_comm(l);
-    int size, rank, count = 0, devices[MINV_MAX_DEVICES];
+    int size, rank;
     MPI_Comm_size(comm, &size);
     why[0] = '\0';
     /* cuSOLVERMp's grid holds every rank of its communicator, from grid row and column 0, in
@@ -185,30 +278,20 @@ const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_lay
                  misplaced && (int64_t)l->nprow * l->npcol == size ? " (these are not)" : "");
         return NULL;
     }
-    minv_context_devices(ctx, &count, devices);
-    const int device = count > 0 ? devices[0] : 0;
-    const gpu_state *g = state_of(l);
+    const int device = context_device(ctx);
+    /* some rank has no session for these ranks on its GPU (the context's first call on them, or
+     * the last one failed): every rank opens a new one, so that all hold the same */
     int ok = 1;
-    /* the first call on this grid, or another GPU: a new session, opened by all ranks at once */
-    if (minv_mpi_max_i64(!g || g->device != device, comm) == 1) {
-        const minv_mpi_gpu_plugin *plugin = load(why, len);
-        gpu_state *fresh = calloc(1, sizeof *fresh);
-        ok = plugin && fresh;
-        if (minv_mpi_min_i64(ok, comm) == 1)
-            ok = plugin->open(comm, device, l->nprow, l->npcol, &fresh->session, why, len) == 0;
-        if (ok) {
-            fresh->plugin = plugin;
-            fresh->device = device;
-            minv_mpi_layout_set_gpu(l, fresh, release);
-        } else {
-            free(fresh);
-        }
+    if (minv_mpi_max_i64(find(ctx, comm, device) == NULL, comm) == 1) {
+        gpu_session *stale = find(ctx, comm, device);
+        if (stale)
+            drop(ctx, stale);
+        ok = open_session(ctx, comm, device, r, why, len);
     }
     /* every rank takes the GPU, or none: the first rank's reason goes to all */
-    minv_status st = minv_mpi_agree(ctx, comm, ok ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_GPU, "%s", why[0] ? why : "another rank has no cuSOLVERMp"));
+    minv_status st = minv_mpi_agree(ctx, comm, ok ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_GPU, "%s", why[0] ? why : "another rank has no cuSOLVERMp session"));
     if (st == MINV_SUCCESS)
         return &gpu_ops;
-    minv_mpi_layout_set_gpu(l, NULL, NULL); /* ranks whose session opened close it again */
     snprintf(why, len, "%s", minv_last_error(ctx));
     minv_clear_error(ctx);
     return NULL;

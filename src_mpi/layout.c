@@ -19,8 +19,6 @@ struct minv_mpi_grid {
     int context;     /* the layout's BLACS context; -1 on ranks outside the grid */
     int own_context; /* made here (freed here), or the caller's */
     int all;         /* a 1 x P grid of every rank, the context of redistributions */
-    void *gpu;       /* a GPU backend's state for this grid (dense_gpu.c), and its release */
-    void (*gpu_release)(void *);
 };
 
 typedef struct minv_mpi_grid minv_mpi_grid;
@@ -34,15 +32,6 @@ static int64_t round_of(const minv_mpi_layout *l) { return l && l->npcol > 1 ? l
 
 int minv_mpi_column_cycle(const minv_mpi_layout *a, const minv_mpi_layout *b) {
     return sl_column_cycle(a->n, round_of(a), round_of(b));
-}
-void *minv_mpi_layout_gpu(const minv_mpi_layout *l) { return grid_of(l)->gpu; }
-
-void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*release)(void *)) {
-    minv_mpi_grid *g = grid_of(l);
-    if (g->gpu && g->gpu_release)
-        g->gpu_release(g->gpu);
-    g->gpu = state;
-    g->gpu_release = release;
 }
 
 /* The squarest nprow <= npcol with nprow npcol = p. */
@@ -72,8 +61,6 @@ static minv_mpi_grid *grid_new(MPI_Comm comm) {
 static void grid_release(minv_mpi_grid *g) {
     if (!g || --g->refs > 0)
         return;
-    if (g->gpu && g->gpu_release)
-        g->gpu_release(g->gpu);
     if (g->own_context && g->context >= 0)
         Cblacs_gridexit(g->context);
     Cblacs_gridexit(g->all);

@@ -120,10 +120,6 @@ size_t minv_mpi_layout_offset(const minv_mpi_layout *l, int64_t i, int64_t j);
 /* The most a round of the layer's own exchanges (transpose.c, redistribute.c) moves: no MPI
  * message nears 2 GB. */
 enum { MINV_MPI_ROUND_BYTES = 256 << 20 };
-/* The state a GPU backend keeps with a layout's grid (NULL at first; the NCCL communicator and
- * solver handles of cuSOLVERMp), released by `release` with the grid or when replaced. */
-void *minv_mpi_layout_gpu(const minv_mpi_layout *l);
-void minv_mpi_layout_set_gpu(const minv_mpi_layout *l, void *state, void (*release)(void *));
 
 /* ---- one matrix over many ranks (dense.c and its backends) ---- */
 
@@ -168,10 +164,12 @@ minv_status minv_mpi_transposed_blocks(minv_context *ctx, minv_dtype t, const mi
 void *minv_mpi_alloc_piece(const minv_mpi_layout *l, minv_dtype t);
 /* to = from, this rank's piece of layout l (nothing where they are the same). */
 void minv_mpi_copy_piece(minv_dtype t, const minv_mpi_layout *l, const void *from, void *to);
-/* The cuSOLVERMp plugin's backend for this context's GPU and the layout's grid (its session
- * opened), or NULL with why it cannot be had; the same on every rank of the layout (a rank
- * without it makes every rank go without). Collective. */
-const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, char *why, size_t len);
+/* The cuSOLVERMp plugin's backend for this context's GPU and the layout's ranks (the context's
+ * session for them, opened on its first call and noted in r), or NULL with why it cannot be
+ * had; the same on every rank of the layout (a rank without it makes every rank go without).
+ * Collective. */
+const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, minv_report *r, char *why,
+                                           size_t len);
 
 #ifdef __cplusplus
 }

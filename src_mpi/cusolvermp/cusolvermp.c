@@ -18,14 +18,31 @@
 
 #include "plugin.h"
 
+/* A device grid of the session's ranks, one per shape asked for. */
+typedef struct grid_shape {
+    int nprow, npcol;
+    cusolverMpGrid_t grid;
+    struct grid_shape *next;
+} grid_shape;
+
 struct minv_mpi_gpu_session {
-    int device, nprow, npcol;
-    MPI_Comm comm; /* the layout's grid's, which outlives the session */
+    int device;
+    MPI_Comm comm; /* the caller's duplicate, which outlives the session */
     cudaStream_t stream;
     ncclComm_t nccl;
     cusolverMpHandle_t handle;
-    cusolverMpGrid_t grid;
+    grid_shape *grids;
 };
+
+/* What a call works with: the session's communicator, stream and handle, and the grid of the
+ * call's pieces. */
+typedef struct {
+    int device, nprow, npcol;
+    MPI_Comm comm;
+    cudaStream_t stream;
+    cusolverMpHandle_t handle;
+    cusolverMpGrid_t grid;
+} grid_call;
 
 #define CUDA(call)                                                                                 \
     do {                                                                                           \
@@ -56,23 +73,25 @@ struct minv_mpi_gpu_session {
         }                                                                                          \
     } while (0)
 
-static void close_session(minv_mpi_gpu_session *s) {
+static void close_session(minv_mpi_gpu_session *s, int abort) {
     if (!s)
         return;
     cudaSetDevice(s->device);
-    if (s->grid)
-        cusolverMpDestroyGrid(s->grid);
+    for (grid_shape *g = s->grids, *next; g; g = next) {
+        next = g->next;
+        cusolverMpDestroyGrid(g->grid);
+        free(g);
+    }
     if (s->handle)
         cusolverMpDestroy(s->handle);
     if (s->nccl)
-        ncclCommDestroy(s->nccl);
+        (abort ? ncclCommAbort : ncclCommDestroy)(s->nccl);
     if (s->stream)
         cudaStreamDestroy(s->stream);
     free(s);
 }
 
-static int open_session(MPI_Comm comm, int device, int nprow, int npcol, minv_mpi_gpu_session **out, char *msg,
-                        size_t len) {
+static int open_session(MPI_Comm comm, int device, minv_mpi_gpu_session **out, char *msg, size_t len) {
     struct {
         int ok;
         ncclUniqueId id;
@@ -90,8 +109,6 @@ static int open_session(MPI_Comm comm, int device, int nprow, int npcol, minv_mp
     } else {
         ready = 1;
         s->device = device;
-        s->nprow = nprow;
-        s->npcol = npcol;
         s->comm = comm;
     }
     if (rank == 0 && ready)
@@ -110,15 +127,44 @@ static int open_session(MPI_Comm comm, int device, int nprow, int npcol, minv_mp
         goto cleanup;
     }
     SOLVER(cusolverMpCreate(&s->handle, device, s->stream));
-    SOLVER(cusolverMpCreateDeviceGrid(s->handle, &s->grid, s->nccl, nprow, npcol, CUSOLVERMP_GRID_MAPPING_COL_MAJOR));
     failed = 0;
 cleanup:
     if (failed) {
-        close_session(s);
+        close_session(s, 0);
         return 1;
     }
     *out = s;
     return 0;
+}
+
+/* The call's view of the session with its nprow x npcol grid, made the first time that shape
+ * is asked for (every rank asks for the same shapes in the same order: the calls are
+ * collective). */
+static int call_on_grid(minv_mpi_gpu_session *s, int nprow, int npcol, grid_call *c, char *msg, size_t len) {
+    grid_shape *g = s->grids;
+    while (g && (g->nprow != nprow || g->npcol != npcol)) g = g->next;
+    CUDA(cudaSetDevice(s->device));
+    if (!g) {
+        if (!(g = calloc(1, sizeof *g))) {
+            snprintf(msg, len, "out of memory");
+            return 1;
+        }
+        const cusolverStatus_t st =
+            cusolverMpCreateDeviceGrid(s->handle, &g->grid, s->nccl, nprow, npcol, CUSOLVERMP_GRID_MAPPING_COL_MAJOR);
+        if (st != CUSOLVER_STATUS_SUCCESS) {
+            snprintf(msg, len, "cusolverMpCreateDeviceGrid (%d x %d): cusolverStatus %d", nprow, npcol, (int)st);
+            free(g);
+            return 1;
+        }
+        g->nprow = nprow;
+        g->npcol = npcol;
+        g->next = s->grids;
+        s->grids = g;
+    }
+    *c = (grid_call){s->device, nprow, npcol, s->comm, s->stream, s->handle, g->grid};
+    return 0;
+cleanup:
+    return 1;
 }
 
 static size_t piece_bytes(const minv_mpi_gpu_piece *p, int es) {
@@ -176,7 +222,7 @@ static int64_t local_columns(int64_t cols, int64_t nb, int mycol, int npcol) {
  * of what is free (a tenth kept for cuSOLVERMp's and NCCL's own); the least over the ranks:
  * all nrhs columns, or whole rounds of the process columns (nb x npcol), so that every part
  * starts a round and its local columns follow on in X's piece; 0 where not one round fits. */
-static int64_t part_width(minv_mpi_gpu_session *s, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *x, int es,
+static int64_t part_width(grid_call *s, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *x, int es,
                           size_t dev_f, int64_t budget) {
     size_t free_bytes = 0, total = 0;
     int64_t width = 0;
@@ -196,7 +242,7 @@ static int64_t part_width(minv_mpi_gpu_session *s, const minv_mpi_gpu_piece *a, 
 }
 
 /* The descriptor of X's part of `cols` columns (X's rows and blocks). */
-static int part_desc(minv_mpi_gpu_session *s, job *j, int es, const minv_mpi_gpu_piece *x, int64_t cols, char *msg,
+static int part_desc(grid_call *s, job *j, int es, const minv_mpi_gpu_piece *x, int64_t cols, char *msg,
                      size_t len) {
     if (j->dx)
         cusolverMpDestroyMatrixDesc(j->dx);
@@ -211,7 +257,7 @@ cleanup:
 /* A on the device, the pivots, the part of X and the workspaces for the factor and for the
  * solve of one part: 0; 2 where the device memory does not hold them; 1 on another failure;
  * msg says why. */
-static int job_setup(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
+static int job_setup(grid_call *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
                      const minv_mpi_gpu_piece *x, int64_t budget, char *msg, size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
     const int64_t n = a->n;
@@ -265,7 +311,7 @@ cleanup:
 /* The first exactly zero and the first non-finite pivot U(j,j) of the factored A (1-based
  * global columns, INT64_MAX where none) among this rank's diagonal blocks: one strided copy
  * of a block's diagonal each, a few per rank where the factorisation is seconds. */
-static int pivots(minv_mpi_gpu_session *s, int es, const minv_mpi_gpu_piece *a, const void *d_a, int64_t *zero,
+static int pivots(grid_call *s, int es, const minv_mpi_gpu_piece *a, const void *d_a, int64_t *zero,
                   int64_t *bad, char *msg, size_t len) {
     const int64_t n = a->n, nb = a->nb, blocks = (n + nb - 1) / nb;
     int64_t count = 0, at = 0;
@@ -312,7 +358,7 @@ cleanup:
 }
 
 /* The worst outcome of every rank, and the message of the lowest rank that had it. */
-static int agree(minv_mpi_gpu_session *s, int outcome, char *msg, size_t len) {
+static int agree(grid_call *s, int outcome, char *msg, size_t len) {
     int worst, rank, size, from;
     MPI_Comm_rank(s->comm, &rank);
     MPI_Comm_size(s->comm, &size);
@@ -326,7 +372,7 @@ static int agree(minv_mpi_gpu_session *s, int outcome, char *msg, size_t len) {
 }
 
 /* The factorisation: its outcome and, agreed over the ranks, the column where it stopped. */
-static int factor(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a, int *info, char *msg,
+static int factor(grid_call *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a, int *info, char *msg,
                   size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
     const char *name = spd ? "cusolverMpPotrf" : "cusolverMpGetrf";
@@ -368,7 +414,7 @@ static int factor(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_m
 /* Part [c0, c0 + cols) of B on the device, or of the identity: zeros, then ones down the
  * diagonal of its rows c0 .. c0 + cols (cuSOLVERMp's laset on that square, which starts a
  * block). Then solved by the factors. */
-static int solve_part(minv_mpi_gpu_session *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
+static int solve_part(grid_call *s, job *j, int es, int spd, const minv_mpi_gpu_piece *a,
                       const minv_mpi_gpu_piece *b, const minv_mpi_gpu_piece *x, int64_t c0, int64_t cols,
                       size_t offset, size_t bytes, char *msg, size_t len) {
     const cudaDataType t = es == 8 ? CUDA_R_64F : CUDA_R_32F;
@@ -394,7 +440,7 @@ cleanup:
 }
 
 /* The times of the steps taken: the slowest rank's seconds, the bytes of all. */
-static void agree_times(minv_mpi_gpu_session *s, minv_mpi_gpu_times *t) {
+static void agree_times(grid_call *s, minv_mpi_gpu_times *t) {
     double seconds[4] = {t->upload_seconds, t->factor_seconds, t->solve_seconds, t->download_seconds},
            bytes[2] = {t->upload_bytes, t->download_bytes};
     MPI_Allreduce(MPI_IN_PLACE, seconds, 4, MPI_DOUBLE, MPI_MAX, s->comm);
@@ -407,15 +453,19 @@ static void agree_times(minv_mpi_gpu_session *s, minv_mpi_gpu_times *t) {
     t->download_bytes = bytes[1];
 }
 
-static int solve(minv_mpi_gpu_session *s, int es, int spd, const minv_mpi_gpu_piece *a, const minv_mpi_gpu_piece *b,
-                 minv_mpi_gpu_piece *x, int64_t budget, int *info, minv_mpi_gpu_times *times, char *msg, size_t len) {
+static int solve(minv_mpi_gpu_session *session, int nprow, int npcol, int es, int spd, const minv_mpi_gpu_piece *a,
+                 const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int64_t budget, int *info, minv_mpi_gpu_times *times,
+                 char *msg, size_t len) {
     job j = {0};
+    grid_call call = {.comm = session->comm}, *s = &call;
     int failed = 1;
     double t0 = MPI_Wtime();
     *info = 0;
     *times = (minv_mpi_gpu_times){0};
     /* every rank set up, or none factors: cuSOLVERMp's calls are collective over NCCL */
-    const int set = job_setup(s, &j, es, spd, a, x, budget, msg, len);
+    int set = call_on_grid(session, nprow, npcol, s, msg, len);
+    if (set == 0)
+        set = job_setup(s, &j, es, spd, a, x, budget, msg, len);
     int outcome = agree(s, set == 0 ? MINV_MPI_GPU_DONE : set == 2 ? MINV_MPI_GPU_NO_MEMORY : MINV_MPI_GPU_ERROR, msg, len);
     times->upload_seconds = MPI_Wtime() - t0;
     times->upload_bytes = moved_bytes(a, es);

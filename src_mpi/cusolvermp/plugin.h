@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { MINV_MPI_PLUGIN_VERSION = 3 };
+enum { MINV_MPI_PLUGIN_VERSION = 4 };
 
 /* What solve returns, the same on every rank of the session. */
 enum {
@@ -21,8 +21,10 @@ enum {
                                      * nothing was computed */
 };
 
-/* The NCCL communicator, cuSOLVERMp handle and device grid of one communicator's ranks, each
- * on its GPU; made once per layout grid and reused. */
+/* The NCCL communicator and cuSOLVERMp handle of one communicator's ranks, each on its GPU,
+ * with a device grid for each grid shape its calls have used: libminv_mpi makes one per
+ * context, device and communicator and reuses it for every call on every layout of that
+ * communicator (cuSOLVERMp takes one handle per device; NCCL's set-up costs a collective). */
 typedef struct minv_mpi_gpu_session minv_mpi_gpu_session;
 
 /* One rank's piece of a block-cyclic matrix in host memory (ScaLAPACK's layout, first block at
@@ -47,11 +49,13 @@ typedef struct {
 
 typedef struct {
     int version;
-    /* Collective over comm: NCCL from MPI (rank 0's unique id broadcast), the cuSOLVERMp handle
-     * on `device`, the nprow x npcol grid (column-major, the BLACS's order) of all its ranks. */
-    int (*open)(MPI_Comm comm, int device, int nprow, int npcol, minv_mpi_gpu_session **session, char *msg,
-                size_t len);
-    void (*close)(minv_mpi_gpu_session *session);
+    /* Collective over comm: NCCL from MPI (rank 0's unique id broadcast) and the cuSOLVERMp
+     * handle on `device`. comm is the caller's (a duplicate of its own) and outlives the
+     * session. */
+    int (*open)(MPI_Comm comm, int device, minv_mpi_gpu_session **session, char *msg, size_t len);
+    /* Frees the session; abort: after a call that failed, whose collectives may not have
+     * finished on every rank, the NCCL communicator is aborted rather than destroyed. */
+    void (*close)(minv_mpi_gpu_session *session, int abort);
     /* x = A^-1 b by Cholesky (spd) or LU of A (potrf/potrs, getrf/getrs), with b the identity
      * when it is NULL (an inversion: cuSOLVERMp has no potri or getri). a, b and x are pieces in
      * host memory (element size es: 8 or 4); x may be b, or a where b is NULL, or apart. The
@@ -62,8 +66,10 @@ typedef struct {
      * MINV_MPI_GPU_* outcome, agreed over the session's ranks (so all take the same way);
      * *times as far as the call got (zeros for steps not taken). budget: the bytes of device
      * memory the call may use on each GPU (0: what is free); X is solved in parts of whole
-     * rounds of the process columns where A and X do not fit at once. */
-    int (*solve)(minv_mpi_gpu_session *session, int es, int spd, const minv_mpi_gpu_piece *a,
+     * rounds of the process columns where A and X do not fit at once. The pieces lie on an
+     * nprow x npcol grid of all the session's ranks (column-major, the BLACS's order), made on
+     * the session's handle the first time a call asks for that shape. */
+    int (*solve)(minv_mpi_gpu_session *session, int nprow, int npcol, int es, int spd, const minv_mpi_gpu_piece *a,
                  const minv_mpi_gpu_piece *b, minv_mpi_gpu_piece *x, int64_t budget, int *info,
                  minv_mpi_gpu_times *times, char *msg, size_t len);
 } minv_mpi_gpu_plugin;

@@ -4,7 +4,8 @@
  * and the same as ScaLAPACK's, AUTO's fallback from Cholesky to LU) where every rank has
  * a GPU of its own, and ScaLAPACK with a note where ranks share one (NCCL takes one rank a GPU);
  * X solved in parts under a device budget smaller than A and X, ScaLAPACK under one smaller
- * than A; distributed batches on each rank's GPU. Skips (77) where a rank has no GPU. */
+ * than A; one cuSOLVERMp session per context for layouts of several grid shapes; distributed
+ * batches on each rank's GPU. Skips (77) where a rank has no GPU. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,56 @@ static void failures(minv_context *gpu, minv_context *cpu, int expect_gpu) {
     free(ref);
 }
 
+/* One cuSOLVERMp session per context, GPU and communicator: a fresh context's first call opens
+ * it (said in the report), later calls on layouts of other grid shapes, alive at the same time,
+ * reuse it; a call whose cuSOLVERMp factorisation fails (not SPD) leaves the next call working. */
+static void one_session(minv_context *cpu) {
+    minv_context *gpu = NULL;
+    minv_options opts;
+    minv_mpi_options_default(MPI_COMM_WORLD, &opts);
+    opts.backend = MINV_BACKEND_GPU;
+    CHECK_STATUS(minv_create(&gpu, &opts), MINV_SUCCESS, gpu);
+    const int64_t n = 160;
+    minv_mpi_layout column, row, rhs;
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, mt_size, 1, &column), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 1, mt_size, &row), MINV_SUCCESS, gpu);
+    CHECK_STATUS(minv_mpi_layout_like(gpu, &row, n, 7, &rhs), MINV_SUCCESS, gpu);
+    const struct {
+        const minv_mpi_layout *la, *lb;
+        int spd, solve, opens;
+    } step[] = {{&column, &column, 0, 0, 1}, {&row, &rhs, 1, 1, 0}, {&column, &column, 1, 0, 0}, {&row, &row, 0, 0, 0}};
+    for (int i = 0; i < 4; i++) {
+        minv_report r;
+        const double d = against_cpu(gpu, cpu, step[i].spd, step[i].solve, 50 + (uint64_t)i, step[i].la, step[i].lb, &r);
+        const int opened = strstr(r.reason, "cuSOLVERMp session opened") != NULL;
+        CHECK(d < 1e-10 && r.backend == MINV_BACKEND_GPU && opened == step[i].opens && MT_SAME_REPORT(r),
+              "session step %d (%lld x %lld grid): rel. difference %g, %s, a session %s: %s", i,
+              (long long)step[i].la->nprow, (long long)step[i].la->npcol, d, minv_backend_name(r.backend),
+              opened ? "opened" : "reused", r.reason);
+    }
+    /* cuSOLVERMp's potrf fails on this indefinite A (ScaLAPACK finds the column), then a call on
+     * the same context runs on cuSOLVERMp again */
+    double *a = tu_alloc(n, n, n);
+    tu_rng rng;
+    tu_seed(&rng, 9);
+    tu_spd(&rng, n, a, n);
+    a[70 * n + 70] = -5;
+    double *ap = mt_piece_of(&row, a, n), *xp = mt_piece_of(&row, a, n);
+    minv_report r;
+    CHECK_STATUS(minv_mpi_invert_d(gpu, MINV_METHOD_CHOLESKY, &row, ap, xp, &r), MINV_ERR_NOT_SPD, gpu);
+    CHECK(r.info == 70, "not SPD after the session's calls: info %lld (%s)", (long long)r.info, r.reason);
+    const double d = against_cpu(gpu, cpu, 0, 0, 60, &column, &column, &r);
+    CHECK(d < 1e-10 && r.backend == MINV_BACKEND_GPU && strstr(r.reason, "cuSOLVERMp"),
+          "after a failed factorisation: rel. difference %g, %s", d, r.reason);
+    free(a);
+    free(ap);
+    free(xp);
+    minv_mpi_layout_free(&rhs);
+    minv_mpi_layout_free(&row);
+    CHECK_STATUS(minv_destroy(gpu), MINV_SUCCESS, NULL); /* closes the session; column outlives it */
+    minv_mpi_layout_free(&column);
+}
+
 /* Each rank's batch on its GPU, rebalanced, against the CPU. */
 static void batches(minv_context *gpu, minv_context *cpu) {
     const int64_t k = 24, n = 10 + 30 * mt_rank;
@@ -267,6 +318,8 @@ int main(int argc, char **argv) {
             in_parts(cpu, solve);
             over_budget(cpu, solve);
         }
+    if (expect_gpu)
+        one_session(cpu);
     batches(gpu, cpu);
     minv_destroy(gpu);
     return mt_finish("test_mpi_gpu", cpu);
