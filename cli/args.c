@@ -28,7 +28,7 @@ const cli_option cli_options[] = {
     {"device-memory", "SIZE", "device memory minv may use, e.g. 2G, 512M (default: all free)", COMPUTE | MPI},
     {"devices", "all|D[,D...]", "CUDA devices of multi-GPU methods (gauss-jordan), the first for the rest (default all)", INV | SOL},
     {"devices", "D", "the CUDA device of every rank (default: each rank its own, its rank on the node modulo the node's GPUs)", MPI},
-    {"block", "N", "edge of the blocks of the block-cyclic layout of one matrix (default 64, less for small matrices)", MPI},
+    {"block", "N", "edge of the blocks of the block-cyclic layout of one matrix (default 64, 512 on GPUs, less for small matrices)", MPI},
     {"precision", "double|single|mixed",
      "compute precision, whatever the type on disk (default double); mixed: solves factor in low precision and refine to double accuracy",
      COMPUTE},

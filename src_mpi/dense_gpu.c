@@ -102,11 +102,6 @@ static int context_device(minv_context *ctx) {
     return count > 0 ? devices[0] : 0;
 }
 
-/* The session of the layout's ranks on the context's GPU (minv_mpi_gpu_ops opened it). */
-static gpu_session *session_of(minv_context *ctx, const minv_mpi_layout *l) {
-    return find(ctx, minv_mpi_layout_comm(l), context_device(ctx));
-}
-
 /* After a failed call (its collectives may not have finished on every rank, and cuSOLVERMp's
  * state after an error is not documented: a getrf that overran its pivots, 47c9d95, left the
  * next call hanging) the session is aborted; the next call opens another. */
@@ -116,6 +111,57 @@ static void drop(minv_context *ctx, gpu_session *gone) {
     if (*p)
         *p = gone->next;
     close_one(gone, 1);
+}
+
+/* A new session for the context's device and the ranks of comm, opened by every rank at once,
+ * put on the context's list; NULL with why where some rank could not. */
+static gpu_session *open_session(minv_context *ctx, MPI_Comm comm, int device, minv_report *r, char *why, size_t len) {
+    const double t0 = MPI_Wtime();
+    const minv_mpi_gpu_plugin *plugin = load(why, len); /* which says why not */
+    gpu_session *fresh = plugin ? calloc(1, sizeof *fresh) : NULL;
+    int ok = fresh != NULL;
+    if (plugin && !fresh)
+        snprintf(why, len, "out of memory for a cuSOLVERMp session");
+    if (fresh) {
+        fresh->comm = MPI_COMM_NULL;
+        fresh->plugin = plugin;
+        fresh->device = device;
+    }
+    if (minv_mpi_min_i64(ok, comm) == 1) {
+        MPI_Comm_dup(comm, &fresh->comm);
+        ok = plugin->open(fresh->comm, device, &fresh->session, why, len) == 0;
+    }
+    /* every rank opened it, or every rank closes it again */
+    if (minv_mpi_min_i64(ok, comm) == 1) {
+        int size;
+        MPI_Comm_size(comm, &size);
+        fresh->next = sessions(ctx);
+        ctx->attached.state = fresh;
+        ctx->attached.release = close_all;
+        double seconds = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm); /* the same report everywhere */
+        minv_report_note(r, "cuSOLVERMp session opened (NCCL communicator of %d ranks, %.3f s; the context's later "
+                            "calls on these ranks reuse it)", size, seconds);
+        return fresh;
+    }
+    if (fresh)
+        close_one(fresh, 1);
+    return NULL;
+}
+
+/* The context's session for the ranks of comm on its GPU; where some rank has none (the
+ * context's first call on these ranks, or the last one failed and was aborted, perhaps earlier
+ * in this call) every rank opens a new one, so that all hold the same. NULL with why where some
+ * rank could not. Collective. */
+static gpu_session *session_for(minv_context *ctx, MPI_Comm comm, minv_report *r, char *why, size_t len) {
+    const int device = context_device(ctx);
+    gpu_session *s = find(ctx, comm, device);
+    if (minv_mpi_max_i64(s == NULL, comm) == 1) {
+        if (s)
+            drop(ctx, s);
+        s = open_session(ctx, comm, device, r, why, len);
+    }
+    return s;
 }
 
 static minv_mpi_gpu_piece piece(const minv_mpi_layout *l, void *data) {
@@ -181,7 +227,9 @@ static minv_status gpu_invert(minv_context *ctx, const minv_mpi_layout *l, minv_
     minv_report_note(report, "cuSOLVERMp %s + %s for the identity (cuSOLVERMp has no %s), over NCCL",
                      spd ? "potrf" : "getrf", spd ? "potrs" : "getrs", spd ? "potri" : "getri");
     minv_mpi_gpu_times times;
-    gpu_session *s = session_of(ctx, l);
+    gpu_session *s = session_for(ctx, minv_mpi_layout_comm(l), report, msg, sizeof msg);
+    if (!s)
+        return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
     const int outcome = s->plugin->solve(s->session, (int)l->nprow, (int)l->npcol, (int)t, spd, &pa, NULL, &px,
                                          ctx->opts.device_memory, info, &times, msg, sizeof msg);
     if (outcome == MINV_MPI_GPU_ERROR || outcome == MINV_MPI_GPU_FACTOR_FAILED)
@@ -203,7 +251,9 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
     minv_mpi_gpu_piece pa = piece(la, (void *)a), px = piece(lb, x);
     minv_report_note(report, "cuSOLVERMp %s + %s, over NCCL", spd ? "potrf" : "getrf", spd ? "potrs" : "getrs");
     minv_mpi_gpu_times times;
-    gpu_session *s = session_of(ctx, la);
+    gpu_session *s = session_for(ctx, minv_mpi_layout_comm(la), report, msg, sizeof msg);
+    if (!s)
+        return minv_fail(ctx, MINV_ERR_GPU, "cuSOLVERMp: %s", msg);
     const int outcome = s->plugin->solve(s->session, (int)la->nprow, (int)la->npcol, (int)t, spd, &pa, &px, &px,
                                          ctx->opts.device_memory, info, &times, msg, sizeof msg);
     if (outcome == MINV_MPI_GPU_ERROR || outcome == MINV_MPI_GPU_FACTOR_FAILED)
@@ -228,40 +278,6 @@ static minv_status gpu_solve(minv_context *ctx, const minv_mpi_layout *la, minv_
 
 static const minv_mpi_dense_ops gpu_ops = {"cuSOLVERMp", gpu_invert, gpu_solve};
 
-/* A new session for the context's device and the layout's ranks, opened by every rank at once,
- * put on the context's list; 0 with why where some rank could not. */
-static int open_session(minv_context *ctx, MPI_Comm comm, int device, minv_report *r, char *why, size_t len) {
-    const double t0 = MPI_Wtime();
-    const minv_mpi_gpu_plugin *plugin = load(why, len); /* which says why not */
-    gpu_session *fresh = plugin ? calloc(1, sizeof *fresh) : NULL;
-    int ok = fresh != NULL;
-    if (plugin && !fresh)
-        snprintf(why, len, "out of memory for a cuSOLVERMp session");
-    if (fresh) {
-        fresh->comm = MPI_COMM_NULL;
-        fresh->plugin = plugin;
-        fresh->device = device;
-    }
-    if (minv_mpi_min_i64(ok, comm) == 1) {
-        MPI_Comm_dup(comm, &fresh->comm);
-        ok = plugin->open(fresh->comm, device, &fresh->session, why, len) == 0;
-    }
-    /* every rank opened it, or every rank closes it again */
-    if (minv_mpi_min_i64(ok, comm) == 1) {
-        int size;
-        MPI_Comm_size(comm, &size);
-        fresh->next = sessions(ctx);
-        ctx->attached.state = fresh;
-        ctx->attached.release = close_all;
-        minv_report_note(r, "cuSOLVERMp session opened on device %d (NCCL communicator of %d ranks, %.3f s; the "
-                            "context's later calls on these ranks reuse it)", device, size, MPI_Wtime() - t0);
-        return 1;
-    }
-    if (fresh)
-        close_one(fresh, 1);
-    return 0;
-}
-
 const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_layout *l, minv_report *r, char *why,
                                            size_t len) {
     MPI_Comm comm = minv_mpi_layout_comm(l);
@@ -278,16 +294,7 @@ const minv_mpi_dense_ops *minv_mpi_gpu_ops(minv_context *ctx, const minv_mpi_lay
                  misplaced && (int64_t)l->nprow * l->npcol == size ? " (these are not)" : "");
         return NULL;
     }
-    const int device = context_device(ctx);
-    /* some rank has no session for these ranks on its GPU (the context's first call on them, or
-     * the last one failed): every rank opens a new one, so that all hold the same */
-    int ok = 1;
-    if (minv_mpi_max_i64(find(ctx, comm, device) == NULL, comm) == 1) {
-        gpu_session *stale = find(ctx, comm, device);
-        if (stale)
-            drop(ctx, stale);
-        ok = open_session(ctx, comm, device, r, why, len);
-    }
+    const int ok = session_for(ctx, comm, r, why, len) != NULL;
     /* every rank takes the GPU, or none: the first rank's reason goes to all */
     minv_status st = minv_mpi_agree(ctx, comm, ok ? MINV_SUCCESS : minv_fail(ctx, MINV_ERR_GPU, "%s", why[0] ? why : "another rank has no cuSOLVERMp session"));
     if (st == MINV_SUCCESS)

@@ -125,8 +125,8 @@ typedef struct {
     void *internal;                 /* minv's: the communicator and grids */
 } minv_mpi_layout;
 
-/* nb: the block edge, 0 = 64 (less for a matrix too small to give every grid row and column a
- * block). nprow x npcol: the grid, 0 x 0 = the squarest nprow <= npcol with nprow npcol = the
+/* nb: the block edge, 0 = 64, or 512 where ctx is on a GPU (cuSOLVERMp's kernels want large
+ * blocks); less for a matrix too small to give every grid row and column a block. nprow x npcol: the grid, 0 x 0 = the squarest nprow <= npcol with nprow npcol = the
  * communicator's size; a grid of fewer ranks leaves the others out. Collective. */
 minv_status minv_mpi_layout_create(minv_context *ctx, MPI_Comm comm, int64_t m, int64_t n,
                                    int64_t nb, int32_t nprow, int32_t npcol,

@@ -220,7 +220,8 @@ static void failures(minv_context *gpu, minv_context *cpu, int expect_gpu) {
 
 /* One cuSOLVERMp session per context, GPU and communicator: a fresh context's first call opens
  * it (said in the report), later calls on layouts of other grid shapes, alive at the same time,
- * reuse it; a call whose cuSOLVERMp factorisation fails (not SPD) leaves the next call working. */
+ * reuse it; a call whose cuSOLVERMp factorisation fails (not SPD) leaves the next call working;
+ * the blocks chosen for a GPU context are 512. */
 static void one_session(minv_context *cpu) {
     minv_context *gpu = NULL;
     minv_options opts;
@@ -232,6 +233,11 @@ static void one_session(minv_context *cpu) {
     CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, mt_size, 1, &column), MINV_SUCCESS, gpu);
     CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, n, n, 32, 1, mt_size, &row), MINV_SUCCESS, gpu);
     CHECK_STATUS(minv_mpi_layout_like(gpu, &row, n, 7, &rhs), MINV_SUCCESS, gpu);
+    minv_mpi_layout chosen; /* blocks chosen for a GPU context: cuSOLVERMp's large ones */
+    CHECK_STATUS(minv_mpi_layout_create(gpu, MPI_COMM_WORLD, 4096, 4096, 0, 0, 0, &chosen), MINV_SUCCESS, gpu);
+    CHECK(chosen.nb == 512 && chosen.mb == 512, "default blocks on a GPU context: %lld x %lld", (long long)chosen.mb,
+          (long long)chosen.nb);
+    minv_mpi_layout_free(&chosen);
     const struct {
         const minv_mpi_layout *la, *lb;
         int spd, solve, opens;
