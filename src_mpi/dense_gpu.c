@@ -140,8 +140,7 @@ static gpu_session *open_session(minv_context *ctx, MPI_Comm comm, int device, m
         ctx->attached.release = close_all;
         double seconds = MPI_Wtime() - t0;
         MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm); /* the same report everywhere */
-        minv_report_note(r, "cuSOLVERMp session opened (NCCL communicator of %d ranks, %.3f s; the context's later "
-                            "calls on these ranks reuse it)", size, seconds);
+        minv_report_note(r, "cuSOLVERMp session opened (%d ranks, %.3f s)", size, seconds); /* later calls reuse it */
         return fresh;
     }
     if (fresh)
