@@ -86,6 +86,9 @@ extern const char cli_format_names[];
 
 /* ---- output (output.c) ---- */
 
+/* Started as one of several MPI ranks: exec minv-mpi with the same command line (mpi_handoff.c).
+ * Returns -1 where this process is alone, else only on failure, with the exit status. */
+int cli_mpi_handoff(char **argv);
 /* "minv: error: ..." on stderr, one line; returns `code`. */
 int cli_error(int code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -3,7 +3,8 @@
  *   minv solve A.nc:VAR B.nc:VAR X.nc[:VAR]
  *   minv info IN.nc:VAR
  *   minv generate KIND N OUT.nc[:VAR]
- * The report goes to stdout; errors are one line on stderr and a non-zero exit status. */
+ * The report goes to stdout; errors are one line on stderr and a non-zero exit status. Under
+ * mpirun with several ranks, invert and solve run as minv-mpi (mpi_handoff.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -39,7 +40,10 @@ int main(int argc, char **argv) {
         return CLI_OK;
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (strcmp(argv[1], commands[k].name) == 0)
-            return commands[k].run(argc - 2, argv + 2);
+        if (strcmp(argv[1], commands[k].name) == 0) {
+            /* under mpirun with several ranks, invert and solve are the distributed job */
+            const int code = k < 2 ? cli_mpi_handoff(argv) : -1;
+            return code >= 0 ? code : commands[k].run(argc - 2, argv + 2);
+        }
     return cli_error(CLI_USAGE, "unknown command '%s': expected invert, solve, info or generate (see minv --help)", argv[1]);
 }

@@ -1,5 +1,5 @@
 # The command minv-mpi under mpirun against the serial minv on the same files: invert (one
-# matrix, and a batch), solve, an existing output (-O), a classic output, a missing variable
+# matrix, and a batch; `mpirun minv invert` handing over to minv-mpi), solve, an existing output (-O), a classic output, a missing variable
 # and a file that crashes HDF5 (exit status 1, the message once).
 # -DMPIEXEC=... -DNP=... -DFLAGS=... -DMINV=... -DMINV_MPI=... -DCOMPARE=... -DLIBRARY_CRASH=...
 function(run)
@@ -19,7 +19,7 @@ endmacro()
 separate_arguments(FLAGS)
 set(mpi ${MPIEXEC} -np ${NP} ${FLAGS})
 # an earlier run's files, which neither command replaces without -O
-file(REMOVE gen.nc out.nc ref.nc xout.nc xref.nc out2.nc out3.nc c.nc cout.nc cref.nc)
+file(REMOVE gen.nc out.nc ref.nc xout.nc xref.nc out2.nc out3.nc c.nc cout.nc cref.nc hout.nc)
 must(${MINV} generate spd 61 gen.nc:B)
 must(${MINV} generate general 47 gen.nc:G)
 must(${MINV} generate spd 47 gen.nc:S)
@@ -29,6 +29,14 @@ if(NOT out MATCHES "minv-mpi invert \\(${NP} ranks\\)" OR NOT out MATCHES "resid
 endif()
 must(${MINV} invert gen.nc:B ref.nc --quiet)
 must(${COMPARE} out.nc B_inv ref.nc B_inv 1e-10)
+# the serial command under mpirun with several ranks hands the job to minv-mpi
+if(NP GREATER 1)
+  must(${mpi} ${MINV} invert gen.nc:B hout.nc --block 8 --quiet)
+  if(NOT out MATCHES "minv-mpi invert \\(${NP} ranks\\)")
+    message(FATAL_ERROR "mpirun minv invert did not run minv-mpi:\n${out}")
+  endif()
+  must(${COMPARE} hout.nc B_inv ref.nc B_inv 1e-10)
+endif()
 # an existing output: refused (exit 1, the file kept), replaced with -O
 file(SHA256 out.nc before)
 run(${mpi} ${MINV_MPI} invert gen.nc:B out.nc --quiet)
