@@ -32,9 +32,14 @@ static slab slab_of(size_t d0, size_t align, int rank, int size) {
     return s;
 }
 
-/* Rows a band holds: about MINV_NC_TILE_ELEMS values, in whole multiples of align. */
-static size_t band_rows(size_t d1, size_t align) {
-    size_t rows = (size_t)MINV_NC_TILE_ELEMS / (d1 > 0 ? d1 : 1);
+/* Bands through rank 0's serial writer: each of its direct writes has a fixed cost (NetCDF-C's
+ * file closed and HDF5's opened; about 40 ms a band in the GPU pipeline, src_c/banded.c, whose
+ * bands are as large), so they hold about 256 MiB; PnetCDF's, MINV_NC_TILE_ELEMS values. */
+enum { WRITER_BAND_ELEMS = 32 << 20 };
+
+/* Rows a band holds: about elems values, in whole multiples of align. */
+static size_t band_rows(size_t d1, size_t align, size_t elems) {
+    size_t rows = elems / (d1 > 0 ? d1 : 1);
     rows = rows / align * align;
     return rows > align ? rows : align;
 }
@@ -139,7 +144,7 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
     MPI_Comm_size(in->comm, &size);
     const size_t d0 = s->d0, d1 = s->d1, align = s->chunked && s->chunk[0] > 0 ? s->chunk[0] : 1;
     const slab sb = slab_of(d0, align, rank, size);
-    const size_t band = band_rows(d1, align);
+    const size_t band = band_rows(d1, align, MINV_NC_TILE_ELEMS);
     minv_mpi_layout sl = {0};
     void *piece = NULL;
     double *raw = NULL;
@@ -280,11 +285,13 @@ minv_status minv_mpi_nc_out_open(minv_context *ctx, MPI_Comm comm, minv_mpi_nc_o
     if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS)
         return status;
     /* the temporary's name, inode and format are rank 0's (minv_nc_sink_open chose the format
-     * by the serial rules: the input's, or fopts', or larger where the variable needs it) */
-    unsigned long long meta[3] = {out->rank == 0 ? strlen(out->sink.out.tmp) + 1 : 0, out->sink.out.ino,
-                                  (unsigned long long)out->sink.format};
-    MPI_Bcast(meta, 3, MPI_UNSIGNED_LONG_LONG, 0, comm);
+     * by the serial rules: the input's, or fopts', or larger where the variable needs it), and
+     * the rows of its chunks, which the ranks' slabs follow */
+    unsigned long long meta[4] = {out->rank == 0 ? strlen(out->sink.out.tmp) + 1 : 0, out->sink.out.ino,
+                                  (unsigned long long)out->sink.format, (unsigned long long)out->sink.row_align};
+    MPI_Bcast(meta, 4, MPI_UNSIGNED_LONG_LONG, 0, comm);
     out->sink.format = (int)meta[2];
+    out->sink.row_align = meta[3] > 0 ? (size_t)meta[3] : 1;
     out->tmp = malloc((size_t)meta[0]);
     if (out->tmp && out->rank == 0)
         memcpy(out->tmp, out->sink.out.tmp, (size_t)meta[0]);
@@ -321,32 +328,96 @@ static size_t stored_size(const minv_nc_sink_spec *sp) {
     return minv_nc_encoding_set(&e, sp->xtype, 0) ? e.size : sizeof(double);
 }
 
-/* Rank 0 puts rows of matrix k into the sink's open file. */
-static minv_status put_rows(minv_context *ctx, minv_nc_sink *w, int64_t k, size_t r, size_t rows, const double *raw) {
-    const minv_nc_sink_spec *sp = &w->spec;
-    const int r0 = minv_nc_row_dim(sp->rank);
-    size_t start[3], count[3], esize = 0, lead = (size_t)k;
-    region(sp->rank, &lead, 0, k, r, rows, sp->dims[r0 + 1].len, start, count);
-    nc_inq_type(w->ncid, sp->xtype, NULL, &esize);
-    const double t0 = minv_now();
-    const int st = nc_put_vara_double(w->ncid, w->varid, start, count, raw);
-    w->seconds += minv_now() - t0;
-    if (st != NC_NOERR)
-        return minv_nc_fail(ctx, st, "'%s', variable '%s': writing rows %zu to %zu failed%s", w->path, w->var, r, r + rows,
-                            st == NC_ERANGE ? " (a value out of the type's range)" : "");
-    w->bytes += (double)(rows * sp->dims[r0 + 1].len * esize);
-    return MINV_SUCCESS;
+/* Rows [at, at + rows) of a slab's matrix m: in the C view its rows (rows x d1), in the Fortran
+ * view its columns (d1 x rows). */
+static minv_mat slab_band(const minv_mat *m, minv_nc_view view, size_t at, size_t rows) {
+    const size_t es = (size_t)m->dtype;
+    if (view == MINV_NC_C_VIEW)
+        return (minv_mat){m->dtype, (int64_t)rows, m->cols, m->ld, (char *)m->data + at * es};
+    return (minv_mat){m->dtype, m->rows, (int64_t)rows, m->ld, (char *)m->data + at * (size_t)m->ld * es};
+}
+
+/* from into to (the same shape, to's own leading dimension), column by column. */
+static void copy_mat(const minv_mat *from, const minv_mat *to) {
+    const size_t es = (size_t)from->dtype;
+    for (int64_t j = 0; j < from->cols; j++)
+        memcpy((char *)to->data + (size_t)j * (size_t)to->ld * es, (const char *)from->data + (size_t)j * (size_t)from->ld * es,
+               (size_t)from->rows * es);
+}
+
+/* A band travelling to rank 0, packed: in the C view rows x d1, in the Fortran view d1 x rows. */
+static minv_mat packed_band(minv_dtype t, minv_nc_view view, size_t rows, size_t d1, void *data) {
+    return view == MINV_NC_C_VIEW ? (minv_mat){t, (int64_t)rows, (int64_t)d1, (int64_t)(rows > 0 ? rows : 1), data}
+                                  : (minv_mat){t, (int64_t)d1, (int64_t)rows, (int64_t)(d1 > 0 ? d1 : 1), data};
+}
+
+/* A band rank 0 holds: its own slab's rows, or another rank's arriving into a buffer. */
+typedef struct {
+    int who;
+    size_t row0, rows;
+} held_band;
+
+/* Rank 0 writes the band h (once it has arrived through req) unless an earlier one failed. */
+static minv_status write_held(minv_context *ctx, minv_mpi_nc_out *out, int64_t k, const minv_mat *m, size_t d1,
+                              const held_band *h, void *data, MPI_Request *req, minv_status status) {
+    const minv_nc_view view = out->sink.spec.view;
+    if (h->who != 0)
+        MPI_Wait(req, MPI_STATUS_IGNORE);
+    const minv_mat from = h->who == 0 ? slab_band(m, view, h->row0, h->rows) : packed_band(m->dtype, view, h->rows, d1, data);
+    return status != MINV_SUCCESS ? status
+                                  : minv_nc_sink_write_band(ctx, &out->sink, k, (int64_t)h->row0, (int64_t)h->rows, &from);
+}
+
+/* Every rank's slab of matrix k, band by band in the file's order, written by rank 0's serial
+ * writer (directly, on its threads, where the storage allows); the other ranks send theirs,
+ * and rank 0 receives band j + 1 while it writes band j (buf: two bands on rank 0, one on the
+ * others). After a failure rank 0 still takes every band. */
+static minv_status through_rank0(minv_context *ctx, minv_mpi_nc_out *out, int64_t k, const minv_mat *m, size_t d0,
+                                 size_t d1, size_t align, size_t band, void *buf[2]) {
+    const minv_nc_view view = out->sink.spec.view;
+    const MPI_Datatype type = minv_mpi_type(m->dtype);
+    if (out->rank != 0) {
+        const slab mine = slab_of(d0, align, out->rank, out->size);
+        for (size_t at = 0; at < mine.count; at += band) {
+            const size_t rows = mine.count - at < band ? mine.count - at : band;
+            const minv_mat from = slab_band(m, view, at, rows), to = packed_band(m->dtype, view, rows, d1, buf[0]);
+            copy_mat(&from, &to);
+            MPI_Send(buf[0], (int)(rows * d1), type, 0, TAG_BAND, out->comm);
+        }
+        return MINV_SUCCESS;
+    }
+    /* rank 0: band j arrives into buf[j % 2] while band j - 1 is written */
+    minv_status status = MINV_SUCCESS;
+    MPI_Request pending[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    held_band held = {-1, 0, 0};
+    size_t j = 0;
+    for (int who = 0; who < out->size; who++) {
+        const slab sw = slab_of(d0, align, who, out->size);
+        for (size_t at = 0; at < sw.count; at += band, j++) {
+            const size_t rows = sw.count - at < band ? sw.count - at : band;
+            if (who != 0)
+                MPI_Irecv(buf[j % 2], (int)(rows * d1), type, who, TAG_BAND, out->comm, &pending[j % 2]);
+            if (held.who >= 0)
+                status = write_held(ctx, out, k, m, d1, &held, buf[(j - 1) % 2], &pending[(j - 1) % 2], status);
+            held = (held_band){who, sw.first + at, rows};
+        }
+    }
+    if (held.who >= 0)
+        status = write_held(ctx, out, k, m, d1, &held, buf[(j - 1) % 2], &pending[(j - 1) % 2], status);
+    return status;
 }
 
 minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k, const minv_mpi_layout *l,
                               minv_dtype t, const void *local) {
     const minv_nc_sink_spec *sp = &out->sink.spec;
     const int r0 = minv_nc_row_dim(sp->rank);
-    const size_t d0 = sp->dims[r0].len, d1 = sp->dims[r0 + 1].len, band = band_rows(d1, 1);
-    const slab sb = slab_of(d0, 1, out->rank, out->size);
+    /* slabs of whole chunks (the writer's bands start at them) */
+    const size_t d0 = sp->dims[r0].len, d1 = sp->dims[r0 + 1].len, align = out->sink.row_align;
+    const slab sb = slab_of(d0, align, out->rank, out->size);
+    const size_t writer_band = band_rows(d1, align, WRITER_BAND_ELEMS),
+                 band = out->collective ? band_rows(d1, align, MINV_NC_TILE_ELEMS) : writer_band < sb.per ? writer_band : sb.per;
     minv_mpi_layout sl = {0};
-    void *piece = NULL;
-    double *raw = NULL;
+    void *piece = NULL, *buf[2] = {NULL, NULL};
     size_t start[3], count[3], lead = (size_t)k;
     char msg[256];
     minv_status status = slab_layout(ctx, l, d0, d1, sp->view, sb.per, &sl);
@@ -355,8 +426,9 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
     const int in_place = slab_is_piece(&sl, l);
     if (!in_place)
         piece = minv_mpi_alloc_piece(&sl, t);
-    raw = malloc(band * (d1 > 0 ? d1 : 1) * sizeof(double));
-    MINV_TRY(minv_mpi_agree(ctx, out->comm, (piece || in_place) && raw
+    const size_t band_bytes = band * (d1 > 0 ? d1 : 1) * (out->collective ? sizeof(double) : (size_t)t);
+    for (int b = 0; b < (!out->collective && out->rank == 0 ? 2 : 1); b++) buf[b] = minv_alloc_large(band_bytes);
+    MINV_TRY(minv_mpi_agree(ctx, out->comm, (piece || in_place) && buf[0] && (out->collective || out->rank != 0 || buf[1])
                                                 ? MINV_SUCCESS
                                                 : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
                                                             sb.count, d1)));
@@ -364,45 +436,32 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
         MINV_TRY(minv_mpi_redistribute(ctx, t, l, local, &sl, piece));
     const minv_mat m = slab_mat(&sl, t, in_place ? (void *)local : piece);
     minv_status local_status = MINV_SUCCESS;
-    const double t0 = minv_now();
-    /* one slab after another through rank 0, or all at once through PnetCDF */
-    const int turns = out->collective ? 1 : out->size;
-    for (int turn = 0; turn < turns; turn++) {
-        const int who = out->collective ? out->rank : turn;
-        const slab sw = slab_of(d0, 1, who, out->size);
-        const int64_t bands = out->collective ? minv_mpi_max_i64((int64_t)((sb.count + band - 1) / band), out->comm)
-                                              : (int64_t)((sw.count + band - 1) / band);
+    if (!out->collective) {
+        local_status = through_rank0(ctx, out, k, &m, d0, d1, align, band, buf);
+    } else { /* every rank's bands at once through PnetCDF */
+        const double t0 = minv_now();
+        double *raw = buf[0];
+        const int64_t bands = minv_mpi_max_i64((int64_t)((sb.count + band - 1) / band), out->comm);
         for (int64_t b = 0; b < bands; b++) {
-            const size_t at = (size_t)b * band, rows = at < sw.count ? (sw.count - at < band ? sw.count - at : band) : 0;
+            const size_t at = (size_t)b * band, rows = at < sb.count ? (sb.count - at < band ? sb.count - at : band) : 0;
             const size_t into[2] = {at, 0}, span[2] = {rows, d1};
-            if (who == out->rank && rows > 0)
+            if (rows > 0)
                 minv_nc_mat_to_tile(&m, sp->view, into, span, raw, d1);
-            if (out->collective) {
-                region(sp->rank, &lead, 0, k, rows > 0 ? sw.first + at : d0, rows, d1, start, count);
-                if (minv_mpi_pnc_put(out->pncid, out->pvarid, sp->rank, start, count, raw, msg, sizeof msg) != 0 &&
-                    local_status == MINV_SUCCESS)
-                    local_status = minv_fail(ctx, MINV_ERR_IO, "'%s', variable '%s': writing rows %zu to %zu failed: %s",
-                                             out->sink.path, out->sink.var, sw.first + at, sw.first + at + rows, msg);
-                out->sink.bytes += (double)(rows * d1 * stored_size(sp));
-                out->sink.tiles += rows > 0;
-                continue;
-            }
-            if (who != 0 && out->rank == who)
-                MPI_Send(raw, (int)(rows * d1), MPI_DOUBLE, 0, TAG_BAND, out->comm);
-            if (out->rank != 0)
-                continue;
-            if (who != 0)
-                MPI_Recv(raw, (int)(rows * d1), MPI_DOUBLE, who, TAG_BAND, out->comm, MPI_STATUS_IGNORE);
-            if (local_status == MINV_SUCCESS) /* after a failure rank 0 still takes every band */
-                local_status = put_rows(ctx, &out->sink, k, sw.first + at, rows, raw);
+            region(sp->rank, &lead, 0, k, rows > 0 ? sb.first + at : d0, rows, d1, start, count);
+            if (minv_mpi_pnc_put(out->pncid, out->pvarid, sp->rank, start, count, raw, msg, sizeof msg) != 0 &&
+                local_status == MINV_SUCCESS)
+                local_status = minv_fail(ctx, MINV_ERR_IO, "'%s', variable '%s': writing rows %zu to %zu failed: %s",
+                                         out->sink.path, out->sink.var, sb.first + at, sb.first + at + rows, msg);
+            out->sink.bytes += (double)(rows * d1 * stored_size(sp));
+            out->sink.tiles += rows > 0;
         }
-    }
-    if (out->collective)
         out->sink.seconds += minv_now() - t0;
+    }
     status = minv_mpi_agree(ctx, out->comm, local_status);
 cleanup:
     free(piece);
-    free(raw);
+    free(buf[0]);
+    free(buf[1]);
     minv_mpi_layout_free(&sl);
     return status;
 }
@@ -470,9 +529,12 @@ void minv_mpi_nc_out_note(const minv_mpi_nc_out *out, minv_report *report) {
                  w->tiles == 1 ? "" : "s", out->size, out->size == 1 ? "" : "s");
     else if (w->spec.rank == 3) /* a batch, through rank 0: the serial writer's */
         minv_nc_sink_how(w, how, sizeof how);
-    else
-        snprintf(how, sizeof how, "as bands of whole rows from %d rank%s through rank 0 and netCDF-C", out->size,
-                 out->size == 1 ? "" : "s");
+    else { /* one matrix: every rank's slab to rank 0, whose serial writer writes it (rank 0 alone
+            * makes this note) */
+        char serial[200];
+        minv_nc_sink_how(w, serial, sizeof serial);
+        snprintf(how, sizeof how, "from %d rank%s through rank 0, %s", out->size, out->size == 1 ? "" : "s", serial);
+    }
     minv_nc_report_output_notes(report, w, how);
 }
 
