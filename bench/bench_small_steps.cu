@@ -2,7 +2,9 @@
 // minv_solve_d (30 right-hand sides) on host arrays at n = 64 ... 512, with the sampled residual
 // and without, each segment between minv's progress markers timed on the host (medians of 40
 // calls after one warm-up); beside them the cuSOLVER user's pageable potrf + potri / potrf +
-// potrs, and the inversion on device data against potrf + potri alone.
+// potrs, and the inversion on device data against potrf + potri alone. Then one matrix through
+// the batched call (nbatch 1) against the single call, SPD (KMS) and general, host and device
+// data: the batched kernels carry no per-call analysis, probes or read-backs of their own.
 //   bench_small_steps        (KMS(0.5) matrices; prints one line per case)
 #include <algorithm>
 #include <chrono>
@@ -20,6 +22,49 @@ static void on_progress(void *u, const char *stage, double) { ((marks *)u)->m.pu
 static double med(std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 
 static void kms(double *a, int n) { for (int j = 0; j < n; j++) for (int i = 0; i < n; i++) { int d = i > j ? i - j : j - i; double v = 1; for (int k = 0; k < d && v > 1e-300; k++) v *= 0.5; a[(size_t)j * n + i] = v; } }
+
+static void one_through_batch(minv_context *ctx) {
+    for (int n : {32, 64, 128, 256, 512})
+        for (int spd = 1; spd >= 0; spd--) {
+            std::vector<double> a((size_t)n * n), x((size_t)n * n);
+            unsigned s = 7;
+            kms(a.data(), n);
+            if (!spd)
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < n; i++) {
+                        s = s * 1103515245u + 12345u;
+                        a[(size_t)j * n + i] += (i == j ? 1 : 0) + ((s >> 8) % 1000) / 3000.0;
+                    }
+            double *da, *dx;
+            cudaMalloc(&da, sizeof(double) * n * n);
+            cudaMalloc(&dx, sizeof(double) * n * n);
+            cudaMemcpy(da, a.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice);
+            std::vector<double> t[4];
+            minv_report r;
+            minv_batch_report br;
+            minv_status one;
+            const char *how[4] = {"single host", "batch of 1 host", "single device", "batch of 1 device"};
+            for (int k = 0; k < 41; k++)
+                for (int w = 0; w < 4; w++) {
+                    const double t0 = now();
+                    minv_status st = MINV_SUCCESS;
+                    if (w == 0) st = minv_invert_d(ctx, MINV_METHOD_AUTO, n, a.data(), n, x.data(), n, &r);
+                    if (w == 1) st = minv_invert_batched_d(ctx, MINV_METHOD_AUTO, n, 1, a.data(), n, n * n, x.data(), n, n * n, &one, &br);
+                    if (w == 2) st = minv_invert_device_d(ctx, MINV_METHOD_AUTO, n, da, n, dx, n, &r);
+                    if (w == 3) st = minv_invert_batched_device_d(ctx, MINV_METHOD_AUTO, n, 1, da, n, n * n, dx, n, n * n, &one, &br);
+                    if (st) {
+                        printf("fail %d %s\n", w, minv_last_error(ctx));
+                        return;
+                    }
+                    if (k) t[w].push_back(now() - t0);
+                }
+            printf("n %d %s invert:", n, spd ? "spd" : "general");
+            for (int w = 0; w < 4; w++) printf(" %s %.1f", how[w], med(t[w]) * 1e6);
+            printf(" us | batch: %.160s\n", br.reason);
+            cudaFree(da);
+            cudaFree(dx);
+        }
+}
 
 int main() {
     const int reps = 41, nrhs = 30;
@@ -82,6 +127,7 @@ int main() {
         }
         cudaFree(da); cudaFree(dx); cudaFree(db); cudaFree(info); cudaFree(work);
     }
+    one_through_batch(ctx);
     minv_destroy(ctx);
     return 0;
 }
