@@ -354,7 +354,8 @@ static void read_write(minv_context *ctx) {
 }
 
 /* A matrix of several bands a slab whose last slab is shorter by less than a band: ranks that
- * finish early still take part in every collective read and write (n = 2049 on 4 ranks). */
+ * finish early still take part in every collective read and write (n = 2049 on 4 ranks); and
+ * the same matrix written as netCDF-4 through rank 0. */
 static void many_bands(minv_context *ctx) {
     const int64_t n = 2049;
     double *a = malloc((size_t)(n * n) * sizeof(double));
@@ -374,6 +375,16 @@ static void many_bands(minv_context *ctx) {
     size_t count = 0;
     double *back = nct_read("out_bands.nc", "A", &count);
     CHECK(count == (size_t)(n * n) && memcmp(back, a, (size_t)(n * n) * sizeof(double)) == 0, "bands: the file written differs");
+    free(back);
+    /* netCDF-4: slabs of whole chunks (9 chunk rows; on 4 ranks the last rank's slab is empty)
+     * to rank 0, whose serial writer writes them band by band */
+    minv_file_options fo;
+    minv_file_options_default(&fo);
+    fo.format = MINV_FORMAT_NETCDF4;
+    CHECK_STATUS(minv_mpi_write_d(ctx, &l, p, "out_bands4.nc", "A", NULL, &fo), MINV_SUCCESS, ctx);
+    back = nct_read("out_bands4.nc", "A", &count);
+    CHECK(count == (size_t)(n * n) && memcmp(back, a, (size_t)(n * n) * sizeof(double)) == 0,
+          "bands: the netCDF-4 file written differs");
     free(a);
     free(p);
     free(back);
