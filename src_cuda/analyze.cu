@@ -1,6 +1,7 @@
 // Matrix analysis on the GPU (the iterative paper's matrix type identification, norms and
-// more): per-column statistics by one block a column, row sums by a tiled reduction whose
-// partial sums meet atomically, symmetry by transposed tile pairs. The same kernels run on a
+// more): per-column statistics by one block a column, symmetry by transposed tile pairs, and
+// row sums from those tile pairs for a whole matrix (out of core by a tiled reduction whose
+// partial sums meet atomically): two reads of the matrix. The same kernels run on a
 // whole device matrix or, out of core, on column panels streamed from host memory.
 #include <cub/block/block_reduce.cuh>
 #include <limits.h>
@@ -97,10 +98,18 @@ __global__ void row_sums(const T *a, int64_t n, int64_t cols, int64_t ld, double
     atomicAdd(&rowsum[i], s);
 }
 
-/* max |X(i, j) - Y(j, i)| for X m x w and Y w x m, through two tiles in shared memory. */
+/* max |X(i, j) - Y(j, i)| for X m x w and Y w x m, through two tiles in shared memory. Where
+ * X and Y are one square matrix (mirrored), the tiles on and below the diagonal meet every pair:
+ * the others return at once, the check reads the matrix once instead of twice, and the row sums
+ * of |a_ij| come from the same tiles (rowsum not NULL), both tiles' rows, instead of another
+ * pass. */
 template <typename T>
-__global__ void asymmetry(const T *x, int64_t ldx, const T *y, int64_t ldy, int64_t m, int64_t w, scan_state *st) {
+__global__ void asymmetry(const T *x, int64_t ldx, const T *y, int64_t ldy, int64_t m, int64_t w, bool mirrored,
+                          scan_state *st, double *rowsum) {
     __shared__ T tx[TILE][TILE + 1], ty[TILE][TILE + 1];
+    __shared__ double part[2][TILE_ROWS][TILE];
+    if (mirrored && blockIdx.x < blockIdx.y)
+        return;
     int64_t i0 = (int64_t)blockIdx.x * TILE, j0 = (int64_t)blockIdx.y * TILE;
     for (int r = threadIdx.y; r < TILE; r += TILE_ROWS) {
         int64_t i = i0 + threadIdx.x, j = j0 + r; /* X(i, j) */
@@ -109,30 +118,51 @@ __global__ void asymmetry(const T *x, int64_t ldx, const T *y, int64_t ldy, int6
         ty[r][threadIdx.x] = yi < w && yj < m ? y[yj * ldy + yi] : T(0);
     }
     __syncthreads();
-    double worst = 0;
-    for (int r = threadIdx.y; r < TILE; r += TILE_ROWS) /* X(i0 + x, j0 + r) vs Y(j0 + r, i0 + x) */
+    double worst = 0, row_x = 0, row_y = 0;
+    for (int r = threadIdx.y; r < TILE; r += TILE_ROWS) { /* X(i0 + x, j0 + r) vs Y(j0 + r, i0 + x) */
         worst = fmax(worst, fabs((double)tx[r][threadIdx.x] - (double)ty[threadIdx.x][r]));
+        row_x += fabs((double)tx[r][threadIdx.x]); /* row i0 + x */
+        row_y += fabs((double)ty[r][threadIdx.x]); /* row j0 + x, Y(j0 + x, i0 + r) */
+    }
+    if (mirrored && rowsum) {
+        part[0][threadIdx.y][threadIdx.x] = row_x;
+        part[1][threadIdx.y][threadIdx.x] = row_y;
+        __syncthreads();
+        if (threadIdx.y < 2 && (threadIdx.y == 0 || blockIdx.x != blockIdx.y)) { /* a diagonal tile's rows once */
+            double sum = 0;
+            for (int k = 0; k < TILE_ROWS; k++) sum += part[threadIdx.y][k][threadIdx.x];
+            const int64_t row = (threadIdx.y == 0 ? i0 : j0) + threadIdx.x;
+            if (row < m)
+                atomicAdd(&rowsum[row], sum);
+        }
+    }
     typedef cub::BlockReduce<double, TILE, cub::BLOCK_REDUCE_WARP_REDUCTIONS, TILE_ROWS> Reduce;
     __shared__ typename Reduce::TempStorage tmp;
     worst = Reduce(tmp).Reduce(worst, Max());
     if (threadIdx.x == 0 && threadIdx.y == 0 && worst > 0) atomic_max_nonneg(&st->max_asym, worst);
 }
 
+/* Column statistics of a panel, and its row sums where rowsum is not NULL (out of core; a whole
+ * matrix gets them from its symmetry check). */
 template <typename T>
 void launch_panel_stats(const minv_mat *panel, int64_t n, int64_t j0, scan_state *st, double *rowsum, double *diag,
                         cudaStream_t s) {
     const T *a = (const T *)panel->data;
     unsigned blocks = (unsigned)(panel->cols < 65535 ? panel->cols : 65535);
     column_stats<T><<<blocks, THREADS, 0, s>>>(a, n, panel->cols, panel->ld, j0, st, diag);
+    if (!rowsum)
+        return;
     dim3 grid((unsigned)((n + THREADS - 1) / THREADS), (unsigned)((panel->cols + ROW_CHUNK - 1) / ROW_CHUNK));
     row_sums<T><<<grid, THREADS, 0, s>>>(a, n, panel->cols, panel->ld, rowsum);
 }
 
+/* rowsum: a whole matrix's row sums from the same tiles (x and y the same matrix), else NULL. */
 template <typename T>
 void launch_asymmetry(const void *x, int64_t ldx, const void *y, int64_t ldy, int64_t m, int64_t w, scan_state *st,
-                      cudaStream_t s) {
+                      double *rowsum, cudaStream_t s) {
     dim3 grid((unsigned)((m + TILE - 1) / TILE), (unsigned)((w + TILE - 1) / TILE));
-    asymmetry<T><<<grid, dim3(TILE, TILE_ROWS), 0, s>>>((const T *)x, ldx, (const T *)y, ldy, m, w, st);
+    asymmetry<T><<<grid, dim3(TILE, TILE_ROWS), 0, s>>>((const T *)x, ldx, (const T *)y, ldy, m, w, x == y && m == w,
+                                                        st, rowsum);
 }
 
 /* Device state of one analysis: the reductions and two n-vectors, contiguous (the state, then
@@ -223,9 +253,9 @@ minv_status ooc_panel(minv_context *ctx, const minv_mat *panel, int64_t j0, cuda
         memcpy((char *)pinned_rows + (size_t)i * (size_t)w * es, minv_at(host, j0, i), (size_t)w * es);
     CUDA_TRY(cudaMemcpyAsync(dev_rows, pinned_rows, bytes, cudaMemcpyHostToDevice, s));
     if (host->dtype == MINV_R64)
-        launch_asymmetry<double>(panel->data, panel->ld, dev_rows, w, n, w, job->b->st, s);
+        launch_asymmetry<double>(panel->data, panel->ld, dev_rows, w, n, w, job->b->st, NULL, s);
     else
-        launch_asymmetry<float>(panel->data, panel->ld, dev_rows, w, n, w, job->b->st, s);
+        launch_asymmetry<float>(panel->data, panel->ld, dev_rows, w, n, w, job->b->st, NULL, s);
     LAUNCH_TRY();
 cleanup:
     return status;
@@ -240,11 +270,11 @@ minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *a, minv_a
     const int64_t n = a->rows;
     MINV_TRY(begin(ctx, n, &b));
     if (a->dtype == MINV_R64) {
-        launch_panel_stats<double>(a, n, 0, b.st, b.rowsum, b.diag, s);
-        launch_asymmetry<double>(a->data, a->ld, a->data, a->ld, n, n, b.st, s);
+        launch_panel_stats<double>(a, n, 0, b.st, NULL, b.diag, s);
+        launch_asymmetry<double>(a->data, a->ld, a->data, a->ld, n, n, b.st, b.rowsum, s);
     } else {
-        launch_panel_stats<float>(a, n, 0, b.st, b.rowsum, b.diag, s);
-        launch_asymmetry<float>(a->data, a->ld, a->data, a->ld, n, n, b.st, s);
+        launch_panel_stats<float>(a, n, 0, b.st, NULL, b.diag, s);
+        launch_asymmetry<float>(a->data, a->ld, a->data, a->ld, n, n, b.st, b.rowsum, s);
     }
     LAUNCH_TRY();
     MINV_TRY(finish(ctx, a->dtype, n, &b, out));
