@@ -15,7 +15,10 @@
  *
  * A writer's room on the disk is reserved by the output it writes (nc_output.c) before HDF5
  * writes: HDF5 1.10 cannot close a file after H5Dwrite_chunk met a full disk. */
+#include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +189,13 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
         if ((why = read_filters(d, dcpl)) != NULL)
             goto done;
         d->kind = MINV_NC_DIRECT_CHUNKED;
+        /* through HDF5 only where every chunk was written: its lookup may find a chunk that
+         * NetCDF-C's cache holds as fill values, which H5Dread_chunk then cannot read */
+        H5D_space_status_t allocated = H5D_SPACE_STATUS_ERROR;
+        double chunks = 1;
+        for (int r = 0; r < rank; r++) chunks *= ceil((double)d->extent[r] / (double)d->chunk[r]);
+        d->all_written = H5Dget_space_status(d->h5dset, &allocated) >= 0 && allocated == H5D_SPACE_STATUS_ALLOCATED;
+        d->by_library = !write && d->all_written && chunks > MINV_NC_LOOKUP_CHUNKS;
     } else if (layout == H5D_CONTIGUOUS && !write) {
         const haddr_t at = H5Dget_offset(d->h5dset);
         if (H5Pget_external_count(dcpl) != 0) {
@@ -269,14 +279,57 @@ int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv
     unsigned mask = 0;
     for (int r = 0; r < d->rank; r++)
         offset[r] = coord[r];
-    if (H5Dget_chunk_info_by_coord(d->h5dset, offset, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF || size == 0)
+    if (d->by_library) {
+        if (H5Dget_chunk_storage_size(d->h5dset, offset, &size) < 0 || size == 0)
+            return 0;
+    } else if (H5Dget_chunk_info_by_coord(d->h5dset, offset, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF || size == 0) {
         return 0;
-    c->address = (int64_t)addr;
+    }
+    c->address = d->by_library ? -1 : (int64_t)addr;
     c->bytes = (size_t)size;
     c->mask = mask;
     return 1;
 #else
     (void)d; (void)coord; (void)c;
+    return 0;
+#endif
+}
+
+int minv_nc_read_fully(int fd, void *buf, size_t bytes, int64_t at) {
+    errno = 0;
+    for (size_t got = 0; got < bytes;) {
+        ssize_t n = pread(fd, (char *)buf + got, bytes - got, (off_t)(at + (int64_t)got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        got += (size_t)n;
+    }
+    return 1;
+}
+
+/* HDF5 is one library for the whole process: its calls from the readers' threads one at a time
+ * (a thread-safe build locks them anyway; another would not) */
+static pthread_mutex_t h5_calls = PTHREAD_MUTEX_INITIALIZER;
+
+int minv_nc_direct_read_chunk(const minv_nc_direct *d, const size_t *coord, const minv_nc_chunk *c, void *buf,
+                              unsigned *mask) {
+    if (!d->by_library) {
+        *mask = c->mask;
+        return minv_nc_read_fully(d->fd, buf, c->bytes, c->address);
+    }
+#if MINV_NC_HAVE_HDF5
+    hsize_t offset[MINV_NC_MAX_RANK];
+    uint32_t filters = 0;
+    for (int r = 0; r < d->rank; r++)
+        offset[r] = coord[r];
+    pthread_mutex_lock(&h5_calls);
+    const herr_t st = H5Dread_chunk(d->h5dset, H5P_DEFAULT, offset, &filters, buf);
+    pthread_mutex_unlock(&h5_calls);
+    *mask = filters;
+    return st >= 0;
+#else
+    (void)coord;
     return 0;
 #endif
 }

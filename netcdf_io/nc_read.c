@@ -178,19 +178,6 @@ static void matrix_coords(const minv_nc_source *s, int64_t k, size_t *coord) {
         coord[d] = d < s->nlead_fixed ? s->lead[d] : (size_t)k;
 }
 
-static int read_fully(int fd, void *buf, size_t bytes, int64_t at) {
-    errno = 0;
-    for (size_t got = 0; got < bytes;) {
-        ssize_t n = pread(fd, (char *)buf + got, bytes - got, (off_t)(at + (int64_t)got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        got += (size_t)n;
-    }
-    return 1;
-}
-
 /* ---- direct: contiguous rows ---- */
 
 static void read_contiguous(run *u) {
@@ -224,7 +211,7 @@ static void read_contiguous(run *u) {
             for (int r = 0; r < minv_nc_row_dim(s->rank); r++)
                 at += r == 0 && d->record ? (int64_t)coord[0] * d->record_bytes : (int64_t)(coord[r] * stride[r] * esize);
             at += (int64_t)(r0 * row_bytes);
-            if (!read_fully(d->fd, raw, nr * row_bytes, at)) {
+            if (!minv_nc_read_fully(d->fd, raw, nr * row_bytes, at)) {
                 minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': reading rows %zu to %zu failed (truncated file?): %s",
                           s->path, s->var, r0, r0 + nr - 1, errno ? strerror(errno) : "end of file");
                 continue;
@@ -329,8 +316,9 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
                 continue;
             const chunk_unit *c = &units[n];
             void *plain = NULL;
-            if (!read_fully(d->fd, raw, c->where.bytes, c->where.address) ||
-                !minv_nc_direct_decode(d, c->where.mask, raw, c->where.bytes, work, decoded, &plain)) {
+            unsigned mask = 0;
+            if (!minv_nc_direct_read_chunk(d, c->chunk_coord, &c->where, raw, &mask) ||
+                !minv_nc_direct_decode(d, mask, raw, c->where.bytes, work, decoded, &plain)) {
                 char where[768];
                 const size_t b = (size_t)s->index_base;
                 minv_nc_source_where(s, c->first, where, sizeof where);

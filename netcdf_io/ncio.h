@@ -134,7 +134,16 @@ typedef struct {
     int deflate_level;
     size_t shuffle_size;
     int64_t h5file, h5dset;     /* HDF5 ids, -1 when closed */
+    /* chunks read through HDF5 (H5Dread_chunk, one call at a time), not by pread at addresses
+     * from H5Dget_chunk_info_by_coord: before HDF5 1.14 that call walks the chunks up to the one
+     * asked for, so its cost grows with the chunk count (1.7 s for the 16384 chunks of an
+     * n = 32768 matrix on the dev VM) where H5Dread_chunk's own lookup takes microseconds */
+    int by_library;
+    int all_written;            /* a chunked dataset's every chunk is stored (by_library needs it) */
 } minv_nc_direct;
+
+/* Beyond this many chunks in a dataset the reader takes them through HDF5 (by_library). */
+enum { MINV_NC_LOOKUP_CHUNKS = 4096 };
 
 /* One stored chunk: where it is, its bytes, and the filters the writer skipped (bit f: the
  * pipeline's filter f). */
@@ -150,8 +159,16 @@ typedef struct {
  * there. */
 void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
 void minv_nc_direct_close(minv_nc_direct *d);
-/* The chunk whose first value is at coord (the variable's rank); 0 when it was never written. */
+/* The chunk whose first value is at coord (the variable's rank); 0 when it was never written.
+ * By the library (by_library) its address stays unknown (-1) and its mask comes with the read. */
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c);
+/* bytes from offset at of fd into buf, through short reads and interruptions; 0 on failure or
+ * end of file (errno says which). */
+int minv_nc_read_fully(int fd, void *buf, size_t bytes, int64_t at);
+/* Its stored bytes into buf (c->bytes of them): by pread at its address, or through HDF5; 0 on
+ * failure. *mask: the filters the writer skipped. Any thread. */
+int minv_nc_direct_read_chunk(const minv_nc_direct *d, const size_t *coord, const minv_nc_chunk *c, void *buf,
+                              unsigned *mask);
 /* Writes a whole encoded chunk (H5Dwrite_chunk); 1 on success. */
 int minv_nc_direct_put_chunk(const minv_nc_direct *d, const size_t *coord, const void *bytes, size_t size);
 /* A stored chunk's filters undone: work and out hold a whole chunk's stored bytes each; the
@@ -172,8 +189,11 @@ enum {
     MINV_NC_ALLOW_BATCH = 1,  /* a rank-3 variable of square matrices without a slice is a batch */
     MINV_NC_SLICE_IF_RANKED = 2, /* the slice applies only when the rank exceeds 2 (B of a solve) */
     MINV_NC_ALLOW_VECTOR = 4,    /* a 1-D variable is one column (B of a solve: one right-hand side) */
-    MINV_NC_LIBRARY = 8          /* values through NetCDF-C only: the reference the direct path
+    MINV_NC_LIBRARY = 8,         /* values through NetCDF-C only: the reference the direct path
                                     is tested against */
+    MINV_NC_CHUNKS_BY_LIBRARY = 16 /* a chunked variable's chunks through HDF5 whatever their
+                                      count, where all are written (minv_nc_direct.by_library),
+                                      for the tests */
 };
 
 /* What makes a stored value missing or invalid, and how it unpacks (NetCDF Users Guide

@@ -71,14 +71,18 @@ static void read_in_bands(minv_context *ctx, const char *label, minv_nc_source *
 
 /* Reads every matrix of var through the direct path and through NetCDF-C alone, in precision
  * t, and compares them bit for bit (and bad values' messages word for word); checks that the direct
- * path was taken when it should be. Returns matrix 0 as read (the caller frees it). */
+ * path was taken when it should be. A chunked variable is read a third time with its chunks
+ * through HDF5 (the path of datasets of many chunks), bit for bit too. Returns matrix 0 as read
+ * (the caller frees it). */
 static void *read_both(minv_context *ctx, const char *label, const char *path, const char *var,
                        const minv_file_options *fo, int flags, minv_dtype t, int expect_direct, minv_status expect,
                        minv_nc_source *info) {
-    minv_nc_source a, b;
+    minv_nc_source a, b, c;
     void *first = NULL;
     CHECK_STATUS(minv_nc_source_open(ctx, &a, path, var, fo, flags), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_nc_source_open(ctx, &b, path, var, fo, flags | MINV_NC_LIBRARY), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_nc_source_open(ctx, &c, path, var, fo, flags | MINV_NC_CHUNKS_BY_LIBRARY), MINV_SUCCESS, ctx);
+    const int by_library = c.direct.by_library;
     const size_t bytes = (size_t)a.rows * (size_t)a.cols * (size_t)t;
     for (int64_t k = 0; k < a.count; k++) {
         minv_mat ma = {t, a.rows, a.cols, a.rows, malloc(bytes)}, mb = {t, b.rows, b.cols, b.rows, malloc(bytes)};
@@ -91,6 +95,12 @@ static void *read_both(minv_context *ctx, const char *label, const char *path, c
               minv_status_string(sa), minv_status_string(sb), why_a, why_b);
         if (sa == MINV_SUCCESS && sb == MINV_SUCCESS)
             CHECK(memcmp(ma.data, mb.data, bytes) == 0, "%s, matrix %lld: direct and NetCDF-C values differ", label, (long long)k);
+        if (by_library) {
+            const minv_status sc = minv_nc_source_read(ctx, &c, k, 0, &mb);
+            CHECK(sc == sa && (sc != MINV_SUCCESS || memcmp(ma.data, mb.data, bytes) == 0),
+                  "%s, matrix %lld: chunks through HDF5: %s, values %s", label, (long long)k, minv_status_string(sc),
+                  sc == MINV_SUCCESS ? "differ" : "not read");
+        }
         else if (expect == MINV_ERR_NOT_FINITE) /* the same entry named the same way (I/O failures differ) */
             CHECK(strcmp(why_a, why_b) == 0, "%s: messages differ:\n  %s\n  %s", label, why_a, why_b);
         /* in bands of stored rows, as the file inversion reads (one row, and bands that cut chunks) */
@@ -98,6 +108,8 @@ static void *read_both(minv_context *ctx, const char *label, const char *path, c
         for (int h = 0; h < 2 && sa == expect; h++) {
             read_in_bands(ctx, label, &a, k, t, bands[h], ma.data, expect, why_a);
             read_in_bands(ctx, label, &b, k, t, bands[h], ma.data, expect, why_a);
+            if (by_library)
+                read_in_bands(ctx, label, &c, k, t, bands[h], ma.data, expect, why_a);
         }
         if (k == 0)
             first = ma.data;
@@ -121,10 +133,12 @@ static void *read_both(minv_context *ctx, const char *label, const char *path, c
     }
     CHECK(!expect_direct || a.direct_units > 0, "%s: the direct path was not taken (%s)", label, a.direct.why_not);
     CHECK(b.direct_units == 0 && b.tiles > 0, "%s: NetCDF-C's path was not taken", label);
+    CHECK(!by_library || c.direct_units > 0, "%s: the chunks through HDF5 were not read directly (%s)", label, c.direct.why_not);
     if (info)
         *info = a;
     minv_nc_source_close(&a);
     minv_nc_source_close(&b);
+    minv_nc_source_close(&c);
     return first;
 }
 
