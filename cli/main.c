@@ -14,11 +14,12 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    int distributed; /* under mpirun with several ranks, minv-mpi's job */
 } commands[] = {
-    {"invert", cli_invert, "invert a matrix variable (or every matrix of a batch) into a file"},
-    {"solve", cli_solve, "solve A X = B for many right-hand sides into a file"},
-    {"info", cli_info, "analyse a matrix variable: symmetry, dominance, bandwidth, norms, condition"},
-    {"generate", cli_generate, "write a test matrix: soar, gaussian, kms, spd, general, tridiagonal"},
+    {"invert", cli_invert, "invert a matrix variable (or every matrix of a batch) into a file", 1},
+    {"solve", cli_solve, "solve A X = B for many right-hand sides into a file", 1},
+    {"info", cli_info, "analyse a matrix variable: symmetry, dominance, bandwidth, norms, condition", 0},
+    {"generate", cli_generate, "write a test matrix: soar, gaussian, kms, spd, general, tridiagonal", 0},
 };
 
 static void usage(void) {
@@ -41,8 +42,7 @@ int main(int argc, char **argv) {
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(argv[1], commands[k].name) == 0) {
-            /* under mpirun with several ranks, invert and solve are the distributed job */
-            const int code = k < 2 ? cli_mpi_handoff(argv) : -1;
+            const int code = commands[k].distributed ? cli_mpi_handoff(argv) : -1;
             return code >= 0 ? code : commands[k].run(argc - 2, argv + 2);
         }
     return cli_error(CLI_USAGE, "unknown command '%s': expected invert, solve, info or generate (see minv --help)", argv[1]);

@@ -189,13 +189,9 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
         if ((why = read_filters(d, dcpl)) != NULL)
             goto done;
         d->kind = MINV_NC_DIRECT_CHUNKED;
-        /* through HDF5 only where every chunk was written: its lookup may find a chunk that
-         * NetCDF-C's cache holds as fill values, which H5Dread_chunk then cannot read */
-        H5D_space_status_t allocated = H5D_SPACE_STATUS_ERROR;
         double chunks = 1;
         for (int r = 0; r < rank; r++) chunks *= ceil((double)d->extent[r] / (double)d->chunk[r]);
-        d->all_written = H5Dget_space_status(d->h5dset, &allocated) >= 0 && allocated == H5D_SPACE_STATUS_ALLOCATED;
-        d->by_library = !write && d->all_written && chunks > MINV_NC_LOOKUP_CHUNKS;
+        d->by_library = !write && chunks > MINV_NC_LOOKUP_CHUNKS && minv_nc_direct_all_written(d);
     } else if (layout == H5D_CONTIGUOUS && !write) {
         const haddr_t at = H5Dget_offset(d->h5dset);
         if (H5Pget_external_count(dcpl) != 0) {
@@ -270,6 +266,18 @@ void minv_nc_direct_close(minv_nc_direct *d) {
         H5Fclose(d->h5file);
 #endif
     d->h5dset = d->h5file = -1;
+}
+
+/* Through HDF5 only where every chunk was written: its lookup may find a chunk that NetCDF-C's
+ * cache holds as fill values, which H5Dread_chunk then cannot read. */
+int minv_nc_direct_all_written(const minv_nc_direct *d) {
+#if MINV_NC_HAVE_HDF5
+    H5D_space_status_t allocated = H5D_SPACE_STATUS_ERROR;
+    return d->h5dset >= 0 && H5Dget_space_status(d->h5dset, &allocated) >= 0 && allocated == H5D_SPACE_STATUS_ALLOCATED;
+#else
+    (void)d;
+    return 0;
+#endif
 }
 
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c) {

@@ -363,7 +363,8 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
         snprintf(s->direct.why_not, sizeof s->direct.why_not, "%s", why);
     else
         minv_nc_direct_open(&s->direct, &id, 0);
-    if (flags & MINV_NC_CHUNKS_BY_LIBRARY && s->direct.kind == MINV_NC_DIRECT_CHUNKED && s->direct.all_written)
+    if (flags & MINV_NC_CHUNKS_BY_LIBRARY && s->direct.kind == MINV_NC_DIRECT_CHUNKED &&
+        minv_nc_direct_all_written(&s->direct))
         s->direct.by_library = 1;
 cleanup:
     if (status != MINV_SUCCESS)

@@ -139,7 +139,6 @@ typedef struct {
      * asked for, so its cost grows with the chunk count (1.7 s for the 16384 chunks of an
      * n = 32768 matrix on the dev VM) where H5Dread_chunk's own lookup takes microseconds */
     int by_library;
-    int all_written;            /* a chunked dataset's every chunk is stored (by_library needs it) */
 } minv_nc_direct;
 
 /* Beyond this many chunks in a dataset the reader takes them through HDF5 (by_library). */
@@ -159,6 +158,8 @@ typedef struct {
  * there. */
 void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
 void minv_nc_direct_close(minv_nc_direct *d);
+/* 1 when every chunk of the chunked dataset is stored (by_library needs it). */
+int minv_nc_direct_all_written(const minv_nc_direct *d);
 /* The chunk whose first value is at coord (the variable's rank); 0 when it was never written.
  * By the library (by_library) its address stays unknown (-1) and its mask comes with the read. */
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c);

@@ -331,18 +331,8 @@ static size_t stored_size(const minv_nc_sink_spec *sp) {
 /* Rows [at, at + rows) of a slab's matrix m: in the C view its rows (rows x d1), in the Fortran
  * view its columns (d1 x rows). */
 static minv_mat slab_band(const minv_mat *m, minv_nc_view view, size_t at, size_t rows) {
-    const size_t es = (size_t)m->dtype;
-    if (view == MINV_NC_C_VIEW)
-        return (minv_mat){m->dtype, (int64_t)rows, m->cols, m->ld, (char *)m->data + at * es};
-    return (minv_mat){m->dtype, m->rows, (int64_t)rows, m->ld, (char *)m->data + at * (size_t)m->ld * es};
-}
-
-/* from into to (the same shape, to's own leading dimension), column by column. */
-static void copy_mat(const minv_mat *from, const minv_mat *to) {
-    const size_t es = (size_t)from->dtype;
-    for (int64_t j = 0; j < from->cols; j++)
-        memcpy((char *)to->data + (size_t)j * (size_t)to->ld * es, (const char *)from->data + (size_t)j * (size_t)from->ld * es,
-               (size_t)from->rows * es);
+    return view == MINV_NC_C_VIEW ? (minv_mat){m->dtype, (int64_t)rows, m->cols, m->ld, minv_at(m, (int64_t)at, 0)}
+                                  : (minv_mat){m->dtype, m->rows, (int64_t)rows, m->ld, minv_at(m, 0, (int64_t)at)};
 }
 
 /* A band travelling to rank 0, packed: in the C view rows x d1, in the Fortran view d1 x rows. */
@@ -351,59 +341,35 @@ static minv_mat packed_band(minv_dtype t, minv_nc_view view, size_t rows, size_t
                                   : (minv_mat){t, (int64_t)d1, (int64_t)rows, (int64_t)(d1 > 0 ? d1 : 1), data};
 }
 
-/* A band rank 0 holds: its own slab's rows, or another rank's arriving into a buffer. */
-typedef struct {
-    int who;
-    size_t row0, rows;
-} held_band;
-
-/* Rank 0 writes the band h (once it has arrived through req) unless an earlier one failed. */
-static minv_status write_held(minv_context *ctx, minv_mpi_nc_out *out, int64_t k, const minv_mat *m, size_t d1,
-                              const held_band *h, void *data, MPI_Request *req, minv_status status) {
-    const minv_nc_view view = out->sink.spec.view;
-    if (h->who != 0)
-        MPI_Wait(req, MPI_STATUS_IGNORE);
-    const minv_mat from = h->who == 0 ? slab_band(m, view, h->row0, h->rows) : packed_band(m->dtype, view, h->rows, d1, data);
-    return status != MINV_SUCCESS ? status
-                                  : minv_nc_sink_write_band(ctx, &out->sink, k, (int64_t)h->row0, (int64_t)h->rows, &from);
-}
-
 /* Every rank's slab of matrix k, band by band in the file's order, written by rank 0's serial
- * writer (directly, on its threads, where the storage allows); the other ranks send theirs,
- * and rank 0 receives band j + 1 while it writes band j (buf: two bands on rank 0, one on the
- * others). After a failure rank 0 still takes every band. */
+ * writer (directly, on its threads, where the storage allows); the other ranks send theirs
+ * through buf, one band at a time. (Receiving the next band while writing one gained nothing:
+ * MPI makes no progress inside the writer.) After a failure rank 0 still takes every band. */
 static minv_status through_rank0(minv_context *ctx, minv_mpi_nc_out *out, int64_t k, const minv_mat *m, size_t d0,
-                                 size_t d1, size_t align, size_t band, void *buf[2]) {
+                                 size_t d1, size_t align, size_t band, void *buf) {
     const minv_nc_view view = out->sink.spec.view;
     const MPI_Datatype type = minv_mpi_type(m->dtype);
-    if (out->rank != 0) {
-        const slab mine = slab_of(d0, align, out->rank, out->size);
-        for (size_t at = 0; at < mine.count; at += band) {
-            const size_t rows = mine.count - at < band ? mine.count - at : band;
-            const minv_mat from = slab_band(m, view, at, rows), to = packed_band(m->dtype, view, rows, d1, buf[0]);
-            copy_mat(&from, &to);
-            MPI_Send(buf[0], (int)(rows * d1), type, 0, TAG_BAND, out->comm);
-        }
-        return MINV_SUCCESS;
-    }
-    /* rank 0: band j arrives into buf[j % 2] while band j - 1 is written */
     minv_status status = MINV_SUCCESS;
-    MPI_Request pending[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    held_band held = {-1, 0, 0};
-    size_t j = 0;
     for (int who = 0; who < out->size; who++) {
+        if (out->rank != 0 && out->rank != who)
+            continue;
         const slab sw = slab_of(d0, align, who, out->size);
-        for (size_t at = 0; at < sw.count; at += band, j++) {
+        for (size_t at = 0; at < sw.count; at += band) {
             const size_t rows = sw.count - at < band ? sw.count - at : band;
+            const minv_mat mine = slab_band(m, view, at, rows);
+            minv_mat packed = packed_band(m->dtype, view, rows, d1, buf);
+            if (out->rank != 0) {
+                minv_mat_copy(&mine, &packed);
+                MPI_Send(buf, (int)(rows * d1), type, 0, TAG_BAND, out->comm);
+                continue;
+            }
             if (who != 0)
-                MPI_Irecv(buf[j % 2], (int)(rows * d1), type, who, TAG_BAND, out->comm, &pending[j % 2]);
-            if (held.who >= 0)
-                status = write_held(ctx, out, k, m, d1, &held, buf[(j - 1) % 2], &pending[(j - 1) % 2], status);
-            held = (held_band){who, sw.first + at, rows};
+                MPI_Recv(buf, (int)(rows * d1), type, who, TAG_BAND, out->comm, MPI_STATUS_IGNORE);
+            if (status == MINV_SUCCESS)
+                status = minv_nc_sink_write_band(ctx, &out->sink, k, (int64_t)(sw.first + at), (int64_t)rows,
+                                                 who == 0 ? &mine : &packed);
         }
     }
-    if (held.who >= 0)
-        status = write_held(ctx, out, k, m, d1, &held, buf[(j - 1) % 2], &pending[(j - 1) % 2], status);
     return status;
 }
 
@@ -417,7 +383,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
     const size_t writer_band = band_rows(d1, align, WRITER_BAND_ELEMS),
                  band = out->collective ? band_rows(d1, align, MINV_NC_TILE_ELEMS) : writer_band < sb.per ? writer_band : sb.per;
     minv_mpi_layout sl = {0};
-    void *piece = NULL, *buf[2] = {NULL, NULL};
+    void *piece = NULL;
     size_t start[3], count[3], lead = (size_t)k;
     char msg[256];
     minv_status status = slab_layout(ctx, l, d0, d1, sp->view, sb.per, &sl);
@@ -426,9 +392,8 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
     const int in_place = slab_is_piece(&sl, l);
     if (!in_place)
         piece = minv_mpi_alloc_piece(&sl, t);
-    const size_t band_bytes = band * (d1 > 0 ? d1 : 1) * (out->collective ? sizeof(double) : (size_t)t);
-    for (int b = 0; b < (!out->collective && out->rank == 0 ? 2 : 1); b++) buf[b] = minv_alloc_large(band_bytes);
-    MINV_TRY(minv_mpi_agree(ctx, out->comm, (piece || in_place) && buf[0] && (out->collective || out->rank != 0 || buf[1])
+    void *buf = minv_alloc_large(band * (d1 > 0 ? d1 : 1) * (out->collective ? sizeof(double) : (size_t)t));
+    MINV_TRY(minv_mpi_agree(ctx, out->comm, (piece || in_place) && buf
                                                 ? MINV_SUCCESS
                                                 : minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate a slab of %zu x %zu values",
                                                             sb.count, d1)));
@@ -440,7 +405,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
         local_status = through_rank0(ctx, out, k, &m, d0, d1, align, band, buf);
     } else { /* every rank's bands at once through PnetCDF */
         const double t0 = minv_now();
-        double *raw = buf[0];
+        double *raw = buf;
         const int64_t bands = minv_mpi_max_i64((int64_t)((sb.count + band - 1) / band), out->comm);
         for (int64_t b = 0; b < bands; b++) {
             const size_t at = (size_t)b * band, rows = at < sb.count ? (sb.count - at < band ? sb.count - at : band) : 0;
@@ -460,8 +425,7 @@ minv_status minv_mpi_nc_write(minv_context *ctx, minv_mpi_nc_out *out, int64_t k
     status = minv_mpi_agree(ctx, out->comm, local_status);
 cleanup:
     free(piece);
-    free(buf[0]);
-    free(buf[1]);
+    free(buf);
     minv_mpi_layout_free(&sl);
     return status;
 }
