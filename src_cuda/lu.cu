@@ -1,8 +1,8 @@
-// General inversion and solve on the GPU: cuSOLVER's getrf with partial pivoting, then the
-// rows of B (solve) or of the identity (inverse) permuted as getrf's interchanges say, and
-// U^-1 L^-1 applied by triangular.cu's recursive solve, whose flops go to GEMM (cuSOLVER's
-// getrs, whose TRSMs run well below the GEMM rate, was slower at every n on an H100); the
-// condition estimate's vectors go through cuBLAS TRSV.
+// General inversion and solve on the GPU: LU with partial pivoting (lu_cluster.cu up to order
+// 512, cuSOLVER's getrf above), then the rows of B (solve) or of the identity (inverse)
+// permuted as the interchanges say, and U^-1 L^-1 applied by triangular.cu's recursive solve,
+// whose flops go to GEMM (cuSOLVER's getrs, whose TRSMs run well below the GEMM rate, was
+// slower at every n on an H100); the condition estimate's vectors go through cuBLAS TRSV.
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -24,7 +24,7 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     const cudaDataType dt = minv_cuda_type(a->dtype);
     size_t dev_bytes = 0, host_bytes = 0;
     void *host_work = NULL, *p[4];
-    int info = 0;
+    int info = 0, in_cluster = 0;
     {
         const int slots[2] = {WS_B, WS_SMALL};
         const size_t bytes[2] = {(size_t)n * (size_t)n * (size_t)a->dtype, 2 * (size_t)n * sizeof(int64_t) + 64};
@@ -34,18 +34,24 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     f->ipiv = (int64_t *)((char *)p[1] + 64);
     f->perm = f->ipiv + n;
     MINV_TRY(minv_gpu_copy(ctx, a, &f->lu));
-    CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
-                                             &host_bytes));
-    if (host_bytes && !(host_work = malloc(host_bytes))) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
-        goto cleanup;
-    }
-    { /* getrf's workspace is its own; the factors and pivots are the caller's */
+    MINV_TRY(minv_gpu_lu_cluster(ctx, &f->lu, f->ipiv, (int *)p[1], &in_cluster));
+    if (in_cluster) {
+        minv_report_note_text(report, "LU factored in one thread-block cluster (order <= 512), not by getrf");
+    } else {
+        CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
+                                                 &host_bytes));
+        if (host_bytes && !(host_work = malloc(host_bytes))) {
+            status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
+            goto cleanup;
+        }
+        /* getrf's workspace is its own; the factors and pivots are the caller's */
         minv_gpu_scope getrf(ctx);
         const int slot = WS_SOLVER;
         MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &dev_bytes, &p[2]));
         CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, n, n, dt, f->lu.data, n, f->ipiv, dt, p[2],
                                       dev_bytes, host_work, host_bytes, (int *)p[1]));
+    }
+    {
         void *back;
         MINV_TRY(minv_gpu_read_back(ctx, p[1], sizeof info, &back));
         info = *(const int *)back;

@@ -147,19 +147,22 @@ static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
     free(a); free(x); free(copy);
 }
 
-/* The GPU's LU solve and inverse (getrf, then P B or P I and triangular.cu's recursive
- * solves) against the CPU's LAPACK: orders off its 256-row diagonal blocks and past two
- * levels of its halving, one right-hand side and more than n, matrices that need row
- * interchanges, double and float; host data (permuted in place on the device, through
- * scratch in 256 columns at a time), device data (out of place) and the inverse. */
+/* The GPU's LU solve and inverse (the factors from one thread-block cluster up to order 512,
+ * from getrf above; then P B or P I and triangular.cu's recursive solves) against the CPU's
+ * LAPACK: orders of one block and of clusters of 8 and of 10 and 16 (non-portable), orders off
+ * triangular.cu's 256-row diagonal blocks and past two levels of its halving, one right-hand
+ * side and more than n, matrices that need row interchanges, double and float; host data
+ * (permuted in place on the device, through scratch in 256 columns at a time), device data
+ * (out of place) and the inverse. */
 static void lu_against_cpu(minv_context *gpu, minv_context *cpu) {
     const struct {
         int64_t n, k;
         int pivoting;
-    } cases[] = {{700, 1, 1}, {1000, 1003, 0}, {1300, 300, 1}, {2100, 2, 1}};
+    } cases[] = {{29, 3, 1}, {256, 30, 1}, {300, 1, 0}, {512, 600, 1},
+                 {700, 1, 1}, {1000, 1003, 0}, {1300, 300, 1}, {2100, 2, 1}};
     tu_rng rng;
     tu_seed(&rng, 66);
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
         const int64_t n = cases[c].n, k = cases[c].k, lda = n + 1;
         double *a = tu_alloc(n, n, lda), *b = tu_alloc(n, k, n), *xg = tu_alloc(n, k, n), *xc = tu_alloc(n, k, n);
         double *ig = tu_alloc(n, n, n), *ic = tu_alloc(n, n, n), *da, *db, *dx;
@@ -179,6 +182,8 @@ static void lu_against_cpu(minv_context *gpu, minv_context *cpu) {
                 sd = tu_rel_diff(n, k, xg, n, xc, n);
                 CHECK(rg.backend == MINV_BACKEND_GPU && rg.method == MINV_METHOD_LU, "n=%lld: ran %s on %s", (long long)n,
                       minv_method_name(rg.method), minv_backend_name(rg.backend));
+                CHECK((strstr(rg.reason, "thread-block cluster") != NULL) == (n <= 512), "n=%lld: %s", (long long)n,
+                      rg.reason);
                 CHECK_STATUS(minv_invert_d(gpu, MINV_METHOD_LU, n, a, lda, ig, n, &rg), MINV_SUCCESS, gpu);
                 CHECK_STATUS(minv_invert_d(cpu, MINV_METHOD_LU, n, a, lda, ic, n, &rc), MINV_SUCCESS, cpu);
                 ir = tu_inverse_ratio(n, a, lda, ig, n, eps);

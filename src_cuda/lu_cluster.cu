@@ -1,0 +1,231 @@
+// LU with partial pivoting of one matrix of order n <= 512 in one thread-block cluster, in
+// place of cuSOLVER's getrf, which spends about 2 us a column at these orders on an H100
+// (0.5 ms at 256, 1.2 ms at 512: a launch or more a column). Block b holds columns
+// 32 b .. 32 b + 31 in shared memory, a thread a row, and the factorisation runs right-looking
+// in panels of those 32 columns:
+//   - the panel's block factors it as LAPACK's getf2 does: per column a block argmax for the
+//     pivot (the lowest row on ties, NaN never chosen over a number), the interchange across
+//     the panel, the scaling and the rank-1 update of the panel's columns to the right: two
+//     block barriers a column;
+//   - one cluster barrier; then each block to the right applies the panel's interchanges to
+//     its columns, solves its 32 rows of U against the panel's unit-lower block (a warp a
+//     column, by shuffles) and updates its rows below with the panel's L, read from the
+//     owner's shared memory; each block to the left applies the interchanges to its L.
+// Output as cusolverDnXgetrf's: L and U in place, 1-based int64 pivots, info the first zero
+// pivot's column (1-based; 0 if none), the factorisation carried on past it as LAPACK does.
+#include <cooperative_groups.h>
+
+#include "gpu.h"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr int W = 32;          /* columns a block, and the panel width */
+constexpr int THREADS = 512;   /* a thread a row */
+constexpr int WARPS = THREADS / 32;
+constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size */
+constexpr unsigned ALL_LANES = 0xffffffffu;
+
+/* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
+ * panel's unit-lower block (W x W, copied from its owner), the pivots of this block's panel
+ * (global rows, 0-based), the argmax's partial results (two sets: consecutive columns
+ * alternate), the owner's pivots as read for the interchanges, and the first zero pivot. */
+template <typename T> struct lu_smem {
+    T *slab, *l11;
+    int64_t *ipiv;
+    double *red_v;
+    int *red_i, *swaps, *info;
+    __device__ lu_smem(unsigned char *base, int n) {
+        slab = (T *)base;
+        l11 = slab + (size_t)W * n;
+        ipiv = (int64_t *)(l11 + W * W);
+        red_v = (double *)(ipiv + W);
+        red_i = (int *)(red_v + 2 * WARPS);
+        swaps = red_i + 2 * WARPS;
+        info = swaps + W;
+    }
+};
+
+template <typename T> size_t smem_bytes(int n) {
+    return (size_t)W * n * sizeof(T) + W * W * sizeof(T) + W * sizeof(int64_t) + 2 * WARPS * sizeof(double) +
+           (2 * WARPS + W + 1) * sizeof(int);
+}
+
+/* The larger of two candidates, the lower row on ties. */
+__device__ __forceinline__ void take_larger(double &v, int &i, double ov, int oi) {
+    if (ov > v || (ov == v && oi < i)) {
+        v = ov;
+        i = oi;
+    }
+}
+
+/* getf2 on this block's slab, rows j0 .. n-1 of its wp columns; the pivots go to s.ipiv. */
+template <typename T> __device__ void factor_panel(const lu_smem<T> &s, int n, int j0, int wp) {
+    const int i = threadIdx.x, lane = i % 32, warp = i / 32;
+    T *const slab = s.slab;
+    __syncthreads(); /* this block's update of its slab by the previous panel is done */
+    for (int k = 0; k < wp; k++) {
+        const int j = j0 + k, set = (k & 1) * WARPS;
+        T *const col = slab + (size_t)k * n;
+        /* candidates: rows j .. n-1; a NaN ranks below every number, rows outside below it */
+        double v = -2;
+        int vi = i;
+        if (i >= j && i < n) {
+            const double x = fabs((double)col[i]);
+            v = x == x ? x : -1;
+        }
+        for (int o = 16; o > 0; o /= 2)
+            take_larger(v, vi, __shfl_xor_sync(ALL_LANES, v, o), __shfl_xor_sync(ALL_LANES, vi, o));
+        if (lane == 0) {
+            s.red_v[set + warp] = v;
+            s.red_i[set + warp] = vi;
+        }
+        __syncthreads();
+        v = s.red_v[set];
+        vi = s.red_i[set];
+        for (int w = 1; w < WARPS; w++) take_larger(v, vi, s.red_v[set + w], s.red_i[set + w]);
+        const int piv = vi;
+        if (i == 0) s.ipiv[k] = piv;
+        if (v == 0) { /* a zero column below the diagonal: nothing to swap or eliminate */
+            if (i == 0 && *s.info == 0) *s.info = j + 1;
+            continue;
+        }
+        if (piv != j && i < W) { /* thread i swaps the rows in column i */
+            const T t = slab[(size_t)i * n + j];
+            slab[(size_t)i * n + j] = slab[(size_t)i * n + piv];
+            slab[(size_t)i * n + piv] = t;
+        }
+        __syncthreads();
+        if (i > j && i < n) {
+            const T l = col[i] * (T(1) / col[j]);
+            col[i] = l;
+            for (int c = k + 1; c < wp; c++) slab[(size_t)c * n + i] -= l * slab[(size_t)c * n + j];
+        }
+    }
+}
+
+/* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
+template <typename T>
+__device__ void apply_panel(const lu_smem<T> &s, cg::cluster_group &cluster, int n, int p, int b, int wb) {
+    const int i = threadIdx.x, lane = i % 32, warp = i / 32;
+    const int j0 = p * W, wp = min(W, n - j0);
+    T *const slab = s.slab;
+    const T *const owner = cluster.map_shared_rank(s.slab, p);
+    if (i < wp) s.swaps[i] = (int)*cluster.map_shared_rank(s.ipiv + i, p);
+    if (b > p)
+        for (int e = i; e < W * W; e += THREADS) {
+            const int r = e % W, c = e / W;
+            s.l11[e] = r < wp && c < wp ? owner[(size_t)c * n + j0 + r] : T(0);
+        }
+    __syncthreads();
+    if (i < wb) /* thread i applies the interchanges, in turn, to column i */
+        for (int k = 0; k < wp; k++) {
+            const int r = s.swaps[k];
+            if (r != j0 + k) {
+                const T t = slab[(size_t)i * n + j0 + k];
+                slab[(size_t)i * n + j0 + k] = slab[(size_t)i * n + r];
+                slab[(size_t)i * n + r] = t;
+            }
+        }
+    __syncthreads();
+    if (b < p) return;
+    /* U12 = L11^-1 A12: a warp a column, lane r holding row j0 + r */
+    for (int c = warp; c < wb; c += WARPS) {
+        T x = lane < wp ? slab[(size_t)c * n + j0 + lane] : T(0);
+        for (int k = 0; k + 1 < wp; k++) {
+            const T xk = __shfl_sync(ALL_LANES, x, k);
+            if (lane > k) x -= s.l11[k * W + lane] * xk;
+        }
+        if (lane < wp) slab[(size_t)c * n + j0 + lane] = x;
+    }
+    __syncthreads();
+    /* A22 -= L21 U12: thread i, row i, all W columns in registers (those past wb are zeros) */
+    if (i >= j0 + wp && i < n) {
+        T acc[W];
+#pragma unroll
+        for (int c = 0; c < W; c++) acc[c] = slab[(size_t)c * n + i];
+        for (int k = 0; k < wp; k++) {
+            const T l = owner[(size_t)k * n + i];
+#pragma unroll
+            for (int c = 0; c < W; c++) acc[c] -= l * slab[(size_t)c * n + j0 + k];
+        }
+#pragma unroll
+        for (int c = 0; c < W; c++) slab[(size_t)c * n + i] = acc[c];
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS) lu_cluster_kernel(T *a, int64_t lda, int n, int64_t *ipiv, int *info) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    cg::cluster_group cluster = cg::this_cluster();
+    const lu_smem<T> s(smem, n);
+    const int i = threadIdx.x, b = (int)cluster.block_rank(), blocks = (int)cluster.num_blocks();
+    const int c0 = b * W, wb = min(W, n - c0);
+    if (i < n)
+        for (int c = 0; c < W; c++) s.slab[(size_t)c * n + i] = c < wb ? a[i + (c0 + c) * lda] : T(0);
+    if (i == 0) *s.info = 0;
+    cluster.sync(); /* every block runs before one reads another's shared memory */
+    for (int p = 0; p < blocks; p++) {
+        if (b == p) factor_panel(s, n, p * W, min(W, n - p * W));
+        cluster.sync(); /* panel p is factored; every block is done with panel p - 1 */
+        if (b != p) apply_panel(s, cluster, n, p, b, wb);
+    }
+    cluster.sync(); /* nobody reads another block's slab any more */
+    if (i < n)
+        for (int c = 0; c < wb; c++) a[i + (c0 + c) * lda] = s.slab[(size_t)c * n + i];
+    if (i < wb) ipiv[c0 + i] = s.ipiv[i] + 1;
+    if (b == 0 && i == 0) {
+        int first = 0;
+        for (int q = 0; q < blocks; q++) {
+            const int f = *cluster.map_shared_rank(s.info, q);
+            if (f && (!first || f < first)) first = f;
+        }
+        *info = first;
+    }
+    cluster.sync(); /* block 0 has read every block's info */
+}
+
+template <typename T> cudaError_t launch(minv_mat *x, int64_t *ipiv, int *info, cudaStream_t stream, int *launched) {
+    const int n = (int)x->rows, blocks = (n + W - 1) / W;
+    const size_t bytes = smem_bytes<T>(n);
+    void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    int clusters = 0;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess && blocks > 8)
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = bytes;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)blocks;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
+    if (e != cudaSuccess || clusters < 1) { /* no such cluster on this device: getrf runs */
+        (void)cudaGetLastError();
+        *launched = 0;
+        return cudaSuccess;
+    }
+    *launched = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, (T *)x->data, (int64_t)x->ld, n, ipiv, info);
+}
+
+} // namespace
+
+int minv_gpu_lu_cluster_applies(int64_t n) { return n >= 1 && n <= (int64_t)W * MAX_BLOCKS; }
+
+minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int *info_dev, int *launched) {
+    minv_status status = MINV_SUCCESS;
+    *launched = 0;
+    if (!minv_gpu_lu_cluster_applies(x->rows) || x->rows != x->cols) return MINV_SUCCESS;
+    if (x->dtype == MINV_R64) CUDA_TRY(launch<double>(x, ipiv, info_dev, ctx->gpu->stream, launched));
+    else CUDA_TRY(launch<float>(x, ipiv, info_dev, ctx->gpu->stream, launched));
+cleanup:
+    return status;
+}
