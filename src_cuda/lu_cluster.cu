@@ -28,28 +28,31 @@ constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size
 constexpr unsigned ALL_LANES = 0xffffffffu;
 
 /* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
- * panel's unit-lower block (W x W, copied from its owner), the pivots of this block's panel
- * (global rows, 0-based), the argmax's partial results (two sets: consecutive columns
- * alternate), the owner's pivots as read for the interchanges, and the first zero pivot. */
+ * panel's unit-lower block (W x W, copied from its owner), the pivot row and row j of a step
+ * of the panel's factorisation, the pivots of this block's panel (global rows, 0-based), the
+ * argmax's partial results, the owner's pivots as read for the interchanges, and the first
+ * zero pivot. */
 template <typename T> struct lu_smem {
-    T *slab, *l11;
+    T *slab, *l11, *prow, *jrow;
     int64_t *ipiv;
     double *red_v;
     int *red_i, *swaps, *info;
     __device__ lu_smem(unsigned char *base, int n) {
         slab = (T *)base;
         l11 = slab + (size_t)W * n;
-        ipiv = (int64_t *)(l11 + W * W);
+        prow = l11 + W * W;
+        jrow = prow + W;
+        ipiv = (int64_t *)(jrow + W);
         red_v = (double *)(ipiv + W);
-        red_i = (int *)(red_v + 2 * WARPS);
-        swaps = red_i + 2 * WARPS;
+        red_i = (int *)(red_v + WARPS);
+        swaps = red_i + WARPS;
         info = swaps + W;
     }
 };
 
 template <typename T> size_t smem_bytes(int n) {
-    return (size_t)W * n * sizeof(T) + W * W * sizeof(T) + W * sizeof(int64_t) + 2 * WARPS * sizeof(double) +
-           (2 * WARPS + W + 1) * sizeof(int);
+    return (size_t)W * n * sizeof(T) + (W * W + 2 * W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(double) +
+           (WARPS + W + 1) * sizeof(int);
 }
 
 /* The larger of two candidates, the lower row on ties. */
@@ -60,49 +63,69 @@ __device__ __forceinline__ void take_larger(double &v, int &i, double ov, int oi
     }
 }
 
-/* getf2 on this block's slab, rows j0 .. n-1 of its wp columns; the pivots go to s.ipiv. */
+/* getf2 on this block's slab, rows j0 .. n-1 of its wp columns, each thread holding its row
+ * of the panel in registers (the columns' loop unrolled, so that they are indexed by
+ * constants); the pivots go to s.ipiv. A step: the argmax's partial results, a barrier, the
+ * pivot row and row j into shared memory, a barrier, the interchange and the update. */
 template <typename T> __device__ void factor_panel(const lu_smem<T> &s, int n, int j0, int wp) {
     const int i = threadIdx.x, lane = i % 32, warp = i / 32;
-    T *const slab = s.slab;
+    const bool below = i >= j0 && i < n; /* rows above the panel hold U and stay */
+    T r[W];
     __syncthreads(); /* this block's update of its slab by the previous panel is done */
-    for (int k = 0; k < wp; k++) {
-        const int j = j0 + k, set = (k & 1) * WARPS;
-        T *const col = slab + (size_t)k * n;
+#pragma unroll
+    for (int c = 0; c < W; c++) r[c] = below ? s.slab[(size_t)c * n + i] : T(0);
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+        if (k >= wp) break;
+        const int j = j0 + k;
         /* candidates: rows j .. n-1; a NaN ranks below every number, rows outside below it */
         double v = -2;
         int vi = i;
         if (i >= j && i < n) {
-            const double x = fabs((double)col[i]);
+            const double x = fabs((double)r[k]);
             v = x == x ? x : -1;
         }
         for (int o = 16; o > 0; o /= 2)
             take_larger(v, vi, __shfl_xor_sync(ALL_LANES, v, o), __shfl_xor_sync(ALL_LANES, vi, o));
         if (lane == 0) {
-            s.red_v[set + warp] = v;
-            s.red_i[set + warp] = vi;
+            s.red_v[warp] = v;
+            s.red_i[warp] = vi;
         }
         __syncthreads();
-        v = s.red_v[set];
-        vi = s.red_i[set];
-        for (int w = 1; w < WARPS; w++) take_larger(v, vi, s.red_v[set + w], s.red_i[set + w]);
+        v = s.red_v[0];
+        vi = s.red_i[0];
+#pragma unroll
+        for (int w = 1; w < WARPS; w++) take_larger(v, vi, s.red_v[w], s.red_i[w]);
         const int piv = vi;
-        if (i == 0) s.ipiv[k] = piv;
-        if (v == 0) { /* a zero column below the diagonal: nothing to swap or eliminate */
-            if (i == 0 && *s.info == 0) *s.info = j + 1;
-            continue;
+        if (i == 0) {
+            s.ipiv[k] = piv;
+            if (v == 0 && *s.info == 0) *s.info = j + 1;
         }
-        if (piv != j && i < W) { /* thread i swaps the rows in column i */
-            const T t = slab[(size_t)i * n + j];
-            slab[(size_t)i * n + j] = slab[(size_t)i * n + piv];
-            slab[(size_t)i * n + piv] = t;
-        }
+        if (v == 0) continue; /* a zero column below the diagonal: nothing to swap or eliminate */
+        if (i == piv)
+#pragma unroll
+            for (int c = 0; c < W; c++) s.prow[c] = r[c];
+        if (i == j && piv != j)
+#pragma unroll
+            for (int c = 0; c < W; c++) s.jrow[c] = r[c];
         __syncthreads();
+        if (i == j) {
+#pragma unroll
+            for (int c = 0; c < W; c++) r[c] = s.prow[c];
+        } else if (i == piv) {
+#pragma unroll
+            for (int c = 0; c < W; c++) r[c] = s.jrow[c];
+        }
         if (i > j && i < n) {
-            const T l = col[i] * (T(1) / col[j]);
-            col[i] = l;
-            for (int c = k + 1; c < wp; c++) slab[(size_t)c * n + i] -= l * slab[(size_t)c * n + j];
+            const T l = r[k] * (T(1) / s.prow[k]);
+            r[k] = l;
+#pragma unroll
+            for (int c = k + 1; c < W; c++) r[c] -= l * s.prow[c];
         }
     }
+    if (below)
+#pragma unroll
+        for (int c = 0; c < W; c++) s.slab[(size_t)c * n + i] = r[c];
 }
 
 /* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
@@ -142,13 +165,18 @@ __device__ void apply_panel(const lu_smem<T> &s, cg::cluster_group &cluster, int
     __syncthreads();
     /* A22 -= L21 U12: thread i, row i, all W columns in registers (those past wb are zeros) */
     if (i >= j0 + wp && i < n) {
+        constexpr int G = 4; /* the owner's entries read G at a time, their latencies overlapping */
         T acc[W];
 #pragma unroll
         for (int c = 0; c < W; c++) acc[c] = slab[(size_t)c * n + i];
-        for (int k = 0; k < wp; k++) {
-            const T l = owner[(size_t)k * n + i];
+        for (int k0 = 0; k0 < wp; k0 += G) {
+            T l[G];
 #pragma unroll
-            for (int c = 0; c < W; c++) acc[c] -= l * slab[(size_t)c * n + j0 + k];
+            for (int u = 0; u < G; u++) l[u] = k0 + u < wp ? owner[(size_t)(k0 + u) * n + i] : T(0);
+#pragma unroll
+            for (int u = 0; u < G; u++)
+#pragma unroll
+                for (int c = 0; c < W; c++) acc[c] -= l[u] * slab[(size_t)c * n + j0 + k0 + u];
         }
 #pragma unroll
         for (int c = 0; c < W; c++) slab[(size_t)c * n + i] = acc[c];
