@@ -22,8 +22,8 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int W = 32;          /* columns a block, and the panel width */
-constexpr int THREADS = 512;   /* a thread a row */
-constexpr int WARPS = THREADS / 32;
+constexpr int MAX_THREADS = 512; /* a thread a row: n rounded up to a warp */
+constexpr int WARPS = MAX_THREADS / 32;
 constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size */
 constexpr unsigned ALL_LANES = 0xffffffffu;
 
@@ -63,76 +63,98 @@ __device__ __forceinline__ void take_larger(double &v, int &i, double ov, int oi
     }
 }
 
+/* The largest v of the warp and, among the lanes that hold it, the lowest one's `who`. */
+__device__ __forceinline__ void warp_argmax(double &v, int &who) {
+    double m = v;
+    for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_xor_sync(ALL_LANES, m, o));
+    who = __shfl_sync(ALL_LANES, who, __ffs(__ballot_sync(ALL_LANES, v == m)) - 1);
+    v = m;
+}
+
 /* getf2 on this block's slab, rows j0 .. n-1 of its wp columns, each thread holding its row
- * of the panel in registers. The steps run as a loop, not unrolled (32 steps unrolled miss the
- * instruction cache at every instruction: 1.6 us a column, measured), with the row rotated
- * left by one after each, so that column k is r[0] at step k and the registers are indexed by
- * constants: r[c] is column (c + k) mod W. A step: the argmax's partial results, a barrier, the
- * pivot row and row j into shared memory, a barrier, the interchange and the update of the
- * columns to the right (r[1] .. r[W - 1 - k]). The pivots go to s.ipiv. */
+ * of the panel in registers, indexed by constants: the steps run in stretches of U, unrolled,
+ * after each of which the row rotates left by U (all 32 steps unrolled miss the instruction
+ * cache at every instruction: 1.6 us a column, measured), so that in the stretch from step k0
+ * r[c] is column (c + k0) mod W. A step: each warp's argmax (a maximum, then the lowest lane
+ * holding it), a barrier, the warps' results reduced the same way, the pivot row and row j into
+ * shared memory, a barrier, the interchange and the update of the columns to the right. Warps
+ * whose rows are all above row j (or past n) only meet the barriers. The pivots go to s.ipiv. */
 template <typename T> __device__ __noinline__ void factor_panel(const lu_smem<T> &s, int n, int j0, int wp) {
-    const int i = threadIdx.x, lane = i % 32, warp = i / 32;
+    constexpr int U = 4;
+    const int i = threadIdx.x, lane = i % 32, warp = i / 32, warps = blockDim.x / 32;
     const bool below = i >= j0 && i < n; /* rows above the panel hold U and stay */
     T r[W];
     __syncthreads(); /* this block's update of its slab by the previous panel is done */
 #pragma unroll
     for (int c = 0; c < W; c++) r[c] = below ? s.slab[(size_t)c * n + i] : T(0);
 #pragma unroll 1
-    for (int k = 0; k < wp; k++) {
-        const int j = j0 + k;
-        /* candidates: rows j .. n-1; a NaN ranks below every number, rows outside below it */
-        double v = -2;
-        int vi = i;
-        if (i >= j && i < n) {
-            const double x = fabs((double)r[0]);
-            v = x == x ? x : -1;
+    for (int k0 = 0; k0 < wp; k0 += U) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int k = k0 + u, j = j0 + k;
+            if (k >= wp) break;
+            const bool active = warp * 32 + 31 >= j && warp * 32 < n; /* the same in the warp */
+            double v = -2; /* candidates: rows j .. n-1; a NaN ranks below every number */
+            int piv = i;
+            if (active) {
+                if (i >= j && i < n) {
+                    const double x = fabs((double)r[u]);
+                    v = x == x ? x : -1;
+                }
+                warp_argmax(v, piv);
+            }
+            if (lane == 0) {
+                s.red_v[warp] = v;
+                s.red_i[warp] = piv;
+            }
+            __syncthreads();
+            bool go = false;
+            if (active) { /* the lowest warp holding the largest: the lowest row */
+                v = lane < warps ? s.red_v[lane] : -3;
+                piv = lane < warps ? s.red_i[lane] : 0;
+                warp_argmax(v, piv);
+                go = v != 0; /* else a zero column below the diagonal: nothing to do */
+                if (i == j) {
+                    s.ipiv[k] = piv;
+                    if (!go && *s.info == 0) *s.info = j + 1;
+                }
+                if (go && i == piv)
+#pragma unroll
+                    for (int c = 0; c < W; c++) s.prow[c] = r[c];
+                if (go && i == j && piv != j)
+#pragma unroll
+                    for (int c = 0; c < W; c++) s.jrow[c] = r[c];
+            }
+            __syncthreads();
+            if (go) {
+                if (i == j) {
+#pragma unroll
+                    for (int c = 0; c < W; c++) r[c] = s.prow[c];
+                } else if (i == piv) {
+#pragma unroll
+                    for (int c = 0; c < W; c++) r[c] = s.jrow[c];
+                }
+                if (i > j && i < n) {
+                    const T l = r[u] * (T(1) / s.prow[u]);
+                    r[u] = l;
+#pragma unroll
+                    for (int c = u + 1; c < W; c++)
+                        if (c < W - k0) r[c] -= l * s.prow[c]; /* past it: the panel's L, rotated */
+                }
+            }
         }
-        for (int o = 16; o > 0; o /= 2)
-            take_larger(v, vi, __shfl_xor_sync(ALL_LANES, v, o), __shfl_xor_sync(ALL_LANES, vi, o));
-        if (lane == 0) {
-            s.red_v[warp] = v;
-            s.red_i[warp] = vi;
-        }
-        __syncthreads();
-        v = s.red_v[0];
-        vi = s.red_i[0];
+        T head[U];
 #pragma unroll
-        for (int w = 1; w < WARPS; w++) take_larger(v, vi, s.red_v[w], s.red_i[w]);
-        const int piv = vi;
-        const bool go = v != 0; /* else a zero column below the diagonal: nothing to do */
-        if (i == 0) {
-            s.ipiv[k] = piv;
-            if (!go && *s.info == 0) *s.info = j + 1;
-        }
-        if (go && i == piv)
+        for (int c = 0; c < U; c++) head[c] = r[c];
 #pragma unroll
-            for (int c = 0; c < W; c++) s.prow[c] = r[c];
-        if (go && i == j && piv != j)
+        for (int c = 0; c + U < W; c++) r[c] = r[c + U];
 #pragma unroll
-            for (int c = 0; c < W; c++) s.jrow[c] = r[c];
-        __syncthreads();
-        if (go && i == j) {
-#pragma unroll
-            for (int c = 0; c < W; c++) r[c] = s.prow[c];
-        } else if (go && i == piv) {
-#pragma unroll
-            for (int c = 0; c < W; c++) r[c] = s.jrow[c];
-        }
-        if (go && i > j && i < n) {
-            const T l = r[0] * (T(1) / s.prow[0]);
-            r[0] = l;
-#pragma unroll
-            for (int c = 1; c < W; c++)
-                if (c < W - k) r[c] -= l * s.prow[c];
-        }
-        const T head = r[0];
-#pragma unroll
-        for (int c = 0; c + 1 < W; c++) r[c] = r[c + 1];
-        r[W - 1] = head;
+        for (int c = 0; c < U; c++) r[W - U + c] = head[c];
     }
+    const int turned = (wp + U - 1) / U * U; /* r[c] is column (c + turned) mod W */
     if (below)
 #pragma unroll
-        for (int c = 0; c < W; c++) s.slab[(size_t)((c + wp) % W) * n + i] = r[c];
+        for (int c = 0; c < W; c++) s.slab[(size_t)((c + turned) % W) * n + i] = r[c];
 }
 
 /* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
@@ -144,7 +166,7 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> &s, cg::cluster_group 
     const T *const owner = cluster.map_shared_rank(s.slab, p);
     if (i < wp) s.swaps[i] = (int)*cluster.map_shared_rank(s.ipiv + i, p);
     if (b > p)
-        for (int e = i; e < W * W; e += THREADS) {
+        for (int e = i; e < W * W; e += (int)blockDim.x) {
             const int r = e % W, c = e / W;
             s.l11[e] = r < wp && c < wp ? owner[(size_t)c * n + j0 + r] : T(0);
         }
@@ -161,7 +183,7 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> &s, cg::cluster_group 
     __syncthreads();
     if (b < p) return;
     /* U12 = L11^-1 A12: a warp a column, lane r holding row j0 + r */
-    for (int c = warp; c < wb; c += WARPS) {
+    for (int c = warp; c < wb; c += (int)blockDim.x / 32) {
         T x = lane < wp ? slab[(size_t)c * n + j0 + lane] : T(0);
         for (int k = 0; k + 1 < wp; k++) {
             const T xk = __shfl_sync(ALL_LANES, x, k);
@@ -191,7 +213,7 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> &s, cg::cluster_group 
 }
 
 template <typename T>
-__global__ void __launch_bounds__(THREADS) lu_cluster_kernel(T *a, int64_t lda, int n, int64_t *ipiv, int *info) {
+__global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t lda, int n, int64_t *ipiv, int *info) {
     extern __shared__ __align__(16) unsigned char smem[];
     cg::cluster_group cluster = cg::this_cluster();
     const lu_smem<T> s(smem, n);
@@ -232,7 +254,7 @@ template <typename T> cudaError_t launch(minv_mat *x, int64_t *ipiv, int *info, 
     if (e == cudaSuccess && blocks > 8)
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3(THREADS);
+    cfg.blockDim = dim3((unsigned)(blocks * 32));
     cfg.dynamicSmemBytes = bytes;
     cfg.stream = stream;
     attr[0].id = cudaLaunchAttributeClusterDimension;
