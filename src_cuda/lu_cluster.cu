@@ -13,6 +13,8 @@
 //     owner's shared memory; each block to the left applies the interchanges to its L.
 // Output as cusolverDnXgetrf's: L and U in place, 1-based int64 pivots, info the first zero
 // pivot's column (1-based; 0 if none), the factorisation carried on past it as LAPACK does.
+#include <climits>
+
 #include <cooperative_groups.h>
 
 #include "gpu.h"
@@ -63,26 +65,38 @@ __device__ __forceinline__ void take_larger(double &v, int &i, double ov, int oi
     }
 }
 
-/* The largest v of the warp and, among the lanes that hold it, the lowest one's `who`. */
-__device__ __forceinline__ void warp_argmax(double &v, int &who) {
+/* 1 / x correctly rounded, as LAPACK's getf2 forms it before scaling the column. */
+__device__ __forceinline__ double reciprocal(double x) { return __drcp_rn(x); }
+__device__ __forceinline__ float reciprocal(float x) { return __frcp_rn(x); }
+
+/* The largest v of the warp and, among the lanes that hold it, the lowest `pos` (with the
+ * lane that holds it in `who`). */
+__device__ __forceinline__ void warp_argmax(double &v, int &pos) {
     double m = v;
     for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_xor_sync(ALL_LANES, m, o));
-    who = __shfl_sync(ALL_LANES, who, __ffs(__ballot_sync(ALL_LANES, v == m)) - 1);
+    int p = v == m ? pos : INT_MAX;
+    for (int o = 16; o > 0; o /= 2) p = min(p, __shfl_xor_sync(ALL_LANES, p, o));
     v = m;
+    pos = p;
 }
 
-/* getf2 on this block's slab, rows j0 .. n-1 of its wp columns, each thread holding its row
- * of the panel in registers, indexed by constants: the steps run in stretches of U, unrolled,
- * after each of which the row rotates left by U (all 32 steps unrolled miss the instruction
- * cache at every instruction: 1.6 us a column, measured), so that in the stretch from step k0
- * r[c] is column (c + k0) mod W. A step: each warp's argmax (a maximum, then the lowest lane
- * holding it), a barrier, the warps' results reduced the same way, the pivot row and row j into
- * shared memory, a barrier, the interchange and the update of the columns to the right. Warps
- * whose rows are all above row j (or past n) only meet the barriers. The pivots go to s.ipiv. */
+/* getf2 on this block's slab, rows j0 .. n-1 of its wp columns. Each thread keeps its row of
+ * the panel in registers, indexed by constants: the steps run in stretches of U, unrolled,
+ * after each of which the stretch's columns, final, go to shared memory and the row shifts left
+ * by U, zeros coming in (all 32 steps unrolled miss the instruction cache at every instruction:
+ * 1.6 us a column, measured); in the stretch from step k0, r[c] is column c + k0. Rows are not
+ * moved during the panel: each thread tracks where LAPACK's interchanges have put its row
+ * (pos), and the rows go to those places at the end. A step: each warp's argmax over the rows
+ * not yet pivot rows (the largest |a|, the lowest position on ties), a barrier, the warps'
+ * results reduced the same way, the pivot row into shared memory, a barrier, the update of the
+ * columns to the right. Warps with no row below the panel's top only meet the barriers. */
 template <typename T> __device__ __noinline__ void factor_panel(const lu_smem<T> &s, int n, int j0, int wp) {
     constexpr int U = 4;
     const int i = threadIdx.x, lane = i % 32, warp = i / 32, warps = blockDim.x / 32;
-    const bool below = i >= j0 && i < n; /* rows above the panel hold U and stay */
+    const bool below = i >= j0 && i < n;                /* rows above the panel hold U and stay */
+    const bool active = warp * 32 + 31 >= j0 && warp * 32 < n; /* the same in the warp */
+    bool pivoted = !below;
+    int pos = i;
     T r[W];
     __syncthreads(); /* this block's update of its slab by the previous panel is done */
 #pragma unroll
@@ -93,68 +107,70 @@ template <typename T> __device__ __noinline__ void factor_panel(const lu_smem<T>
         for (int u = 0; u < U; u++) {
             const int k = k0 + u, j = j0 + k;
             if (k >= wp) break;
-            const bool active = warp * 32 + 31 >= j && warp * 32 < n; /* the same in the warp */
-            double v = -2; /* candidates: rows j .. n-1; a NaN ranks below every number */
-            int piv = i;
+            double v = -2; /* candidates: rows not yet pivot rows; a NaN ranks below every number */
+            int at = INT_MAX;
             if (active) {
-                if (i >= j && i < n) {
+                if (!pivoted) {
                     const double x = fabs((double)r[u]);
                     v = x == x ? x : -1;
+                    at = pos;
                 }
-                warp_argmax(v, piv);
+                warp_argmax(v, at);
             }
             if (lane == 0) {
                 s.red_v[warp] = v;
-                s.red_i[warp] = piv;
+                s.red_i[warp] = at;
             }
             __syncthreads();
-            bool go = false;
-            if (active) { /* the lowest warp holding the largest: the lowest row */
+            bool mine = false, go = false;
+            if (active) {
                 v = lane < warps ? s.red_v[lane] : -3;
-                piv = lane < warps ? s.red_i[lane] : 0;
-                warp_argmax(v, piv);
-                go = v != 0; /* else a zero column below the diagonal: nothing to do */
-                if (i == j) {
-                    s.ipiv[k] = piv;
+                at = lane < warps ? s.red_i[lane] : INT_MAX;
+                warp_argmax(v, at);
+                go = v != 0; /* else a zero column below the diagonal: nothing to eliminate */
+                mine = !pivoted && pos == at;
+                if (mine) {
+                    s.ipiv[k] = at;
                     if (!go && *s.info == 0) *s.info = j + 1;
+                    if (go)
+#pragma unroll
+                        for (int c = u; c < W; c++) s.prow[c] = r[c];
                 }
-                if (go && i == piv)
-#pragma unroll
-                    for (int c = 0; c < W; c++) s.prow[c] = r[c];
-                if (go && i == j && piv != j)
-#pragma unroll
-                    for (int c = 0; c < W; c++) s.jrow[c] = r[c];
             }
             __syncthreads();
-            if (go) {
-                if (i == j) {
-#pragma unroll
-                    for (int c = 0; c < W; c++) r[c] = s.prow[c];
-                } else if (i == piv) {
-#pragma unroll
-                    for (int c = 0; c < W; c++) r[c] = s.jrow[c];
+            if (active) { /* LAPACK's interchange of rows j and at, as places */
+                if (mine) {
+                    pos = j;
+                    pivoted = true;
+                } else if (!pivoted && pos == j) {
+                    pos = at;
                 }
-                if (i > j && i < n) {
-                    const T l = r[u] * (T(1) / s.prow[u]);
+                if (go && !pivoted) {
+                    const T l = r[u] * reciprocal(s.prow[u]);
                     r[u] = l;
 #pragma unroll
-                    for (int c = u + 1; c < W; c++)
-                        if (c < W - k0) r[c] -= l * s.prow[c]; /* past it: the panel's L, rotated */
+                    for (int c = u + 1; c < W; c++) r[c] -= l * s.prow[c];
                 }
             }
         }
-        T head[U];
+        if (below)
 #pragma unroll
-        for (int c = 0; c < U; c++) head[c] = r[c];
+            for (int c = 0; c < U; c++)
+                if (k0 + c < W) s.slab[(size_t)(k0 + c) * n + i] = r[c];
 #pragma unroll
         for (int c = 0; c + U < W; c++) r[c] = r[c + U];
 #pragma unroll
-        for (int c = 0; c < U; c++) r[W - U + c] = head[c];
+        for (int c = W - U; c < W; c++) r[c] = T(0);
     }
-    const int turned = (wp + U - 1) / U * U; /* r[c] is column (c + turned) mod W */
+    /* the rows to their places */
+    __syncthreads();
     if (below)
 #pragma unroll
-        for (int c = 0; c < W; c++) s.slab[(size_t)((c + turned) % W) * n + i] = r[c];
+        for (int c = 0; c < W; c++) r[c] = s.slab[(size_t)c * n + i];
+    __syncthreads();
+    if (below)
+#pragma unroll
+        for (int c = 0; c < W; c++) s.slab[(size_t)c * n + pos] = r[c];
 }
 
 /* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
