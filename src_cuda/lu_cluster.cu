@@ -57,14 +57,6 @@ template <typename T> size_t smem_bytes(int n) {
            (WARPS + W + 1) * sizeof(int);
 }
 
-/* The larger of two candidates, the lower row on ties. */
-__device__ __forceinline__ void take_larger(double &v, int &i, double ov, int oi) {
-    if (ov > v || (ov == v && oi < i)) {
-        v = ov;
-        i = oi;
-    }
-}
-
 /* 1 / x correctly rounded, as LAPACK's getf2 forms it before scaling the column. */
 __device__ __forceinline__ double reciprocal(double x) { return __drcp_rn(x); }
 __device__ __forceinline__ float reciprocal(float x) { return __frcp_rn(x); }
@@ -90,7 +82,7 @@ __device__ __forceinline__ void warp_argmax(double &v, int &pos) {
  * not yet pivot rows (the largest |a|, the lowest position on ties), a barrier, the warps'
  * results reduced the same way, the pivot row into shared memory, a barrier, the update of the
  * columns to the right. Warps with no row below the panel's top only meet the barriers. */
-template <typename T> __device__ __noinline__ void factor_panel(const lu_smem<T> &s, int n, int j0, int wp) {
+template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem<T> s, int n, int j0, int wp) {
     constexpr int U = 4;
     const int i = threadIdx.x, lane = i % 32, warp = i / 32, warps = blockDim.x / 32;
     const bool below = i >= j0 && i < n;                /* rows above the panel hold U and stay */
@@ -175,11 +167,13 @@ template <typename T> __device__ __noinline__ void factor_panel(const lu_smem<T>
 
 /* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
 template <typename T>
-__device__ __noinline__ void apply_panel(const lu_smem<T> &s, cg::cluster_group &cluster, int n, int p, int b, int wb) {
+__device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &cluster, int n, int p, int b, int wb) {
     const int i = threadIdx.x, lane = i % 32, warp = i / 32;
     const int j0 = p * W, wp = min(W, n - j0);
     T *const slab = s.slab;
     const T *const owner = cluster.map_shared_rank(s.slab, p);
+    /* out of line, the compiler is told these are this block's shared memory (shared loads) */
+    __builtin_assume(__isShared(slab) && __isShared(s.l11) && __isShared(s.swaps));
     if (i < wp) s.swaps[i] = (int)*cluster.map_shared_rank(s.ipiv + i, p);
     if (b > p)
         for (int e = i; e < W * W; e += (int)blockDim.x) {
