@@ -14,6 +14,7 @@
 // Output as cusolverDnXgetrf's: L and U in place, 1-based int64 pivots, info the first zero
 // pivot's column (1-based; 0 if none), the factorisation carried on past it as LAPACK does.
 #include <climits>
+#include <type_traits>
 
 #include <cooperative_groups.h>
 
@@ -61,6 +62,29 @@ template <typename T> size_t smem_bytes(int n) {
 __device__ __forceinline__ double reciprocal(double x) { return __drcp_rn(x); }
 __device__ __forceinline__ float reciprocal(float x) { return __frcp_rn(x); }
 
+/* Entries FROM .. W-1 of a row to shared memory, two at a time where aligned (FROM is a
+ * constant: the copy unrolls to vector stores). */
+template <typename T> struct pair_of;
+template <> struct pair_of<double> { using type = double2; };
+template <> struct pair_of<float> { using type = float2; };
+template <typename T, int FROM> __device__ __forceinline__ void put_row(T *row, const T (&r)[W]) {
+    using P = typename pair_of<T>::type;
+    if (FROM % 2) row[FROM] = r[FROM];
+#pragma unroll
+    for (int c = (FROM + 1) / 2 * 2; c < W; c += 2) reinterpret_cast<P *>(row)[c / 2] = P{r[c], r[c + 1]};
+}
+/* r[c] -= l row[c] for c = FROM .. W-1, the row read two entries at a time where aligned. */
+template <typename T, int FROM> __device__ __forceinline__ void update_row(T (&r)[W], T l, const T *row) {
+    using P = typename pair_of<T>::type;
+    if (FROM % 2 && FROM < W) r[FROM] -= l * row[FROM];
+#pragma unroll
+    for (int c = (FROM + 1) / 2 * 2; c < W; c += 2) {
+        const P q = reinterpret_cast<const P *>(row)[c / 2];
+        r[c] -= l * q.x;
+        r[c + 1] -= l * q.y;
+    }
+}
+
 /* The largest v of the warp and, among the lanes that hold it, the lowest `pos` (with the
  * lane that holds it in `who`). */
 __device__ __forceinline__ void warp_argmax(double &v, int &pos) {
@@ -83,7 +107,7 @@ __device__ __forceinline__ void warp_argmax(double &v, int &pos) {
  * results reduced the same way, the pivot row into shared memory, a barrier, the update of the
  * columns to the right. Warps with no row below the panel's top only meet the barriers. */
 template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem<T> s, int n, int j0, int wp) {
-    constexpr int U = 4;
+    constexpr int U = 4; /* the steps called below */
     const int i = threadIdx.x, lane = i % 32, warp = i / 32, warps = blockDim.x / 32;
     const bool below = i >= j0 && i < n;                /* rows above the panel hold U and stay */
     const bool active = warp * 32 + 31 >= j0 && warp * 32 < n; /* the same in the warp */
@@ -95,10 +119,11 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
     for (int c = 0; c < W; c++) r[c] = below ? s.slab[(size_t)c * n + i] : T(0);
 #pragma unroll 1
     for (int k0 = 0; k0 < wp; k0 += U) {
-#pragma unroll
-        for (int u = 0; u < U; u++) {
+        /* step k0 + u, u a constant (so that r is indexed by constants) */
+        const auto step = [&](auto u_const) {
+            constexpr int u = decltype(u_const)::value;
             const int k = k0 + u, j = j0 + k;
-            if (k >= wp) break;
+            if (k >= wp) return;
             double v = -2; /* candidates: rows not yet pivot rows; a NaN ranks below every number */
             int at = INT_MAX;
             if (active) {
@@ -124,9 +149,7 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
                 if (mine) {
                     s.ipiv[k] = at;
                     if (!go && *s.info == 0) *s.info = j + 1;
-                    if (go)
-#pragma unroll
-                        for (int c = u; c < W; c++) s.prow[c] = r[c];
+                    if (go) put_row<T, u>(s.prow, r);
                 }
             }
             __syncthreads();
@@ -140,11 +163,14 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
                 if (go && !pivoted) {
                     const T l = r[u] * reciprocal(s.prow[u]);
                     r[u] = l;
-#pragma unroll
-                    for (int c = u + 1; c < W; c++) r[c] -= l * s.prow[c];
+                    update_row<T, u + 1>(r, l, s.prow);
                 }
             }
-        }
+        };
+        step(std::integral_constant<int, 0>());
+        step(std::integral_constant<int, 1>());
+        step(std::integral_constant<int, 2>());
+        step(std::integral_constant<int, 3>());
         if (below)
 #pragma unroll
             for (int c = 0; c < U; c++)
@@ -176,6 +202,7 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
     __builtin_assume(__isShared(slab) && __isShared(s.l11) && __isShared(s.swaps));
     if (i < wp) s.swaps[i] = (int)*cluster.map_shared_rank(s.ipiv + i, p);
     if (b > p)
+#pragma unroll 8
         for (int e = i; e < W * W; e += (int)blockDim.x) {
             const int r = e % W, c = e / W;
             s.l11[e] = r < wp && c < wp ? owner[(size_t)c * n + j0 + r] : T(0);
@@ -192,33 +219,51 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
         }
     __syncthreads();
     if (b < p) return;
-    /* U12 = L11^-1 A12: a warp a column, lane r holding row j0 + r */
-    for (int c = warp; c < wb; c += (int)blockDim.x / 32) {
-        T x = lane < wp ? slab[(size_t)c * n + j0 + lane] : T(0);
-        for (int k = 0; k + 1 < wp; k++) {
-            const T xk = __shfl_sync(ALL_LANES, x, k);
-            if (lane > k) x -= s.l11[k * W + lane] * xk;
+    /* U12 = L11^-1 A12: lane r holds row j0 + r of the warp's columns (warp, warp + warps,
+     * ...: at most 16, W / 2 warps being the fewest a cluster of several blocks has), which
+     * are solved side by side so that their chains of steps overlap */
+    {
+        constexpr int MAXC = W / 2;
+        const int warps = (int)blockDim.x / 32;
+        T x[MAXC];
+#pragma unroll
+        for (int q = 0; q < MAXC; q++) {
+            const int c = warp + q * warps;
+            x[q] = c < wb && lane < wp ? slab[(size_t)c * n + j0 + lane] : T(0);
         }
-        if (lane < wp) slab[(size_t)c * n + j0 + lane] = x;
+        for (int k = 0; k + 1 < wp; k++) {
+            const T lk = lane > k ? s.l11[k * W + lane] : T(0);
+#pragma unroll
+            for (int q = 0; q < MAXC; q++) {
+                const T xk = __shfl_sync(ALL_LANES, x[q], k);
+                if (lane > k) x[q] -= lk * xk;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < MAXC; q++) {
+            const int c = warp + q * warps;
+            if (c < wb && lane < wp) slab[(size_t)c * n + j0 + lane] = x[q];
+        }
     }
     __syncthreads();
-    /* A22 -= L21 U12: thread i, row i, all W columns in registers (those past wb are zeros) */
+    /* A22 -= L21 U12: thread i, row i; its W entries of the owner's L read at once (their
+     * latencies overlapping), the columns in two halves */
     if (i >= j0 + wp && i < n) {
-        constexpr int G = 4; /* the owner's entries read G at a time, their latencies overlapping */
-        T acc[W];
+        T l[W];
 #pragma unroll
-        for (int c = 0; c < W; c++) acc[c] = slab[(size_t)c * n + i];
-        for (int k0 = 0; k0 < wp; k0 += G) {
-            T l[G];
+        for (int k = 0; k < W; k++) l[k] = k < wp ? owner[(size_t)k * n + i] : T(0);
 #pragma unroll
-            for (int u = 0; u < G; u++) l[u] = k0 + u < wp ? owner[(size_t)(k0 + u) * n + i] : T(0);
+        for (int h = 0; h < W; h += W / 2) {
+            T acc[W / 2];
 #pragma unroll
-            for (int u = 0; u < G; u++)
+            for (int c = 0; c < W / 2; c++) acc[c] = slab[(size_t)(h + c) * n + i];
 #pragma unroll
-                for (int c = 0; c < W; c++) acc[c] -= l[u] * slab[(size_t)c * n + j0 + k0 + u];
+            for (int k = 0; k < W; k++)
+#pragma unroll
+                for (int c = 0; c < W / 2; c++) acc[c] -= l[k] * slab[(size_t)(h + c) * n + j0 + k];
+#pragma unroll
+            for (int c = 0; c < W / 2; c++) slab[(size_t)(h + c) * n + i] = acc[c];
         }
-#pragma unroll
-        for (int c = 0; c < W; c++) slab[(size_t)c * n + i] = acc[c];
     }
 }
 
