@@ -90,10 +90,15 @@ template <typename T, int FROM> __device__ __forceinline__ void update_row(T (&r
 __device__ __forceinline__ void warp_argmax(double &v, int &pos) {
     double m = v;
     for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_xor_sync(ALL_LANES, m, o));
-    int p = v == m ? pos : INT_MAX;
-    for (int o = 16; o > 0; o /= 2) p = min(p, __shfl_xor_sync(ALL_LANES, p, o));
+    const unsigned holders = __ballot_sync(ALL_LANES, v == m);
+    if (__popc(holders) == 1) { /* no tie, the usual case: one shuffle instead of five */
+        pos = __shfl_sync(ALL_LANES, pos, __ffs(holders) - 1);
+    } else {
+        int p = v == m ? pos : INT_MAX;
+        for (int o = 16; o > 0; o /= 2) p = min(p, __shfl_xor_sync(ALL_LANES, p, o));
+        pos = p;
+    }
     v = m;
-    pos = p;
 }
 
 /* getf2 on this block's slab, rows j0 .. n-1 of its wp columns. Each thread keeps its row of
