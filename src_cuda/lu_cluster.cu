@@ -38,7 +38,7 @@ constexpr unsigned ALL_LANES = 0xffffffffu;
 template <typename T> struct lu_smem {
     T *slab, *l11, *prow, *jrow;
     int64_t *ipiv;
-    double *red_v;
+    uint2 *red_k;
     int *red_i, *swaps, *info;
     __device__ lu_smem(unsigned char *base, int n) {
         slab = (T *)base;
@@ -46,15 +46,15 @@ template <typename T> struct lu_smem {
         prow = l11 + W * W;
         jrow = prow + W;
         ipiv = (int64_t *)(jrow + W);
-        red_v = (double *)(ipiv + W);
-        red_i = (int *)(red_v + WARPS);
+        red_k = (uint2 *)(ipiv + W);
+        red_i = (int *)(red_k + WARPS);
         swaps = red_i + WARPS;
         info = swaps + W;
     }
 };
 
 template <typename T> size_t smem_bytes(int n) {
-    return (size_t)W * n * sizeof(T) + (W * W + 2 * W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(double) +
+    return (size_t)W * n * sizeof(T) + (W * W + 2 * W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(uint2) +
            (WARPS + W + 1) * sizeof(int);
 }
 
@@ -85,20 +85,23 @@ template <typename T, int FROM> __device__ __forceinline__ void update_row(T (&r
     }
 }
 
-/* The largest v of the warp and, among the lanes that hold it, the lowest `pos` (with the
- * lane that holds it in `who`). */
-__device__ __forceinline__ void warp_argmax(double &v, int &pos) {
-    double m = v;
-    for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_xor_sync(ALL_LANES, m, o));
-    const unsigned holders = __ballot_sync(ALL_LANES, v == m);
-    if (__popc(holders) == 1) { /* no tie, the usual case: one shuffle instead of five */
-        pos = __shfl_sync(ALL_LANES, pos, __ffs(holders) - 1);
-    } else {
-        int p = v == m ? pos : INT_MAX;
-        for (int o = 16; o > 0; o /= 2) p = min(p, __shfl_xor_sync(ALL_LANES, p, o));
-        pos = p;
-    }
-    v = m;
+/* A candidate pivot's rank as two words compared in turn, the largest first: rows that are
+ * no candidates (0, 0), a NaN (1, 0), a number |x| (its bits' high word + 2, its low word):
+ * the bits of non-negative doubles order as their values. A zero column: (2, 0) at most. */
+__device__ __forceinline__ uint2 pivot_key(double x, bool candidate) {
+    if (!candidate) return make_uint2(0u, 0u);
+    if (x != x) return make_uint2(1u, 0u);
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(fabs(x));
+    return make_uint2((unsigned)(bits >> 32) + 2u, (unsigned)bits);
+}
+
+/* The warp's largest key and, among the lanes that hold it, the lowest place: three hardware
+ * warp reductions. */
+__device__ __forceinline__ void warp_argmax(uint2 &key, int &place) {
+    const unsigned hi = __reduce_max_sync(ALL_LANES, key.x);
+    const unsigned lo = __reduce_max_sync(ALL_LANES, key.x == hi ? key.y : 0u);
+    place = __reduce_min_sync(ALL_LANES, key.x == hi && key.y == lo ? place : INT_MAX);
+    key = make_uint2(hi, lo);
 }
 
 /* getf2 on this block's slab, rows j0 .. n-1 of its wp columns. Each thread keeps its row of
@@ -129,27 +132,24 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
             constexpr int u = decltype(u_const)::value;
             const int k = k0 + u, j = j0 + k;
             if (k >= wp) return;
-            double v = -2; /* candidates: rows not yet pivot rows; a NaN ranks below every number */
+            uint2 key = make_uint2(0u, 0u); /* candidates: rows not yet pivot rows */
             int at = INT_MAX;
             if (active) {
-                if (!pivoted) {
-                    const double x = fabs((double)r[u]);
-                    v = x == x ? x : -1;
-                    at = pos;
-                }
-                warp_argmax(v, at);
+                key = pivot_key((double)r[u], !pivoted);
+                at = pivoted ? INT_MAX : pos;
+                warp_argmax(key, at);
             }
             if (lane == 0) {
-                s.red_v[warp] = v;
+                s.red_k[warp] = key;
                 s.red_i[warp] = at;
             }
             __syncthreads();
             bool mine = false, go = false;
             if (active) {
-                v = lane < warps ? s.red_v[lane] : -3;
+                key = lane < warps ? s.red_k[lane] : make_uint2(0u, 0u);
                 at = lane < warps ? s.red_i[lane] : INT_MAX;
-                warp_argmax(v, at);
-                go = v != 0; /* else a zero column below the diagonal: nothing to eliminate */
+                warp_argmax(key, at);
+                go = key.x != 2u || key.y != 0u; /* else a zero column below the diagonal */
                 mine = !pivoted && pos == at;
                 if (mine) {
                     s.ipiv[k] = at;
@@ -239,10 +239,11 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
         for (int k = 0; k + 1 < wp; k++) {
             const T lk = lane > k ? s.l11[k * W + lane] : T(0);
 #pragma unroll
-            for (int q = 0; q < MAXC; q++) {
-                const T xk = __shfl_sync(ALL_LANES, x[q], k);
-                if (lane > k) x[q] -= lk * xk;
-            }
+            for (int q = 0; q < MAXC; q++)
+                if (warp + q * warps < wb) { /* the same in the warp */
+                    const T xk = __shfl_sync(ALL_LANES, x[q], k);
+                    if (lane > k) x[q] -= lk * xk;
+                }
         }
 #pragma unroll
         for (int q = 0; q < MAXC; q++) {
