@@ -8,9 +8,9 @@
 //     the panel, the scaling and the rank-1 update of the panel's columns to the right: two
 //     block barriers a column;
 //   - one cluster barrier; then each block to the right applies the panel's interchanges to
-//     its columns, solves its 32 rows of U against the panel's unit-lower block (a warp a
-//     column, by shuffles) and updates its rows below with the panel's L, read from the
-//     owner's shared memory; each block to the left applies the interchanges to its L.
+//     its columns, solves its 32 rows of U against the panel's unit-lower block (a thread a
+//     column) and updates its rows below with the panel's L, read from the owner's shared
+//     memory; each block to the left applies the interchanges to its L.
 // Output as cusolverDnXgetrf's: L and U in place, 1-based int64 pivots, info the first zero
 // pivot's column (1-based; 0 if none), the factorisation carried on past it as LAPACK does.
 #include <climits>
@@ -31,21 +31,23 @@ constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size
 constexpr unsigned ALL_LANES = 0xffffffffu;
 
 /* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
- * panel's unit-lower block (W x W, copied from its owner), the pivot row and row j of a step
- * of the panel's factorisation, the pivots of this block's panel (global rows, 0-based), the
+ * panel's unit-lower block (W x W, copied from its owner), the pivot row of a step of the
+ * panel's factorisation, the pivots of this block's panel (global rows, 0-based), the
  * argmax's partial results, the owner's pivots as read for the interchanges, and the first
  * zero pivot. */
 template <typename T> struct lu_smem {
-    T *slab, *l11, *prow, *jrow;
+    int ld; /* the slab's leading dimension: n made odd, so that a row's entries lie in
+             * different banks (the interchanges read rows) */
+    T *slab, *l11, *prow;
     int64_t *ipiv;
     uint2 *red_k;
     int *red_i, *swaps, *info;
     __device__ lu_smem(unsigned char *base, int n) {
+        ld = n | 1;
         slab = (T *)base;
-        l11 = slab + (size_t)W * n;
+        l11 = slab + (size_t)W * ld;
         prow = l11 + W * W;
-        jrow = prow + W;
-        ipiv = (int64_t *)(jrow + W);
+        ipiv = (int64_t *)(prow + W);
         red_k = (uint2 *)(ipiv + W);
         red_i = (int *)(red_k + WARPS);
         swaps = red_i + WARPS;
@@ -54,7 +56,7 @@ template <typename T> struct lu_smem {
 };
 
 template <typename T> size_t smem_bytes(int n) {
-    return (size_t)W * n * sizeof(T) + (W * W + 2 * W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(uint2) +
+    return (size_t)W * (n | 1) * sizeof(T) + (W * W + W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(uint2) +
            (WARPS + W + 1) * sizeof(int);
 }
 
@@ -117,6 +119,7 @@ __device__ __forceinline__ void warp_argmax(uint2 &key, int &place) {
 template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem<T> s, int n, int j0, int wp) {
     constexpr int U = 4; /* the steps called below */
     const int i = threadIdx.x, lane = i % 32, warp = i / 32, warps = blockDim.x / 32;
+    const int ld = s.ld;
     const bool below = i >= j0 && i < n;                /* rows above the panel hold U and stay */
     const bool active = warp * 32 + 31 >= j0 && warp * 32 < n; /* the same in the warp */
     bool pivoted = !below;
@@ -124,7 +127,7 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
     T r[W];
     __syncthreads(); /* this block's update of its slab by the previous panel is done */
 #pragma unroll
-    for (int c = 0; c < W; c++) r[c] = below ? s.slab[(size_t)c * n + i] : T(0);
+    for (int c = 0; c < W; c++) r[c] = below ? s.slab[(size_t)c * ld + i] : T(0);
 #pragma unroll 1
     for (int k0 = 0; k0 < wp; k0 += U) {
         /* step k0 + u, u a constant (so that r is indexed by constants) */
@@ -179,7 +182,7 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
         if (below)
 #pragma unroll
             for (int c = 0; c < U; c++)
-                if (k0 + c < W) s.slab[(size_t)(k0 + c) * n + i] = r[c];
+                if (k0 + c < W) s.slab[(size_t)(k0 + c) * ld + i] = r[c];
 #pragma unroll
         for (int c = 0; c + U < W; c++) r[c] = r[c + U];
 #pragma unroll
@@ -189,18 +192,18 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
     __syncthreads();
     if (below)
 #pragma unroll
-        for (int c = 0; c < W; c++) r[c] = s.slab[(size_t)c * n + i];
+        for (int c = 0; c < W; c++) r[c] = s.slab[(size_t)c * ld + i];
     __syncthreads();
     if (below)
 #pragma unroll
-        for (int c = 0; c < W; c++) s.slab[(size_t)c * n + pos] = r[c];
+        for (int c = 0; c < W; c++) s.slab[(size_t)c * ld + pos] = r[c];
 }
 
 /* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
 template <typename T>
 __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &cluster, int n, int p, int b, int wb) {
-    const int i = threadIdx.x, lane = i % 32, warp = i / 32;
-    const int j0 = p * W, wp = min(W, n - j0);
+    const int i = threadIdx.x;
+    const int j0 = p * W, wp = min(W, n - j0), ld = s.ld;
     T *const slab = s.slab;
     const T *const owner = cluster.map_shared_rank(s.slab, p);
     /* out of line, the compiler is told these are this block's shared memory (shared loads) */
@@ -210,46 +213,33 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
 #pragma unroll 8
         for (int e = i; e < W * W; e += (int)blockDim.x) {
             const int r = e % W, c = e / W;
-            s.l11[e] = r < wp && c < wp ? owner[(size_t)c * n + j0 + r] : T(0);
+            s.l11[e] = r < wp && c < wp ? owner[(size_t)c * ld + j0 + r] : T(0);
         }
     __syncthreads();
     if (i < wb) /* thread i applies the interchanges, in turn, to column i */
         for (int k = 0; k < wp; k++) {
             const int r = s.swaps[k];
             if (r != j0 + k) {
-                const T t = slab[(size_t)i * n + j0 + k];
-                slab[(size_t)i * n + j0 + k] = slab[(size_t)i * n + r];
-                slab[(size_t)i * n + r] = t;
+                const T t = slab[(size_t)i * ld + j0 + k];
+                slab[(size_t)i * ld + j0 + k] = slab[(size_t)i * ld + r];
+                slab[(size_t)i * ld + r] = t;
             }
         }
     __syncthreads();
     if (b < p) return;
-    /* U12 = L11^-1 A12: lane r holds row j0 + r of the warp's columns (warp, warp + warps,
-     * ...: at most 16, W / 2 warps being the fewest a cluster of several blocks has), which
-     * are solved side by side so that their chains of steps overlap */
-    {
-        constexpr int MAXC = W / 2;
-        const int warps = (int)blockDim.x / 32;
-        T x[MAXC];
+    /* U12 = L11^-1 A12: thread c solves column c, its rows in registers, the steps unrolled
+     * (each entry of L11 is read by the threads together: a broadcast) */
+    if (i < wb) {
+        T x[W];
 #pragma unroll
-        for (int q = 0; q < MAXC; q++) {
-            const int c = warp + q * warps;
-            x[q] = c < wb && lane < wp ? slab[(size_t)c * n + j0 + lane] : T(0);
-        }
-        for (int k = 0; k + 1 < wp; k++) {
-            const T lk = lane > k ? s.l11[k * W + lane] : T(0);
+        for (int r = 0; r < W; r++) x[r] = r < wp ? slab[(size_t)i * ld + j0 + r] : T(0);
 #pragma unroll
-            for (int q = 0; q < MAXC; q++)
-                if (warp + q * warps < wb) { /* the same in the warp */
-                    const T xk = __shfl_sync(ALL_LANES, x[q], k);
-                    if (lane > k) x[q] -= lk * xk;
-                }
-        }
+        for (int k = 0; k + 1 < W; k++)
 #pragma unroll
-        for (int q = 0; q < MAXC; q++) {
-            const int c = warp + q * warps;
-            if (c < wb && lane < wp) slab[(size_t)c * n + j0 + lane] = x[q];
-        }
+            for (int r = k + 1; r < W; r++) x[r] -= s.l11[k * W + r] * x[k];
+#pragma unroll
+        for (int r = 0; r < W; r++)
+            if (r < wp) slab[(size_t)i * ld + j0 + r] = x[r];
     }
     __syncthreads();
     /* A22 -= L21 U12: thread i, row i; its W entries of the owner's L read at once (their
@@ -257,18 +247,18 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
     if (i >= j0 + wp && i < n) {
         T l[W];
 #pragma unroll
-        for (int k = 0; k < W; k++) l[k] = k < wp ? owner[(size_t)k * n + i] : T(0);
+        for (int k = 0; k < W; k++) l[k] = k < wp ? owner[(size_t)k * ld + i] : T(0);
 #pragma unroll
         for (int h = 0; h < W; h += W / 2) {
             T acc[W / 2];
 #pragma unroll
-            for (int c = 0; c < W / 2; c++) acc[c] = slab[(size_t)(h + c) * n + i];
+            for (int c = 0; c < W / 2; c++) acc[c] = slab[(size_t)(h + c) * ld + i];
 #pragma unroll
             for (int k = 0; k < W; k++)
 #pragma unroll
-                for (int c = 0; c < W / 2; c++) acc[c] -= l[k] * slab[(size_t)(h + c) * n + j0 + k];
+                for (int c = 0; c < W / 2; c++) acc[c] -= l[k] * slab[(size_t)(h + c) * ld + j0 + k];
 #pragma unroll
-            for (int c = 0; c < W / 2; c++) slab[(size_t)(h + c) * n + i] = acc[c];
+            for (int c = 0; c < W / 2; c++) slab[(size_t)(h + c) * ld + i] = acc[c];
         }
     }
 }
@@ -278,10 +268,11 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
     extern __shared__ __align__(16) unsigned char smem[];
     cg::cluster_group cluster = cg::this_cluster();
     const lu_smem<T> s(smem, n);
+    const int ld = s.ld;
     const int i = threadIdx.x, b = (int)cluster.block_rank(), blocks = (int)cluster.num_blocks();
     const int c0 = b * W, wb = min(W, n - c0);
     if (i < n)
-        for (int c = 0; c < W; c++) s.slab[(size_t)c * n + i] = c < wb ? a[i + (c0 + c) * lda] : T(0);
+        for (int c = 0; c < W; c++) s.slab[(size_t)c * ld + i] = c < wb ? a[i + (c0 + c) * lda] : T(0);
     if (i == 0) *s.info = 0;
     cluster.sync(); /* every block runs before one reads another's shared memory */
     for (int p = 0; p < blocks; p++) {
@@ -291,7 +282,7 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
     }
     cluster.sync(); /* nobody reads another block's slab any more */
     if (i < n)
-        for (int c = 0; c < wb; c++) a[i + (c0 + c) * lda] = s.slab[(size_t)c * n + i];
+        for (int c = 0; c < wb; c++) a[i + (c0 + c) * lda] = s.slab[(size_t)c * ld + i];
     if (i < wb) ipiv[c0 + i] = s.ipiv[i] + 1;
     if (b == 0 && i == 0) {
         int first = 0;
