@@ -1,7 +1,7 @@
 // Benchmark for blocked Gauss-Jordan, cuSOLVER measured in the same run, device
 // data on both sides:
 //   invert   the paper's Table 4: inversion time and speed-up against cuSOLVER getrf +
-//            getrs(I), n = 1024 ... max-n, and the rate against DGEMM; minv's LU beside it
+//            getrs(I), n = min-n (1024) ... max-n, and the rate against DGEMM; minv's LU beside it
 //   solve    A X = B with nrhs = n against cuSOLVER getrf + getrs, minv's Gauss-Jordan and
 //            minv's LU (getrf, then triangular solves by GEMM)
 //   nb       block-size sweep
@@ -13,8 +13,9 @@
 //   odd      odd orders (8191, 16383) beside their even neighbours, inversion and solve: the
 //            caller's ld = n is odd there, which puts cuBLAS on slower GEMM kernels (the
 //            library pads its own storage; cuSOLVER works on the caller's layout)
-// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|ooc|odd|all] [--max-n N] [--gpus G]
-// (--gpus: minv's Gauss-Jordan over GPUs 0 .. G-1, cuSOLVER still on one; bench_multi_gpu
+// Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|ooc|odd|all] [--min-n N] [--max-n N] [--gpus G]
+// (--min-n: the invert table's first order; --gpus: minv's Gauss-Jordan over GPUs 0 .. G-1,
+// cuSOLVER still on one; bench_multi_gpu
 // compares several GPUs with cuSOLVER's multi-GPU solver)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -28,7 +29,7 @@
 
 namespace {
 
-int64_t max_n = 32768;
+int64_t min_n = 1024, max_n = 32768;
 int gpus = 1;
 
 /* minv on the GPU, with the default (sampled) residual in every report. */
@@ -114,7 +115,7 @@ void invert() {
     minv_context *ctx = gj_context();
     cusolverDnHandle_t h;
     BENCH_CK(cusolverDnCreate(&h));
-    for (int64_t n = 1024; n <= max_n; n *= 2) {
+    for (int64_t n = min_n; n <= max_n; n *= 2) {
         double *a = device_random(n, n, 11, 1), *x;
         BENCH_CK(cudaMalloc((void **)&x, sizeof(double) * n * n));
         minv_report rep, rlu;
@@ -381,6 +382,7 @@ int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--max-n") && k + 1 < argc) max_n = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--min-n") && k + 1 < argc) min_n = atoll(argv[k + 1]);
         else if (!strcmp(argv[k], "--gpus") && k + 1 < argc) gpus = atoi(argv[k + 1]);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
