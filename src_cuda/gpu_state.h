@@ -44,6 +44,9 @@ struct minv_gpu {
     cudaStream_t caller;
     cudaEvent_t fork, join[MINV_GPU_STREAMS + 1];
     int joined;
+    /* lu_cluster.cu: whether its kernel runs here in a cluster of b blocks, [0] double, [1]
+     * float; 0 not asked yet, 1 yes (the kernel's attributes set), -1 no */
+    signed char lu_cluster_fits[2][17];
 };
 
 minv_status minv_cuda_fail(minv_context *ctx, cudaError_t err, const char *what, const char *file, int line);

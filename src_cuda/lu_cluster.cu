@@ -295,33 +295,52 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
     cluster.sync(); /* block 0 has read every block's info */
 }
 
-template <typename T> cudaError_t launch(minv_mat *x, int64_t *ipiv, int *info, cudaStream_t stream, int *launched) {
+/* Whether the kernel runs in a cluster of `blocks` blocks on g's device, asked once per
+ * context and device (the attributes and the occupancy query cost about 10 us a call): for the
+ * largest order of that many blocks, the kernel's attributes set for the largest order of all. */
+template <typename T> bool cluster_fits(minv_gpu *g, int blocks) {
+    signed char *known = &g->lu_cluster_fits[sizeof(T) == sizeof(float)][blocks];
+    if (*known == 0) {
+        void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        int clusters = 0;
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem_bytes<T>(W * MAX_BLOCKS));
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        cfg.gridDim = dim3((unsigned)blocks);
+        cfg.blockDim = dim3((unsigned)(blocks * 32));
+        cfg.dynamicSmemBytes = smem_bytes<T>(W * blocks);
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)blocks;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (e == cudaSuccess) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
+        if (e != cudaSuccess) (void)cudaGetLastError(); /* not sticky: getrf runs instead */
+        *known = e == cudaSuccess && clusters >= 1 ? 1 : -1;
+    }
+    return *known > 0;
+}
+
+template <typename T> cudaError_t launch(minv_gpu *g, minv_mat *x, int64_t *ipiv, int *info, int *launched) {
     const int n = (int)x->rows, blocks = (n + W - 1) / W;
-    const size_t bytes = smem_bytes<T>(n);
     void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    int clusters = 0;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    if (e == cudaSuccess && blocks > 8)
-        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    *launched = cluster_fits<T>(g, blocks);
+    if (!*launched) return cudaSuccess;
     cfg.gridDim = dim3((unsigned)blocks);
     cfg.blockDim = dim3((unsigned)(blocks * 32));
-    cfg.dynamicSmemBytes = bytes;
-    cfg.stream = stream;
+    cfg.dynamicSmemBytes = smem_bytes<T>(n);
+    cfg.stream = g->stream;
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = (unsigned)blocks;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
-    if (e != cudaSuccess || clusters < 1) { /* no such cluster on this device: getrf runs */
-        (void)cudaGetLastError();
-        *launched = 0;
-        return cudaSuccess;
-    }
-    *launched = 1;
     return cudaLaunchKernelEx(&cfg, kernel, (T *)x->data, (int64_t)x->ld, n, ipiv, info);
 }
 
@@ -333,8 +352,8 @@ minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, i
     minv_status status = MINV_SUCCESS;
     *launched = 0;
     if (!minv_gpu_lu_cluster_applies(x->rows) || x->rows != x->cols) return MINV_SUCCESS;
-    if (x->dtype == MINV_R64) CUDA_TRY(launch<double>(x, ipiv, info_dev, ctx->gpu->stream, launched));
-    else CUDA_TRY(launch<float>(x, ipiv, info_dev, ctx->gpu->stream, launched));
+    if (x->dtype == MINV_R64) CUDA_TRY(launch<double>(ctx->gpu, x, ipiv, info_dev, launched));
+    else CUDA_TRY(launch<float>(ctx->gpu, x, ipiv, info_dev, launched));
 cleanup:
     return status;
 }
