@@ -1,6 +1,6 @@
-// Symmetric positive definite inversion and solve on the GPU: the Cholesky factor
-// (cholesky_cluster.cu up to order 512, cuSOLVER's potrf above), then the inverse or the solve
-// from the factor in BLAS3 (triangular.cu; the inverse mirrored to both triangles).
+// Symmetric positive definite inversion and solve on the GPU: cuSOLVER's potrf, then the
+// inverse or the solve from the factor in BLAS3 (triangular.cu; the inverse mirrored to both
+// triangles).
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -101,27 +101,21 @@ minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *w
     size_t dev_bytes = 0, host_bytes = 0;
     void *host_work = NULL;
     int64_t n = x->rows;
-    int info = 0, in_cluster = 0;
+    int info = 0;
     void *back;
-    MINV_TRY(minv_gpu_cholesky_cluster(ctx, x, info_dev, &in_cluster));
-    if (in_cluster) {
-        if (col0 == 0) /* once a call: the out-of-core factorisation comes here a block at a time */
-            minv_report_note_text(report, "Cholesky factored in one thread-block cluster (order <= 512), not by potrf");
-    } else {
-        CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data,
-                                                 x->ld, dt, &dev_bytes, &host_bytes));
-        if (dev_bytes > work_bytes) {
-            status = minv_fail(ctx, MINV_ERR_INTERNAL, "potrf of order %lld needs %zu bytes of workspace, %zu reserved",
-                               (long long)n, dev_bytes, work_bytes);
-            goto cleanup;
-        }
-        if (host_bytes && !(host_work = malloc(host_bytes))) {
-            status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
-            goto cleanup;
-        }
-        CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt,
-                                      work, dev_bytes, host_work, host_bytes, info_dev));
+    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
+                                             dt, &dev_bytes, &host_bytes));
+    if (dev_bytes > work_bytes) {
+        status = minv_fail(ctx, MINV_ERR_INTERNAL, "potrf of order %lld needs %zu bytes of workspace, %zu reserved",
+                           (long long)n, dev_bytes, work_bytes);
+        goto cleanup;
     }
+    if (host_bytes && !(host_work = malloc(host_bytes))) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
+        goto cleanup;
+    }
+    CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt, work,
+                                  dev_bytes, host_work, host_bytes, info_dev));
     MINV_TRY(minv_gpu_read_back(ctx, info_dev, sizeof info, &back));
     info = *(const int *)back;
     if (info > 0) {

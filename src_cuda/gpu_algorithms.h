@@ -77,10 +77,6 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
  * device), and the caller then takes getrf. */
 int minv_gpu_lu_cluster_applies(int64_t n);
 minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int *info_dev, int *launched);
-/* Cholesky (lower, in place) of a square device matrix of order n <= 512 in one thread-block
- * cluster (cholesky_cluster.cu), with cusolverDnXpotrf's outputs (the strictly upper triangle
- * untouched, *info_dev the first failing minor's order or 0); enqueued, *launched as above. */
-minv_status minv_gpu_cholesky_cluster(minv_context *ctx, minv_mat *x, int *info_dev, int *launched);
 /* LAPACK's interchanges (row i with row ipiv[i] - 1, 1-based over the whole matrix, in turn) as
  * one permutation: perm[i] is the row of A that ends at row i of P A. Device vectors of n. */
 minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm);

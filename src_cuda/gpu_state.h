@@ -11,9 +11,6 @@
 
 typedef struct minv_energy minv_energy; /* NVML counters (energy.cu) */
 
-/* The kernels that run one matrix in a thread-block cluster (cluster.cuh). */
-enum { MINV_CLUSTER_LU = 0, MINV_CLUSTER_CHOLESKY = 1, MINV_CLUSTER_KERNELS = 2 };
-
 struct minv_gpu {
     int device;
     minv_energy *energy;                     /* NULL where NVML is absent */
@@ -47,9 +44,9 @@ struct minv_gpu {
     cudaStream_t caller;
     cudaEvent_t fork, join[MINV_GPU_STREAMS + 1];
     int joined;
-    /* cluster.cuh: whether a kernel runs here in a cluster of b blocks, by kernel (MINV_CLUSTER_*)
-     * and type ([.][0] double, [.][1] float); 0 not asked yet, 1 yes (its attributes set), -1 no */
-    signed char cluster_fits[2 * MINV_CLUSTER_KERNELS][17];
+    /* lu_cluster.cu: whether its kernel runs here in a cluster of b blocks, [0] double, [1]
+     * float; 0 not asked yet, 1 yes (the kernel's attributes set), -1 no */
+    signed char lu_cluster_fits[2][17];
 };
 
 minv_status minv_cuda_fail(minv_context *ctx, cudaError_t err, const char *what, const char *file, int line);

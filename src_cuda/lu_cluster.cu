@@ -16,15 +16,18 @@
 #include <climits>
 #include <type_traits>
 
-#include "cluster.cuh"
+#include <cooperative_groups.h>
+
+#include "gpu.h"
 
 namespace cg = cooperative_groups;
 
 namespace {
 
-using minv_cluster::W;
-using minv_cluster::MAX_THREADS;
+constexpr int W = 32;          /* columns a block, and the panel width */
+constexpr int MAX_THREADS = 512; /* a thread a row: n rounded up to a warp */
 constexpr int WARPS = MAX_THREADS / 32;
+constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size */
 constexpr unsigned ALL_LANES = 0xffffffffu;
 
 /* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
@@ -292,21 +295,58 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
     cluster.sync(); /* block 0 has read every block's info */
 }
 
+/* Whether the kernel runs in a cluster of `blocks` blocks on g's device, asked once per
+ * context and device (the attributes and the occupancy query cost about 10 us a call): for the
+ * largest order of that many blocks, the kernel's attributes set for the largest order of all. */
+template <typename T> bool cluster_fits(minv_gpu *g, int blocks) {
+    signed char *known = &g->lu_cluster_fits[sizeof(T) == sizeof(float)][blocks];
+    if (*known == 0) {
+        void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        int clusters = 0;
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem_bytes<T>(W * MAX_BLOCKS));
+        if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        cfg.gridDim = dim3((unsigned)blocks);
+        cfg.blockDim = dim3((unsigned)(blocks * 32));
+        cfg.dynamicSmemBytes = smem_bytes<T>(W * blocks);
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)blocks;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (e == cudaSuccess) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
+        if (e != cudaSuccess) (void)cudaGetLastError(); /* not sticky: getrf runs instead */
+        *known = e == cudaSuccess && clusters >= 1 ? 1 : -1;
+    }
+    return *known > 0;
+}
+
 template <typename T> cudaError_t launch(minv_gpu *g, minv_mat *x, int64_t *ipiv, int *info, int *launched) {
-    const int n = (int)x->rows, blocks = minv_cluster::blocks_for(n);
+    const int n = (int)x->rows, blocks = (n + W - 1) / W;
     void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
-    signed char *known = &g->cluster_fits[2 * MINV_CLUSTER_LU + (sizeof(T) == sizeof(float))][blocks];
-    cudaLaunchAttribute attr;
-    *launched = minv_cluster::fits(g, kernel, blocks, smem_bytes<T>(W * blocks),
-                                   smem_bytes<T>(W * minv_cluster::MAX_BLOCKS), known);
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    *launched = cluster_fits<T>(g, blocks);
     if (!*launched) return cudaSuccess;
-    const cudaLaunchConfig_t cfg = minv_cluster::config(blocks, smem_bytes<T>(n), g->stream, &attr);
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)(blocks * 32));
+    cfg.dynamicSmemBytes = smem_bytes<T>(n);
+    cfg.stream = g->stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)blocks;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kernel, (T *)x->data, (int64_t)x->ld, n, ipiv, info);
 }
 
 } // namespace
 
-int minv_gpu_lu_cluster_applies(int64_t n) { return minv_cluster::applies(n); }
+int minv_gpu_lu_cluster_applies(int64_t n) { return n >= 1 && n <= (int64_t)W * MAX_BLOCKS; }
 
 minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int *info_dev, int *launched) {
     minv_status status = MINV_SUCCESS;

@@ -1,14 +1,11 @@
-// The factorisations of one device matrix of order <= 512 in a thread-block cluster against
-// cuSOLVER's on the same matrix, side by side in one run: LU with partial pivoting
-// (src_cuda/lu_cluster.cu against cusolverDnXgetrf) and Cholesky (src_cuda/cholesky_cluster.cu
-// against cusolverDnXpotrf). Each timed run factors a fresh device copy of A (the copy
-// untimed); host clock around the call and a device synchronisation, medians after a warm-up.
-// Checks on the cluster's factors: the backward error (max |P A - L U| / (n max |A|), max |A -
-// L L^T| / (n max |A|)) from the factors brought back, the pivots and factors against
-// cuSOLVER's, and for Cholesky the upper triangle left as it was. A matrix with a zero column
-// (LU) or a negative diagonal entry (Cholesky) checks info.
+// LU with partial pivoting of one device matrix of order <= 512: minv's thread-block cluster
+// (src_cuda/lu_cluster.cu) against cuSOLVER's cusolverDnXgetrf on the same matrix, side by
+// side in one run. Each timed run factors a fresh device copy of A (the copy untimed); host
+// clock around the call and a device synchronisation, medians after a warm-up. Checks on the
+// cluster's factors: the backward error max |P A - L U| / (n max |A|) from the factors brought
+// back, and the pivots and factors against getrf's. A matrix with a zero column checks info.
 //
-// Usage: bench_small_factors [--sizes 32,64,...]
+// Usage: bench_lu_small [--sizes 32,64,...]
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <math.h>
@@ -43,19 +40,6 @@ double backward_error(const std::vector<double> &a, const std::vector<double> &l
     return worst / ((double)n * amax);
 }
 
-/* max |A - L L^T| / (n max |A|) over the lower triangle, L in lf's. */
-double cholesky_error(const std::vector<double> &a, const std::vector<double> &lf, int64_t n) {
-    double amax = 0, worst = 0;
-    for (double v : a) amax = fmax(amax, fabs(v));
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = j; i < n; i++) {
-            double s = 0;
-            for (int64_t k = 0; k <= j; k++) s += lf[i + k * n] * lf[j + k * n];
-            worst = fmax(worst, fabs(a[i + j * n] - s));
-        }
-    return worst / ((double)n * amax);
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -65,7 +49,7 @@ int main(int argc, char **argv) {
             sizes.clear();
             for (char *t = strtok(argv[++k], ","); t; t = strtok(NULL, ",")) sizes.push_back(atoll(t));
         } else {
-            fprintf(stderr, "usage: bench_small_factors [--sizes N,N,...]\n");
+            fprintf(stderr, "usage: bench_lu_small [--sizes N,N,...]\n");
             return 2;
         }
     }
@@ -135,72 +119,6 @@ int main(int argc, char **argv) {
             cudaFree(da);
             cudaFree(dw);
             cudaFree(dpiv);
-            cudaFree(dinfo);
-            cudaFree(dwork);
-        }
-    }
-    printf("\n| n | matrix | potrf (us) | cluster (us) | speed-up | backward error, cluster | upper triangle kept | max factor difference | info potrf / cluster |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
-    for (int64_t n : sizes) {
-        for (int broken = 0; broken < 2; broken++) {
-            std::vector<double> a((size_t)(n * n)), l_c((size_t)(n * n)), l_g((size_t)(n * n));
-            bench_spd(a.data(), n, 2000 + (uint64_t)n);
-            if (broken) a[(size_t)(n / 3 + n / 3 * n)] = -1; /* the minor of order n/3 + 1 fails */
-            double *da, *dw;
-            int *dinfo;
-            size_t dev_bytes = 0, host_bytes = 0;
-            void *dwork = NULL;
-            BENCH_CK(cudaMalloc(&da, (size_t)(n * n) * sizeof(double)));
-            BENCH_CK(cudaMalloc(&dw, (size_t)(n * n) * sizeof(double)));
-            BENCH_CK(cudaMalloc(&dinfo, sizeof(int)));
-            BENCH_CK(cudaMemcpy(da, a.data(), (size_t)(n * n) * sizeof(double), cudaMemcpyHostToDevice));
-            BENCH_CK(cusolverDnXpotrf_bufferSize(solver, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dw, n, CUDA_R_64F,
-                                                 &dev_bytes, &host_bytes));
-            BENCH_CK(cudaMalloc(&dwork, dev_bytes ? dev_bytes : 1));
-            std::vector<char> hwork(host_bytes + 1);
-            const auto fresh = [&] {
-                BENCH_CK(cudaMemcpy(dw, da, (size_t)(n * n) * sizeof(double), cudaMemcpyDeviceToDevice));
-            };
-            minv_mat m = {MINV_R64, n, n, n, dw};
-            int launched = 0, info_g = 0, info_c = 0;
-            const double tg = bench_median_wall(fresh, [&] {
-                BENCH_CK(cusolverDnXpotrf(solver, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dw, n, CUDA_R_64F, dwork,
-                                          dev_bytes, hwork.data(), host_bytes, dinfo));
-            });
-            BENCH_CK(cudaMemcpy(l_g.data(), dw, (size_t)(n * n) * sizeof(double), cudaMemcpyDeviceToHost));
-            BENCH_CK(cudaMemcpy(&info_g, dinfo, sizeof(int), cudaMemcpyDeviceToHost));
-            const double tc = bench_median_wall(fresh, [&] {
-                BENCH_CK(minv_gpu_cholesky_cluster(ctx, &m, dinfo, &launched));
-                BENCH_CK(cudaStreamSynchronize(ctx->gpu->stream));
-            });
-            BENCH_CK(cudaMemcpy(l_c.data(), dw, (size_t)(n * n) * sizeof(double), cudaMemcpyDeviceToHost));
-            BENCH_CK(cudaMemcpy(&info_c, dinfo, sizeof(int), cudaMemcpyDeviceToHost));
-            bool kept = true;
-            double diff = 0, lmax = 0;
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t i = 0; i < n; i++) {
-                    const size_t e = (size_t)(i + j * n);
-                    if (i < j) kept = kept && l_c[e] == a[e];
-                    else if (!broken) {
-                        diff = fmax(diff, fabs(l_c[e] - l_g[e]));
-                        lmax = fmax(lmax, fabs(l_g[e]));
-                    }
-                }
-            if (!launched)
-                printf("| %lld | %s | %.1f | (no cluster of %lld blocks fits) | | | | | |\n", (long long)n,
-                       broken ? "not SPD" : "SPD", tg * 1e6, (long long)((n + 31) / 32));
-            else {
-                char err[32] = "-", dif[32] = "-"; /* a failed factor is partial: no error to give */
-                if (!broken) {
-                    snprintf(err, sizeof err, "%.2g", cholesky_error(a, l_c, n));
-                    snprintf(dif, sizeof dif, "%.2g", diff / lmax);
-                }
-                printf("| %lld | %s | %.1f | %.1f | %.2f | %s | %s | %s | %d / %d |\n", (long long)n,
-                       broken ? "not SPD" : "SOAR (SPD)", tg * 1e6, tc * 1e6, tg / tc, err, kept ? "yes" : "NO", dif,
-                       info_g, info_c);
-            }
-            cudaFree(da);
-            cudaFree(dw);
             cudaFree(dinfo);
             cudaFree(dwork);
         }
