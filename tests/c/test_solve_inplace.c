@@ -2,6 +2,7 @@
  * solve, on every backend this machine has (the GPU's host forms too): the same X to the bit,
  * the same method, a residual in the report; batched solves in place (x = b) likewise. */
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,12 @@ static void one(minv_context *ctx, int64_t n, int64_t k, int spd, int pad) {
               in.residual < 100 * (double)n * DBL_EPSILON,
           "n %lld: in place %s residual %.3g (kind %d), out of place %s", (long long)n, minv_method_name(in.method),
           in.residual, in.residual_kind, minv_method_name(out.method));
-    /* the same columns of B and X sampled, whether kept aside (in place) or read where they are */
-    CHECK(in.residual == out.residual, "n %lld k %lld: in place residual %.17g, out of place %.17g", (long long)n,
-          (long long)k, in.residual, out.residual);
+    /* the same columns of B and X sampled, whether kept aside (in place) or read where they are:
+     * the same residual, to the bit on the CPU; the GPU sums its products atomically, in either
+     * order (a last-bit difference seen at n 130 on an H100) */
+    const double same_residual = minv_context_backend(ctx) == MINV_BACKEND_GPU ? 1e-12 * out.residual : 0;
+    CHECK(fabs(in.residual - out.residual) <= same_residual, "n %lld k %lld: in place residual %.17g, out of place %.17g",
+          (long long)n, (long long)k, in.residual, out.residual);
     CHECK(tu_solve_ratio(n, k, a, lda, b, ldb, y, ldb, DBL_EPSILON) < 30, "n %lld: in place solves A", (long long)n);
     /* float */
     float *af = tu_to_float(n, n, a, lda, lda), *bf = tu_to_float(n, k, b, ldb, ldb);
