@@ -28,7 +28,6 @@ constexpr int W = 32;          /* columns a block, and the panel width */
 constexpr int MAX_THREADS = 512; /* a thread a row: n rounded up to a warp */
 constexpr int WARPS = MAX_THREADS / 32;
 constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size */
-constexpr unsigned ALL_LANES = 0xffffffffu;
 
 /* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
  * panel's unit-lower block (W x W, copied from its owner), the pivot row of a step of the
@@ -59,6 +58,15 @@ template <typename T> size_t smem_bytes(int n) {
     return (size_t)W * (n | 1) * sizeof(T) + (W * W + W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(uint2) +
            (WARPS + W + 1) * sizeof(int);
 }
+
+/* Thread-block clusters need compute capability 9.0: for older targets the kernel is empty
+ * (and never launched: launch() asks the device first). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define MINV_LU_CLUSTER_CODE 1
+#endif
+
+#ifdef MINV_LU_CLUSTER_CODE
+constexpr unsigned ALL_LANES = 0xffffffffu;
 
 /* 1 / x correctly rounded, as LAPACK's getf2 forms it before scaling the column. */
 __device__ __forceinline__ double reciprocal(double x) { return __drcp_rn(x); }
@@ -263,8 +271,11 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
     }
 }
 
+#endif
+
 template <typename T>
 __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t lda, int n, int64_t *ipiv, int *info) {
+#ifdef MINV_LU_CLUSTER_CODE
     extern __shared__ __align__(16) unsigned char smem[];
     cg::cluster_group cluster = cg::this_cluster();
     const lu_smem<T> s(smem, n);
@@ -293,6 +304,7 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
         *info = first;
     }
     cluster.sync(); /* block 0 has read every block's info */
+#endif
 }
 
 /* Whether the kernel runs in a cluster of `blocks` blocks on g's device, asked once per
@@ -301,6 +313,12 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
 template <typename T> bool cluster_fits(minv_gpu *g, int blocks) {
     signed char *known = &g->lu_cluster_fits[sizeof(T) == sizeof(float)][blocks];
     if (*known == 0) {
+        int major = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, g->device) != cudaSuccess || major < 9) {
+            (void)cudaGetLastError();
+            *known = -1; /* no clusters before compute capability 9.0 */
+            return false;
+        }
         void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
