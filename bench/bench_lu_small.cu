@@ -3,7 +3,8 @@
 // side in one run. Each timed run factors a fresh device copy of A (the copy untimed); host
 // clock around the call and a device synchronisation, medians after a warm-up. Checks on the
 // cluster's factors: the backward error max |P A - L U| / (n max |A|) from the factors brought
-// back, and the pivots and factors against getrf's. A matrix with a zero column checks info.
+// back, the pivots and factors against getrf's, and the permutation it writes against the one
+// the pivots make. A matrix with a zero column checks info.
 //
 // Usage: bench_lu_small [--sizes 32,64,...]
 #include <cuda_runtime.h>
@@ -59,8 +60,8 @@ int main(int argc, char **argv) {
     cusolverDnParams_t params;
     BENCH_CK(cusolverDnCreate(&solver));
     BENCH_CK(cusolverDnCreateParams(&params));
-    printf("\n| n | matrix | getrf (us) | cluster (us) | speed-up | backward error, cluster | pivots as getrf's | max factor difference | info getrf / cluster |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
+    printf("\n| n | matrix | getrf (us) | cluster (us) | speed-up | backward error, cluster | pivots as getrf's | max factor difference | info getrf / cluster | permutation as the pivots' |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
     for (int64_t n : sizes) {
         for (int singular = 0; singular < 2; singular++) {
             std::vector<double> a((size_t)(n * n)), lu_c((size_t)(n * n)), lu_g((size_t)(n * n));
@@ -69,13 +70,14 @@ int main(int argc, char **argv) {
             if (singular) /* column n/3 zero: info n/3 + 1 */
                 for (int64_t i = 0; i < n; i++) a[(size_t)(i + n / 3 * n)] = 0.0;
             double *da, *dw;
-            int64_t *dpiv;
+            int64_t *dpiv, *dperm;
             int *dinfo;
             size_t dev_bytes = 0, host_bytes = 0;
             void *dwork = NULL;
             BENCH_CK(cudaMalloc(&da, (size_t)(n * n) * sizeof(double)));
             BENCH_CK(cudaMalloc(&dw, (size_t)(n * n) * sizeof(double)));
             BENCH_CK(cudaMalloc(&dpiv, (size_t)n * sizeof(int64_t)));
+            BENCH_CK(cudaMalloc(&dperm, (size_t)n * sizeof(int64_t)));
             BENCH_CK(cudaMalloc(&dinfo, sizeof(int)));
             BENCH_CK(cudaMemcpy(da, a.data(), (size_t)(n * n) * sizeof(double), cudaMemcpyHostToDevice));
             BENCH_CK(cusolverDnXgetrf_bufferSize(solver, params, n, n, CUDA_R_64F, dw, n, CUDA_R_64F, &dev_bytes,
@@ -95,7 +97,7 @@ int main(int argc, char **argv) {
             BENCH_CK(cudaMemcpy(piv_g.data(), dpiv, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost));
             BENCH_CK(cudaMemcpy(&info_g, dinfo, sizeof(int), cudaMemcpyDeviceToHost));
             const double tc = bench_median_wall(fresh, [&] {
-                BENCH_CK(minv_gpu_lu_cluster(ctx, &m, dpiv, dinfo, &launched));
+                BENCH_CK(minv_gpu_lu_cluster(ctx, &m, dpiv, dperm, dinfo, &launched));
                 BENCH_CK(cudaStreamSynchronize(ctx->gpu->stream));
             });
             if (!launched) {
@@ -106,6 +108,10 @@ int main(int argc, char **argv) {
             BENCH_CK(cudaMemcpy(lu_c.data(), dw, (size_t)(n * n) * sizeof(double), cudaMemcpyDeviceToHost));
             BENCH_CK(cudaMemcpy(piv_c.data(), dpiv, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost));
             BENCH_CK(cudaMemcpy(&info_c, dinfo, sizeof(int), cudaMemcpyDeviceToHost));
+            std::vector<int64_t> perm_c((size_t)n), perm_h((size_t)n);
+            BENCH_CK(cudaMemcpy(perm_c.data(), dperm, (size_t)n * sizeof(int64_t), cudaMemcpyDeviceToHost));
+            for (int64_t k = 0; k < n; k++) perm_h[(size_t)k] = k; /* the pivots' interchanges in turn */
+            for (int64_t k = 0; k < n; k++) std::swap(perm_h[(size_t)k], perm_h[(size_t)(piv_c[(size_t)k] - 1)]);
             int64_t same = 0;
             double diff = 0, lmax = 0;
             for (int64_t k = 0; k < n; k++) same += piv_c[(size_t)k] == piv_g[(size_t)k];
@@ -113,12 +119,14 @@ int main(int argc, char **argv) {
                 diff = fmax(diff, fabs(lu_c[e] - lu_g[e]));
                 lmax = fmax(lmax, fabs(lu_g[e]));
             }
-            printf("| %lld | %s | %.1f | %.1f | %.2f | %.2g | %lld of %lld | %.2g | %d / %d |\n", (long long)n,
+            printf("| %lld | %s | %.1f | %.1f | %.2f | %.2g | %lld of %lld | %.2g | %d / %d | %s |\n", (long long)n,
                    singular ? "zero column" : "random", tg * 1e6, tc * 1e6, tg / tc,
-                   backward_error(a, lu_c, piv_c, n), (long long)same, (long long)n, diff / lmax, info_g, info_c);
+                   backward_error(a, lu_c, piv_c, n), (long long)same, (long long)n, diff / lmax, info_g, info_c,
+                   perm_c == perm_h ? "yes" : "NO");
             cudaFree(da);
             cudaFree(dw);
             cudaFree(dpiv);
+            cudaFree(dperm);
             cudaFree(dinfo);
             cudaFree(dwork);
         }

@@ -72,11 +72,13 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
                                minv_report *r);
 /* LU with partial pivoting of a square device matrix of order n <= 512 in one thread-block
  * cluster (lu_cluster.cu), with cusolverDnXgetrf's outputs: x in place, ipiv (n device int64,
- * 1-based), *info_dev the first zero pivot's column or 0. Enqueued on the compute stream;
- * *launched is 0 where it does not apply (larger orders, or no cluster of that size fits the
- * device), and the caller then takes getrf. */
+ * 1-based), *info_dev the first zero pivot's column or 0; and, unless perm is NULL, the
+ * interchanges as minv_gpu_pivot_permutation's perm (n device int64). Enqueued on the compute
+ * stream; *launched is 0 where it does not apply (larger orders, or no cluster of that size fits
+ * the device), and the caller then takes getrf. */
 int minv_gpu_lu_cluster_applies(int64_t n);
-minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int *info_dev, int *launched);
+minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info_dev,
+                                int *launched);
 /* LAPACK's interchanges (row i with row ipiv[i] - 1, 1-based over the whole matrix, in turn) as
  * one permutation: perm[i] is the row of A that ends at row i of P A. Device vectors of n. */
 minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm);

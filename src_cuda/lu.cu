@@ -34,7 +34,7 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     f->ipiv = (int64_t *)((char *)p[1] + 64);
     f->perm = f->ipiv + n;
     MINV_TRY(minv_gpu_copy(ctx, a, &f->lu));
-    MINV_TRY(minv_gpu_lu_cluster(ctx, &f->lu, f->ipiv, (int *)p[1], &in_cluster));
+    MINV_TRY(minv_gpu_lu_cluster(ctx, &f->lu, f->ipiv, f->perm, (int *)p[1], &in_cluster));
     if (in_cluster) {
         minv_report_note_text(report, "LU factored in one thread-block cluster (order <= 512), not by getrf");
     } else {
@@ -62,7 +62,7 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
                            info, info);
     } else if (info < 0) {
         status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER getrf rejected argument %d", -info);
-    } else {
+    } else if (!in_cluster) { /* the cluster wrote the permutation itself */
         status = minv_gpu_pivot_permutation(ctx, f->ipiv, n, f->perm);
     }
 cleanup:

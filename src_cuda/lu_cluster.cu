@@ -12,7 +12,9 @@
 //     column) and updates its rows below with the panel's L, read from the owner's shared
 //     memory; each block to the left applies the interchanges to its L.
 // Output as cusolverDnXgetrf's: L and U in place, 1-based int64 pivots, info the first zero
-// pivot's column (1-based; 0 if none), the factorisation carried on past it as LAPACK does.
+// pivot's column (1-based; 0 if none), the factorisation carried on past it as LAPACK does;
+// and the interchanges as one permutation, which the solves apply (lu.cu takes it from the
+// pivots on the host otherwise: a read-back and a copy up).
 #include <climits>
 #include <type_traits>
 
@@ -32,15 +34,15 @@ constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size
 /* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
  * panel's unit-lower block (W x W, copied from its owner), the pivot row of a step of the
  * panel's factorisation, the pivots of this block's panel (global rows, 0-based), the
- * argmax's partial results, the owner's pivots as read for the interchanges, and the first
- * zero pivot. */
+ * argmax's partial results, the owner's pivots as read for the interchanges, the first zero
+ * pivot, and the rows' permutation after this block's panel (perm[i]: the row of A at row i). */
 template <typename T> struct lu_smem {
     int ld; /* the slab's leading dimension: n made odd, so that a row's entries lie in
              * different banks (the interchanges read rows) */
     T *slab, *l11, *prow;
     int64_t *ipiv;
     uint2 *red_k;
-    int *red_i, *swaps, *info;
+    int *red_i, *swaps, *info, *perm;
     __device__ lu_smem(unsigned char *base, int n) {
         ld = n | 1;
         slab = (T *)base;
@@ -51,12 +53,13 @@ template <typename T> struct lu_smem {
         red_i = (int *)(red_k + WARPS);
         swaps = red_i + WARPS;
         info = swaps + W;
+        perm = info + 1;
     }
 };
 
 template <typename T> size_t smem_bytes(int n) {
     return (size_t)W * (n | 1) * sizeof(T) + (W * W + W) * sizeof(T) + W * sizeof(int64_t) + WARPS * sizeof(uint2) +
-           (WARPS + W + 1) * sizeof(int);
+           (WARPS + W + 1 + (size_t)n) * sizeof(int);
 }
 
 /* Thread-block clusters need compute capability 9.0: for older targets the kernel is empty
@@ -124,7 +127,8 @@ __device__ __forceinline__ void warp_argmax(uint2 &key, int &place) {
  * not yet pivot rows (the largest |a|, the lowest position on ties), a barrier, the warps'
  * results reduced the same way, the pivot row into shared memory, a barrier, the update of the
  * columns to the right. Warps with no row below the panel's top only meet the barriers. */
-template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem<T> s, int n, int j0, int wp) {
+template <typename T>
+__device__ __forceinline__ void factor_panel(const lu_smem<T> s, int n, int j0, int wp, const int *perm_before) {
     constexpr int U = 4; /* the steps called below */
     const int i = threadIdx.x, lane = i % 32, warp = i / 32, warps = blockDim.x / 32;
     const int ld = s.ld;
@@ -196,15 +200,21 @@ template <typename T> __device__ __forceinline__ void factor_panel(const lu_smem
 #pragma unroll
         for (int c = W - U; c < W; c++) r[c] = T(0);
     }
-    /* the rows to their places */
+    /* the rows to their places, and the permutation so far (perm_before: the previous panel
+     * owner's, NULL for the identity) */
+    const int row_of_a = i < n ? (perm_before ? perm_before[i] : i) : 0;
     __syncthreads();
     if (below)
 #pragma unroll
         for (int c = 0; c < W; c++) r[c] = s.slab[(size_t)c * ld + i];
     __syncthreads();
-    if (below)
+    if (below) {
 #pragma unroll
         for (int c = 0; c < W; c++) s.slab[(size_t)c * ld + pos] = r[c];
+        s.perm[pos] = row_of_a;
+    } else if (i < n) {
+        s.perm[i] = row_of_a;
+    }
 }
 
 /* The update of this block's slab (columns c0 .., wb of them) by panel p, owned by block p. */
@@ -274,7 +284,7 @@ __device__ __noinline__ void apply_panel(const lu_smem<T> s, cg::cluster_group &
 #endif
 
 template <typename T>
-__global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t lda, int n, int64_t *ipiv, int *info) {
+__global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t lda, int n, int64_t *ipiv, int64_t *perm, int *info) {
 #ifdef MINV_LU_CLUSTER_CODE
     extern __shared__ __align__(16) unsigned char smem[];
     cg::cluster_group cluster = cg::this_cluster();
@@ -287,7 +297,7 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
     if (i == 0) *s.info = 0;
     cluster.sync(); /* every block runs before one reads another's shared memory */
     for (int p = 0; p < blocks; p++) {
-        if (b == p) factor_panel(s, n, p * W, min(W, n - p * W));
+        if (b == p) factor_panel(s, n, p * W, min(W, n - p * W), p ? cluster.map_shared_rank(s.perm, p - 1) : nullptr);
         cluster.sync(); /* panel p is factored; every block is done with panel p - 1 */
         if (b != p) apply_panel(s, cluster, n, p, b, wb);
     }
@@ -295,6 +305,7 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
     if (i < n)
         for (int c = 0; c < wb; c++) a[i + (c0 + c) * lda] = s.slab[(size_t)c * ld + i];
     if (i < wb) ipiv[c0 + i] = s.ipiv[i] + 1;
+    if (perm && b == blocks - 1 && i < n) perm[i] = s.perm[i];
     if (b == 0 && i == 0) {
         int first = 0;
         for (int q = 0; q < blocks; q++) {
@@ -319,7 +330,7 @@ template <typename T> bool cluster_fits(minv_gpu *g, int blocks) {
             *known = -1; /* no clusters before compute capability 9.0 */
             return false;
         }
-        void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
+        void (*kernel)(T *, int64_t, int, int64_t *, int64_t *, int *) = lu_cluster_kernel<T>;
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
         int clusters = 0;
@@ -342,9 +353,10 @@ template <typename T> bool cluster_fits(minv_gpu *g, int blocks) {
     return *known > 0;
 }
 
-template <typename T> cudaError_t launch(minv_gpu *g, minv_mat *x, int64_t *ipiv, int *info, int *launched) {
+template <typename T>
+cudaError_t launch(minv_gpu *g, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info, int *launched) {
     const int n = (int)x->rows, blocks = (n + W - 1) / W;
-    void (*kernel)(T *, int64_t, int, int64_t *, int *) = lu_cluster_kernel<T>;
+    void (*kernel)(T *, int64_t, int, int64_t *, int64_t *, int *) = lu_cluster_kernel<T>;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
     *launched = cluster_fits<T>(g, blocks);
@@ -359,19 +371,20 @@ template <typename T> cudaError_t launch(minv_gpu *g, minv_mat *x, int64_t *ipiv
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, kernel, (T *)x->data, (int64_t)x->ld, n, ipiv, info);
+    return cudaLaunchKernelEx(&cfg, kernel, (T *)x->data, (int64_t)x->ld, n, ipiv, perm, info);
 }
 
 } // namespace
 
 int minv_gpu_lu_cluster_applies(int64_t n) { return n >= 1 && n <= (int64_t)W * MAX_BLOCKS; }
 
-minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int *info_dev, int *launched) {
+minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info_dev,
+                                int *launched) {
     minv_status status = MINV_SUCCESS;
     *launched = 0;
     if (!minv_gpu_lu_cluster_applies(x->rows) || x->rows != x->cols) return MINV_SUCCESS;
-    if (x->dtype == MINV_R64) CUDA_TRY(launch<double>(ctx->gpu, x, ipiv, info_dev, launched));
-    else CUDA_TRY(launch<float>(ctx->gpu, x, ipiv, info_dev, launched));
+    if (x->dtype == MINV_R64) CUDA_TRY(launch<double>(ctx->gpu, x, ipiv, perm, info_dev, launched));
+    else CUDA_TRY(launch<float>(ctx->gpu, x, ipiv, perm, info_dev, launched));
 cleanup:
     return status;
 }
