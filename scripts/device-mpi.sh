@@ -14,4 +14,5 @@ done
 export LD_LIBRARY_PATH="$here/deps/cusolvermp/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0
+export MINV_DEVICE_WRAPPER="scripts/device-mpi.sh $libdir" # what gpu-suite.sh names as its command
 exec bash "$here/scripts/device-run.sh" "$libdir" "$@"

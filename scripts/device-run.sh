@@ -12,5 +12,6 @@ if [ "$here" != "$origin" ] && [ ! -e "$origin" ]; then
     mkdir -p "$(dirname "$origin")" && ln -s "$here" "$origin"
 fi
 export LD_LIBRARY_PATH="$here/$libdir:${LD_LIBRARY_PATH:-}"
+export MINV_DEVICE_WRAPPER=${MINV_DEVICE_WRAPPER:-"scripts/device-run.sh $libdir"} # what gpu-suite.sh names as its command
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 exec "$@"

@@ -38,7 +38,7 @@ gpu_tests=" $(ctest --test-dir "$build" -N -L gpu | sed -n 's/^ *Test *#[0-9]*: 
     device=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | paste -sd ';')
     echo "- device: ${device:-none (nvidia-smi found no GPU)}"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- command: scripts/device-run.sh devlibs bash scripts/gpu-suite.sh (ctest -E '$left_out': tools the GPU machine lacks, and tests run apart)"
+    echo "- command: ${MINV_DEVICE_WRAPPER:-scripts/device-run.sh devlibs} bash scripts/gpu-suite.sh (ctest -E '$left_out': tools the GPU machine lacks, and tests run apart)"
     echo "- outcome: ${c[0]} passed, ${c[1]} failed, ${c[2]} skipped of ${c[4]}"
     echo
     echo "| test | gpu label | outcome | seconds |"
