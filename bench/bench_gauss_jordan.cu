@@ -15,8 +15,8 @@
 //            library pads its own storage; cuSOLVER works on the caller's layout)
 // Usage: bench_gauss_jordan [invert|solve|nb|swap|parts|ooc|odd|all] [--min-n N] [--max-n N] [--gpus G]
 // (--min-n: the invert table's first order; --gpus: minv's Gauss-Jordan over GPUs 0 .. G-1,
-// cuSOLVER still on one; bench_multi_gpu
-// compares several GPUs with cuSOLVER's multi-GPU solver)
+// cuSOLVER still on one; bench_multi_gpu compares several GPUs with cuSOLVER's multi-GPU
+// solver)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>

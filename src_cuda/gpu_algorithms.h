@@ -76,7 +76,6 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
  * interchanges as minv_gpu_pivot_permutation's perm (n device int64). Enqueued on the compute
  * stream; *launched is 0 where it does not apply (larger orders, or no cluster of that size fits
  * the device), and the caller then takes getrf. */
-int minv_gpu_lu_cluster_applies(int64_t n);
 minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info_dev,
                                 int *launched);
 /* LAPACK's interchanges (row i with row ipiv[i] - 1, 1-based over the whole matrix, in turn) as

@@ -30,6 +30,8 @@ constexpr int W = 32;          /* columns a block, and the panel width */
 constexpr int MAX_THREADS = 512; /* a thread a row: n rounded up to a warp */
 constexpr int WARPS = MAX_THREADS / 32;
 constexpr int MAX_BLOCKS = 16; /* a non-portable cluster; 8 is the portable size */
+static_assert(sizeof(((minv_gpu *)0)->lu_cluster_fits[0]) > MAX_BLOCKS,
+              "minv_gpu::lu_cluster_fits has an entry for every block count");
 
 /* The dynamic shared memory of a block, in this order: the slab (W columns of n rows), the
  * panel's unit-lower block (W x W, copied from its owner), the pivot row of a step of the
@@ -318,6 +320,23 @@ __global__ void __launch_bounds__(MAX_THREADS) lu_cluster_kernel(T *a, int64_t l
 #endif
 }
 
+/* The kernel's launch as one cluster of `blocks` blocks (one a 32 columns, 32 threads a block
+ * each: a thread a row); attr holds the cluster's shape. */
+inline cudaLaunchConfig_t cluster_config(int blocks, size_t smem, cudaStream_t stream, cudaLaunchAttribute *attr) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)(blocks * 32));
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)blocks;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 /* Whether the kernel runs in a cluster of `blocks` blocks on g's device, asked once per
  * context and device (the attributes and the occupancy query cost about 10 us a call): for the
  * largest order of that many blocks, the kernel's attributes set for the largest order of all. */
@@ -331,21 +350,12 @@ template <typename T> bool cluster_fits(minv_gpu *g, int blocks) {
             return false;
         }
         void (*kernel)(T *, int64_t, int, int64_t *, int64_t *, int *) = lu_cluster_kernel<T>;
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = cluster_config(blocks, smem_bytes<T>(W * blocks), g->stream, &attr);
         int clusters = 0;
         cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)smem_bytes<T>(W * MAX_BLOCKS));
         if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        cfg.gridDim = dim3((unsigned)blocks);
-        cfg.blockDim = dim3((unsigned)(blocks * 32));
-        cfg.dynamicSmemBytes = smem_bytes<T>(W * blocks);
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)blocks;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
         if (e == cudaSuccess) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
         if (e != cudaSuccess) (void)cudaGetLastError(); /* not sticky: getrf runs instead */
         *known = e == cudaSuccess && clusters >= 1 ? 1 : -1;
@@ -357,32 +367,22 @@ template <typename T>
 cudaError_t launch(minv_gpu *g, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info, int *launched) {
     const int n = (int)x->rows, blocks = (n + W - 1) / W;
     void (*kernel)(T *, int64_t, int, int64_t *, int64_t *, int *) = lu_cluster_kernel<T>;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr;
     *launched = cluster_fits<T>(g, blocks);
     if (!*launched) return cudaSuccess;
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3((unsigned)(blocks * 32));
-    cfg.dynamicSmemBytes = smem_bytes<T>(n);
-    cfg.stream = g->stream;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)blocks;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_config(blocks, smem_bytes<T>(n), g->stream, &attr);
     return cudaLaunchKernelEx(&cfg, kernel, (T *)x->data, (int64_t)x->ld, n, ipiv, perm, info);
 }
 
-} // namespace
+bool applies(int64_t n) { return n >= 1 && n <= (int64_t)W * MAX_BLOCKS; }
 
-int minv_gpu_lu_cluster_applies(int64_t n) { return n >= 1 && n <= (int64_t)W * MAX_BLOCKS; }
+} // namespace
 
 minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info_dev,
                                 int *launched) {
     minv_status status = MINV_SUCCESS;
     *launched = 0;
-    if (!minv_gpu_lu_cluster_applies(x->rows) || x->rows != x->cols) return MINV_SUCCESS;
+    if (!applies(x->rows) || x->rows != x->cols) return MINV_SUCCESS;
     if (x->dtype == MINV_R64) CUDA_TRY(launch<double>(ctx->gpu, x, ipiv, perm, info_dev, launched));
     else CUDA_TRY(launch<float>(ctx->gpu, x, ipiv, perm, info_dev, launched));
 cleanup:
