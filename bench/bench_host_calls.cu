@@ -7,8 +7,10 @@
 // warm-up, the median of at least three calls, five under 10 ms); every buffer touched first.
 // Also what cudaHostRegister costs on the matrix, the other way to PCIe speed.
 // With --stages (orders up to 1024), where one AUTO call and one GPU call of each case spend
-// their time, the device waited for at each stage.
-// Usage: bench_host_calls [--max-n N] [--stages]
+// their time, the device waited for at each stage. With --general, a general matrix (KMS(0.5)
+// plus a random part of entries up to 0.5: LU) against getrf + getrs, the inverse by getrs on
+// an identity the peer keeps on the device.
+// Usage: bench_host_calls [--max-n N] [--stages] [--general]
 #include <string.h>
 
 #include "bench_host_peer.h"
@@ -16,18 +18,21 @@
 int main(int argc, char **argv) {
     int64_t max_n = 16384;
     const int64_t k = 30;
-    bool stages = false;
+    bool stages = false, general = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-n") && i + 1 < argc) max_n = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--stages")) stages = true;
+        else if (!strcmp(argv[i], "--general")) general = true;
         else {
-            fprintf(stderr, "usage: bench_host_calls [--max-n N] [--stages]\n");
+            fprintf(stderr, "usage: bench_host_calls [--max-n N] [--stages] [--general]\n");
             return 2;
         }
     }
     bench_header(stdout, argc, argv);
     minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0), *cpu = bench_context(MINV_BACKEND_CPU, 0, 0),
                  *aut = bench_context(MINV_BACKEND_AUTO, 0, 0);
+    printf("\nmatrix: %s\n", general ? "general, KMS(0.5) plus a pseudo-random part (peer: getrf + getrs)"
+                                        : "SPD, KMS(0.5) (peer: potrf + potri / potrs)");
     printf("\nminv AUTO: a default context (the GPU, or the CPU for small calls); minv GPU: a context that asked for "
            "the GPU.\n");
     printf("\n| n | op | minv AUTO, pageable (ms) | ran on | minv GPU, pageable (ms) | minv GPU, pinned (ms) | minv CPU (ms) "
@@ -36,8 +41,15 @@ int main(int argc, char **argv) {
            "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int64_t n = 64; n <= max_n; n *= (n < 256 ? 2 : 4)) {
         const auto kms = [](double *a, int64_t order) { bench_kms(a, order, 0.5); }; /* KMS(0.5) */
-        bench_host_arrays pageable(n, k, false, kms), pinned(n, k, true, kms);
-        bench_cusolver_user p(n, k);
+        const auto kms_general = [](double *a, int64_t order) { /* KMS(0.5) + a fixed pseudo-random part */
+            bench_kms(a, order, 0.5);
+            for (int64_t j = 0; j < order; j++)
+                for (int64_t i = 0; i < order; i++)
+                    a[i + j * order] += 0.5 * ((double)((uint64_t)(i * 2654435761u + j * 40503u) % 1000) / 1000 - 0.5);
+        };
+        void (*fill)(double *, int64_t) = general ? (void (*)(double *, int64_t))kms_general : kms;
+        bench_host_arrays pageable(n, k, false, fill), pinned(n, k, true, fill);
+        bench_cusolver_user p(n, k, general);
         double reg = -1;
         if (n >= 1024) {
             reg = bench_median_wall([&] {
