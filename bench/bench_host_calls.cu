@@ -10,36 +10,48 @@
 // their time, the device waited for at each stage. With --general, a general matrix (KMS(0.5)
 // plus a random part of entries up to 0.5: LU) against getrf + getrs, the inverse by getrs on
 // an identity the peer keeps on the device.
-// Usage: bench_host_calls [--max-n N] [--stages] [--general]
+// With --sizes, those orders instead of 64, 128, 256, 1024, 4096, 16384 (up to --max-n); with
+// --nrhs, that many right-hand sides instead of 30.
+// Usage: bench_host_calls [--max-n N] [--sizes N,N,...] [--nrhs K] [--stages] [--general]
+#include <stdlib.h>
 #include <string.h>
+
+#include <vector>
 
 #include "bench_host_peer.h"
 
 int main(int argc, char **argv) {
-    int64_t max_n = 16384;
-    const int64_t k = 30;
+    int64_t max_n = 16384, k = 30;
     bool stages = false, general = false;
+    std::vector<int64_t> sizes;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-n") && i + 1 < argc) max_n = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            for (char *p = argv[++i]; *p; p += *p == ',') sizes.push_back(strtoll(p, &p, 10));
+        else if (!strcmp(argv[i], "--nrhs") && i + 1 < argc) k = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--stages")) stages = true;
         else if (!strcmp(argv[i], "--general")) general = true;
         else {
-            fprintf(stderr, "usage: bench_host_calls [--max-n N] [--stages] [--general]\n");
+            fprintf(stderr, "usage: bench_host_calls [--max-n N] [--sizes N,N,...] [--nrhs K] [--stages] [--general]\n");
             return 2;
         }
     }
+    if (sizes.empty())
+        for (int64_t n = 64; n <= max_n; n *= (n < 256 ? 2 : 4)) sizes.push_back(n);
     bench_header(stdout, argc, argv);
     minv_context *gpu = bench_context(MINV_BACKEND_GPU, 0, 0), *cpu = bench_context(MINV_BACKEND_CPU, 0, 0),
                  *aut = bench_context(MINV_BACKEND_AUTO, 0, 0);
-    printf("\nmatrix: %s\n", general ? "general, KMS(0.5) plus a pseudo-random part (peer: getrf + getrs)"
-                                        : "SPD, KMS(0.5) (peer: potrf + potri / potrs)");
+    printf("\nmatrix: %s; solves with %lld right-hand sides\n", general ? "general, KMS(0.5) plus a pseudo-random part (peer: getrf + getrs)"
+                                        : "SPD, KMS(0.5) (peer: potrf + potri / potrs)",
+           (long long)k);
     printf("\nminv AUTO: a default context (the GPU, or the CPU for small calls); minv GPU: a context that asked for "
            "the GPU.\n");
     printf("\n| n | op | minv AUTO, pageable (ms) | ran on | minv GPU, pageable (ms) | minv GPU, pinned (ms) | minv CPU (ms) "
            "| peer pageable (ms) | peer pinned (ms) | speed-up of AUTO vs peer pageable | cudaHostRegister + unregister of "
            "A (ms) |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int64_t n = 64; n <= max_n; n *= (n < 256 ? 2 : 4)) {
+    for (const int64_t n : sizes) {
+        if (n < 1 || n > max_n) continue;
         const auto kms = [](double *a, int64_t order) { bench_kms(a, order, 0.5); }; /* KMS(0.5) */
         const auto kms_general = [](double *a, int64_t order) { /* KMS(0.5) + a fixed pseudo-random part */
             bench_kms(a, order, 0.5);
@@ -74,7 +86,7 @@ int main(int argc, char **argv) {
             if (c >= 0) snprintf(cpu_ms, sizeof cpu_ms, "%.3f", c * 1e3);
             if (reg >= 0) snprintf(reg_ms, sizeof reg_ms, "%.3f", reg * 1e3);
             printf("| %lld | %s | %.3f | %s | %.3f | %.3f | %s | %.3f | %.3f | %.2f | %s |\n", (long long)n,
-                   op == 0 ? "invert" : "solve 30 rhs", au * 1e3, minv_backend_name(ran), g * 1e3, gp * 1e3, cpu_ms,
+                   op == 0 ? "invert" : "solve", au * 1e3, minv_backend_name(ran), g * 1e3, gp * 1e3, cpu_ms,
                    pp * 1e3, pq * 1e3, pp / au, reg_ms);
             fprintf(stderr, "n=%lld %s: %s\n", (long long)n, op ? "solve" : "invert", rep.reason);
             if (stages && n <= 1024) {

@@ -128,8 +128,13 @@ minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place
  * bench_host_calls (2026-11-25, and 2026-11-26 with the BLAS on one thread for small calls):
  * the GPU call took 0.23-0.6 ms at n = 64 where the CPU took 0.03-0.08 ms; solves with 30
  * right-hand sides went to the CPU's favour up to n = 256 (0.41 against 1.16 ms), inversions
- * up to n = 128 (0.12 against 0.34 ms; at 256 0.64 against 0.57). So: solves of at most 1e7
- * flops (n^3 / 3 + 2 n^2 nrhs), inversions of order at most 128. */
+ * up to n = 128 (0.12 against 0.34 ms; at 256 0.64 against 0.57). Since LU's factor runs in
+ * one thread-block cluster on the GPU (2026-11-27, bench_host_calls --general --sizes
+ * 128,192,256,384,512 with 1 and 30 right-hand sides): LU solves of order 192 still on the
+ * CPU (0.28 against 0.43 ms, 0.41 against 0.57), of 256 level or on the GPU (0.54 against
+ * 0.59 ms, 0.74 against 0.77), Cholesky's of 256 level (0.39-0.51 against 0.41, 0.55 against
+ * 0.57). So: solves whose CPU work (the method's factor, n^3 / 3 for Cholesky and 2 n^3 / 3
+ * for LU, and 2 n^2 nrhs) is at most 1e7 flops, inversions of order at most 128. */
 static const double SMALL_HOST_SOLVE_WORK = 1e7;
 static const int64_t SMALL_HOST_INVERSION = 128;
 
@@ -143,10 +148,13 @@ static int blas_on_one_thread(const minv_backend_ops *ops, minv_place place, dou
     return ops == &minv_cpu_backend && place == MINV_ON_HOST && flops <= SINGLE_THREAD_BLAS_WORK;
 }
 
-/* Whether a host call goes to the CPU for its size: where AUTO chose the GPU. */
-static int small_host_call(const minv_context *ctx, minv_place place, int64_t order, int64_t nrhs, int solve) {
-    const double n = (double)order;
-    const int small = solve ? n * n * n / 3 + 2 * n * n * (double)nrhs <= SMALL_HOST_SOLVE_WORK
+/* Whether a host call goes to the CPU for its size: where AUTO chose the GPU. Before the
+ * analysis an AUTO method counts as Cholesky (the analysis then runs where the smaller factor
+ * would); the route after it decides by the method taken. */
+static int small_host_call(const minv_context *ctx, minv_place place, minv_method method, int64_t order, int64_t nrhs,
+                           int solve) {
+    const double n = (double)order, factor = method == MINV_METHOD_CHOLESKY || method == MINV_METHOD_AUTO ? 1 : 2;
+    const int small = solve ? factor * n * n * n / 3 + 2 * n * n * (double)nrhs <= SMALL_HOST_SOLVE_WORK
                             : order <= SMALL_HOST_INVERSION;
     return place == MINV_ON_HOST && ctx->ops != &minv_cpu_backend && ctx->opts.backend == MINV_BACKEND_AUTO && small;
 }
@@ -208,7 +216,7 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
     int own_has = place == MINV_ON_DEVICE ? (solve ? own->solve_device[method] != NULL : own->invert_device[method] != NULL)
                                           : (solve ? own->solve[method] != NULL : own->invert[method] != NULL);
     int cpu_has = solve ? minv_cpu_backend.solve[method] != NULL : minv_cpu_backend.invert[method] != NULL;
-    if (own_has && cpu_has && small_host_call(ctx, place, report->n, report->nrhs, solve)) {
+    if (own_has && cpu_has && small_host_call(ctx, place, method, report->n, report->nrhs, solve)) {
         *ops = &minv_cpu_backend;
         report->backend = MINV_BACKEND_CPU;
         minv_report_note(report, "the CPU ran this %s of order %lld: at this size it is faster than a round trip to the GPU",
@@ -351,8 +359,8 @@ static minv_status check_cholesky_input(minv_context *ctx, minv_dtype t, const m
 /* MINV_OPT_RECONDITION, on host data of a symmetric matrix: either the result itself (*done;
  * the floor) or, for the ridge, *a becomes A + delta I (held in shifted) with its analysis, for
  * the rest of the call to invert or solve with. */
-static minv_status recondition(minv_context *ctx, const char *fn, minv_place place, minv_mat *a, const minv_mat *b,
-                               minv_mat *x, minv_mat *shifted, minv_analysis *an, int *done, minv_report *report) {
+static minv_status recondition(minv_context *ctx, const char *fn, minv_place place, minv_method method, minv_mat *a,
+                               const minv_mat *b, minv_mat *x, minv_mat *shifted, minv_analysis *an, int *done, minv_report *report) {
     minv_status status;
     if (place == MINV_ON_DEVICE)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: reconditioning (MINV_OPT_RECONDITION) takes host data", fn);
@@ -365,7 +373,7 @@ static minv_status recondition(minv_context *ctx, const char *fn, minv_place pla
     if (status != MINV_SUCCESS || *done || !shifted->data)
         return status;
     *a = *shifted;
-    return analyze(ctx, place, a, an, small_host_call(ctx, place, a->rows, b ? b->cols : 0, b != NULL));
+    return analyze(ctx, place, a, an, small_host_call(ctx, place, method, a->rows, b ? b->cols : 0, b != NULL));
 }
 
 static double invert_flops(minv_method m, int64_t n) {
@@ -416,6 +424,10 @@ minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     c->e0 = ctx->measure_energy && ctx->ops->energy ? energy_at_step(ctx, ctx->ops->energy(ctx)) : -1;
     c->t0 = minv_now();
     memset(&ctx->moved, 0, sizeof ctx->moved);
+    /* an earlier call's copy of A or products A v, which it may not have used (a call routed to
+     * the GPU after the CPU analysis, a failure), are of data the caller may since have changed */
+    ctx->stage.src = NULL;
+    ctx->stage.probes_of = NULL;
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
@@ -505,14 +517,14 @@ minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place pla
         goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
-    request_staging(ctx, place, method, 1, small_host_call(ctx, place, n, 0, 0));
-    MINV_TRY(analyze(ctx, place, &in, &an, small_host_call(ctx, place, n, 0, 0)));
+    request_staging(ctx, place, method, 1, small_host_call(ctx, place, method, n, 0, 0));
+    MINV_TRY(analyze(ctx, place, &in, &an, small_host_call(ctx, place, method, n, 0, 0)));
     if (!an.finite)
         MINV_TRY(minv_fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
     MINV_TRY(check_not_zero(ctx, &an, report));
     if (ctx->recondition != MINV_RECONDITION_NONE) {
         int done = 0;
-        MINV_TRY(recondition(ctx, fn, place, &in, NULL, &out, &shifted, &an, &done, report));
+        MINV_TRY(recondition(ctx, fn, place, method, &in, NULL, &out, &shifted, &an, &done, report));
         if (done)
             goto cleanup;
         if (shifted.data) /* in is now A + delta I, out of place */
@@ -743,8 +755,8 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
         goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
-    request_staging(ctx, place, method, 0, small_host_call(ctx, place, n, nrhs, 1));
-    MINV_TRY(analyze(ctx, place, &am, &an, small_host_call(ctx, place, n, nrhs, 1)));
+    request_staging(ctx, place, method, 0, small_host_call(ctx, place, method, n, nrhs, 1));
+    MINV_TRY(analyze(ctx, place, &am, &an, small_host_call(ctx, place, method, n, nrhs, 1)));
     if (!an.finite)
         MINV_TRY(minv_fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
     MINV_TRY(check_not_zero(ctx, &an, report));
@@ -761,7 +773,7 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
     }
     if (ctx->recondition != MINV_RECONDITION_NONE) {
         int done = 0;
-        MINV_TRY(recondition(ctx, fn, place, &am, &bm, &xm, &shifted, &an, &done, report));
+        MINV_TRY(recondition(ctx, fn, place, method, &am, &bm, &xm, &shifted, &an, &done, report));
         if (done)
             goto cleanup;
     }

@@ -1,14 +1,55 @@
 // Symmetric positive definite inversion and solve on the GPU: cuSOLVER's potrf, then the
 // inverse or the solve from the factor in BLAS3 (triangular.cu; the inverse mirrored to both
-// triangles).
+// triangles), or, for solves up to order 512, by small_solve.cu's one launch.
 #include <stdlib.h>
 
 #include "gpu.h"
 
 namespace {
 
-/* Factor x = L L^T in place (lower); on failure report the column. */
-minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
+/* cusolverDnXpotrf of x in place (lower) with work, enqueued; info on the device. */
+minv_status potrf_enqueue(minv_context *ctx, minv_mat *x, void *work, size_t work_bytes, int *info_dev) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const cudaDataType dt = minv_cuda_type(x->dtype);
+    size_t dev_bytes = 0, host_bytes = 0;
+    void *host_work = NULL;
+    const int64_t n = x->rows;
+    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
+                                             dt, &dev_bytes, &host_bytes));
+    if (dev_bytes > work_bytes) {
+        status = minv_fail(ctx, MINV_ERR_INTERNAL, "potrf of order %lld needs %zu bytes of workspace, %zu reserved",
+                           (long long)n, dev_bytes, work_bytes);
+        goto cleanup;
+    }
+    if (host_bytes && !(host_work = malloc(host_bytes))) {
+        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
+        goto cleanup;
+    }
+    CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt, work,
+                                  dev_bytes, host_work, host_bytes, info_dev));
+cleanup:
+    free(host_work);
+    return status;
+}
+
+/* potrf's info as a status; report->info the failing column in the whole matrix, x's first
+ * column being col0. */
+minv_status potrf_info(minv_context *ctx, int info, int64_t col0, minv_report *report) {
+    if (info > 0) {
+        report->info = col0 + info - 1;
+        return minv_fail(ctx, MINV_ERR_NOT_SPD,
+                         "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
+                         (long long)report->info + 1, (long long)report->info + 1);
+    }
+    if (info < 0)
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER potrf rejected argument %d", -info);
+    return MINV_SUCCESS;
+}
+
+/* Factor x = L L^T in place (lower). With info_dev the factorisation is only enqueued and its
+ * info left there for the caller; without, it is read back and a failure reported by column. */
+minv_status factor(minv_context *ctx, minv_mat *x, int *info_dev, minv_report *report) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     size_t dev_bytes = 0;
@@ -19,7 +60,8 @@ minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
         const size_t bytes[2] = {dev_bytes, 64};
         MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, work));
     }
-    status = minv_gpu_potrf(ctx, x, 0, work[0], dev_bytes, (int *)work[1], report);
+    status = info_dev ? potrf_enqueue(ctx, x, work[0], dev_bytes, info_dev)
+                      : minv_gpu_potrf(ctx, x, 0, work[0], dev_bytes, (int *)work[1], report);
 cleanup:
     return status;
 }
@@ -41,7 +83,7 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
     minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 1, g->stream);
     LAUNCH_TRY();
     minv_progress(ctx, "cholesky factor", 0);
-    status = factor(ctx, x, report);
+    status = factor(ctx, x, NULL, report);
     if (status == MINV_ERR_NOT_SPD) {
         minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 0, g->stream);
         minv_k_mirror<T>((T *)x->data, n, x->ld, 0, g->stream);
@@ -79,6 +121,37 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
     return l->dtype == MINV_R64 ? trsv_vector<double>(ctx, l, (double *)vec) : trsv_vector<float>(ctx, l, (float *)vec);
 }
 
+/* Orders up to 512: potrf, then the solve, the rcond bound's norms and the residual in one
+ * launch (small_solve.cu) and one synchronisation, potrf's info read back with the rest. */
+minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
+                        minv_report *report) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    const int slot = WS_B;
+    const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
+    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, b->cols);
+    minv_gpu_residual res;
+    minv_small_solve s;
+    double *host;
+    void *p;
+    minv_mat l;
+    minv_gpu_solve_residual_plan(ctx, b, &res);
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b, &res, &s));
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
+    l = (minv_mat){a->dtype, n, n, n, p};
+    MINV_TRY(minv_gpu_copy(ctx, a, &l));
+    minv_progress(ctx, "cholesky factor", 0);
+    MINV_TRY(factor(ctx, &l, (int *)s.out, report));
+    minv_progress(ctx, "cholesky solve", 0);
+    MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, a, b, x, &host));
+    MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
+    minv_gpu_solve_residual_finish(&res, host + lay.residual, an, report);
+    report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, b->cols, n, 1, an->norm_1);
+    MINV_TRY(minv_gpu_solve_rcond(ctx, &l, 1, an->norm_1, factor_vector, &l, s.vec, report));
+cleanup:
+    return status;
+}
+
 } // namespace
 
 minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n, int64_t ld, const void *a,
@@ -95,39 +168,12 @@ cleanup:
 
 minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *work, size_t work_bytes, int *info_dev,
                            minv_report *report) {
-    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const cudaDataType dt = minv_cuda_type(x->dtype);
-    size_t dev_bytes = 0, host_bytes = 0;
-    void *host_work = NULL;
-    int64_t n = x->rows;
-    int info = 0;
     void *back;
-    CUSOLVER_TRY(cusolverDnXpotrf_bufferSize(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld,
-                                             dt, &dev_bytes, &host_bytes));
-    if (dev_bytes > work_bytes) {
-        status = minv_fail(ctx, MINV_ERR_INTERNAL, "potrf of order %lld needs %zu bytes of workspace, %zu reserved",
-                           (long long)n, dev_bytes, work_bytes);
-        goto cleanup;
-    }
-    if (host_bytes && !(host_work = malloc(host_bytes))) {
-        status = minv_fail(ctx, MINV_ERR_ALLOC, "cannot allocate %zu bytes of cuSOLVER host workspace", host_bytes);
-        goto cleanup;
-    }
-    CUSOLVER_TRY(cusolverDnXpotrf(g->solver, g->solver_params, CUBLAS_FILL_MODE_LOWER, n, dt, x->data, x->ld, dt, work,
-                                  dev_bytes, host_work, host_bytes, info_dev));
-    MINV_TRY(minv_gpu_read_back(ctx, info_dev, sizeof info, &back));
-    info = *(const int *)back;
-    if (info > 0) {
-        report->info = col0 + info - 1;
-        status = minv_fail(ctx, MINV_ERR_NOT_SPD,
-                           "the leading minor of order %lld is not positive definite (column %lld, 1-based)",
-                           (long long)report->info + 1, (long long)report->info + 1);
-    } else if (info < 0) {
-        status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER potrf rejected argument %d", -info);
-    }
+    MINV_TRY(potrf_enqueue(ctx, x, work, work_bytes, info_dev));
+    MINV_TRY(minv_gpu_read_back(ctx, info_dev, sizeof(int), &back));
+    status = potrf_info(ctx, *(const int *)back, col0, report);
 cleanup:
-    free(host_work);
     return status;
 }
 
@@ -147,13 +193,15 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p;
     minv_mat l;
+    if (minv_gpu_small_solve_applies(n, b->cols))
+        return solve_small(ctx, a, b, x, an, report);
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
     MINV_TRY(minv_gpu_rhs_begin(ctx, b, x, &rhs));
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     l = (minv_mat){a->dtype, n, n, n, p};
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     minv_progress(ctx, "cholesky factor", 0);
-    MINV_TRY(factor(ctx, &l, report));
+    MINV_TRY(factor(ctx, &l, NULL, report));
     minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.w));
     if (rhs.h.data) MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.h));

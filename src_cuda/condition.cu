@@ -155,12 +155,23 @@ cleanup:
     return status;
 }
 
+double minv_gpu_rcond_bound(double *norms, int64_t m, int64_t n, int spd, double anorm) {
+    const int64_t c = norm_slots(m);
+    /* Hager's vector has 1-norm 1. The factor's pivots bound ||A^-1||_1 from below as one more
+     * "column" of norm 1: l_ii^2 >= lambda_min(A), so 1 / min l_ii^2 <= ||A^-1||_2 <= ||A^-1||_1
+     * for symmetric A; U^-1 = A^-1 P^T L has a column of 1-norm >= 1 / min |u_ii|, ||L||_1 <= n. */
+    const double smallest = norms[c + m + 1];
+    norms[m] = norms[m + 1] = 1;
+    norms[c + m + 1] = smallest > 0 ? (spd ? 1.0 / (smallest * smallest) : 1.0 / (smallest * (double)n)) : 0;
+    return minv_rcond_lower_bound(c, norms + c, norms, anorm);
+}
+
 minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat *x, const minv_mat *f, int spd,
                              double anorm, double *rcond) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = f->rows, m = r->m, c = norm_slots(m);
-    double *xnorm = r->norms + c, *host, smallest;
+    double *xnorm = r->norms + c;
     void *back;
     if (f->dtype == MINV_R64) {
         minv_k_column_norms1<double>((const double *)r->w.data, n, r->w.cols, r->w.ld, xnorm, g->stream);
@@ -177,14 +188,7 @@ minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat 
         MINV_TRY(minv_gpu_copy(ctx, &solved, x));
     }
     MINV_TRY(minv_gpu_read_back(ctx, r->norms, 2 * (size_t)c * sizeof(double), &back));
-    host = (double *)back;
-    /* Hager's vector has 1-norm 1. The factor's pivots bound ||A^-1||_1 from below as one more
-     * "column" of norm 1: l_ii^2 >= lambda_min(A), so 1 / min l_ii^2 <= ||A^-1||_2 <= ||A^-1||_1
-     * for symmetric A; U^-1 = A^-1 P^T L has a column of 1-norm >= 1 / min |u_ii|, ||L||_1 <= n. */
-    smallest = host[c + m + 1];
-    host[m] = host[m + 1] = 1;
-    host[c + m + 1] = smallest > 0 ? (spd ? 1.0 / (smallest * smallest) : 1.0 / (smallest * (double)n)) : 0;
-    *rcond = minv_rcond_lower_bound(c, host + c, host, anorm);
+    *rcond = minv_gpu_rcond_bound((double *)back, m, n, spd, anorm);
 cleanup:
     return status;
 }

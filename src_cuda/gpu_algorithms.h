@@ -21,6 +21,12 @@ minv_status minv_gpu_inverse_residual_end(minv_context *ctx, const minv_gpu_resi
 minv_status minv_gpu_solve_residual_begin(minv_context *ctx, const minv_mat *b, minv_gpu_residual *r);
 minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *a,
                                         const minv_mat *x, const minv_analysis *an, minv_report *report);
+/* The two halves of a solve's residual for a path that makes the vectors itself (small_solve.cu):
+ * plan fills mode, n and count only; finish takes the host copy of the sampled columns' b, x
+ * and A x (n each, in end's layout: the count b's, then x and A x for each) to the report. */
+void minv_gpu_solve_residual_plan(const minv_context *ctx, const minv_mat *b, minv_gpu_residual *r);
+void minv_gpu_solve_residual_finish(const minv_gpu_residual *r, double *host, const minv_analysis *an,
+                                    minv_report *report);
 /* rcond = 1 / (||A||_1 ||A^-1||_1) from an explicit inverse. */
 minv_status minv_gpu_rcond_from_inverse(minv_context *ctx, const minv_mat *x, const minv_analysis *an,
                                         minv_report *report);
@@ -54,6 +60,36 @@ minv_status minv_gpu_rhs_end(minv_context *ctx, const minv_gpu_rhs *r, minv_mat 
                              double anorm, double *rcond);
 minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, double anorm, minv_gpu_vec_solve solve,
                                  void *user, const void *first, minv_report *report);
+/* rhs_end's bound from the host copy of its norms (2 (m + 2): B's m columns' and two more slots,
+ * then the solutions' m, Hager's vector's and min |f_ii|), which it overwrites. */
+double minv_gpu_rcond_bound(double *norms, int64_t m, int64_t n, int spd, double anorm);
+
+/* ---- the solve stage of a small factor solve in one launch (small_solve.cu) ----
+ * For orders up to 512 and at most n right-hand sides. Reserve (WS_VEC, WS_E) before the
+ * factorisation, which writes its info (an int) at s->out; then minv_gpu_small_solve solves B
+ * (x may be b) through the factor f (perm: LU's permutation on the device; NULL for Cholesky's
+ * L), Hager's first vector beside it into s->vec, and reads back at once, into *host: the info,
+ * the norms of minv_gpu_rcond_bound and the residual's sampled columns (r->count) for
+ * minv_gpu_solve_residual_finish, where the layout says. Where the info is not 0 nothing else
+ * is written. */
+typedef struct {
+    int64_t bnorm, xnorm, residual;
+} minv_small_solve_layout;
+__host__ __device__ inline minv_small_solve_layout minv_small_solve_layout_of(int64_t n, int64_t m) {
+    (void)n;
+    return {1, 1 + (m + 2), 1 + 2 * (m + 2)};
+}
+typedef struct {
+    double *out;
+    void *vec;
+    size_t bytes;
+    int64_t count;
+} minv_small_solve;
+int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs);
+minv_status minv_gpu_small_solve_reserve(minv_context *ctx, const minv_mat *b, const minv_gpu_residual *r,
+                                         minv_small_solve *s);
+minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
+                                 const minv_mat *a, const minv_mat *b, minv_mat *x, double **host);
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
 

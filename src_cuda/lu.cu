@@ -2,7 +2,8 @@
 // 512, cuSOLVER's getrf above), then the rows of B (solve) or of the identity (inverse)
 // permuted as the interchanges say, and U^-1 L^-1 applied by triangular.cu's recursive solve,
 // whose flops go to GEMM (cuSOLVER's getrs, whose TRSMs run well below the GEMM rate, was
-// slower at every n on an H100); the condition estimate's vectors go through cuBLAS TRSV.
+// slower at every n on an H100), or, for solves up to order 512, by small_solve.cu's one
+// launch; the condition estimate's vectors go through cuBLAS TRSV.
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -17,7 +18,22 @@ struct lu_factors {
 };
 
 
-minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_report *report) {
+/* getrf's info as a status. */
+minv_status info_status(minv_context *ctx, int info, minv_report *report) {
+    if (info > 0) {
+        report->info = info - 1;
+        return minv_fail(ctx, MINV_ERR_SINGULAR, "U(%d,%d) is exactly zero: no pivot in column %d (1-based)", info, info,
+                         info);
+    }
+    if (info < 0)
+        return minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER getrf rejected argument %d", -info);
+    return MINV_SUCCESS;
+}
+
+/* P A = L U into f. With info_dev, where the cluster factors, the info is left there for the
+ * caller to read (getrf's is read here: its pivots come back anyway); without, it is read back
+ * and a zero pivot reported. */
+minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, int *info_dev, minv_report *report) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
@@ -33,10 +49,12 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
     f->lu = (minv_mat){a->dtype, n, n, n, p[0]};
     f->ipiv = (int64_t *)((char *)p[1] + 64);
     f->perm = f->ipiv + n;
+    if (!info_dev) info_dev = (int *)p[1];
     MINV_TRY(minv_gpu_copy(ctx, a, &f->lu));
-    MINV_TRY(minv_gpu_lu_cluster(ctx, &f->lu, f->ipiv, f->perm, (int *)p[1], &in_cluster));
+    MINV_TRY(minv_gpu_lu_cluster(ctx, &f->lu, f->ipiv, f->perm, info_dev, &in_cluster));
     if (in_cluster) {
         minv_report_note_text(report, "LU factored in one thread-block cluster (order <= 512), not by getrf");
+        if (info_dev != (int *)p[1]) goto cleanup;
     } else {
         CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
                                                  &host_bytes));
@@ -49,22 +67,16 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, minv_rep
         const int slot = WS_SOLVER;
         MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &dev_bytes, &p[2]));
         CUSOLVER_TRY(cusolverDnXgetrf(g->solver, g->solver_params, n, n, dt, f->lu.data, n, f->ipiv, dt, p[2],
-                                      dev_bytes, host_work, host_bytes, (int *)p[1]));
+                                      dev_bytes, host_work, host_bytes, info_dev));
     }
     {
         void *back;
-        MINV_TRY(minv_gpu_read_back(ctx, p[1], sizeof info, &back));
+        MINV_TRY(minv_gpu_read_back(ctx, info_dev, sizeof info, &back));
         info = *(const int *)back;
     }
-    if (info > 0) {
-        report->info = info - 1;
-        status = minv_fail(ctx, MINV_ERR_SINGULAR, "U(%d,%d) is exactly zero: no pivot in column %d (1-based)", info,
-                           info, info);
-    } else if (info < 0) {
-        status = minv_fail(ctx, MINV_ERR_INTERNAL, "cuSOLVER getrf rejected argument %d", -info);
-    } else if (!in_cluster) { /* the cluster wrote the permutation itself */
+    MINV_TRY(info_status(ctx, info, report));
+    if (!in_cluster) /* the cluster wrote the permutation itself */
         status = minv_gpu_pivot_permutation(ctx, f->ipiv, n, f->perm);
-    }
 cleanup:
     free(host_work);
     return status;
@@ -157,6 +169,31 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
     return v.dtype == MINV_R64 ? trsv_vector<double>(ctx, f, transpose, &v) : trsv_vector<float>(ctx, f, transpose, &v);
 }
 
+/* Orders up to 512: the factor, then the solve, the rcond bound's norms and the residual in one
+ * launch (small_solve.cu) and one synchronisation, the cluster's info read back with the rest. */
+minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
+                        minv_report *report) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, b->cols);
+    minv_gpu_residual res;
+    minv_small_solve s;
+    lu_factors f;
+    double *host;
+    minv_gpu_solve_residual_plan(ctx, b, &res);
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b, &res, &s));
+    minv_progress(ctx, "lu factor", 0);
+    MINV_TRY(factor(ctx, a, &f, (int *)s.out, report));
+    minv_progress(ctx, "lu solve", 0);
+    MINV_TRY(minv_gpu_small_solve(ctx, &s, &f.lu, f.perm, a, b, x, &host));
+    MINV_TRY(info_status(ctx, *(const int *)host, report));
+    minv_gpu_solve_residual_finish(&res, host + lay.residual, an, report);
+    report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, b->cols, n, 0, an->norm_1);
+    MINV_TRY(minv_gpu_solve_rcond(ctx, &f.lu, 0, an->norm_1, factor_vector, &f, s.vec, report));
+cleanup:
+    return status;
+}
+
 } // namespace
 
 /* On the host: n steps, each depending on the last, are no work for a GPU. The permutation
@@ -190,7 +227,7 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     lu_factors f;
     MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
     minv_progress(ctx, "lu factor", 0);
-    MINV_TRY(factor(ctx, a, &f, report));
+    MINV_TRY(factor(ctx, a, &f, NULL, report));
     minv_progress(ctx, "lu invert", 0);
     MINV_TRY(lu_solve(ctx, &f, NULL, x));
     MINV_TRY(minv_gpu_rcond_from_inverse(ctx, x, an, report));
@@ -206,10 +243,12 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     minv_gpu_residual res;
     minv_gpu_rhs rhs;
     lu_factors f;
+    if (minv_gpu_small_solve_applies(a->rows, b->cols))
+        return solve_small(ctx, a, b, x, an, report);
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
     MINV_TRY(minv_gpu_rhs_begin(ctx, b, x, &rhs));
     minv_progress(ctx, "lu factor", 0);
-    MINV_TRY(factor(ctx, a, &f, report));
+    MINV_TRY(factor(ctx, a, &f, NULL, report));
     minv_progress(ctx, "lu solve", 0);
     MINV_TRY(lu_solve(ctx, &f, &rhs.w, &rhs.w));
     if (rhs.h.data) MINV_TRY(lu_solve(ctx, &f, &rhs.h, &rhs.h));

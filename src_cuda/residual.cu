@@ -118,14 +118,19 @@ cleanup:
     return status;
 }
 
+void minv_gpu_solve_residual_plan(const minv_context *ctx, const minv_mat *b, minv_gpu_residual *r) {
+    r->mode = ctx->residual_mode;
+    r->n = b->rows;
+    r->count = r->mode ? minv_residual_columns(r->mode, b->cols) : 0;
+    r->v = r->av = NULL;
+    r->acopy.data = NULL;
+}
+
 minv_status minv_gpu_solve_residual_begin(minv_context *ctx, const minv_mat *b, minv_gpu_residual *r) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = b->rows;
     void *p;
-    r->mode = ctx->residual_mode;
-    r->n = n;
-    r->count = r->mode ? minv_residual_columns(r->mode, b->cols) : 0;
-    r->acopy.data = NULL;
+    minv_gpu_solve_residual_plan(ctx, b, r);
     if (r->mode == 0)
         return MINV_SUCCESS;
     /* the sampled columns of B, then room for every x_j and A x_j */
@@ -139,12 +144,27 @@ cleanup:
     return status;
 }
 
+void minv_gpu_solve_residual_finish(const minv_gpu_residual *r, double *host, const minv_analysis *an,
+                                    minv_report *report) {
+    const int64_t n = r->n;
+    double worst = 0;
+    if (r->mode == 0)
+        return;
+    for (int64_t k = 0; k < r->count; k++) {
+        double *hb = host + (size_t)k * n, *hx = host + (size_t)n * (r->count + 2 * k), *hax = hx + n;
+        for (int64_t i = 0; i < n; i++) hax[i] -= hb[i];
+        const double q = minv_solve_column_ratio(n, hax, hx, hb, an->norm_inf);
+        if (q > worst || isnan(q)) worst = q;
+    }
+    report->residual = worst;
+    report->residual_kind = r->mode;
+}
+
 minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residual *r, const minv_mat *a,
                                         const minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = r->n;
     cudaStream_t s = ctx->gpu->stream;
-    double *host, worst = 0;
     void *back;
     if (r->mode == 0) { /* nothing to check, but the solve must have finished without error */
         CUDA_TRY(cudaStreamSynchronize(s));
@@ -159,15 +179,7 @@ minv_status minv_gpu_solve_residual_end(minv_context *ctx, const minv_gpu_residu
     }
     LAUNCH_TRY();
     MINV_TRY(minv_gpu_read_back(ctx, r->v, 3 * (size_t)n * (size_t)r->count * sizeof(double), &back));
-    host = (double *)back;
-    for (int64_t k = 0; k < r->count; k++) {
-        double *hb = host + (size_t)k * n, *hx = host + (size_t)n * (r->count + 2 * k), *hax = hx + n;
-        for (int64_t i = 0; i < n; i++) hax[i] -= hb[i];
-        const double q = minv_solve_column_ratio(n, hax, hx, hb, an->norm_inf);
-        if (q > worst || isnan(q)) worst = q;
-    }
-    report->residual = worst;
-    report->residual_kind = r->mode;
+    minv_gpu_solve_residual_finish(r, (double *)back, an, report);
 cleanup:
     return status;
 }

@@ -132,6 +132,20 @@ static void memory_fallback_and_errors(minv_context *small, minv_context *gpu) {
     CHECK_STATUS(minv_invert_inplace_d(gpu, MINV_METHOD_AUTO, n, a, n, &rep), MINV_SUCCESS, gpu);
     CHECK(rep.method == MINV_METHOD_LU && rep.backend == MINV_BACKEND_GPU, "in-place fallback: %s", rep.reason);
     CHECK(tu_inverse_ratio(n, copy, n, a, n, DBL_EPSILON) < 30, "in-place fallback result");
+    /* and a solve in place (the small solve's one launch at this order): the failed Cholesky
+     * leaves B for LU */
+    {
+        const int64_t k = 3;
+        double *b = tu_alloc(n, k, n), *xb = tu_alloc(n, k, n);
+        tu_rect(&rng, n, k, b, n);
+        memcpy(xb, b, sizeof(double) * n * k);
+        CHECK_STATUS(minv_solve_inplace_d(gpu, MINV_METHOD_AUTO, n, k, copy, n, xb, n, &rep), MINV_SUCCESS, gpu);
+        CHECK(rep.method == MINV_METHOD_LU && (rep.fallbacks & MINV_FALLBACK_LU) && rep.backend == MINV_BACKEND_GPU,
+              "in-place solve fallback: %s", rep.reason);
+        CHECK(tu_solve_ratio(n, k, copy, n, b, n, xb, n, DBL_EPSILON) < 30, "in-place solve fallback result");
+        free(b);
+        free(xb);
+    }
     /* singular on the GPU */
     tu_general(&rng, n, a, n);
     for (int64_t i = 0; i < n; i++) a[11 * n + i] = 0;
@@ -394,14 +408,18 @@ static void small_host_calls(minv_context *gpu) {
         minv_destroy(aut);
         return;
     }
-    static const struct { int64_t n, nrhs; int cpu; } cases[] = {{64, 0, 1}, {128, 0, 1}, {129, 0, 0}, {64, 30, 1},
-                                                                 {256, 30, 1}, {256, 256, 0}, {512, 1, 0}};
+    /* the CPU's side of the size rule (dispatch.c): solves whose CPU work, the method's factor
+     * and 2 n^2 nrhs, is at most 1e7 flops (LU's factor twice Cholesky's), inversions to 128 */
+    static const struct { int64_t n, nrhs; int general, cpu; } cases[] = {
+        {64, 0, 0, 1},   {128, 0, 0, 1},   {129, 0, 0, 0}, {64, 30, 0, 1},  {256, 30, 0, 1},  {256, 256, 0, 0},
+        {512, 1, 0, 0},  {128, 0, 1, 1},   {192, 30, 1, 1}, {256, 1, 1, 0}, {256, 30, 1, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int64_t n = cases[c].n, k = cases[c].nrhs, cols = k ? k : n;
         tu_rng rng;
         tu_seed(&rng, 70 + c);
         double *a = tu_alloc(n, n, n), *b = tu_alloc(n, cols, n), *x = tu_alloc(n, cols, n), *y = tu_alloc(n, cols, n);
-        tu_spd(&rng, n, a, n);
+        if (cases[c].general) tu_general(&rng, n, a, n);
+        else tu_spd(&rng, n, a, n);
         tu_rect(&rng, n, cols, b, n);
         minv_report ra, rg;
         if (k) {
@@ -414,9 +432,10 @@ static void small_host_calls(minv_context *gpu) {
             CHECK(tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "small inverse n %lld", (long long)n);
         }
         const int on_cpu = ra.backend == MINV_BACKEND_CPU, said = strstr(ra.reason, "faster than a round trip") != NULL;
-        CHECK(on_cpu == cases[c].cpu && said == cases[c].cpu && ra.device == (on_cpu ? -1 : rg.device),
-              "n %lld nrhs %lld: AUTO ran on %s (device %d), reason: %s", (long long)n, (long long)k,
-              minv_backend_name(ra.backend), ra.device, ra.reason);
+        CHECK(on_cpu == cases[c].cpu && said == cases[c].cpu && ra.device == (on_cpu ? -1 : rg.device) &&
+                  ra.method == (cases[c].general ? MINV_METHOD_LU : MINV_METHOD_CHOLESKY),
+              "n %lld nrhs %lld: AUTO ran %s on %s (device %d), reason: %s", (long long)n, (long long)k,
+              minv_method_name(ra.method), minv_backend_name(ra.backend), ra.device, ra.reason);
         CHECK(rg.backend == MINV_BACKEND_GPU, "n %lld: the GPU context ran on %s", (long long)n, minv_backend_name(rg.backend));
         CHECK(tu_rel_diff(n, cols, x, n, y, n) < 1e3 * n * DBL_EPSILON, "n %lld nrhs %lld: CPU and GPU differ by %.3g",
               (long long)n, (long long)k, tu_rel_diff(n, cols, x, n, y, n));

@@ -1,0 +1,226 @@
+// The solve stage of a factor solve of order n <= 512 in one launch and one read-back, in place
+// of the stage's dozen launches and three synchronisations at these orders (cuBLAS's TRSMs,
+// the rcond bound's norms, the residual's gathers and products, the factor's info). Each block
+// takes COLS columns of [B, e/n] (Hager's first vector last, as condition.cu appends it) into
+// shared memory and solves them through the factor, read from global memory (L2 at these
+// orders), in panels of 32 rows: a warp a column solves the panel's diagonal block by shuffles,
+// then every thread updates its rows below (above, on the way back) by the panel. The block also
+// writes what the stage's other kernels wrote: ||b_j||_1 and ||x_j||_1, min |f_ii|, and for the
+// residual's sampled columns b, x and A x in double. The factor's info lies first in the
+// results, written by the factorisation; where it is not 0 nothing else is written, so that B
+// survives an in-place call whose factor failed. The host then reads everything back at once
+// and finishes with the routines the other paths use (condition.cu, residual.cu).
+#include "gpu.h"
+
+namespace {
+
+constexpr int THREADS = 256, WARPS = THREADS / 32, COLS = 4, PANEL = 32, MAX_N = 512;
+constexpr unsigned ALL_LANES = 0xffffffffu;
+static_assert(COLS <= WARPS, "a warp a column in the diagonal blocks");
+
+template <typename T> struct small_args {
+    const T *f;           /* the factor: Cholesky's L (lower), or LU's unit L and U in one */
+    int64_t ldf;
+    const int64_t *perm;  /* LU: row i of P A is row perm[i] of A; NULL for Cholesky */
+    const T *a;           /* A, for the residual's products */
+    int64_t lda;
+    const T *b;
+    int64_t ldb;
+    T *x;                 /* may be b */
+    int64_t ldx;
+    T *vec;               /* Hager's first vector A^-1 e/n, n entries */
+    int n, m, count;      /* order, B's columns, the residual's sampled columns */
+    double *out;          /* minv_small_solve_layout */
+};
+
+__device__ double warp_sum(double s) {
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(ALL_LANES, s, o);
+    return s;
+}
+
+/* The residual's k-th sampled column of B's m (minv_residual_column), or -1. */
+__device__ int sample_of(int j, int m, int count) {
+    for (int k = 0; k < count; k++)
+        if ((count == m ? k : (int)((int64_t)k * (m - 1) / (count - 1))) == j) return k;
+    return -1;
+}
+
+/* U(i, j) of the back solve: LU's upper triangle, or L^T for Cholesky. */
+template <typename T> __device__ __forceinline__ T upper(const small_args<T> &p, int i, int j) {
+    return p.perm ? p.f[i + (int64_t)j * p.ldf] : p.f[j + (int64_t)i * p.ldf];
+}
+
+/* The panel's diagonal block, one column of x (in shared memory) by one warp, lane r holding
+ * row p0 + r: forward (L, unit for LU) or back (U). */
+template <typename T> __device__ void diagonal_block(const small_args<T> &p, T *col, int p0, int pw, bool forward) {
+    const int r = threadIdx.x % 32, i = p0 + r;
+    const bool unit = forward && p.perm;
+    T t[PANEL];
+#pragma unroll
+    for (int k = 0; k < PANEL; k++) /* the lane's row of the block, on its side of the diagonal */
+        t[k] = i < p.n && k < pw && (forward ? k <= r : k >= r)
+                   ? (forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k))
+                   : T(0);
+    T y = i < p.n ? col[i] : T(0);
+    if (forward) {
+#pragma unroll
+        for (int k = 0; k < PANEL; k++) {
+            if (k >= pw) break;
+            if (!unit && r == k) y /= t[k];
+            const T yk = __shfl_sync(ALL_LANES, y, k);
+            if (r > k) y -= t[k] * yk;
+        }
+    } else {
+#pragma unroll
+        for (int k = PANEL - 1; k >= 0; k--) {
+            if (k >= pw) continue;
+            if (r == k) y /= t[k];
+            const T yk = __shfl_sync(ALL_LANES, y, k);
+            if (r < k) y -= t[k] * yk;
+        }
+    }
+    if (i < p.n) col[i] = y;
+}
+
+/* Rows [r0, r1) of every column less the panel's part: x_i -= T(i, p0 + k) x_{p0 + k}. */
+template <typename T> __device__ void update_rows(const small_args<T> &p, T *xs, int p0, int pw, int r0, int r1, bool forward) {
+    for (int i = r0 + (int)threadIdx.x; i < r1; i += THREADS) {
+        T acc[COLS];
+#pragma unroll
+        for (int c = 0; c < COLS; c++) acc[c] = xs[c * MAX_N + i];
+#pragma unroll 8
+        for (int k = 0; k < pw; k++) {
+            const T t = forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k);
+#pragma unroll
+            for (int c = 0; c < COLS; c++) acc[c] -= t * xs[c * MAX_N + p0 + k];
+        }
+#pragma unroll
+        for (int c = 0; c < COLS; c++) xs[c * MAX_N + i] = acc[c];
+    }
+}
+
+template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_kernel(const small_args<T> p) {
+    __shared__ T xs[COLS * MAX_N];
+    const int n = p.n, m = p.m, warp = threadIdx.x / 32, lane = threadIdx.x % 32, c0 = blockIdx.x * COLS;
+    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
+    double *const bnorm = p.out + lay.bnorm, *const xnorm = p.out + lay.xnorm, *const res = p.out + lay.residual;
+    if (*(const int *)p.out != 0) return; /* the factorisation failed */
+
+    /* [B, e/n] in, P B for LU; the norms of B's columns and the residual's copies of them */
+    for (int e = threadIdx.x; e < COLS * n; e += THREADS) {
+        const int c = e / n, i = e % n, j = c0 + c;
+        xs[c * MAX_N + i] = j < m ? p.b[(p.perm ? p.perm[i] : i) + (int64_t)j * p.ldb] : j == m ? T(1) / T(n) : T(0);
+    }
+    if (warp < COLS && c0 + warp < m) {
+        const int j = c0 + warp, k = sample_of(j, m, p.count);
+        double s = 0;
+        for (int i = lane; i < n; i += 32) {
+            const double v = (double)p.b[i + (int64_t)j * p.ldb];
+            s += fabs(v);
+            if (k >= 0) res[(int64_t)k * n + i] = v;
+        }
+        s = warp_sum(s);
+        if (lane == 0) bnorm[j] = s;
+    }
+    __syncthreads();
+
+    for (int p0 = 0; p0 < n; p0 += PANEL) { /* L y = P b */
+        const int pw = min(PANEL, n - p0);
+        if (warp < COLS) diagonal_block(p, xs + warp * MAX_N, p0, pw, true);
+        __syncthreads();
+        update_rows(p, xs, p0, pw, p0 + pw, n, true);
+        __syncthreads();
+    }
+    for (int p0 = (n - 1) / PANEL * PANEL; p0 >= 0; p0 -= PANEL) { /* U x = y */
+        const int pw = min(PANEL, n - p0);
+        if (warp < COLS) diagonal_block(p, xs + warp * MAX_N, p0, pw, false);
+        __syncthreads();
+        update_rows(p, xs, p0, pw, 0, p0, false);
+        __syncthreads();
+    }
+
+    /* X out, its norms, and Hager's vector apart */
+    for (int e = threadIdx.x; e < COLS * n; e += THREADS) {
+        const int c = e / n, i = e % n, j = c0 + c;
+        if (j < m) p.x[i + (int64_t)j * p.ldx] = xs[c * MAX_N + i];
+        else if (j == m) p.vec[i] = xs[c * MAX_N + i];
+    }
+    if (warp < COLS && c0 + warp <= m) {
+        double s = 0;
+        for (int i = lane; i < n; i += 32) s += fabs((double)xs[warp * MAX_N + i]);
+        s = warp_sum(s);
+        if (lane == 0) xnorm[c0 + warp] = s;
+    }
+    if (blockIdx.x == 0 && warp == WARPS - 1) { /* min |f_ii|, NaN if any is NaN (as minv_k_min_abs_diagonal) */
+        double d = INFINITY;
+        for (int i = lane; i < n; i += 32) {
+            const double v = fabs((double)p.f[i * (p.ldf + 1)]);
+            d = v < d || v != v ? v : d;
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const double other = __shfl_xor_sync(ALL_LANES, d, o);
+            d = other < d || other != other ? other : d;
+        }
+        if (lane == 0) xnorm[m + 1] = d;
+    }
+
+    /* the residual's sampled columns: x and A x in double, beside b (minv_gpu_solve_residual_end) */
+    for (int c = 0; c < COLS; c++) {
+        const int j = c0 + c, k = j < m ? sample_of(j, m, p.count) : -1;
+        if (k < 0) continue;
+        double *const xd = res + (int64_t)n * (p.count + 2 * k), *const axd = xd + n;
+        for (int i = threadIdx.x; i < n; i += THREADS) {
+            double s = 0;
+            for (int l = 0; l < n; l++) s += (double)p.a[i + (int64_t)l * p.lda] * (double)xs[c * MAX_N + l];
+            xd[i] = (double)xs[c * MAX_N + i];
+            axd[i] = s;
+        }
+    }
+}
+
+template <typename T>
+minv_status launch(minv_context *ctx, const minv_mat *f, const int64_t *perm, const minv_mat *a, const minv_mat *b,
+                   minv_mat *x, void *vec, int count, double *out) {
+    minv_status status = MINV_SUCCESS;
+    const small_args<T> p = {(const T *)f->data, f->ld,  perm,          (const T *)a->data, a->ld,
+                             (const T *)b->data, b->ld,  (T *)x->data,  x->ld,              (T *)vec,
+                             (int)f->rows,       (int)b->cols, count,   out};
+    const unsigned blocks = (unsigned)((b->cols + 1 + COLS - 1) / COLS);
+    small_solve_kernel<T><<<blocks, THREADS, 0, ctx->gpu->stream>>>(p);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+} // namespace
+
+int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs) { return n >= 1 && n <= MAX_N && nrhs >= 1 && nrhs <= n; }
+
+minv_status minv_gpu_small_solve_reserve(minv_context *ctx, const minv_mat *b, const minv_gpu_residual *r,
+                                         minv_small_solve *s) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = b->rows, m = b->cols;
+    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
+    const int slots[2] = {WS_VEC, WS_E};
+    const size_t bytes[2] = {(size_t)(lay.residual + 3 * n * r->count) * sizeof(double), (size_t)n * (size_t)b->dtype};
+    void *p[2];
+    MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
+    s->out = (double *)p[0];
+    s->vec = p[1];
+    s->bytes = bytes[0];
+    s->count = r->count;
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
+                                 const minv_mat *a, const minv_mat *b, minv_mat *x, double **host) {
+    minv_status status = MINV_SUCCESS;
+    void *back;
+    if (f->dtype == MINV_R64) MINV_TRY(launch<double>(ctx, f, perm, a, b, x, s->vec, (int)s->count, s->out));
+    else MINV_TRY(launch<float>(ctx, f, perm, a, b, x, s->vec, (int)s->count, s->out));
+    MINV_TRY(minv_gpu_read_back(ctx, s->out, s->bytes, &back));
+    *host = (double *)back;
+cleanup:
+    return status;
+}
