@@ -1,20 +1,22 @@
-// The solve stage of a factor solve of order n <= 512 in one launch and one read-back, in place
-// of the stage's dozen launches and three synchronisations at these orders (cuBLAS's TRSMs,
-// the rcond bound's norms, the residual's gathers and products, the factor's info). Each block
-// takes COLS columns of [B, e/n] (Hager's first vector last, as condition.cu appends it) into
-// shared memory and solves them through the factor, read from global memory (L2 at these
-// orders), in panels of 32 rows: a warp a column solves the panel's diagonal block by shuffles,
-// then every thread updates its rows below (above, on the way back) by the panel. The block also
-// writes what the stage's other kernels wrote: ||b_j||_1 and ||x_j||_1, min |f_ii|, and for the
-// residual's sampled columns b, x and A x in double. The factor's info lies first in the
-// results, written by the factorisation; where it is not 0 nothing else is written, so that B
-// survives an in-place call whose factor failed. The host then reads everything back at once
-// and finishes with the routines the other paths use (condition.cu, residual.cu).
+// The solve stage of a factor solve of order n <= 512 in two launches and one read-back, in
+// place of the stage's dozen launches and three synchronisations at these orders (cuBLAS's
+// TRSMs, the rcond bound's norms, the residual's gathers and products, the factor's info). Each
+// block of the first kernel takes COLS columns of [B, e/n] (Hager's first vector last, as
+// condition.cu appends it) into shared memory and solves them through the factor, read from
+// global memory (L2 at these orders), in panels of 32 rows: a warp a column solves the panel's
+// diagonal block by shuffles, then every thread updates its row below (above, on the way back)
+// by the panel. The block also writes what the stage's other kernels wrote: ||b_j||_1 and
+// ||x_j||_1, min |f_ii| and the residual's sampled columns of B in double; a second kernel, over
+// many blocks (one block's share of the bandwidth took 18 us for A at 512), adds x and A x. The
+// factor's info lies first in the results, written by the factorisation; where it is not 0
+// nothing else is written, so that B survives an in-place call whose factor failed. The host
+// then reads everything back at once and finishes with the routines the other paths use
+// (condition.cu, residual.cu).
 #include "gpu.h"
 
 namespace {
 
-constexpr int THREADS = 256, WARPS = THREADS / 32, COLS = 4, PANEL = 32, MAX_N = 512;
+constexpr int THREADS = 512, WARPS = THREADS / 32, COLS = 4, PANEL = 32, MAX_N = 512;
 constexpr unsigned ALL_LANES = 0xffffffffu;
 static_assert(COLS <= WARPS, "a warp a column in the diagonal blocks");
 
@@ -51,7 +53,8 @@ template <typename T> __device__ __forceinline__ T upper(const small_args<T> &p,
 }
 
 /* The panel's diagonal block, one column of x (in shared memory) by one warp, lane r holding
- * row p0 + r: forward (L, unit for LU) or back (U). */
+ * row p0 + r: forward (L, unit for LU) or back (U). The diagonal's reciprocals are taken by all
+ * lanes at once: a division in each of the 32 dependent steps doubled the kernel's time. */
 template <typename T> __device__ void diagonal_block(const small_args<T> &p, T *col, int p0, int pw, bool forward) {
     const int r = threadIdx.x % 32, i = p0 + r;
     const bool unit = forward && p.perm;
@@ -61,39 +64,47 @@ template <typename T> __device__ void diagonal_block(const small_args<T> &p, T *
         t[k] = i < p.n && k < pw && (forward ? k <= r : k >= r)
                    ? (forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k))
                    : T(0);
+    T d = T(1);
+#pragma unroll
+    for (int k = 0; k < PANEL; k++)
+        if (k == r) d = t[k];
+    const T inv = unit || r >= pw ? T(1) : T(1) / d;
     T y = i < p.n ? col[i] : T(0);
     if (forward) {
+        if (r == 0) y *= inv;
 #pragma unroll
-        for (int k = 0; k < PANEL; k++) {
-            if (k >= pw) break;
-            if (!unit && r == k) y /= t[k];
+        for (int k = 0; k < PANEL - 1; k++) {
+            if (k + 1 >= pw) break;
             const T yk = __shfl_sync(ALL_LANES, y, k);
             if (r > k) y -= t[k] * yk;
+            if (r == k + 1) y *= inv;
         }
     } else {
+        if (r == pw - 1) y *= inv;
 #pragma unroll
-        for (int k = PANEL - 1; k >= 0; k--) {
+        for (int k = PANEL - 1; k > 0; k--) {
             if (k >= pw) continue;
-            if (r == k) y /= t[k];
             const T yk = __shfl_sync(ALL_LANES, y, k);
             if (r < k) y -= t[k] * yk;
+            if (r == k - 1) y *= inv;
         }
     }
     if (i < p.n) col[i] = y;
 }
 
-/* Rows [r0, r1) of every column less the panel's part: x_i -= T(i, p0 + k) x_{p0 + k}. */
+/* Rows [r0, r1) of every column less the panel's part: x_i -= T(i, p0 + k) x_{p0 + k}; a row's
+ * entries of the panel are loaded all at once. */
 template <typename T> __device__ void update_rows(const small_args<T> &p, T *xs, int p0, int pw, int r0, int r1, bool forward) {
     for (int i = r0 + (int)threadIdx.x; i < r1; i += THREADS) {
-        T acc[COLS];
+        T t[PANEL], acc[COLS];
+#pragma unroll
+        for (int k = 0; k < PANEL; k++) t[k] = k < pw ? (forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k)) : T(0);
 #pragma unroll
         for (int c = 0; c < COLS; c++) acc[c] = xs[c * MAX_N + i];
-#pragma unroll 8
-        for (int k = 0; k < pw; k++) {
-            const T t = forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k);
 #pragma unroll
-            for (int c = 0; c < COLS; c++) acc[c] -= t * xs[c * MAX_N + p0 + k];
-        }
+        for (int k = 0; k < PANEL; k++)
+#pragma unroll
+            for (int c = 0; c < COLS; c++) acc[c] -= t[k] * xs[c * MAX_N + p0 + k];
 #pragma unroll
         for (int c = 0; c < COLS; c++) xs[c * MAX_N + i] = acc[c];
     }
@@ -101,15 +112,16 @@ template <typename T> __device__ void update_rows(const small_args<T> &p, T *xs,
 
 template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_kernel(const small_args<T> p) {
     __shared__ T xs[COLS * MAX_N];
-    const int n = p.n, m = p.m, warp = threadIdx.x / 32, lane = threadIdx.x % 32, c0 = blockIdx.x * COLS;
+    const int n = p.n, m = p.m, padded = (n + PANEL - 1) / PANEL * PANEL, warp = threadIdx.x / 32, lane = threadIdx.x % 32,
+              c0 = blockIdx.x * COLS;
     const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
     double *const bnorm = p.out + lay.bnorm, *const xnorm = p.out + lay.xnorm, *const res = p.out + lay.residual;
     if (*(const int *)p.out != 0) return; /* the factorisation failed */
 
     /* [B, e/n] in, P B for LU; the norms of B's columns and the residual's copies of them */
-    for (int e = threadIdx.x; e < COLS * n; e += THREADS) {
-        const int c = e / n, i = e % n, j = c0 + c;
-        xs[c * MAX_N + i] = j < m ? p.b[(p.perm ? p.perm[i] : i) + (int64_t)j * p.ldb] : j == m ? T(1) / T(n) : T(0);
+    for (int e = threadIdx.x; e < COLS * padded; e += THREADS) { /* zeros past n: the last panel reads them */
+        const int c = e / padded, i = e % padded, j = c0 + c;
+        xs[c * MAX_N + i] = i >= n ? T(0) : j < m ? p.b[(p.perm ? p.perm[i] : i) + (int64_t)j * p.ldb] : j == m ? T(1) / T(n) : T(0);
     }
     if (warp < COLS && c0 + warp < m) {
         const int j = c0 + warp, k = sample_of(j, m, p.count);
@@ -164,17 +176,27 @@ template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_ker
         if (lane == 0) xnorm[m + 1] = d;
     }
 
-    /* the residual's sampled columns: x and A x in double, beside b (minv_gpu_solve_residual_end) */
-    for (int c = 0; c < COLS; c++) {
-        const int j = c0 + c, k = j < m ? sample_of(j, m, p.count) : -1;
-        if (k < 0) continue;
-        double *const xd = res + (int64_t)n * (p.count + 2 * k), *const axd = xd + n;
-        for (int i = threadIdx.x; i < n; i += THREADS) {
-            double s = 0;
-            for (int l = 0; l < n; l++) s += (double)p.a[i + (int64_t)l * p.lda] * (double)xs[c * MAX_N + l];
-            xd[i] = (double)xs[c * MAX_N + i];
-            axd[i] = s;
-        }
+}
+
+/* The residual's sampled columns k (blockIdx.y): x and A x in double beside b
+ * (minv_gpu_solve_residual_end's layout), 32 rows a block, a warp a slice of A's columns. */
+template <typename T> __global__ void __launch_bounds__(THREADS) residual_kernel(const small_args<T> p) {
+    __shared__ double part[WARPS][32];
+    const int n = p.n, m = p.m, count = p.count, k = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int i = blockIdx.x * 32 + lane, j = count == m ? k : (int)((int64_t)k * (m - 1) / (count - 1));
+    const T *const xj = p.x + (int64_t)j * p.ldx;
+    double *const xd = p.out + minv_small_solve_layout_of(n, m).residual + (int64_t)n * (count + 2 * k), *const axd = xd + n;
+    if (*(const int *)p.out != 0) return; /* the factorisation failed */
+    double s = 0;
+    if (i < n)
+#pragma unroll 4
+        for (int l = warp; l < n; l += WARPS) s += (double)p.a[i + (int64_t)l * p.lda] * (double)xj[l];
+    part[warp][lane] = s;
+    __syncthreads();
+    if (warp == 0 && i < n) {
+        for (int w = 1; w < WARPS; w++) s += part[w][lane];
+        axd[i] = s;
+        xd[i] = (double)xj[i];
     }
 }
 
@@ -187,6 +209,7 @@ minv_status launch(minv_context *ctx, const minv_mat *f, const int64_t *perm, co
                              (int)f->rows,       (int)b->cols, count,   out};
     const unsigned blocks = (unsigned)((b->cols + 1 + COLS - 1) / COLS);
     small_solve_kernel<T><<<blocks, THREADS, 0, ctx->gpu->stream>>>(p);
+    if (count > 0) residual_kernel<T><<<dim3((unsigned)((f->rows + 31) / 32), (unsigned)count), THREADS, 0, ctx->gpu->stream>>>(p);
     LAUNCH_TRY();
 cleanup:
     return status;
