@@ -142,6 +142,10 @@ minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b,
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     minv_progress(ctx, "cholesky factor", 0);
     MINV_TRY(factor(ctx, &l, (int *)s.out, report));
+    /* L^T into the upper triangle (a copy of A's), for the kernel's back solve */
+    if (l.dtype == MINV_R64) minv_k_mirror<double>((double *)l.data, n, n, 1, ctx->gpu->stream);
+    else minv_k_mirror<float>((float *)l.data, n, n, 1, ctx->gpu->stream);
+    LAUNCH_TRY();
     minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, a, b, x, &host));
     MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));

@@ -68,7 +68,7 @@ double minv_gpu_rcond_bound(double *norms, int64_t m, int64_t n, int spd, double
  * For orders up to 512 and at most n right-hand sides. Reserve (WS_VEC, WS_E) before the
  * factorisation, which writes its info (an int) at s->out; then minv_gpu_small_solve solves B
  * (x may be b) through the factor f (perm: LU's permutation on the device; NULL for Cholesky's
- * L), Hager's first vector beside it into s->vec, and reads back at once, into *host: the info,
+ * L, whose transpose the caller has put in f's upper triangle), Hager's first vector beside it into s->vec, and reads back at once, into *host: the info,
  * the norms of minv_gpu_rcond_bound and the residual's sampled columns (r->count) for
  * minv_gpu_solve_residual_finish, where the layout says. Where the info is not 0 nothing else
  * is written. */

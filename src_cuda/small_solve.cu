@@ -3,7 +3,7 @@
 // TRSMs, the rcond bound's norms, the residual's gathers and products, the factor's info). Each
 // block of the first kernel takes COLS columns of [B, e/n] (Hager's first vector last, as
 // condition.cu appends it) into shared memory and solves them through the factor, read from
-// global memory (L2 at these orders), in panels of 32 rows: a warp a column solves the panel's
+// global memory (L2 at these orders) down its columns, in panels of 32 rows: a warp a column solves the panel's
 // diagonal block by shuffles, then every thread updates its row below (above, on the way back)
 // by the panel. The block also writes what the stage's other kernels wrote: ||b_j||_1 and
 // ||x_j||_1, min |f_ii| and the residual's sampled columns of B in double; a second kernel, over
@@ -21,7 +21,8 @@ constexpr unsigned ALL_LANES = 0xffffffffu;
 static_assert(COLS <= WARPS, "a warp a column in the diagonal blocks");
 
 template <typename T> struct small_args {
-    const T *f;           /* the factor: Cholesky's L (lower), or LU's unit L and U in one */
+    const T *f;           /* the factor: LU's unit L and U in one, or Cholesky's L with L^T mirrored
+                           * into the upper triangle (strided reads of L^T took 30% longer) */
     int64_t ldf;
     const int64_t *perm;  /* LU: row i of P A is row perm[i] of A; NULL for Cholesky */
     const T *a;           /* A, for the residual's products */
@@ -47,11 +48,6 @@ __device__ int sample_of(int j, int m, int count) {
     return -1;
 }
 
-/* U(i, j) of the back solve: LU's upper triangle, or L^T for Cholesky. */
-template <typename T> __device__ __forceinline__ T upper(const small_args<T> &p, int i, int j) {
-    return p.perm ? p.f[i + (int64_t)j * p.ldf] : p.f[j + (int64_t)i * p.ldf];
-}
-
 /* The panel's diagonal block, one column of x (in shared memory) by one warp, lane r holding
  * row p0 + r: forward (L, unit for LU) or back (U). The diagonal's reciprocals are taken by all
  * lanes at once: a division in each of the 32 dependent steps doubled the kernel's time. */
@@ -62,7 +58,7 @@ template <typename T> __device__ void diagonal_block(const small_args<T> &p, T *
 #pragma unroll
     for (int k = 0; k < PANEL; k++) /* the lane's row of the block, on its side of the diagonal */
         t[k] = i < p.n && k < pw && (forward ? k <= r : k >= r)
-                   ? (forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k))
+                   ? p.f[i + (int64_t)(p0 + k) * p.ldf]
                    : T(0);
     T d = T(1);
 #pragma unroll
@@ -98,7 +94,7 @@ template <typename T> __device__ void update_rows(const small_args<T> &p, T *xs,
     for (int i = r0 + (int)threadIdx.x; i < r1; i += THREADS) {
         T t[PANEL], acc[COLS];
 #pragma unroll
-        for (int k = 0; k < PANEL; k++) t[k] = k < pw ? (forward ? p.f[i + (int64_t)(p0 + k) * p.ldf] : upper(p, i, p0 + k)) : T(0);
+        for (int k = 0; k < PANEL; k++) t[k] = k < pw ? p.f[i + (int64_t)(p0 + k) * p.ldf] : T(0);
 #pragma unroll
         for (int c = 0; c < COLS; c++) acc[c] = xs[c * MAX_N + i];
 #pragma unroll
