@@ -129,13 +129,15 @@ minv_status minv_check_place(minv_context *ctx, const char *fn, minv_place place
  * the GPU call took 0.23-0.6 ms at n = 64 where the CPU took 0.03-0.08 ms; solves with 30
  * right-hand sides went to the CPU's favour up to n = 256 (0.41 against 1.16 ms), inversions
  * up to n = 128 (0.12 against 0.34 ms; at 256 0.64 against 0.57). Since LU's factor runs in
- * one thread-block cluster on the GPU (2026-11-27, bench_host_calls --general --sizes
- * 128,192,256,384,512 with 1 and 30 right-hand sides): LU solves of order 192 still on the
- * CPU (0.28 against 0.43 ms, 0.41 against 0.57), of 256 level or on the GPU (0.54 against
- * 0.59 ms, 0.74 against 0.77), Cholesky's of 256 level (0.39-0.51 against 0.41, 0.55 against
- * 0.57). So: solves whose CPU work (the method's factor, n^3 / 3 for Cholesky and 2 n^3 / 3
- * for LU, and 2 n^2 nrhs) is at most 1e7 flops, inversions of order at most 128. */
-static const double SMALL_HOST_SOLVE_WORK = 1e7;
+ * one thread-block cluster and small solves' stage in one launch (small_solve.cu; 2026-11-27,
+ * bench_host_calls --sizes 128,192,256,384,512 with 1 and 30 right-hand sides, two runs whose
+ * CPU halves differed by up to 1.5x): the GPU against the CPU, 30 right-hand sides, Cholesky
+ * 0.19 / 0.11-0.14 ms at 128, 0.27 / 0.31-0.35 at 192, 0.39 / 0.55-0.62 at 256; LU 0.49 /
+ * 0.29-0.36 at 128, 0.38 / 0.41-0.64 at 192; one right-hand side, Cholesky 0.25 / 0.14 at 192,
+ * 0.30 / 0.29-0.39 at 256, LU 0.48 / 0.21 at 128, 0.33 / 0.28-0.43 at 192. So: solves whose CPU
+ * work (the method's factor, n^3 / 3 for Cholesky and 2 n^3 / 3 for LU, and 2 n^2 nrhs) is at
+ * most 4e6 flops, inversions of order at most 128. */
+static const double SMALL_HOST_SOLVE_WORK = 4e6;
 static const int64_t SMALL_HOST_INVERSION = 128;
 
 /* OpenBLAS's threads cost more than they give below this many flops (bench_host_calls on the

@@ -409,10 +409,11 @@ static void small_host_calls(minv_context *gpu) {
         return;
     }
     /* the CPU's side of the size rule (dispatch.c): solves whose CPU work, the method's factor
-     * and 2 n^2 nrhs, is at most 1e7 flops (LU's factor twice Cholesky's), inversions to 128 */
+     * and 2 n^2 nrhs, is at most 4e6 flops (LU's factor twice Cholesky's), inversions to 128 */
     static const struct { int64_t n, nrhs; int general, cpu; } cases[] = {
-        {64, 0, 0, 1},   {128, 0, 0, 1},   {129, 0, 0, 0}, {64, 30, 0, 1},  {256, 30, 0, 1},  {256, 256, 0, 0},
-        {512, 1, 0, 0},  {128, 0, 1, 1},   {192, 30, 1, 1}, {256, 1, 1, 0}, {256, 30, 1, 0}};
+        {64, 0, 0, 1},  {128, 0, 0, 1},  {129, 0, 0, 0}, {64, 30, 0, 1},  {176, 30, 0, 1}, {192, 30, 0, 0},
+        {192, 1, 0, 1}, {256, 1, 0, 0},  {512, 1, 0, 0}, {128, 0, 1, 1},  {150, 30, 1, 1}, {160, 30, 1, 0},
+        {128, 1, 1, 1}, {192, 1, 1, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int64_t n = cases[c].n, k = cases[c].nrhs, cols = k ? k : n;
         tu_rng rng;
