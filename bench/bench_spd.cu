@@ -7,7 +7,8 @@
 //   ooc      on host data: out of core (the budget a quarter of the matrix) against in core,
 //            the inversion and the solve with n right-hand sides, n = 16384 and 32768 (not in
 //            all: about 50 GB of host memory at 32768)
-// Usage: bench_spd [invert|solve|blas|parts|ooc|all] [--max-n N]
+// invert and solve start at --min-n (2048 unless given).
+// Usage: bench_spd [invert|solve|blas|parts|ooc|all] [--min-n N] [--max-n N]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -20,7 +21,7 @@
 
 namespace {
 
-int64_t max_n = 32768;
+int64_t min_n = 2048, max_n = 32768;
 
 /* minv on the GPU, without the residual check unless a table asks for it. */
 minv_context *spd_context() {
@@ -131,7 +132,7 @@ void invert() {
     BENCH_CK(cusolverDnCreate(&sol));
     BENCH_CK(cublasCreate(&blas));
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
-    for (int64_t n = 2048; n <= max_n; n *= 2) {
+    for (int64_t n = min_n; n <= max_n; n *= 2) {
         spd_case c(n);
         minv_report rep;
         double peer = peer_potri(sol, c);
@@ -154,7 +155,7 @@ void solve() {
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 1);
     cusolverDnHandle_t sol;
     BENCH_CK(cusolverDnCreate(&sol));
-    for (int64_t n = 2048; n <= max_n && n <= 16384; n *= 2) {
+    for (int64_t n = min_n; n <= max_n && n <= 16384; n *= 2) {
         spd_case c(n);
         double *d_b, *d_xb;
         BENCH_CK(cudaMalloc((void **)&d_b, sizeof(double) * n * n));
@@ -380,6 +381,7 @@ int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "all";
     for (int k = 1; k < argc; k++)
         if (!strcmp(argv[k], "--max-n") && k + 1 < argc) max_n = atoll(argv[k + 1]);
+        else if (!strcmp(argv[k], "--min-n") && k + 1 < argc) min_n = atoll(argv[k + 1]);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         printf("bench_spd: no GPU, nothing to measure\n");

@@ -1,6 +1,7 @@
 // Symmetric positive definite inversion and solve on the GPU: cuSOLVER's potrf, then the
 // inverse or the solve from the factor in BLAS3 (triangular.cu; the inverse mirrored to both
-// triangles), or, for solves up to order 512, by small_solve.cu's one launch.
+// triangles); up to order 512, the solve or the inverse (the solve of I) by small_solve.cu's
+// one launch.
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -66,6 +67,48 @@ cleanup:
     return status;
 }
 
+/* Orders up to 512 (small_solve.cu): A copied into l (WS_B) and factored there with its info
+ * left at info_dev, then L^T mirrored into l's upper triangle for the kernel's back solve. */
+minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev, minv_report *report) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    const int slot = WS_B;
+    const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
+    void *p;
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
+    *l = (minv_mat){a->dtype, n, n, n, p};
+    MINV_TRY(minv_gpu_copy(ctx, a, l));
+    MINV_TRY(factor(ctx, l, info_dev, report));
+    if (l->dtype == MINV_R64) minv_k_mirror<double>((double *)l->data, n, n, 1, ctx->gpu->stream);
+    else minv_k_mirror<float>((float *)l->data, n, n, 1, ctx->gpu->stream);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+/* The inverse of order up to 512 as the solve of I in one launch (its lower triangle written to
+ * both), ||X||_1 and potrf's info read back with it; where potrf fails x is untouched. */
+minv_status invert_small(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                         minv_report *report) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    minv_gpu_residual res;
+    minv_small_solve s;
+    double *host;
+    minv_mat l;
+    MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, a->dtype, n, n, 0, 0, &s));
+    minv_progress(ctx, "cholesky factor", 0);
+    MINV_TRY(factor_small(ctx, a, &l, (int *)s.out, report));
+    minv_progress(ctx, "cholesky invert", 0);
+    MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, NULL, NULL, x, 1, &host));
+    MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
+    report->rcond = minv_cpu_rcond(an->norm_1, minv_gpu_small_inverse_norm(host, n));
+    MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
+cleanup:
+    return status;
+}
+
 template <typename T>
 minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an, minv_report *report) {
     minv_gpu_scope scope(ctx);
@@ -76,6 +119,8 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
     const int slot = WS_SMALL;
     const size_t bytes = (size_t)n * sizeof(T);
     void *diag;
+    if (minv_gpu_small_solve_applies(n, n))
+        return invert_small(ctx, a, x, an, report);
     MINV_TRY(minv_gpu_copy(ctx, a, x));
     MINV_TRY(minv_gpu_inverse_residual_begin(ctx, x, &res));
     /* potrf overwrites the lower triangle; the upper one and this diagonal give A back */
@@ -127,27 +172,17 @@ minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b,
                         minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
-    const int slot = WS_B;
-    const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
     const minv_small_solve_layout lay = minv_small_solve_layout_of(n, b->cols);
     minv_gpu_residual res;
     minv_small_solve s;
     double *host;
-    void *p;
     minv_mat l;
     minv_gpu_solve_residual_plan(ctx, b, &res);
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b, &res, &s));
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
-    l = (minv_mat){a->dtype, n, n, n, p};
-    MINV_TRY(minv_gpu_copy(ctx, a, &l));
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b->dtype, n, b->cols, res.count, 1, &s));
     minv_progress(ctx, "cholesky factor", 0);
-    MINV_TRY(factor(ctx, &l, (int *)s.out, report));
-    /* L^T into the upper triangle (a copy of A's), for the kernel's back solve */
-    if (l.dtype == MINV_R64) minv_k_mirror<double>((double *)l.data, n, n, 1, ctx->gpu->stream);
-    else minv_k_mirror<float>((float *)l.data, n, n, 1, ctx->gpu->stream);
-    LAUNCH_TRY();
+    MINV_TRY(factor_small(ctx, a, &l, (int *)s.out, report));
     minv_progress(ctx, "cholesky solve", 0);
-    MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, a, b, x, &host));
+    MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, a, b, x, 0, &host));
     MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
     minv_gpu_solve_residual_finish(&res, host + lay.residual, an, report);
     report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, b->cols, n, 1, an->norm_1);

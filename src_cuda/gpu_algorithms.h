@@ -64,14 +64,16 @@ minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, 
  * then the solutions' m, Hager's vector's and min |f_ii|), which it overwrites. */
 double minv_gpu_rcond_bound(double *norms, int64_t m, int64_t n, int spd, double anorm);
 
-/* ---- the solve stage of a small factor solve in one launch (small_solve.cu) ----
- * For orders up to 512 and at most n right-hand sides. Reserve (WS_VEC, WS_E) before the
- * factorisation, which writes its info (an int) at s->out; then minv_gpu_small_solve solves B
- * (x may be b) through the factor f (perm: LU's permutation on the device; NULL for Cholesky's
- * L, whose transpose the caller has put in f's upper triangle), Hager's first vector beside it into s->vec, and reads back at once, into *host: the info,
- * the norms of minv_gpu_rcond_bound and the residual's sampled columns (r->count) for
- * minv_gpu_solve_residual_finish, where the layout says. Where the info is not 0 nothing else
- * is written. */
+/* ---- the solve stage of a small factor solve or inversion in one launch (small_solve.cu) ----
+ * For orders up to 512 and at most n right-hand sides. Reserve (WS_F, and WS_E for Hager's
+ * vector) before the factorisation, which writes its info (an int) at s->out; then
+ * minv_gpu_small_solve solves B (x may be b; b NULL: the identity, x = A^-1) through the factor
+ * f (perm: LU's permutation on the device; NULL for Cholesky's L, whose transpose the caller has
+ * put in f's upper triangle), with `vector` Hager's first vector beside it into s->vec, and
+ * reads back at once, into *host: the info, the norms of minv_gpu_rcond_bound and the
+ * residual's sampled columns (count, of A's product with x: a) for
+ * minv_gpu_solve_residual_finish, where the layout says. With `symmetric`, X's lower triangle
+ * is written to both. Where the info is not 0 nothing else is written. */
 typedef struct {
     int64_t bnorm, xnorm, residual;
 } minv_small_solve_layout;
@@ -86,10 +88,12 @@ typedef struct {
     int64_t count;
 } minv_small_solve;
 int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs);
-minv_status minv_gpu_small_solve_reserve(minv_context *ctx, const minv_mat *b, const minv_gpu_residual *r,
-                                         minv_small_solve *s);
+minv_status minv_gpu_small_solve_reserve(minv_context *ctx, minv_dtype t, int64_t n, int64_t m, int64_t count,
+                                         int vector, minv_small_solve *s);
 minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
-                                 const minv_mat *a, const minv_mat *b, minv_mat *x, double **host);
+                                 const minv_mat *a, const minv_mat *b, minv_mat *x, int symmetric, double **host);
+/* ||X||_1 of an inversion's X (of order n) from the norms read back. */
+double minv_gpu_small_inverse_norm(const double *host, int64_t n);
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
 

@@ -2,8 +2,8 @@
 // 512, cuSOLVER's getrf above), then the rows of B (solve) or of the identity (inverse)
 // permuted as the interchanges say, and U^-1 L^-1 applied by triangular.cu's recursive solve,
 // whose flops go to GEMM (cuSOLVER's getrs, whose TRSMs run well below the GEMM rate, was
-// slower at every n on an H100), or, for solves up to order 512, by small_solve.cu's one
-// launch; the condition estimate's vectors go through cuBLAS TRSV.
+// slower at every n on an H100), or, up to order 512, by small_solve.cu's one launch for solves
+// and inverses alike; the condition estimate's vectors go through cuBLAS TRSV.
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -181,15 +181,38 @@ minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b,
     lu_factors f;
     double *host;
     minv_gpu_solve_residual_plan(ctx, b, &res);
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b, &res, &s));
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b->dtype, n, b->cols, res.count, 1, &s));
     minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, (int *)s.out, report));
     minv_progress(ctx, "lu solve", 0);
-    MINV_TRY(minv_gpu_small_solve(ctx, &s, &f.lu, f.perm, a, b, x, &host));
+    MINV_TRY(minv_gpu_small_solve(ctx, &s, &f.lu, f.perm, a, b, x, 0, &host));
     MINV_TRY(info_status(ctx, *(const int *)host, report));
     minv_gpu_solve_residual_finish(&res, host + lay.residual, an, report);
     report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, b->cols, n, 0, an->norm_1);
     MINV_TRY(minv_gpu_solve_rcond(ctx, &f.lu, 0, an->norm_1, factor_vector, &f, s.vec, report));
+cleanup:
+    return status;
+}
+
+/* The inverse of order up to 512 as the solve of P I in one launch, ||X||_1 and the cluster's
+ * info read back with it. */
+minv_status invert_small(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
+                         minv_report *report) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    minv_gpu_residual res;
+    minv_small_solve s;
+    lu_factors f;
+    double *host;
+    MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, a->dtype, n, n, 0, 0, &s));
+    minv_progress(ctx, "lu factor", 0);
+    MINV_TRY(factor(ctx, a, &f, (int *)s.out, report));
+    minv_progress(ctx, "lu invert", 0);
+    MINV_TRY(minv_gpu_small_solve(ctx, &s, &f.lu, f.perm, NULL, NULL, x, 0, &host));
+    MINV_TRY(info_status(ctx, *(const int *)host, report));
+    report->rcond = minv_cpu_rcond(an->norm_1, minv_gpu_small_inverse_norm(host, n));
+    MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
 cleanup:
     return status;
 }
@@ -225,6 +248,8 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
     minv_status status = MINV_SUCCESS;
     minv_gpu_residual res;
     lu_factors f;
+    if (minv_gpu_small_solve_applies(a->rows, a->rows))
+        return invert_small(ctx, a, x, an, report);
     MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
     minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, NULL, report));

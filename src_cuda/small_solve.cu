@@ -12,6 +12,8 @@
 // nothing else is written, so that B survives an in-place call whose factor failed. The host
 // then reads everything back at once and finishes with the routines the other paths use
 // (condition.cu, residual.cu).
+#include <math.h>
+
 #include "gpu.h"
 
 namespace {
@@ -27,12 +29,13 @@ template <typename T> struct small_args {
     const int64_t *perm;  /* LU: row i of P A is row perm[i] of A; NULL for Cholesky */
     const T *a;           /* A, for the residual's products */
     int64_t lda;
-    const T *b;
+    const T *b;           /* NULL: the identity (an inversion) */
     int64_t ldb;
     T *x;                 /* may be b */
     int64_t ldx;
-    T *vec;               /* Hager's first vector A^-1 e/n, n entries */
+    T *vec;               /* Hager's first vector A^-1 e/n, n entries; NULL: none solved */
     int n, m, count;      /* order, B's columns, the residual's sampled columns */
+    int symmetric;        /* X is symmetric: each block writes its columns' lower part, both ways */
     double *out;          /* minv_small_solve_layout */
 };
 
@@ -116,10 +119,14 @@ template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_ker
 
     /* [B, e/n] in, P B for LU; the norms of B's columns and the residual's copies of them */
     for (int e = threadIdx.x; e < COLS * padded; e += THREADS) { /* zeros past n: the last panel reads them */
-        const int c = e / padded, i = e % padded, j = c0 + c;
-        xs[c * MAX_N + i] = i >= n ? T(0) : j < m ? p.b[(p.perm ? p.perm[i] : i) + (int64_t)j * p.ldb] : j == m ? T(1) / T(n) : T(0);
+        const int c = e / padded, i = e % padded, j = c0 + c, row = p.perm ? (int)p.perm[i] : i;
+        xs[c * MAX_N + i] = i >= n                ? T(0)
+                            : j < m && p.b        ? p.b[row + (int64_t)j * p.ldb]
+                            : j < m               ? T(row == j ? 1 : 0)
+                            : j == m && p.vec     ? T(1) / T(n)
+                                                  : T(0);
     }
-    if (warp < COLS && c0 + warp < m) {
+    if (warp < COLS && c0 + warp < m && p.b) {
         const int j = c0 + warp, k = sample_of(j, m, p.count);
         double s = 0;
         for (int i = lane; i < n; i += 32) {
@@ -147,13 +154,14 @@ template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_ker
         __syncthreads();
     }
 
-    /* X out, its norms, and Hager's vector apart */
+    /* X out, its norms (a symmetric X's as solved: the same to rounding), Hager's vector apart */
     for (int e = threadIdx.x; e < COLS * n; e += THREADS) {
         const int c = e / n, i = e % n, j = c0 + c;
-        if (j < m) p.x[i + (int64_t)j * p.ldx] = xs[c * MAX_N + i];
-        else if (j == m) p.vec[i] = xs[c * MAX_N + i];
+        if (j < m && !p.symmetric) p.x[i + (int64_t)j * p.ldx] = xs[c * MAX_N + i];
+        else if (j < m && i >= j) p.x[i + (int64_t)j * p.ldx] = p.x[j + (int64_t)i * p.ldx] = xs[c * MAX_N + i];
+        else if (j == m && p.vec) p.vec[i] = xs[c * MAX_N + i];
     }
-    if (warp < COLS && c0 + warp <= m) {
+    if (warp < COLS && (c0 + warp < m || (c0 + warp == m && p.vec))) {
         double s = 0;
         for (int i = lane; i < n; i += 32) s += fabs((double)xs[warp * MAX_N + i]);
         s = warp_sum(s);
@@ -171,7 +179,6 @@ template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_ker
         }
         if (lane == 0) xnorm[m + 1] = d;
     }
-
 }
 
 /* The residual's sampled columns k (blockIdx.y): x and A x in double beside b
@@ -197,15 +204,28 @@ template <typename T> __global__ void __launch_bounds__(THREADS) residual_kernel
 }
 
 template <typename T>
-minv_status launch(minv_context *ctx, const minv_mat *f, const int64_t *perm, const minv_mat *a, const minv_mat *b,
-                   minv_mat *x, void *vec, int count, double *out) {
+minv_status launch(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm, const minv_mat *a,
+                   const minv_mat *b, minv_mat *x, int symmetric) {
     minv_status status = MINV_SUCCESS;
-    const small_args<T> p = {(const T *)f->data, f->ld,  perm,          (const T *)a->data, a->ld,
-                             (const T *)b->data, b->ld,  (T *)x->data,  x->ld,              (T *)vec,
-                             (int)f->rows,       (int)b->cols, count,   out};
-    const unsigned blocks = (unsigned)((b->cols + 1 + COLS - 1) / COLS);
+    const small_args<T> p = {(const T *)f->data,
+                             f->ld,
+                             perm,
+                             a ? (const T *)a->data : NULL,
+                             a ? a->ld : 0,
+                             b ? (const T *)b->data : NULL,
+                             b ? b->ld : 0,
+                             (T *)x->data,
+                             x->ld,
+                             (T *)s->vec,
+                             (int)f->rows,
+                             (int)x->cols,
+                             (int)s->count,
+                             symmetric,
+                             s->out};
+    const unsigned blocks = (unsigned)((x->cols + (s->vec ? 1 : 0) + COLS - 1) / COLS);
     small_solve_kernel<T><<<blocks, THREADS, 0, ctx->gpu->stream>>>(p);
-    if (count > 0) residual_kernel<T><<<dim3((unsigned)((f->rows + 31) / 32), (unsigned)count), THREADS, 0, ctx->gpu->stream>>>(p);
+    if (s->count > 0)
+        residual_kernel<T><<<dim3((unsigned)((f->rows + 31) / 32), (unsigned)s->count), THREADS, 0, ctx->gpu->stream>>>(p);
     LAUNCH_TRY();
 cleanup:
     return status;
@@ -215,31 +235,38 @@ cleanup:
 
 int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs) { return n >= 1 && n <= MAX_N && nrhs >= 1 && nrhs <= n; }
 
-minv_status minv_gpu_small_solve_reserve(minv_context *ctx, const minv_mat *b, const minv_gpu_residual *r,
-                                         minv_small_solve *s) {
+minv_status minv_gpu_small_solve_reserve(minv_context *ctx, minv_dtype t, int64_t n, int64_t m, int64_t count,
+                                         int vector, minv_small_solve *s) {
     minv_status status = MINV_SUCCESS;
-    const int64_t n = b->rows, m = b->cols;
     const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
-    const int slots[2] = {WS_VEC, WS_E};
-    const size_t bytes[2] = {(size_t)(lay.residual + 3 * n * r->count) * sizeof(double), (size_t)n * (size_t)b->dtype};
-    void *p[2];
-    MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
+    const int slots[2] = {WS_F, WS_E};
+    const size_t bytes[2] = {(size_t)(lay.residual + 3 * n * count) * sizeof(double), (size_t)n * (size_t)t};
+    void *p[2] = {NULL, NULL};
+    MINV_TRY(minv_gpu_reserve(ctx, vector ? 2 : 1, slots, bytes, p));
     s->out = (double *)p[0];
     s->vec = p[1];
     s->bytes = bytes[0];
-    s->count = r->count;
+    s->count = count;
 cleanup:
     return status;
 }
 
 minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
-                                 const minv_mat *a, const minv_mat *b, minv_mat *x, double **host) {
+                                 const minv_mat *a, const minv_mat *b, minv_mat *x, int symmetric, double **host) {
     minv_status status = MINV_SUCCESS;
     void *back;
-    if (f->dtype == MINV_R64) MINV_TRY(launch<double>(ctx, f, perm, a, b, x, s->vec, (int)s->count, s->out));
-    else MINV_TRY(launch<float>(ctx, f, perm, a, b, x, s->vec, (int)s->count, s->out));
+    if (f->dtype == MINV_R64) MINV_TRY(launch<double>(ctx, s, f, perm, a, b, x, symmetric));
+    else MINV_TRY(launch<float>(ctx, s, f, perm, a, b, x, symmetric));
     MINV_TRY(minv_gpu_read_back(ctx, s->out, s->bytes, &back));
     *host = (double *)back;
 cleanup:
     return status;
+}
+
+double minv_gpu_small_inverse_norm(const double *host, int64_t n) {
+    const double *xnorm = host + minv_small_solve_layout_of(n, n).xnorm;
+    double worst = 0;
+    for (int64_t j = 0; j < n; j++)
+        if (xnorm[j] > worst || isnan(xnorm[j])) worst = xnorm[j];
+    return worst;
 }
