@@ -17,7 +17,6 @@ struct lu_factors {
     int64_t *ipiv, *perm;
 };
 
-
 /* getrf's info as a status. */
 minv_status info_status(minv_context *ctx, int info, minv_report *report) {
     if (info > 0) {
@@ -41,6 +40,7 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, int *inf
     size_t dev_bytes = 0, host_bytes = 0;
     void *host_work = NULL, *p[4];
     int info = 0, in_cluster = 0;
+    const bool deferred = info_dev != NULL;
     {
         const int slots[2] = {WS_B, WS_SMALL};
         const size_t bytes[2] = {(size_t)n * (size_t)n * (size_t)a->dtype, 2 * (size_t)n * sizeof(int64_t) + 64};
@@ -49,12 +49,12 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, int *inf
     f->lu = (minv_mat){a->dtype, n, n, n, p[0]};
     f->ipiv = (int64_t *)((char *)p[1] + 64);
     f->perm = f->ipiv + n;
-    if (!info_dev) info_dev = (int *)p[1];
+    if (!deferred) info_dev = (int *)p[1];
     MINV_TRY(minv_gpu_copy(ctx, a, &f->lu));
     MINV_TRY(minv_gpu_lu_cluster(ctx, &f->lu, f->ipiv, f->perm, info_dev, &in_cluster));
     if (in_cluster) {
         minv_report_note_text(report, "LU factored in one thread-block cluster (order <= 512), not by getrf");
-        if (info_dev != (int *)p[1]) goto cleanup;
+        if (deferred) goto cleanup;
     } else {
         CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
                                                  &host_bytes));
