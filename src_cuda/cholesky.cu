@@ -87,24 +87,22 @@ cleanup:
 }
 
 /* The inverse of order up to 512 as the solve of I in one launch (its lower triangle written to
- * both), ||X||_1 and potrf's info read back with it; where potrf fails x is untouched. */
+ * both), ||X||_1, the residual's products and potrf's info read back with it; where potrf fails
+ * x is untouched. */
 minv_status invert_small(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                          minv_report *report) {
     minv_status status = MINV_SUCCESS;
-    const int64_t n = a->rows;
     minv_gpu_residual res;
     minv_small_solve s;
     double *host;
     minv_mat l;
-    MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, a->dtype, n, n, 0, 0, &s));
+    MINV_TRY(minv_gpu_small_invert_begin(ctx, a, &s, &res));
     minv_progress(ctx, "cholesky factor", 0);
     MINV_TRY(factor_small(ctx, a, &l, (int *)s.out, report));
     minv_progress(ctx, "cholesky invert", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, NULL, NULL, x, 1, &host));
     MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
-    report->rcond = minv_cpu_rcond(an->norm_1, minv_gpu_small_inverse_norm(host, n));
-    MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
+    MINV_TRY(minv_gpu_small_invert_end(ctx, &s, &res, host, x, an, report));
 cleanup:
     return status;
 }

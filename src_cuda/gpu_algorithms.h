@@ -86,14 +86,22 @@ typedef struct {
     void *vec;
     size_t bytes;
     int64_t count;
+    int probes; /* an inversion's residual probes are on their way (minv_gpu_small_probes_before) */
 } minv_small_solve;
 int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs);
 minv_status minv_gpu_small_solve_reserve(minv_context *ctx, minv_dtype t, int64_t n, int64_t m, int64_t count,
                                          int vector, minv_small_solve *s);
 minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
                                  const minv_mat *a, const minv_mat *b, minv_mat *x, int symmetric, double **host);
-/* ||X||_1 of an inversion's X (of order n) from the norms read back. */
-double minv_gpu_small_inverse_norm(const double *host, int64_t n);
+/* An inversion (b NULL): begin reserves and, for the sampled residual (kind 1), puts the probes
+ * and A v from a where the solve's read-back brings them, X (A v) and the row sums of |X| then
+ * made beside the solve of I (other kinds: minv_gpu_inverse_residual_begin/end). After the read-
+ * back and the factor's info, end gives the report rcond from ||X||_1 and the residual. */
+minv_status minv_gpu_small_invert_begin(minv_context *ctx, const minv_mat *a, minv_small_solve *s,
+                                        minv_gpu_residual *res);
+minv_status minv_gpu_small_invert_end(minv_context *ctx, const minv_small_solve *s, const minv_gpu_residual *res,
+                                      const double *host, const minv_mat *x, const minv_analysis *an,
+                                      minv_report *report);
 /* First NaN/Inf of a device matrix in column-major order; 1 if none. */
 minv_status minv_gpu_all_finite(minv_context *ctx, const minv_mat *m, int64_t *bad_i, int64_t *bad_j, int *finite);
 

@@ -194,25 +194,22 @@ cleanup:
     return status;
 }
 
-/* The inverse of order up to 512 as the solve of P I in one launch, ||X||_1 and the cluster's
- * info read back with it. */
+/* The inverse of order up to 512 as the solve of P I in one launch, ||X||_1, the residual's
+ * products and the cluster's info read back with it. */
 minv_status invert_small(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                          minv_report *report) {
     minv_status status = MINV_SUCCESS;
-    const int64_t n = a->rows;
     minv_gpu_residual res;
     minv_small_solve s;
     lu_factors f;
     double *host;
-    MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, &res));
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, a->dtype, n, n, 0, 0, &s));
+    MINV_TRY(minv_gpu_small_invert_begin(ctx, a, &s, &res));
     minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, (int *)s.out, report));
     minv_progress(ctx, "lu invert", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &f.lu, f.perm, NULL, NULL, x, 0, &host));
     MINV_TRY(info_status(ctx, *(const int *)host, report));
-    report->rcond = minv_cpu_rcond(an->norm_1, minv_gpu_small_inverse_norm(host, n));
-    MINV_TRY(minv_gpu_inverse_residual_end(ctx, &res, x, an, report));
+    MINV_TRY(minv_gpu_small_invert_end(ctx, &s, &res, host, x, an, report));
 cleanup:
     return status;
 }

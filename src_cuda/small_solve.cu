@@ -204,6 +204,37 @@ template <typename T> __global__ void __launch_bounds__(THREADS) residual_kernel
     }
 }
 
+/* An inversion's residual probes (minv_gpu_inverse_residual_*'s, in one read-back with the rest):
+ * y_k = M v_k for the MINV_PROBES vectors at v, 32 rows a block, a warp a slice of M's columns;
+ * with rowabs, also the row sums of |M| (M = X after the inversion, A before it); with info,
+ * nothing where the factorisation failed. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS) probes_kernel(const T *mat, int64_t ld, int n, const double *v, double *y,
+                                                         double *rowabs, const int *info) {
+    __shared__ double part[WARPS][32][MINV_PROBES + 1];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, i = blockIdx.x * 32 + lane;
+    if (info && *info != 0) return; /* the factorisation failed */
+    double s[MINV_PROBES + 1] = {0};
+    if (i < n)
+        for (int l = warp; l < n; l += WARPS) {
+            const double e = (double)mat[i + (int64_t)l * ld];
+#pragma unroll
+            for (int k = 0; k < MINV_PROBES; k++) s[k] += e * v[l + (int64_t)k * n];
+            s[MINV_PROBES] += fabs(e);
+        }
+#pragma unroll
+    for (int k = 0; k <= MINV_PROBES; k++) part[warp][lane][k] = s[k];
+    __syncthreads();
+    if (warp == 0 && i < n) {
+        for (int w = 1; w < WARPS; w++)
+#pragma unroll
+            for (int k = 0; k <= MINV_PROBES; k++) s[k] += part[w][lane][k];
+#pragma unroll
+        for (int k = 0; k < MINV_PROBES; k++) y[i + (int64_t)k * n] = s[k];
+        if (rowabs) rowabs[i] = s[MINV_PROBES];
+    }
+}
+
 template <typename T>
 minv_status launch(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm, const minv_mat *a,
                    const minv_mat *b, minv_mat *x, int symmetric) {
@@ -227,6 +258,11 @@ minv_status launch(minv_context *ctx, const minv_small_solve *s, const minv_mat 
     small_solve_kernel<T><<<blocks, THREADS, 0, ctx->gpu->stream>>>(p);
     if (s->count > 0)
         residual_kernel<T><<<dim3((unsigned)((f->rows + 31) / 32), (unsigned)s->count), THREADS, 0, ctx->gpu->stream>>>(p);
+    if (s->probes) { /* w = X (A v) and the row sums of |X| */
+        double *const v = s->out + minv_small_solve_layout_of(p.n, p.n).residual, *const w = v + 2 * (int64_t)p.n * MINV_PROBES;
+        probes_kernel<T><<<(unsigned)((p.n + 31) / 32), THREADS, 0, ctx->gpu->stream>>>(
+            p.x, p.ldx, p.n, v + (int64_t)p.n * MINV_PROBES, w, w + (int64_t)p.n * MINV_PROBES, (const int *)s->out);
+    }
     LAUNCH_TRY();
 cleanup:
     return status;
@@ -241,13 +277,41 @@ minv_status minv_gpu_small_solve_reserve(minv_context *ctx, minv_dtype t, int64_
     minv_status status = MINV_SUCCESS;
     const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
     const int slots[2] = {WS_F, WS_E};
-    const size_t bytes[2] = {(size_t)(lay.residual + 3 * n * count) * sizeof(double), (size_t)n * (size_t)t};
+    /* the residual's part: a solve's sampled columns, or an inversion's probes */
+    const int64_t residual = vector ? 3 * n * count : (3 * MINV_PROBES + 1) * n;
+    const size_t bytes[2] = {(size_t)(lay.residual + residual) * sizeof(double), (size_t)n * (size_t)t};
     void *p[2] = {NULL, NULL};
     MINV_TRY(minv_gpu_reserve(ctx, vector ? 2 : 1, slots, bytes, p));
     s->out = (double *)p[0];
     s->vec = p[1];
     s->bytes = bytes[0];
     s->count = count;
+    s->probes = 0;
+cleanup:
+    return status;
+}
+
+/* The probes and A v from a, before the factorisation (minv_gpu_small_invert_begin). */
+static minv_status probes_before(minv_context *ctx, minv_small_solve *s, const minv_mat *a) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    double *const v = s->out + minv_small_solve_layout_of(n, n).residual, *up;
+    cudaStream_t st = ctx->gpu->stream;
+    /* v up from pinned memory, without waiting; the call's read-back waits for it */
+    MINV_TRY(minv_gpu_pinned(ctx, PIN_SMALL, (size_t)n * MINV_PROBES * sizeof(double), (void **)&up));
+    minv_probe_vectors(up, n, MINV_PROBES);
+    CUDA_TRY(cudaMemcpyAsync(v, up, (size_t)n * MINV_PROBES * sizeof(double), cudaMemcpyHostToDevice, st));
+    {
+        const unsigned blocks = (unsigned)((n + 31) / 32);
+        if (a->dtype == MINV_R64)
+            probes_kernel<double><<<blocks, THREADS, 0, st>>>((const double *)a->data, a->ld, (int)n, v, v + n * MINV_PROBES,
+                                                              NULL, NULL);
+        else
+            probes_kernel<float><<<blocks, THREADS, 0, st>>>((const float *)a->data, a->ld, (int)n, v, v + n * MINV_PROBES,
+                                                             NULL, NULL);
+    }
+    LAUNCH_TRY();
+    s->probes = 1;
 cleanup:
     return status;
 }
@@ -264,10 +328,35 @@ cleanup:
     return status;
 }
 
-double minv_gpu_small_inverse_norm(const double *host, int64_t n) {
+minv_status minv_gpu_small_invert_begin(minv_context *ctx, const minv_mat *a, minv_small_solve *s,
+                                        minv_gpu_residual *res) {
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    res->mode = 0;
+    MINV_TRY(minv_gpu_small_solve_reserve(ctx, a->dtype, n, n, 0, 0, s));
+    if (ctx->residual_mode == 1) MINV_TRY(probes_before(ctx, s, a));
+    else MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, res));
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_small_invert_end(minv_context *ctx, const minv_small_solve *s, const minv_gpu_residual *res,
+                                      const double *host, const minv_mat *x, const minv_analysis *an,
+                                      minv_report *report) {
+    const int64_t n = x->rows;
     const double *xnorm = host + minv_small_solve_layout_of(n, n).xnorm;
     double worst = 0;
     for (int64_t j = 0; j < n; j++)
         if (xnorm[j] > worst || isnan(xnorm[j])) worst = xnorm[j];
-    return worst;
+    report->rcond = minv_cpu_rcond(an->norm_1, worst);
+    if (!s->probes)
+        return minv_gpu_inverse_residual_end(ctx, res, x, an, report);
+    const double *v = host + minv_small_solve_layout_of(n, n).residual, *w = v + 2 * n * MINV_PROBES,
+                 *rowabs = w + n * MINV_PROBES;
+    double xnorm_inf = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (fabs(rowabs[i]) > xnorm_inf || isnan(rowabs[i])) xnorm_inf = fabs(rowabs[i]);
+    report->residual = minv_probe_ratio(n, MINV_PROBES, v, w, xnorm_inf, an->norm_inf);
+    report->residual_kind = 1;
+    return MINV_SUCCESS;
 }
