@@ -19,9 +19,13 @@
 
 namespace {
 
-std::vector<int64_t> list(char *arg) {
+/* "a,b,c" as numbers; argv stays as given (the header prints it) */
+std::vector<int64_t> list(const char *arg) {
     std::vector<int64_t> v;
-    for (char *t = strtok(arg, ","); t; t = strtok(NULL, ",")) v.push_back(atoll(t));
+    for (char *end; *arg; arg = *end == ',' ? end + 1 : end) {
+        v.push_back(strtoll(arg, &end, 10));
+        if (end == arg) break;
+    }
     return v;
 }
 

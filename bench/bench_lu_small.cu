@@ -48,7 +48,10 @@ int main(int argc, char **argv) {
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--sizes") && k + 1 < argc) {
             sizes.clear();
-            for (char *t = strtok(argv[++k], ","); t; t = strtok(NULL, ",")) sizes.push_back(atoll(t));
+            for (char *t = argv[++k], *end; *t; t = *end == ',' ? end + 1 : end) { /* argv as given, for the header */
+                sizes.push_back(strtoll(t, &end, 10));
+                if (end == t) break;
+            }
         } else {
             fprintf(stderr, "usage: bench_lu_small [--sizes N,N,...]\n");
             return 2;
