@@ -1,17 +1,17 @@
-// The solve stage of a factor solve of order n <= 512 in two launches and one read-back, in
-// place of the stage's dozen launches and three synchronisations at these orders (cuBLAS's
-// TRSMs, the rcond bound's norms, the residual's gathers and products, the factor's info). Each
-// block of the first kernel takes COLS columns of [B, e/n] (Hager's first vector last, as
-// condition.cu appends it) into shared memory and solves them through the factor, read from
-// global memory (L2 at these orders) down its columns, in panels of 32 rows: a warp a column solves the panel's
-// diagonal block by shuffles, then every thread updates its row below (above, on the way back)
-// by the panel. The block also writes what the stage's other kernels wrote: ||b_j||_1 and
-// ||x_j||_1, min |f_ii| and the residual's sampled columns of B in double; a second kernel, over
-// many blocks (one block's share of the bandwidth took 18 us for A at 512), adds x and A x. The
-// factor's info lies first in the results, written by the factorisation; where it is not 0
-// nothing else is written, so that B survives an in-place call whose factor failed. The host
-// then reads everything back at once and finishes with the routines the other paths use
-// (condition.cu, residual.cu).
+// The solve stage of a factor solve or inversion of order n <= 512 in a few launches and one
+// read-back, in place of the stage's dozen launches and three synchronisations at these orders
+// (cuBLAS's TRSMs, the rcond bound's norms, the residual's gathers and products, the factor's
+// info). Each block of the solve kernel takes COLS columns of [B, e/n] (Hager's first vector
+// last, as condition.cu appends it) or of I into shared memory and solves them through the
+// factor, read from global memory (L2 at these orders) down its columns, in panels of 32 rows: a
+// warp a column solves the panel's diagonal block by shuffles, then every thread updates its
+// row below (above, on the way back) by the panel. The block also writes what the stage's other
+// kernels wrote: ||b_j||_1 and ||x_j||_1, min |f_ii| and the residual's sampled columns of B in
+// double. Kernels over many blocks (one block's share of the bandwidth took 18 us for A at 512)
+// add a solve's A x or an inversion's probe products. The factor's info lies first in the
+// results, written by the factorisation; where it is not 0 nothing else is written, so that B
+// survives an in-place call whose factor failed. The host then reads everything back at once
+// and finishes with the routines the other paths use (condition.cu, residual.cu).
 #include <math.h>
 
 #include "gpu.h"
