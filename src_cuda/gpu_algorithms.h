@@ -126,12 +126,6 @@ minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x
  * the device), and the caller then takes getrf. */
 minv_status minv_gpu_lu_cluster(minv_context *ctx, minv_mat *x, int64_t *ipiv, int64_t *perm, int *info_dev,
                                 int *launched);
-/* LU with partial pivoting of a square device matrix of order n >= 4096 in panels with
- * look-ahead (lu_blocked.cu), with cusolverDnXgetrf's outputs (x in place, ipiv global and
- * 1-based, *info_dev the first zero pivot's column or 0); enqueued on the compute stream (the
- * host waits for each panel's pivots). applies says for which orders the caller takes it. */
-int minv_gpu_lu_blocked_applies(int64_t n);
-minv_status minv_gpu_lu_blocked(minv_context *ctx, minv_mat *x, int64_t *ipiv, int *info_dev);
 /* LAPACK's interchanges (row i with row ipiv[i] - 1, 1-based over the whole matrix, in turn) as
  * one permutation: perm[i] is the row of A that ends at row i of P A. Device vectors of n. */
 minv_status minv_gpu_pivot_permutation(minv_context *ctx, const int64_t *ipiv, int64_t n, int64_t *perm);

@@ -55,9 +55,6 @@ minv_status factor(minv_context *ctx, const minv_mat *a, lu_factors *f, int *inf
     if (in_cluster) {
         minv_report_note_text(report, "LU factored in one thread-block cluster (order <= 512), not by getrf");
         if (deferred) goto cleanup;
-    } else if (minv_gpu_lu_blocked_applies(n)) {
-        MINV_TRY(minv_gpu_lu_blocked(ctx, &f->lu, f->ipiv, info_dev));
-        minv_report_note_text(report, "LU factored in panels with look-ahead (order >= 4096), getrf on each panel");
     } else {
         CUSOLVER_TRY(cusolverDnXgetrf_bufferSize(g->solver, g->solver_params, n, n, dt, f->lu.data, n, dt, &dev_bytes,
                                                  &host_bytes));

@@ -25,7 +25,7 @@ constexpr int64_t TRSM_BASE = 512;   /* a leaf's inverse applied by GEMM at or b
 static_assert(TRSM_BASE == CHOL_BASE, "the triangular solves' leaves are the Cholesky leaves");
 constexpr int64_t SYRK_BASE = 1024;  /* a diagonal block's update as one GEMM (its upper half is scratch) */
 constexpr int64_t SPLIT_K = 1024;    /* 3xTF32: operands are split this deep at a time */
-constexpr int64_t LU_NB = 512, LU_NB_MAX = MINV_SWAP_MAX_W; /* LU panel width (MINV_OPT_BLOCK_SIZE overrides) */
+constexpr int64_t LU_NB = 512, LU_NB_MAX = 1024; /* LU panel width (MINV_OPT_BLOCK_SIZE overrides) */
 
 /* One factorisation's state. Every leaf gets its own info slot on the device, checked at the
  * end: no synchronisation on the way. */
@@ -192,6 +192,26 @@ cleanup:
     return status;
 }
 
+/* A panel's interchanges (minv_interchange_pairs) on every column outside it, [0, k0) and
+ * [k0 + w, n): a block a column, the sources read before any destination is written. */
+__global__ void swap_rows(float *a, int64_t ld, int64_t n, int64_t k0, int64_t w, const int64_t *pairs) {
+    __shared__ float moved[2 * LU_NB_MAX];
+    for (int64_t c = blockIdx.x; c < n - w; c += gridDim.x) {
+        float *col = a + (c < k0 ? c : c + w) * ld;
+        for (int64_t s = threadIdx.x; s < 2 * w; s += blockDim.x) moved[s] = col[pairs[2 * s + 1]];
+        __syncthreads();
+        for (int64_t s = threadIdx.x; s < 2 * w; s += blockDim.x)
+            if (pairs[2 * s] != pairs[2 * s + 1]) col[pairs[2 * s]] = moved[s];
+        __syncthreads();
+    }
+}
+
+/* cuSOLVER's pivots are 1-based within each panel; LAPACK's count over the whole matrix. */
+__global__ void globalise_pivots(int64_t *ipiv, int64_t n, int64_t nb) {
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) ipiv[i] += i / nb * nb;
+}
+
 minv_status lu(lowp *p, float *a, int64_t n, int64_t ld, int64_t *ipiv, int64_t nb) {
     minv_context *ctx = p->ctx;
     minv_gpu *g = ctx->gpu;
@@ -210,7 +230,7 @@ minv_status lu(lowp *p, float *a, int64_t n, int64_t ld, int64_t *ipiv, int64_t 
             minv_interchange_pairs(piv, k0, w, cur, pairs);
             CUDA_TRY(cudaMemcpyAsync(p->pairs, pairs, 4 * (size_t)w * sizeof(int64_t), cudaMemcpyHostToDevice, g->stream));
             const int64_t cols = n - w;
-            minv_swap_rows<float><<<(unsigned)(cols < 65535 ? cols : 65535), 256, 0, g->stream>>>(a, ld, n, k0, w, p->pairs);
+            swap_rows<<<(unsigned)(cols < 65535 ? cols : 65535), 256, 0, g->stream>>>(a, ld, n, k0, w, p->pairs);
             LAUNCH_TRY();
         }
         if (right > 0) { /* U12 = L11^-1 A12, then A22 -= L21 U12 */
@@ -220,7 +240,7 @@ minv_status lu(lowp *p, float *a, int64_t n, int64_t ld, int64_t *ipiv, int64_t 
             MINV_TRY(gemm(p, CUBLAS_OP_N, CUBLAS_OP_N, m - w, right, w, -1, panel + w, ld, a12, ld, 1, a12 + w, ld));
         }
     }
-    minv_globalise_pivots<<<(unsigned)((n + 255) / 256), 256, 0, g->stream>>>(ipiv, n, nb);
+    globalise_pivots<<<(unsigned)((n + 255) / 256), 256, 0, g->stream>>>(ipiv, n, nb);
     LAUNCH_TRY();
     CUDA_TRY(cudaStreamSynchronize(g->stream)); /* pairs, a pageable buffer, has gone up */
 cleanup:
