@@ -129,6 +129,18 @@ const char *bench_energy_text(const bench_result &r, char *buf, size_t len) {
     return buf;
 }
 
+std::vector<int64_t> bench_list(const char *arg) {
+    std::vector<int64_t> v;
+    for (char *end; *arg; arg = *end == ',' ? end + 1 : end) {
+        v.push_back(strtoll(arg, &end, 10));
+        if (end == arg) {
+            v.pop_back();
+            break;
+        }
+    }
+    return v;
+}
+
 double bench_dgemm_tflops(int64_t n, int64_t products) {
     const size_t bytes = sizeof(double) * (size_t)n * (size_t)n;
     const double one = 1, zero = 0;

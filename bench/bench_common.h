@@ -12,6 +12,7 @@
 
 #ifdef __cplusplus
 #include <functional>
+#include <vector>
 #endif
 
 /* ---- bench_host.c: no GPU needed ---- */
@@ -85,6 +86,10 @@ const char *bench_energy_text(const bench_result &r, char *buf, size_t len);
  * With sync, the callback first waits for the device, so that each figure is the GPU work of
  * its stage and not only its launches (each wait adds a few microseconds). */
 void bench_print_stages(FILE *out, minv_context *ctx, bool sync, const std::function<void()> &call);
+
+/* An option's list "a,b,c" of numbers (--sizes and the like); argv stays as given, for
+ * bench_header. Stops at the first entry that is not a number. */
+std::vector<int64_t> bench_list(const char *arg);
 
 /* DGEMM on n x n device operands (no zeros in them), run `products` times back to back per
  * timed run, as an iteration of that many products runs: TFLOP/s, measured as above. */

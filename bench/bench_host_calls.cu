@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-n") && i + 1 < argc) max_n = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
-            for (char *p = argv[++i]; *p; p += *p == ',') sizes.push_back(strtoll(p, &p, 10));
+            sizes = bench_list(argv[++i]);
         else if (!strcmp(argv[i], "--nrhs") && i + 1 < argc) k = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--stages")) stages = true;
         else if (!strcmp(argv[i], "--general")) general = true;

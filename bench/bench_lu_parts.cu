@@ -5,37 +5,23 @@
 // panel while the update runs (look-ahead) would take about the larger of the two. One panel in
 // four is timed and the sums scaled; each timed call works on a fresh device copy of a uniform
 // random matrix (the copy untimed); CUDA events, medians after a warm-up (bench_common).
+// bench_gauss_jordan parts times one such step at 16384; this sums every step, at each n.
 //
 // Usage: bench_lu_parts [--sizes 4096,8192,16384] [--nb 256,512]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <vector>
 
 #include "bench_common.h"
 
-namespace {
-
-/* "a,b,c" as numbers; argv stays as given (the header prints it) */
-std::vector<int64_t> list(const char *arg) {
-    std::vector<int64_t> v;
-    for (char *end; *arg; arg = *end == ',' ? end + 1 : end) {
-        v.push_back(strtoll(arg, &end, 10));
-        if (end == arg) break;
-    }
-    return v;
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
     std::vector<int64_t> sizes = {4096, 8192, 16384}, widths = {256, 512};
     for (int k = 1; k < argc; k++) {
-        if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = list(argv[++k]);
-        else if (!strcmp(argv[k], "--nb") && k + 1 < argc) widths = list(argv[++k]);
+        if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = bench_list(argv[++k]);
+        else if (!strcmp(argv[k], "--nb") && k + 1 < argc) widths = bench_list(argv[++k]);
         else {
             fprintf(stderr, "usage: bench_lu_parts [--sizes N,N,...] [--nb NB,NB,...]\n");
             return 2;

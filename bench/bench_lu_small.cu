@@ -47,11 +47,7 @@ int main(int argc, char **argv) {
     std::vector<int64_t> sizes = {32, 64, 128, 200, 256, 384, 512};
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--sizes") && k + 1 < argc) {
-            sizes.clear();
-            for (char *t = argv[++k], *end; *t; t = *end == ',' ? end + 1 : end) { /* argv as given, for the header */
-                sizes.push_back(strtoll(t, &end, 10));
-                if (end == t) break;
-            }
+            sizes = bench_list(argv[++k]);
         } else {
             fprintf(stderr, "usage: bench_lu_small [--sizes N,N,...]\n");
             return 2;

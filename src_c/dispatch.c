@@ -519,8 +519,11 @@ minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place pla
         goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
-    request_staging(ctx, place, method, 1, small_host_call(ctx, place, method, n, 0, 0));
-    MINV_TRY(analyze(ctx, place, &in, &an, small_host_call(ctx, place, method, n, 0, 0)));
+    {
+        const int small = small_host_call(ctx, place, method, n, 0, 0);
+        request_staging(ctx, place, method, 1, small);
+        MINV_TRY(analyze(ctx, place, &in, &an, small));
+    }
     if (!an.finite)
         MINV_TRY(minv_fail_not_finite(ctx, place, "A", &in, an.first_bad_row, an.first_bad_col));
     MINV_TRY(check_not_zero(ctx, &an, report));
@@ -757,8 +760,11 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
         goto cleanup;
 
     minv_progress(ctx, "analysis", 0);
-    request_staging(ctx, place, method, 0, small_host_call(ctx, place, method, n, nrhs, 1));
-    MINV_TRY(analyze(ctx, place, &am, &an, small_host_call(ctx, place, method, n, nrhs, 1)));
+    {
+        const int small = small_host_call(ctx, place, method, n, nrhs, 1);
+        request_staging(ctx, place, method, 0, small);
+        MINV_TRY(analyze(ctx, place, &am, &an, small));
+    }
     if (!an.finite)
         MINV_TRY(minv_fail_not_finite(ctx, place, "A", &am, an.first_bad_row, an.first_bad_col));
     MINV_TRY(check_not_zero(ctx, &an, report));

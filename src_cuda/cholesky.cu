@@ -57,9 +57,9 @@ minv_status factor(minv_context *ctx, minv_mat *x, int *info_dev, minv_report *r
     void *work[2];
     MINV_TRY(minv_gpu_potrf_workspace(ctx, x->dtype, x->rows, x->ld, x->data, &dev_bytes));
     {
-        const int slots[2] = {WS_SOLVER, WS_SCALAR};
+        const int slots[2] = {WS_SOLVER, WS_SCALAR}; /* the info's own slot only where the caller gives none */
         const size_t bytes[2] = {dev_bytes, 64};
-        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, work));
+        MINV_TRY(minv_gpu_reserve(ctx, info_dev ? 1 : 2, slots, bytes, work));
     }
     status = info_dev ? potrf_enqueue(ctx, x, work[0], dev_bytes, info_dev)
                       : minv_gpu_potrf(ctx, x, 0, work[0], dev_bytes, (int *)work[1], report);
@@ -169,22 +169,17 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
 minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
                         minv_report *report) {
     minv_status status = MINV_SUCCESS;
-    const int64_t n = a->rows;
-    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, b->cols);
     minv_gpu_residual res;
     minv_small_solve s;
     double *host;
     minv_mat l;
-    minv_gpu_solve_residual_plan(ctx, b, &res);
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b->dtype, n, b->cols, res.count, 1, &s));
+    MINV_TRY(minv_gpu_small_solve_begin(ctx, b, &s, &res));
     minv_progress(ctx, "cholesky factor", 0);
     MINV_TRY(factor_small(ctx, a, &l, (int *)s.out, report));
     minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, a, b, x, 0, &host));
     MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
-    minv_gpu_solve_residual_finish(&res, host + lay.residual, an, report);
-    report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, b->cols, n, 1, an->norm_1);
-    MINV_TRY(minv_gpu_solve_rcond(ctx, &l, 1, an->norm_1, factor_vector, &l, s.vec, report));
+    MINV_TRY(minv_gpu_small_solve_end(ctx, &s, &res, host, &l, 1, factor_vector, &l, an, report));
 cleanup:
     return status;
 }

@@ -65,40 +65,33 @@ minv_status minv_gpu_solve_rcond(minv_context *ctx, const minv_mat *f, int spd, 
 double minv_gpu_rcond_bound(double *norms, int64_t m, int64_t n, int spd, double anorm);
 
 /* ---- the solve stage of a small factor solve or inversion in one launch (small_solve.cu) ----
- * For orders up to 512 and at most n right-hand sides. Reserve (WS_F, and WS_E for Hager's
- * vector) before the factorisation, which writes its info (an int) at s->out; then
- * minv_gpu_small_solve solves B (x may be b; b NULL: the identity, x = A^-1) through the factor
- * f (perm: LU's permutation on the device; NULL for Cholesky's L, whose transpose the caller has
- * put in f's upper triangle), with `vector` Hager's first vector beside it into s->vec, and
- * reads back at once, into *host: the info, the norms of minv_gpu_rcond_bound and the
- * residual's sampled columns (count, of A's product with x: a) for
- * minv_gpu_solve_residual_finish, where the layout says. With `symmetric`, X's lower triangle
- * is written to both. Where the info is not 0 nothing else is written. */
-typedef struct {
-    int64_t bnorm, xnorm, residual;
-} minv_small_solve_layout;
-__host__ __device__ inline minv_small_solve_layout minv_small_solve_layout_of(int64_t n, int64_t m) {
-    (void)n;
-    return {1, 1 + (m + 2), 1 + 2 * (m + 2)};
-}
+ * For orders up to 512 and at most n right-hand sides. begin reserves the results (and, for an
+ * inversion's sampled residual, puts the probes and A v from a where they will be read back)
+ * before the factorisation, which writes its info (an int) at s->out; minv_gpu_small_solve
+ * then solves B (x may be b; b NULL: the identity, x = A^-1) through the factor f (perm: LU's
+ * permutation on the device; NULL for Cholesky's L, whose transpose the caller has put in f's
+ * upper triangle), Hager's first vector beside B into s->vec, and reads everything back at once
+ * into *host. With `symmetric`, X's lower triangle is written to both. Where the info is not 0
+ * nothing else is written. After the caller has checked the info, end fills the report: a
+ * solve's rcond bound (refined by Hager's estimate with solve/user where it is low,
+ * minv_gpu_solve_rcond) and residual; an inversion's rcond from ||X||_1 and residual. */
 typedef struct {
     double *out;
-    void *vec;
+    void *vec;  /* a solve's Hager vector, solved; NULL for an inversion */
     size_t bytes;
-    int64_t count;
-    int probes; /* an inversion's residual probes are on their way (minv_gpu_small_probes_before) */
+    int64_t m, count; /* B's columns (n for an inversion); the solve's sampled residual columns */
+    int probes; /* an inversion's residual probes are on their way */
 } minv_small_solve;
 int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs);
-minv_status minv_gpu_small_solve_reserve(minv_context *ctx, minv_dtype t, int64_t n, int64_t m, int64_t count,
-                                         int vector, minv_small_solve *s);
-minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
-                                 const minv_mat *a, const minv_mat *b, minv_mat *x, int symmetric, double **host);
-/* An inversion (b NULL): begin reserves and, for the sampled residual (kind 1), puts the probes
- * and A v from a where the solve's read-back brings them, X (A v) and the row sums of |X| then
- * made beside the solve of I (other kinds: minv_gpu_inverse_residual_begin/end). After the read-
- * back and the factor's info, end gives the report rcond from ||X||_1 and the residual. */
+minv_status minv_gpu_small_solve_begin(minv_context *ctx, const minv_mat *b, minv_small_solve *s,
+                                       minv_gpu_residual *res);
 minv_status minv_gpu_small_invert_begin(minv_context *ctx, const minv_mat *a, minv_small_solve *s,
                                         minv_gpu_residual *res);
+minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
+                                 const minv_mat *a, const minv_mat *b, minv_mat *x, int symmetric, double **host);
+minv_status minv_gpu_small_solve_end(minv_context *ctx, const minv_small_solve *s, const minv_gpu_residual *res,
+                                     double *host, const minv_mat *f, int spd, minv_gpu_vec_solve solve, void *user,
+                                     const minv_analysis *an, minv_report *report);
 minv_status minv_gpu_small_invert_end(minv_context *ctx, const minv_small_solve *s, const minv_gpu_residual *res,
                                       const double *host, const minv_mat *x, const minv_analysis *an,
                                       minv_report *report);

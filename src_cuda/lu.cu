@@ -174,22 +174,17 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
 minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b, minv_mat *x, const minv_analysis *an,
                         minv_report *report) {
     minv_status status = MINV_SUCCESS;
-    const int64_t n = a->rows;
-    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, b->cols);
     minv_gpu_residual res;
     minv_small_solve s;
     lu_factors f;
     double *host;
-    minv_gpu_solve_residual_plan(ctx, b, &res);
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, b->dtype, n, b->cols, res.count, 1, &s));
+    MINV_TRY(minv_gpu_small_solve_begin(ctx, b, &s, &res));
     minv_progress(ctx, "lu factor", 0);
     MINV_TRY(factor(ctx, a, &f, (int *)s.out, report));
     minv_progress(ctx, "lu solve", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &f.lu, f.perm, a, b, x, 0, &host));
     MINV_TRY(info_status(ctx, *(const int *)host, report));
-    minv_gpu_solve_residual_finish(&res, host + lay.residual, an, report);
-    report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, b->cols, n, 0, an->norm_1);
-    MINV_TRY(minv_gpu_solve_rcond(ctx, &f.lu, 0, an->norm_1, factor_vector, &f, s.vec, report));
+    MINV_TRY(minv_gpu_small_solve_end(ctx, &s, &res, host, &f.lu, 0, factor_vector, &f, an, report));
 cleanup:
     return status;
 }

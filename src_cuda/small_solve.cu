@@ -18,6 +18,18 @@
 
 namespace {
 
+/* The results' layout, in doubles from s->out: the factor's info (an int) in the first; the
+ * norms of minv_gpu_rcond_bound (B's m columns and two slots, then the solutions' m, Hager's
+ * vector's and min |f_ii|); then a solve's sampled columns (b, then x and A x for each, as
+ * minv_gpu_solve_residual_finish takes them) or an inversion's probes (v, A v, X A v and the row
+ * sums of |X|). */
+struct results_layout {
+    int64_t bnorm, xnorm, residual;
+};
+__host__ __device__ inline results_layout layout_of(int64_t m) {
+    return {1, 1 + (m + 2), 1 + 2 * (m + 2)};
+}
+
 constexpr int THREADS = 512, WARPS = THREADS / 32, COLS = 4, PANEL = 32, MAX_N = 512;
 constexpr unsigned ALL_LANES = 0xffffffffu;
 static_assert(COLS <= WARPS, "a warp a column in the diagonal blocks");
@@ -37,7 +49,7 @@ template <typename T> struct small_args {
     T *vec;               /* Hager's first vector A^-1 e/n, n entries; NULL: none solved */
     int n, m, count;      /* order, B's columns, the residual's sampled columns */
     int symmetric;        /* X is symmetric: each block writes its columns' lower part, both ways */
-    double *out;          /* minv_small_solve_layout */
+    double *out;          /* results_layout */
 };
 
 __device__ double warp_sum(double s) {
@@ -114,7 +126,7 @@ template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_ker
     __shared__ T xs[COLS * MAX_N];
     const int n = p.n, m = p.m, padded = (n + PANEL - 1) / PANEL * PANEL, warp = threadIdx.x / 32, lane = threadIdx.x % 32,
               c0 = blockIdx.x * COLS;
-    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
+    const results_layout lay = layout_of(m);
     double *const bnorm = p.out + lay.bnorm, *const xnorm = p.out + lay.xnorm, *const res = p.out + lay.residual;
     if (*(const int *)p.out != 0) return; /* the factorisation failed */
 
@@ -189,7 +201,7 @@ template <typename T> __global__ void __launch_bounds__(THREADS) residual_kernel
     const int n = p.n, m = p.m, count = p.count, k = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int i = blockIdx.x * 32 + lane, j = count == m ? k : (int)((int64_t)k * (m - 1) / (count - 1));
     const T *const xj = p.x + (int64_t)j * p.ldx;
-    double *const xd = p.out + minv_small_solve_layout_of(n, m).residual + (int64_t)n * (count + 2 * k), *const axd = xd + n;
+    double *const xd = p.out + layout_of(m).residual + (int64_t)n * (count + 2 * k), *const axd = xd + n;
     if (*(const int *)p.out != 0) return; /* the factorisation failed */
     double s = 0;
     if (i < n)
@@ -259,7 +271,7 @@ minv_status launch(minv_context *ctx, const minv_small_solve *s, const minv_mat 
     if (s->count > 0)
         residual_kernel<T><<<dim3((unsigned)((f->rows + 31) / 32), (unsigned)s->count), THREADS, 0, ctx->gpu->stream>>>(p);
     if (s->probes) { /* w = X (A v) and the row sums of |X| */
-        double *const v = s->out + minv_small_solve_layout_of(p.n, p.n).residual, *const w = v + 2 * (int64_t)p.n * MINV_PROBES;
+        double *const v = s->out + layout_of(p.n).residual, *const w = v + 2 * (int64_t)p.n * MINV_PROBES;
         probes_kernel<T><<<(unsigned)((p.n + 31) / 32), THREADS, 0, ctx->gpu->stream>>>(
             p.x, p.ldx, p.n, v + (int64_t)p.n * MINV_PROBES, w, w + (int64_t)p.n * MINV_PROBES, (const int *)s->out);
     }
@@ -268,23 +280,21 @@ cleanup:
     return status;
 }
 
-} // namespace
-
-int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs) { return n >= 1 && n <= MAX_N && nrhs >= 1 && nrhs <= n; }
-
-minv_status minv_gpu_small_solve_reserve(minv_context *ctx, minv_dtype t, int64_t n, int64_t m, int64_t count,
-                                         int vector, minv_small_solve *s) {
+/* The results (WS_F), and with `vector` room for Hager's vector (WS_E); the residual's part a
+ * solve's count sampled columns, or an inversion's probes. */
+minv_status reserve(minv_context *ctx, minv_dtype t, int64_t n, int64_t m, int64_t count, int vector,
+                    minv_small_solve *s) {
     minv_status status = MINV_SUCCESS;
-    const minv_small_solve_layout lay = minv_small_solve_layout_of(n, m);
     const int slots[2] = {WS_F, WS_E};
-    /* the residual's part: a solve's sampled columns, or an inversion's probes */
     const int64_t residual = vector ? 3 * n * count : (3 * MINV_PROBES + 1) * n;
-    const size_t bytes[2] = {(size_t)(lay.residual + residual) * sizeof(double), (size_t)n * (size_t)t};
+    const size_t bytes[2] = {(size_t)(layout_of(m).residual + residual) * sizeof(double),
+                             (size_t)n * (size_t)t};
     void *p[2] = {NULL, NULL};
     MINV_TRY(minv_gpu_reserve(ctx, vector ? 2 : 1, slots, bytes, p));
     s->out = (double *)p[0];
     s->vec = p[1];
     s->bytes = bytes[0];
+    s->m = m;
     s->count = count;
     s->probes = 0;
 cleanup:
@@ -292,10 +302,10 @@ cleanup:
 }
 
 /* The probes and A v from a, before the factorisation (minv_gpu_small_invert_begin). */
-static minv_status probes_before(minv_context *ctx, minv_small_solve *s, const minv_mat *a) {
+minv_status probes_before(minv_context *ctx, minv_small_solve *s, const minv_mat *a) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
-    double *const v = s->out + minv_small_solve_layout_of(n, n).residual, *up;
+    double *const v = s->out + layout_of(n).residual, *up;
     cudaStream_t st = ctx->gpu->stream;
     /* v up from pinned memory, without waiting; the call's read-back waits for it */
     MINV_TRY(minv_gpu_pinned(ctx, PIN_SMALL, (size_t)n * MINV_PROBES * sizeof(double), (void **)&up));
@@ -316,6 +326,10 @@ cleanup:
     return status;
 }
 
+} // namespace
+
+int minv_gpu_small_solve_applies(int64_t n, int64_t nrhs) { return n >= 1 && n <= MAX_N && nrhs >= 1 && nrhs <= n; }
+
 minv_status minv_gpu_small_solve(minv_context *ctx, const minv_small_solve *s, const minv_mat *f, const int64_t *perm,
                                  const minv_mat *a, const minv_mat *b, minv_mat *x, int symmetric, double **host) {
     minv_status status = MINV_SUCCESS;
@@ -328,12 +342,27 @@ cleanup:
     return status;
 }
 
+minv_status minv_gpu_small_solve_begin(minv_context *ctx, const minv_mat *b, minv_small_solve *s,
+                                       minv_gpu_residual *res) {
+    minv_gpu_solve_residual_plan(ctx, b, res);
+    return reserve(ctx, b->dtype, b->rows, b->cols, res->count, 1, s);
+}
+
+minv_status minv_gpu_small_solve_end(minv_context *ctx, const minv_small_solve *s, const minv_gpu_residual *res,
+                                     double *host, const minv_mat *f, int spd, minv_gpu_vec_solve solve, void *user,
+                                     const minv_analysis *an, minv_report *report) {
+    const results_layout lay = layout_of(s->m);
+    minv_gpu_solve_residual_finish(res, host + lay.residual, an, report);
+    report->rcond = minv_gpu_rcond_bound(host + lay.bnorm, s->m, f->rows, spd, an->norm_1);
+    return minv_gpu_solve_rcond(ctx, f, spd, an->norm_1, solve, user, s->vec, report);
+}
+
 minv_status minv_gpu_small_invert_begin(minv_context *ctx, const minv_mat *a, minv_small_solve *s,
                                         minv_gpu_residual *res) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
     res->mode = 0;
-    MINV_TRY(minv_gpu_small_solve_reserve(ctx, a->dtype, n, n, 0, 0, s));
+    MINV_TRY(reserve(ctx, a->dtype, n, n, 0, 0, s));
     if (ctx->residual_mode == 1) MINV_TRY(probes_before(ctx, s, a));
     else MINV_TRY(minv_gpu_inverse_residual_begin(ctx, a, res));
 cleanup:
@@ -344,14 +373,14 @@ minv_status minv_gpu_small_invert_end(minv_context *ctx, const minv_small_solve 
                                       const double *host, const minv_mat *x, const minv_analysis *an,
                                       minv_report *report) {
     const int64_t n = x->rows;
-    const double *xnorm = host + minv_small_solve_layout_of(n, n).xnorm;
+    const double *xnorm = host + layout_of(n).xnorm;
     double worst = 0;
     for (int64_t j = 0; j < n; j++)
         if (xnorm[j] > worst || isnan(xnorm[j])) worst = xnorm[j];
     report->rcond = minv_cpu_rcond(an->norm_1, worst);
     if (!s->probes)
         return minv_gpu_inverse_residual_end(ctx, res, x, an, report);
-    const double *v = host + minv_small_solve_layout_of(n, n).residual, *w = v + 2 * n * MINV_PROBES,
+    const double *v = host + layout_of(n).residual, *w = v + 2 * n * MINV_PROBES,
                  *rowabs = w + n * MINV_PROBES;
     double xnorm_inf = 0;
     for (int64_t i = 0; i < n; i++)
