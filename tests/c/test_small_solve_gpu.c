@@ -3,11 +3,13 @@
  * (33), of several whole panels (256) and of a short last panel (511); one, five and n
  * right-hand sides; device data with leading dimensions past n (A, B and X each their own);
  * the solve, its residual and rcond as the CPU reports them, the inverse (the SPD one symmetric
- * to the bit) and a float solve. The path's in-place and failed-factor cases are test_gpu's. */
+ * to the bit) and a float solve; a Cholesky that fails past its first panels. The path's in-place
+ * and AUTO's failed-factor cases are test_gpu's. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -85,6 +87,32 @@ static void one_case(minv_context *gpu, minv_context *cpu, int spd, int64_t n, i
     free(af); free(bf); free(xf); free(a2); free(b2); free(x2);
 }
 
+/* A minor that is not positive definite past the first panels (the one-block Cholesky stops
+ * there as potrf does): NOT_SPD at that column, X on the device left as it was; double and float. */
+static void not_spd(minv_context *gpu, int64_t n, int64_t bad) {
+    const int64_t k = 2;
+    tu_rng rng;
+    tu_seed(&rng, (uint64_t)(7 * n + bad));
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, k, n), *x = tu_alloc(n, k, n), *back = tu_alloc(n, k, n);
+    tu_spd(&rng, n, a, n);
+    a[bad + bad * n] = -a[bad + bad * n];
+    tu_rect(&rng, n, k, b, n);
+    for (int64_t e = 0; e < n * k; e++) x[e] = 0.5 + (double)e;
+    double *da = to_device(a, (size_t)(n * n)), *db = to_device(b, (size_t)(n * k)), *dx = to_device(x, (size_t)(n * k));
+    minv_report rep;
+    CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_CHOLESKY, n, k, da, n, db, n, dx, n, &rep), MINV_ERR_NOT_SPD, gpu);
+    from_device(back, dx, (size_t)(n * k));
+    CHECK(rep.info == bad && memcmp(back, x, sizeof(double) * (size_t)(n * k)) == 0,
+          "not SPD n=%lld: info %lld (expected %lld), X %s", (long long)n, (long long)rep.info, (long long)bad,
+          memcmp(back, x, sizeof(double) * (size_t)(n * k)) ? "changed" : "kept");
+    float *af = tu_to_float(n, n, a, n, n), *bf = tu_to_float(n, k, b, n, n), *xf = tu_to_float(n, k, x, n, n);
+    CHECK_STATUS(minv_solve_s(gpu, MINV_METHOD_CHOLESKY, n, k, af, n, bf, n, xf, n, &rep), MINV_ERR_NOT_SPD, gpu);
+    CHECK(rep.info == bad, "not SPD n=%lld float: info %lld (expected %lld)", (long long)n, (long long)rep.info,
+          (long long)bad);
+    cudaFree(da); cudaFree(db); cudaFree(dx);
+    free(a); free(b); free(x); free(back); free(af); free(bf); free(xf);
+}
+
 int main(void) {
     minv_context *gpu, *cpu;
     const int early = tu_gpu_and_cpu("test_small_solve_gpu", &gpu, &cpu);
@@ -93,6 +121,8 @@ int main(void) {
     static const struct { int64_t n, k; } cases[] = {{1, 1}, {33, 5}, {33, 33}, {256, 1}, {256, 256}, {511, 5}};
     for (int spd = 0; spd <= 1; spd++)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) one_case(gpu, cpu, spd, cases[c].n, cases[c].k);
+    not_spd(gpu, 33, 32);
+    not_spd(gpu, 511, 300);
     minv_destroy(gpu);
     minv_destroy(cpu);
     return tu_finish("test_small_solve_gpu");
