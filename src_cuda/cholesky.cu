@@ -67,9 +67,8 @@ cleanup:
     return status;
 }
 
-/* Orders up to 512 (small_solve.cu): A factored into l (WS_B) with its info left at info_dev and
- * L^T in l's upper triangle for the kernel's back solve: in one block (cholesky_small.cu) where
- * that measures faster, else A copied, potrf, and the mirror. */
+/* Orders up to 512 (small_solve.cu): A copied into l (WS_B) and factored there with its info
+ * left at info_dev, then L^T mirrored into l's upper triangle for the kernel's back solve. */
 minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev, minv_report *report) {
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
@@ -78,7 +77,6 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
     void *p;
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     *l = (minv_mat){a->dtype, n, n, n, p};
-    if (n <= MINV_CHOLESKY_SMALL_UP_TO) return minv_gpu_cholesky_small(ctx, a, l, info_dev);
     MINV_TRY(minv_gpu_copy(ctx, a, l));
     MINV_TRY(factor(ctx, l, info_dev, report));
     if (l->dtype == MINV_R64) minv_k_mirror<double>((double *)l->data, n, n, 1, ctx->gpu->stream);

@@ -111,13 +111,6 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
                                     const minv_analysis *an, minv_report *r);
 minv_status minv_gpu_lu_invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv_analysis *an,
                                minv_report *r);
-/* Cholesky of a device matrix of order n <= MINV_CHOLESKY_SMALL_MAX in one thread block
- * (cholesky_small.cu), in place of potrf where it measures faster (MINV_CHOLESKY_SMALL_UP_TO):
- * A (not changed) into l (n x n), L in its lower triangle and L^T in its upper one, *info_dev
- * potrf's info (the first minor that is not positive definite, 1-based; 0 if none). Enqueued on
- * the compute stream. */
-constexpr int MINV_CHOLESKY_SMALL_MAX = 512, MINV_CHOLESKY_SMALL_UP_TO = 512;
-minv_status minv_gpu_cholesky_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev);
 /* LU with partial pivoting of a square device matrix of order n <= 512 in one thread-block
  * cluster (lu_cluster.cu), with cusolverDnXgetrf's outputs: x in place, ipiv (n device int64,
  * 1-based), *info_dev the first zero pivot's column or 0; and, unless perm is NULL, the

@@ -3,8 +3,8 @@
  * (33), of several whole panels (256) and of a short last panel (511); one, five and n
  * right-hand sides; device data with leading dimensions past n (A, B and X each their own);
  * the solve, its residual and rcond as the CPU reports them, the inverse (the SPD one symmetric
- * to the bit) and a float solve; a Cholesky that fails past its first panels. The path's in-place
- * and AUTO's failed-factor cases are test_gpu's. */
+ * to the bit) and a float solve; a Cholesky that fails past its first panels (potrf's info, X
+ * left as it was). The path's in-place and AUTO's failed-factor cases are test_gpu's. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
@@ -87,8 +87,8 @@ static void one_case(minv_context *gpu, minv_context *cpu, int spd, int64_t n, i
     free(af); free(bf); free(xf); free(a2); free(b2); free(x2);
 }
 
-/* A minor that is not positive definite past the first panels (the one-block Cholesky stops
- * there as potrf does): NOT_SPD at that column, X on the device left as it was; double and float. */
+/* A minor that is not positive definite past potrf's first panels: NOT_SPD at that column, X on
+ * the device left as it was; double and float. */
 static void not_spd(minv_context *gpu, int64_t n, int64_t bad) {
     const int64_t k = 2;
     tu_rng rng;
