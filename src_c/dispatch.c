@@ -163,11 +163,14 @@ static int small_host_call(const minv_context *ctx, minv_place place, minv_metho
 
 /* What the CPU analysis of host data does besides: copy A for a factorisation that will run on
  * the CPU (AUTO, Cholesky, LU), and multiply it by the probes of an inverse's sampled residual. */
-static void request_staging(minv_context *ctx, minv_place place, minv_method method, int inverse, int small) {
+static void request_staging(minv_context *ctx, minv_place place, minv_method method, int64_t n, int64_t nrhs,
+                            int inverse, int small) {
     const int cpu = ctx->ops == &minv_cpu_backend || small;
     ctx->stage.wanted = cpu && place == MINV_ON_HOST &&
                         (method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY || method == MINV_METHOD_LU);
     ctx->stage.probes = cpu && place == MINV_ON_HOST && inverse && ctx->residual_mode == 1;
+    ctx->stage.cholesky_columns =
+        method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY ? (inverse ? n : nrhs) : 0;
 }
 
 /* The analysis, where the data is: on the context's backend (or the CPU's for host data, and
@@ -427,9 +430,11 @@ minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     c->t0 = minv_now();
     memset(&ctx->moved, 0, sizeof ctx->moved);
     /* an earlier call's copy of A or products A v, which it may not have used (a call routed to
-     * the GPU after the CPU analysis, a failure), are of data the caller may since have changed */
+     * the GPU after the CPU analysis, a failure), are of data the caller may since have changed;
+     * and only an entry point that may take Cholesky asks for its factor beside the analysis */
     ctx->stage.src = NULL;
     ctx->stage.probes_of = NULL;
+    ctx->stage.cholesky_columns = 0;
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
@@ -521,7 +526,7 @@ minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place pla
     minv_progress(ctx, "analysis", 0);
     {
         const int small = small_host_call(ctx, place, method, n, 0, 0);
-        request_staging(ctx, place, method, 1, small);
+        request_staging(ctx, place, method, n, n, 1, small);
         MINV_TRY(analyze(ctx, place, &in, &an, small));
     }
     if (!an.finite)
@@ -762,7 +767,7 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
     minv_progress(ctx, "analysis", 0);
     {
         const int small = small_host_call(ctx, place, method, n, nrhs, 1);
-        request_staging(ctx, place, method, 0, small);
+        request_staging(ctx, place, method, n, nrhs, 0, small);
         MINV_TRY(analyze(ctx, place, &am, &an, small));
     }
     if (!an.finite)

@@ -67,21 +67,62 @@ cleanup:
     return status;
 }
 
-/* Orders up to 512 (small_solve.cu): A copied into l (WS_B) and factored there with its info
- * left at info_dev, then L^T mirrored into l's upper triangle for the kernel's back solve. */
-minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev, minv_report *report) {
+/* The small factor (small_solve.cu): A copied into l (n x n) and factored there on stream s
+ * with potrf's workspace work, its info at info_dev, then L^T mirrored into l's upper triangle
+ * for the kernel's back solve. */
+minv_status factor_copy(minv_context *ctx, const minv_mat *a, minv_mat *l, void *work, size_t work_bytes,
+                        int *info_dev, cudaStream_t s) {
+    minv_status status = MINV_SUCCESS;
+    const size_t es = (size_t)a->dtype;
+    const int64_t n = a->rows;
+    CUDA_TRY(cudaMemcpy2DAsync(l->data, (size_t)l->ld * es, a->data, (size_t)a->ld * es, (size_t)n * es, (size_t)n,
+                               cudaMemcpyDeviceToDevice, s));
+    MINV_TRY(potrf_enqueue(ctx, l, work, work_bytes, info_dev));
+    if (l->dtype == MINV_R64) minv_k_mirror<double>((double *)l->data, n, n, 1, s);
+    else minv_k_mirror<float>((float *)l->data, n, n, 1, s);
+    LAUNCH_TRY();
+cleanup:
+    return status;
+}
+
+/* The same on the compute stream, potrf's workspace held for it alone. */
+minv_status factor_copy_here(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev) {
+    minv_gpu_scope scope(ctx);
+    minv_status status = MINV_SUCCESS;
+    const int slot = WS_SOLVER;
+    size_t work_bytes = 0;
+    void *work;
+    MINV_TRY(minv_gpu_potrf_workspace(ctx, a->dtype, a->rows, a->rows, NULL, &work_bytes));
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &work_bytes, &work));
+    MINV_TRY(factor_copy(ctx, a, l, work, work_bytes, info_dev, ctx->gpu->stream));
+cleanup:
+    return status;
+}
+
+/* WS_AHEAD's bytes: the factor, then its info. */
+size_t ahead_bytes(const minv_mat *a) { return (size_t)a->rows * (size_t)a->rows * (size_t)a->dtype + 64; }
+int *ahead_info(const minv_mat *a, void *slot) { return (int *)((char *)slot + ahead_bytes(a) - 64); }
+
+/* Orders up to 512: the factor begun beside this matrix's analysis where there is one (the
+ * compute stream then waits for it), else factor_copy into WS_B; potrf's info at info_dev. */
+minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev) {
+    minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
-    const int slot = WS_B;
-    const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
+    const int ahead = g->ahead.live && g->ahead.a == a->data && g->ahead.n == n && g->ahead.ld == a->ld &&
+                      g->ahead.t == a->dtype;
+    const int slot = ahead ? WS_AHEAD : WS_B;
+    const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p;
+    g->ahead.live = 0; /* taken once: a retry factors afresh */
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     *l = (minv_mat){a->dtype, n, n, n, p};
-    MINV_TRY(minv_gpu_copy(ctx, a, l));
-    MINV_TRY(factor(ctx, l, info_dev, report));
-    if (l->dtype == MINV_R64) minv_k_mirror<double>((double *)l->data, n, n, 1, ctx->gpu->stream);
-    else minv_k_mirror<float>((float *)l->data, n, n, 1, ctx->gpu->stream);
-    LAUNCH_TRY();
+    if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
+        CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
+        CUDA_TRY(cudaMemcpyAsync(info_dev, g->ahead.info, sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
+        return MINV_SUCCESS;
+    }
+    MINV_TRY(factor_copy_here(ctx, a, l, info_dev));
 cleanup:
     return status;
 }
@@ -98,7 +139,7 @@ minv_status invert_small(minv_context *ctx, const minv_mat *a, minv_mat *x, cons
     minv_mat l;
     MINV_TRY(minv_gpu_small_invert_begin(ctx, a, &s, &res));
     minv_progress(ctx, "cholesky factor", 0);
-    MINV_TRY(factor_small(ctx, a, &l, (int *)s.out, report));
+    MINV_TRY(factor_small(ctx, a, &l, (int *)s.out));
     minv_progress(ctx, "cholesky invert", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, NULL, NULL, x, 1, &host));
     MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
@@ -175,7 +216,7 @@ minv_status solve_small(minv_context *ctx, const minv_mat *a, const minv_mat *b,
     minv_mat l;
     MINV_TRY(minv_gpu_small_solve_begin(ctx, b, &s, &res));
     minv_progress(ctx, "cholesky factor", 0);
-    MINV_TRY(factor_small(ctx, a, &l, (int *)s.out, report));
+    MINV_TRY(factor_small(ctx, a, &l, (int *)s.out));
     minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_small_solve(ctx, &s, &l, NULL, a, b, x, 0, &host));
     MINV_TRY(potrf_info(ctx, *(const int *)host, 0, report));
@@ -205,6 +246,48 @@ minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *w
     MINV_TRY(potrf_enqueue(ctx, x, work, work_bytes, info_dev));
     MINV_TRY(minv_gpu_read_back(ctx, info_dev, sizeof(int), &back));
     status = potrf_info(ctx, *(const int *)back, col0, report);
+cleanup:
+    return status;
+}
+
+minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows, columns = ctx->stage.cholesky_columns;
+    const cudaStream_t side = g->copy[MINV_GPU_STREAMS - 1]; /* the high-priority one */
+    size_t work_bytes = 0;
+    void *p[2];
+    minv_mat l;
+    g->ahead.live = 0;
+    if (columns <= 0 || !minv_gpu_small_solve_applies(n, columns) || ctx->device_count > 1)
+        return MINV_SUCCESS;
+    minv_gpu_scope scope(ctx); /* the slots stay cached for the Cholesky that takes the factor */
+    if (!g->ahead.start) {
+        CUDA_TRY(cudaEventCreateWithFlags(&g->ahead.start, cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&g->ahead.done, cudaEventDisableTiming));
+    }
+    MINV_TRY(minv_gpu_potrf_workspace(ctx, a->dtype, n, n, NULL, &work_bytes));
+    {
+        const int slots[2] = {WS_AHEAD, WS_AHEAD_WORK};
+        const size_t bytes[2] = {ahead_bytes(a), work_bytes};
+        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, p));
+    }
+    l = (minv_mat){a->dtype, n, n, n, p[0]};
+    CUDA_TRY(cudaEventRecord(g->ahead.start, g->stream)); /* A is there: uploaded, or the caller's */
+    CUDA_TRY(cudaStreamWaitEvent(side, g->ahead.start, 0));
+    CUSOLVER_TRY(cusolverDnSetStream(g->solver, side));
+    status = factor_copy(ctx, a, &l, p[1], work_bytes, ahead_info(a, p[0]), side);
+    CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
+    if (status != MINV_SUCCESS)
+        goto cleanup;
+    CUDA_TRY(cudaEventRecord(g->ahead.done, side));
+    g->ahead.a = a->data;
+    g->ahead.n = n;
+    g->ahead.ld = a->ld;
+    g->ahead.t = a->dtype;
+    g->ahead.l = p[0];
+    g->ahead.info = ahead_info(a, p[0]);
+    g->ahead.live = 1;
 cleanup:
     return status;
 }

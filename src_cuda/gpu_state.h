@@ -44,6 +44,19 @@ struct minv_gpu {
     cudaStream_t caller;
     cudaEvent_t fork, join[MINV_GPU_STREAMS + 1];
     int joined;
+    /* A Cholesky factor of order <= 512 enqueued beside the analysis of the current call
+     * (minv_gpu_cholesky_ahead) on the side stream: of the matrix at a (n, ld, t), into l (n x n
+     * with L^T in its upper triangle) with potrf's info at *info, done when `done` is. live
+     * until the Cholesky takes it, its slots are released, or the call ends. */
+    struct {
+        int live;
+        const void *a;
+        int64_t n, ld;
+        minv_dtype t;
+        void *l;
+        int *info;
+        cudaEvent_t start, done;
+    } ahead;
     /* lu_cluster.cu: whether its kernel runs here in a cluster of b blocks, [0] double, [1]
      * float; 0 not asked yet, 1 yes (the kernel's attributes set), -1 no */
     signed char lu_cluster_fits[2][17];

@@ -19,6 +19,8 @@ enum minv_ws_slot {
     WS_SCALAR, /* a few scalars for norms and checks */
     WS_VEC,    /* residual probes and sampled columns */
     WS_RESID,  /* a copy of A for the full residual */
+    WS_AHEAD,      /* a small Cholesky factor made beside the analysis, and its info (cholesky.cu) */
+    WS_AHEAD_WORK, /* its cuSOLVER workspace */
     WS_COUNT
 };
 enum minv_pinned_slot {

@@ -22,7 +22,10 @@ void minv_gpu_stream_close(minv_gpu *g) {
     if (g->fork) cudaEventDestroy(g->fork);
     for (int k = 0; k <= MINV_GPU_STREAMS; k++)
         if (g->join[k]) cudaEventDestroy(g->join[k]);
-    g->fork = NULL;
+    if (g->ahead.start) cudaEventDestroy(g->ahead.start);
+    if (g->ahead.done) cudaEventDestroy(g->ahead.done);
+    g->fork = g->ahead.start = g->ahead.done = NULL;
+    g->ahead.live = 0;
     for (int k = 0; k <= MINV_GPU_STREAMS; k++) g->join[k] = NULL;
     g->caller = NULL;
 }

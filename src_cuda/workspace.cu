@@ -8,7 +8,8 @@
 
 const char *minv_gpu_slot_name(int slot, char name[MINV_SLOT_NAME_LEN]) {
     static const char *const fixed[] = {"WS_A", "WS_B", "WS_C", "WS_D", "WS_E", "WS_F", "WS_G", "WS_H"};
-    static const char *const last[] = {"WS_SOLVER", "WS_SMALL", "WS_SCALAR", "WS_VEC", "WS_RESID"};
+    static const char *const last[] = {"WS_SOLVER", "WS_SMALL", "WS_SCALAR", "WS_VEC", "WS_RESID", "WS_AHEAD",
+                                       "WS_AHEAD_WORK"};
     if (slot < 0 || slot >= WS_COUNT)
         snprintf(name, MINV_SLOT_NAME_LEN, "slot %d", slot);
     else if (slot < WS_LOW)
@@ -29,6 +30,7 @@ static void release_slot(minv_gpu *g, int k) {
     g->ws[k] = NULL;
     g->ws_bytes[k] = 0;
     if (k == WS_A) g->staged_host = NULL; /* the analysis's upload is gone with it */
+    if (k == WS_AHEAD || k == WS_AHEAD_WORK) g->ahead.live = 0; /* and so is the factor made beside it */
 }
 
 int minv_gpu_fits(const minv_context *ctx, double bytes) { return bytes <= (double)ctx->gpu->budget; }
@@ -181,6 +183,9 @@ void minv_gpu_end_call(minv_context *ctx) {
         if (g->joined)
             for (int k = 0; k < MINV_GPU_STREAMS; k++) cudaStreamSynchronize(g->copy[k]);
     }
+    if (g->ahead.live && !joined) /* a factor nobody took: done before the call returns */
+        cudaEventSynchronize(g->ahead.done);
+    g->ahead.live = 0;
     g->joined = 0;
     for (int d = 0; d < MINV_MAX_DEVICES; d++)
         if (g->team[d])

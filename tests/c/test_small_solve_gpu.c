@@ -4,7 +4,8 @@
  * right-hand sides; device data with leading dimensions past n (A, B and X each their own);
  * the solve, its residual and rcond as the CPU reports them, the inverse (the SPD one symmetric
  * to the bit) and a float solve; a Cholesky that fails past its first panels (potrf's info, X
- * left as it was). The path's in-place and AUTO's failed-factor cases are test_gpu's. */
+ * left as it was); one device array refilled between calls (the factor begun beside the analysis
+ * is of the call's own matrix). The path's in-place and AUTO's failed-factor cases are test_gpu's. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
@@ -113,6 +114,32 @@ static void not_spd(minv_context *gpu, int64_t n, int64_t bad) {
     free(a); free(b); free(x); free(back); free(af); free(bf); free(xf);
 }
 
+/* The factor that the GPU begins beside the analysis is of this call's matrix: the same device
+ * array refilled between two AUTO solves (a DA cycle's next covariance), and a general matrix
+ * after an SPD one, each answer checked against its own matrix. */
+static void refilled(minv_context *gpu, int64_t n) {
+    const int64_t k = 3;
+    tu_rng rng;
+    tu_seed(&rng, (uint64_t)(11 * n));
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, k, n), *x = tu_alloc(n, k, n);
+    double *da = to_device(a, (size_t)(n * n)), *db = to_device(b, (size_t)(n * k)), *dx = to_device(x, (size_t)(n * k));
+    minv_report rep;
+    for (int round = 0; round < 3; round++) {
+        if (round < 2) tu_spd(&rng, n, a, n);
+        else tu_general(&rng, n, a, n);
+        tu_rect(&rng, n, k, b, n);
+        cudaMemcpy(da, a, sizeof(double) * (size_t)(n * n), cudaMemcpyHostToDevice);
+        cudaMemcpy(db, b, sizeof(double) * (size_t)(n * k), cudaMemcpyHostToDevice);
+        CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_AUTO, n, k, da, n, db, n, dx, n, &rep), MINV_SUCCESS, gpu);
+        from_device(x, dx, (size_t)(n * k));
+        const double ratio = tu_solve_ratio(n, k, a, n, b, n, x, n, DBL_EPSILON);
+        CHECK(ratio < 30 && rep.method == (round < 2 ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU),
+              "refilled n=%lld round %d: ratio %.3g, %s", (long long)n, round, ratio, minv_method_name(rep.method));
+    }
+    cudaFree(da); cudaFree(db); cudaFree(dx);
+    free(a); free(b); free(x);
+}
+
 int main(void) {
     minv_context *gpu, *cpu;
     const int early = tu_gpu_and_cpu("test_small_solve_gpu", &gpu, &cpu);
@@ -123,6 +150,7 @@ int main(void) {
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) one_case(gpu, cpu, spd, cases[c].n, cases[c].k);
     not_spd(gpu, 33, 32);
     not_spd(gpu, 511, 300);
+    refilled(gpu, 200);
     minv_destroy(gpu);
     minv_destroy(cpu);
     return tu_finish("test_small_solve_gpu");
