@@ -272,7 +272,6 @@ minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *a, minv_a
     cudaStream_t s = ctx->gpu->stream;
     const int64_t n = a->rows;
     MINV_TRY(begin(ctx, n, &b));
-    MINV_TRY(minv_gpu_cholesky_ahead(ctx, a)); /* a small SPD matrix's factor, beside the kernels below */
     if (a->dtype == MINV_R64) {
         launch_panel_stats<double>(a, n, 0, b.st, NULL, b.diag, s);
         launch_asymmetry<double>(a->data, a->ld, a->data, a->ld, n, n, b.st, b.rowsum, s);
@@ -281,6 +280,7 @@ minv_status minv_gpu_analyze_device(minv_context *ctx, const minv_mat *a, minv_a
         launch_asymmetry<float>(a->data, a->ld, a->data, a->ld, n, n, b.st, b.rowsum, s);
     }
     LAUNCH_TRY();
+    MINV_TRY(minv_gpu_cholesky_ahead(ctx, a)); /* a small SPD matrix's factor, beside the kernels above */
     MINV_TRY(finish(ctx, a->dtype, n, &b, out));
 cleanup:
     return status;

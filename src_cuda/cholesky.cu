@@ -115,6 +115,7 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
     const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p;
     g->ahead.live = 0; /* taken once: a retry factors afresh */
+    g->ahead.skip = 0; /* and the next small call factors beside its analysis again */
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     *l = (minv_mat){a->dtype, n, n, n, p};
     if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
@@ -259,7 +260,7 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     void *p[2];
     minv_mat l;
     g->ahead.live = 0;
-    if (columns <= 0 || !minv_gpu_small_solve_applies(n, columns) || ctx->device_count > 1)
+    if (columns <= 0 || !minv_gpu_small_solve_applies(n, columns) || ctx->device_count > 1 || g->ahead.skip)
         return MINV_SUCCESS;
     minv_gpu_scope scope(ctx); /* the slots stay cached for the Cholesky that takes the factor */
     if (!g->ahead.start) {

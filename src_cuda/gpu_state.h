@@ -56,6 +56,9 @@ struct minv_gpu {
         void *l;
         int *info;
         cudaEvent_t start, done;
+        /* the last small call that factored beside its analysis went to another method (a
+         * general matrix under AUTO): the next does not, until a small Cholesky runs again */
+        int skip;
     } ahead;
     /* lu_cluster.cu: whether its kernel runs here in a cluster of b blocks, [0] double, [1]
      * float; 0 not asked yet, 1 yes (the kernel's attributes set), -1 no */

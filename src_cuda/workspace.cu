@@ -183,8 +183,10 @@ void minv_gpu_end_call(minv_context *ctx) {
         if (g->joined)
             for (int k = 0; k < MINV_GPU_STREAMS; k++) cudaStreamSynchronize(g->copy[k]);
     }
-    if (g->ahead.live && !joined) /* a factor nobody took: done before the call returns */
-        cudaEventSynchronize(g->ahead.done);
+    if (g->ahead.live) { /* a factor nobody took: done before the call returns */
+        if (!joined) cudaEventSynchronize(g->ahead.done);
+        g->ahead.skip = 1;
+    }
     g->ahead.live = 0;
     g->joined = 0;
     for (int d = 0; d < MINV_MAX_DEVICES; d++)

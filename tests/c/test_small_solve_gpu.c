@@ -115,8 +115,9 @@ static void not_spd(minv_context *gpu, int64_t n, int64_t bad) {
 }
 
 /* The factor that the GPU begins beside the analysis is of this call's matrix: the same device
- * array refilled between two AUTO solves (a DA cycle's next covariance), and a general matrix
- * after an SPD one, each answer checked against its own matrix. */
+ * array refilled between AUTO solves (a DA cycle's next covariance), SPD, SPD, general (the factor
+ * begun and not taken), SPD (none begun after that), SPD, each answer checked against its own
+ * matrix. */
 static void refilled(minv_context *gpu, int64_t n) {
     const int64_t k = 3;
     tu_rng rng;
@@ -124,8 +125,9 @@ static void refilled(minv_context *gpu, int64_t n) {
     double *a = tu_alloc(n, n, n), *b = tu_alloc(n, k, n), *x = tu_alloc(n, k, n);
     double *da = to_device(a, (size_t)(n * n)), *db = to_device(b, (size_t)(n * k)), *dx = to_device(x, (size_t)(n * k));
     minv_report rep;
-    for (int round = 0; round < 3; round++) {
-        if (round < 2) tu_spd(&rng, n, a, n);
+    for (int round = 0; round < 5; round++) {
+        const int general = round == 2;
+        if (!general) tu_spd(&rng, n, a, n);
         else tu_general(&rng, n, a, n);
         tu_rect(&rng, n, k, b, n);
         cudaMemcpy(da, a, sizeof(double) * (size_t)(n * n), cudaMemcpyHostToDevice);
@@ -133,7 +135,7 @@ static void refilled(minv_context *gpu, int64_t n) {
         CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_AUTO, n, k, da, n, db, n, dx, n, &rep), MINV_SUCCESS, gpu);
         from_device(x, dx, (size_t)(n * k));
         const double ratio = tu_solve_ratio(n, k, a, n, b, n, x, n, DBL_EPSILON);
-        CHECK(ratio < 30 && rep.method == (round < 2 ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU),
+        CHECK(ratio < 30 && rep.method == (general ? MINV_METHOD_LU : MINV_METHOD_CHOLESKY),
               "refilled n=%lld round %d: ratio %.3g, %s", (long long)n, round, ratio, minv_method_name(rep.method));
     }
     cudaFree(da); cudaFree(db); cudaFree(dx);
