@@ -64,18 +64,39 @@ __device__ int sample_of(int j, int m, int count) {
     return -1;
 }
 
-/* The panel's diagonal block, one column of x (in shared memory) by one warp, lane r holding
- * row p0 + r: forward (L, unit for LU) or back (U). The diagonal's reciprocals are taken by all
- * lanes at once, not one division in each of the 32 dependent steps. */
-template <typename T> __device__ void diagonal_block(const small_args<T> &p, T *col, int p0, int pw, bool forward) {
+/* A panel's diagonal block in shared memory, lb[r * LB_LD + k] = F(p0 + r, p0 + k) on the side of
+ * the diagonal that the pass reads (zero elsewhere), fetched by the diagonal warps during the
+ * panel before so that its loads' latency hides behind that panel's update: FETCH entries a
+ * thread, loaded into registers (fetch_block) and stored after the update (store_block). */
+constexpr int DIAG0 = WARPS - COLS; /* the diagonal blocks' warps: the last, with the fewest rows to update */
+constexpr int LB_LD = PANEL + 1, FETCH = PANEL * PANEL / (COLS * 32);
+template <typename T> __device__ void fetch_block(const small_args<T> &p, T *v, int p0, bool forward) {
+    const int t = (int)threadIdx.x - DIAG0 * 32, pw = min(PANEL, p.n - p0);
+#pragma unroll
+    for (int q = 0; q < FETCH; q++) {
+        const int e = t + q * COLS * 32, r = e % PANEL, k = e / PANEL;
+        v[q] = r < pw && k < pw && (forward ? k <= r : k >= r) ? p.f[p0 + r + (int64_t)(p0 + k) * p.ldf] : T(0);
+    }
+}
+template <typename T> __device__ void store_block(const T *v, T *lb) {
+    const int t = (int)threadIdx.x - DIAG0 * 32;
+#pragma unroll
+    for (int q = 0; q < FETCH; q++) {
+        const int e = t + q * COLS * 32;
+        lb[(e % PANEL) * LB_LD + e / PANEL] = v[q];
+    }
+}
+
+/* The panel's diagonal block (lb), one column of x (in shared memory) by one warp, lane r
+ * holding row p0 + r (in t, the registers of the thread's row of the update, free until then):
+ * forward (L, unit for LU) or back (U). The diagonal's reciprocals are taken by all lanes at
+ * once, not one division in each of the 32 dependent steps. */
+template <typename T>
+__device__ void diagonal_block(const small_args<T> &p, const T *lb, T *col, int p0, int pw, bool forward, T *t) {
     const int r = threadIdx.x % 32, i = p0 + r;
     const bool unit = forward && p.perm;
-    T t[PANEL];
 #pragma unroll
-    for (int k = 0; k < PANEL; k++) /* the lane's row of the block, on its side of the diagonal */
-        t[k] = i < p.n && k < pw && (forward ? k <= r : k >= r)
-                   ? p.f[i + (int64_t)(p0 + k) * p.ldf]
-                   : T(0);
+    for (int k = 0; k < PANEL; k++) t[k] = lb[r * LB_LD + k];
     T d = T(1);
 #pragma unroll
     for (int k = 0; k < PANEL; k++)
@@ -104,26 +125,50 @@ template <typename T> __device__ void diagonal_block(const small_args<T> &p, T *
     if (i < p.n) col[i] = y;
 }
 
-/* Rows [r0, r1) of every column less the panel's part: x_i -= T(i, p0 + k) x_{p0 + k}; a row's
- * entries of the panel are loaded all at once. */
-template <typename T> __device__ void update_rows(const small_args<T> &p, T *xs, int p0, int pw, int r0, int r1, bool forward) {
-    for (int i = r0 + (int)threadIdx.x; i < r1; i += THREADS) {
-        T t[PANEL], acc[COLS];
+/* Row i's entries of the panel, loaded at once. */
+template <typename T> __device__ void load_row(const small_args<T> &p, T *t, int i, int p0, int pw) {
 #pragma unroll
-        for (int k = 0; k < PANEL; k++) t[k] = k < pw ? p.f[i + (int64_t)(p0 + k) * p.ldf] : T(0);
+    for (int k = 0; k < PANEL; k++) t[k] = k < pw ? p.f[i + (int64_t)(p0 + k) * p.ldf] : T(0);
+}
+
+/* Row i of every column less the panel's part: x_i -= T(i, p0 + k) x_{p0 + k}. */
+template <typename T> __device__ void update_row(const T *t, T *xs, int p0, int i) {
+    T acc[COLS];
 #pragma unroll
-        for (int c = 0; c < COLS; c++) acc[c] = xs[c * MAX_N + i];
+    for (int c = 0; c < COLS; c++) acc[c] = xs[c * MAX_N + i];
 #pragma unroll
-        for (int k = 0; k < PANEL; k++)
+    for (int k = 0; k < PANEL; k++)
 #pragma unroll
-            for (int c = 0; c < COLS; c++) acc[c] -= t[k] * xs[c * MAX_N + p0 + k];
+        for (int c = 0; c < COLS; c++) acc[c] -= t[k] * xs[c * MAX_N + p0 + k];
 #pragma unroll
-        for (int c = 0; c < COLS; c++) xs[c * MAX_N + i] = acc[c];
+    for (int c = 0; c < COLS; c++) xs[c * MAX_N + i] = acc[c];
+}
+
+/* One panel of a pass: the diagonal block by the diagonal warps, then every row the panel
+ * updates (below it forward, above it back), a thread a row (n <= THREADS + PANEL). The other
+ * threads load their row's entries before the diagonal block, so that the loads' latency hides
+ * behind it; the diagonal warps fetch the next panel's block (next, or -1) during the update. */
+template <typename T>
+__device__ void solve_panel(const small_args<T> &p, T *xs, T *lb, int p0, int next, bool forward) {
+    const int pw = min(PANEL, p.n - p0), warp = threadIdx.x / 32;
+    const bool diag = warp >= DIAG0;
+    const int i = forward ? p0 + pw + (int)threadIdx.x : (int)threadIdx.x, end = forward ? p.n : p0;
+    T t[PANEL], v[FETCH];
+    if (!diag && i < end) load_row(p, t, i, p0, pw);
+    if (diag) diagonal_block(p, lb + (p0 / PANEL % 2) * PANEL * LB_LD, xs + (warp - DIAG0) * MAX_N, p0, pw, forward, t);
+    __syncthreads();
+    if (diag && next >= 0) fetch_block(p, v, next, forward);
+    if (i < end) {
+        if (diag) load_row(p, t, i, p0, pw);
+        update_row(t, xs, p0, i);
     }
+    if (diag && next >= 0) store_block(v, lb + (next / PANEL % 2) * PANEL * LB_LD);
+    __syncthreads();
 }
 
 template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_kernel(const small_args<T> p) {
     __shared__ T xs[COLS * MAX_N];
+    __shared__ T lb[2 * PANEL * LB_LD]; /* the current and the next panel's diagonal block */
     const int n = p.n, m = p.m, padded = (n + PANEL - 1) / PANEL * PANEL, warp = threadIdx.x / 32, lane = threadIdx.x % 32,
               c0 = blockIdx.x * COLS;
     const results_layout lay = layout_of(m);
@@ -150,22 +195,24 @@ template <typename T> __global__ void __launch_bounds__(THREADS) small_solve_ker
         s = warp_sum(s);
         if (lane == 0) bnorm[j] = s;
     }
+    if (warp >= DIAG0) { /* the first panel's diagonal block */
+        T v[FETCH];
+        fetch_block(p, v, 0, true);
+        store_block(v, lb);
+    }
     __syncthreads();
 
-    for (int p0 = 0; p0 < n; p0 += PANEL) { /* L y = P b */
-        const int pw = min(PANEL, n - p0);
-        if (warp < COLS) diagonal_block(p, xs + warp * MAX_N, p0, pw, true);
-        __syncthreads();
-        update_rows(p, xs, p0, pw, p0 + pw, n, true);
-        __syncthreads();
+    const int last = (n - 1) / PANEL * PANEL;
+    for (int p0 = 0; p0 < n; p0 += PANEL) /* L y = P b; then U's last block is fetched */
+        solve_panel(p, xs, lb, p0, p0 + PANEL < n ? p0 + PANEL : -1, true);
+    if (warp >= DIAG0) { /* the forward pass's last panel fetched nothing */
+        T v[FETCH];
+        fetch_block(p, v, last, false);
+        store_block(v, lb + (last / PANEL % 2) * PANEL * LB_LD);
     }
-    for (int p0 = (n - 1) / PANEL * PANEL; p0 >= 0; p0 -= PANEL) { /* U x = y */
-        const int pw = min(PANEL, n - p0);
-        if (warp < COLS) diagonal_block(p, xs + warp * MAX_N, p0, pw, false);
-        __syncthreads();
-        update_rows(p, xs, p0, pw, 0, p0, false);
-        __syncthreads();
-    }
+    __syncthreads();
+    for (int p0 = last; p0 >= 0; p0 -= PANEL) /* U x = y */
+        solve_panel(p, xs, lb, p0, p0 - PANEL, false);
 
     /* X out, its norms (a symmetric X's as solved: the same to rounding), Hager's vector apart */
     for (int e = threadIdx.x; e < COLS * n; e += THREADS) {
