@@ -290,6 +290,10 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     g->ahead.info = ahead_info(a, p[0]);
     g->ahead.live = 1;
 cleanup:
+    if (status == MINV_ERR_DEVICE_MEMORY) { /* no room beside the analysis: the Cholesky factors after it */
+        minv_clear_error(ctx);
+        status = MINV_SUCCESS;
+    }
     return status;
 }
 

@@ -136,8 +136,8 @@ minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *w
 /* Where the call may take the small Cholesky solve or inversion (ctx->stage.cholesky_columns
  * within minv_gpu_small_solve_applies; one device; not just after such a factor went untaken):
  * a's factor enqueued now on the side stream after the compute stream's work so far, beside the
- * analysis there; the Cholesky of the same matrix takes it (ctx->gpu->ahead), the end of the
- * call waits for it. */
+ * analysis there (where the budget has room for it); the Cholesky of the same matrix takes it
+ * (ctx->gpu->ahead), the end of the call waits for it. */
 minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a);
 /* Host forms of the Cholesky inversion and solve (cholesky_ooc.cu): in core when A fits the
  * budget, else out of core, A, its factor and the result in host memory and streamed. */
