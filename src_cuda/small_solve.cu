@@ -5,8 +5,8 @@
 // last, as condition.cu appends it) or of I into shared memory and solves them through the
 // factor, read from global memory (L2 at these orders) down its columns, in panels of 32 rows: a
 // warp a column solves the panel's diagonal block by shuffles, then every thread updates its
-// row below (above, on the way back) by the panel; the loads of both are issued before the
-// block's solve (a row's entries, and the next panel's block into shared memory: the whole SPD
+// row below (above, on the way back) by the panel; the loads of both are issued a step ahead
+// (the next block during the update, a row's entries before the block's solve: the whole SPD
 // solve of order 256 went from 0.22-0.24 to 0.20 ms). The block also writes what the stage's other
 // kernels wrote: ||b_j||_1 and ||x_j||_1, min |f_ii| and the residual's sampled columns of B in
 // double. Kernels over many blocks (one block's share of the bandwidth took 18 us for A at 512)
@@ -147,10 +147,9 @@ template <typename T> __device__ void update_row(const T *t, T *xs, int p0, int 
 }
 
 /* One panel of a pass: the diagonal block by the diagonal warps, then every row the panel
- * updates (below it forward, above it back), a thread a row (n <= THREADS + PANEL). The loads
- * are issued before the diagonal block's solve, so that their latency hides behind its chain of
- * shuffles: the other threads' rows of the panel, and the diagonal warps' share of the next
- * panel's block (next, or -1), stored into the other buffer after the solve. */
+ * updates (below it forward, above it back), a thread a row (n <= THREADS + PANEL). The other
+ * threads load their row's entries before the diagonal block, so that the loads' latency hides
+ * behind it; the diagonal warps fetch the next panel's block (next, or -1) during the update. */
 template <typename T>
 __device__ void solve_panel(const small_args<T> &p, T *xs, T *lb, int p0, int next, bool forward) {
     const int pw = min(PANEL, p.n - p0), warp = threadIdx.x / 32;
@@ -158,14 +157,14 @@ __device__ void solve_panel(const small_args<T> &p, T *xs, T *lb, int p0, int ne
     const int i = forward ? p0 + pw + (int)threadIdx.x : (int)threadIdx.x, end = forward ? p.n : p0;
     T t[PANEL], v[FETCH];
     if (!diag && i < end) load_row(p, t, i, p0, pw);
-    if (diag && next >= 0) fetch_block(p, v, next, forward);
     if (diag) diagonal_block(p, lb + (p0 / PANEL % 2) * PANEL * LB_LD, xs + (warp - DIAG0) * MAX_N, p0, pw, forward, t);
-    if (diag && next >= 0) store_block(v, lb + (next / PANEL % 2) * PANEL * LB_LD);
     __syncthreads();
+    if (diag && next >= 0) fetch_block(p, v, next, forward);
     if (i < end) {
         if (diag) load_row(p, t, i, p0, pw);
         update_row(t, xs, p0, i);
     }
+    if (diag && next >= 0) store_block(v, lb + (next / PANEL % 2) * PANEL * LB_LD);
     __syncthreads();
 }
 
