@@ -48,21 +48,19 @@ minv_status potrf_info(minv_context *ctx, int info, int64_t col0, minv_report *r
     return MINV_SUCCESS;
 }
 
-/* Factor x = L L^T in place (lower). With info_dev the factorisation is only enqueued and its
- * info left there for the caller; without, it is read back and a failure reported by column. */
-minv_status factor(minv_context *ctx, minv_mat *x, int *info_dev, minv_report *report) {
+/* Factor x = L L^T in place (lower); its info read back and a failure reported by column. */
+minv_status factor(minv_context *ctx, minv_mat *x, minv_report *report) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
     size_t dev_bytes = 0;
     void *work[2];
     MINV_TRY(minv_gpu_potrf_workspace(ctx, x->dtype, x->rows, x->ld, x->data, &dev_bytes));
     {
-        const int slots[2] = {WS_SOLVER, WS_SCALAR}; /* the info's own slot only where the caller gives none */
+        const int slots[2] = {WS_SOLVER, WS_SCALAR};
         const size_t bytes[2] = {dev_bytes, 64};
-        MINV_TRY(minv_gpu_reserve(ctx, info_dev ? 1 : 2, slots, bytes, work));
+        MINV_TRY(minv_gpu_reserve(ctx, 2, slots, bytes, work));
     }
-    status = info_dev ? potrf_enqueue(ctx, x, work[0], dev_bytes, info_dev)
-                      : minv_gpu_potrf(ctx, x, 0, work[0], dev_bytes, (int *)work[1], report);
+    status = minv_gpu_potrf(ctx, x, 0, work[0], dev_bytes, (int *)work[1], report);
 cleanup:
     return status;
 }
@@ -168,7 +166,7 @@ minv_status invert(minv_context *ctx, const minv_mat *a, minv_mat *x, const minv
     minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 1, g->stream);
     LAUNCH_TRY();
     minv_progress(ctx, "cholesky factor", 0);
-    status = factor(ctx, x, NULL, report);
+    status = factor(ctx, x, report);
     if (status == MINV_ERR_NOT_SPD) {
         minv_k_diagonal<T>((T *)x->data, n, x->ld, (T *)diag, 0, g->stream);
         minv_k_mirror<T>((T *)x->data, n, x->ld, 0, g->stream);
@@ -321,7 +319,7 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     l = (minv_mat){a->dtype, n, n, n, p};
     MINV_TRY(minv_gpu_copy(ctx, a, &l));
     minv_progress(ctx, "cholesky factor", 0);
-    MINV_TRY(factor(ctx, &l, NULL, report));
+    MINV_TRY(factor(ctx, &l, report));
     minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.w));
     if (rhs.h.data) MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.h));
