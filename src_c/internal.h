@@ -224,8 +224,8 @@ struct minv_context {
         int64_t ld;
         const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
         /* set by the entry point before the analysis: the right-hand sides (n for an
-         * inversion) of the Cholesky solve that may follow it, 0 where none can; the GPU
-         * factors a small matrix beside its analysis on this */
+         * inversion) of the double Cholesky of A itself that may follow it, 0 where none can;
+         * the GPU factors a small matrix beside its analysis on this */
         int64_t cholesky_columns;
     } stage;
     /* this call's copies of host arrays to and from the device, tallied by the GPU backend
