@@ -118,7 +118,7 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
     *l = (minv_mat){a->dtype, n, n, n, p};
     if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
-        CUDA_TRY(cudaMemcpyAsync(info_dev, g->ahead.info, sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
+        CUDA_TRY(cudaMemcpyAsync(info_dev, ahead_info(a, p), sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
         return MINV_SUCCESS;
     }
     MINV_TRY(factor_copy_here(ctx, a, l, info_dev));
@@ -285,7 +285,6 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     g->ahead.ld = a->ld;
     g->ahead.t = a->dtype;
     g->ahead.l = p[0];
-    g->ahead.info = ahead_info(a, p[0]);
     g->ahead.live = 1;
 cleanup:
     if (status == MINV_ERR_DEVICE_MEMORY) { /* no room beside the analysis: the Cholesky factors after it */
