@@ -12,7 +12,8 @@ minv_install_packages() {
     # The MPI layer (minv::mpi): Open MPI, ScaLAPACK for it, PnetCDF for collective I/O of
     # classic and CDF-5 files (netCDF-4 files go through the serial libnetcdf).
     local want=(build-essential cmake gfortran pkg-config libopenblas-dev liblapack-dev
-                libnetcdf-dev libnetcdff-dev netcdf-bin libhdf5-dev zlib1g-dev python3 clang libclang-rt-dev
+                libnetcdf-dev libnetcdff-dev netcdf-bin libhdf5-dev zlib1g-dev libzstd-dev libbz2-dev
+                hdf5-filter-plugin python3 clang libclang-rt-dev
                 openmpi-bin libopenmpi-dev libscalapack-openmpi-dev libpnetcdf-dev)
     local missing=()
     for p in "${want[@]}"; do
