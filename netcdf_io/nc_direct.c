@@ -182,9 +182,9 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
         why = "its HDF5 type is not a plain numeric one";
         goto done;
     }
-    hsize_t extent[MINV_NC_MAX_RANK];
+    hsize_t extent[MINV_NC_MAX_RANK], most[MINV_NC_MAX_RANK];
     space = H5Dget_space(d->h5dset);
-    if (space < 0 || H5Sget_simple_extent_dims(space, extent, NULL) != rank) {
+    if (space < 0 || H5Sget_simple_extent_dims(space, extent, most) != rank) {
         why = "its HDF5 dataspace cannot be read";
         goto done;
     }
@@ -198,10 +198,20 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
             why = "its chunk shape cannot be read";
             goto done;
         }
+        /* HDF5 keeps a fixed dimension's chunks within it and a chunk under 4 GiB; a corrupt
+         * layout message that says otherwise must not size the reader's buffers */
         d->chunk_values = 1;
         for (int r = 0; r < rank; r++) {
             d->chunk[r] = (size_t)chunk[r];
-            d->chunk_values *= d->chunk[r];
+            if (chunk[r] == 0 || (most[r] != H5S_UNLIMITED && chunk[r] > most[r]) ||
+                __builtin_mul_overflow(d->chunk_values, d->chunk[r], &d->chunk_values)) {
+                why = "its chunk shape does not fit its dimensions";
+                goto done;
+            }
+        }
+        if (d->chunk_values > (size_t)UINT32_MAX / d->enc.size) {
+            why = "its chunks are larger than HDF5 allows";
+            goto done;
         }
         if ((why = read_filters(d, dcpl, write, filter_why, sizeof filter_why)) != NULL)
             goto done;
