@@ -229,6 +229,16 @@ size_t minv_nc_stored_bound(int filter, size_t bytes) {
     }
 }
 
+int minv_nc_filter_of(unsigned id) {
+    switch (id) {
+    case 1: return MINV_NC_FILTER_DEFLATE;
+    case 2: return MINV_NC_FILTER_SHUFFLE;
+    case MINV_NC_H5Z_ZSTD: return MINV_NC_FILTER_ZSTD;
+    case MINV_NC_H5Z_BZIP2: return MINV_NC_FILTER_BZIP2;
+    default: return 0;
+    }
+}
+
 int minv_nc_filter_readable(int filter) {
     switch (filter) {
     case MINV_NC_FILTER_SHUFFLE:

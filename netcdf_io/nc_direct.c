@@ -126,11 +126,7 @@ static const char *read_filters(minv_nc_direct *d, hid_t dcpl, int write, char *
         size_t nvalues = 8;
         char fname[64] = "";
         const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)f, &flags, &nvalues, values, sizeof fname, fname, &config);
-        const int known = id == H5Z_FILTER_DEFLATE ? MINV_NC_FILTER_DEFLATE
-                          : id == H5Z_FILTER_SHUFFLE ? MINV_NC_FILTER_SHUFFLE
-                          : id == MINV_NC_H5Z_ZSTD   ? MINV_NC_FILTER_ZSTD
-                          : id == MINV_NC_H5Z_BZIP2  ? MINV_NC_FILTER_BZIP2
-                                                     : 0;
+        const int known = id >= 0 ? minv_nc_filter_of((unsigned)id) : 0;
         char label[64];
         if (!known || !minv_nc_filter_readable(known)) {
             snprintf(why, why_len, "it has %s, which this reader %s", minv_nc_filter_label((unsigned)id, label, sizeof label),

@@ -345,12 +345,6 @@ static void source_reset(minv_nc_source *s, const char *path, const char *var, c
     s->direct.h5file = s->direct.h5dset = -1;
 }
 
-/* The HDF5 filter id's direct-path filter (0: none it knows). */
-static int direct_filter(unsigned id) {
-    return id == 1 ? MINV_NC_FILTER_DEFLATE : id == 2 ? MINV_NC_FILTER_SHUFFLE : id == MINV_NC_H5Z_ZSTD ? MINV_NC_FILTER_ZSTD
-           : id == MINV_NC_H5Z_BZIP2 ? MINV_NC_FILTER_BZIP2 : 0;
-}
-
 /* A netCDF-4 variable left to NetCDF-C with a filter it has no plugin for: said now, by name,
  * and what to install, instead of as a failed read of its first tile. */
 static minv_status check_filters(minv_context *ctx, const minv_nc_source *s) {
@@ -364,7 +358,7 @@ static minv_status check_filters(minv_context *ctx, const minv_nc_source *s) {
         if (nc_inq_filter_avail(s->grpid, ids[f]) == NC_NOERR)
             continue;
         char own[256] = "", label[64];
-        if (minv_nc_filter_readable(direct_filter(ids[f])))
+        if (minv_nc_filter_readable(minv_nc_filter_of(ids[f])))
             snprintf(own, sizeof own, "; minv's own reader undoes it but cannot read this variable (%s)", s->direct.why_not);
         return minv_fail(ctx, MINV_ERR_IO,
                          "'%s', variable '%s': its values are compressed with %s, which NetCDF-C and HDF5 here cannot undo%s: "

@@ -129,6 +129,8 @@ enum {
 };
 /* HDF5's registered ids of the two, as netCDF-C's netcdf_filter.h has them */
 enum { MINV_NC_H5Z_BZIP2 = 307, MINV_NC_H5Z_ZSTD = 32015 };
+/* The direct path's filter (MINV_NC_FILTER_*) for an HDF5 filter id; 0 for one it does not know. */
+int minv_nc_filter_of(unsigned id);
 /* An HDF5 filter for messages: "Zstandard (HDF5 filter 32015)", or its id alone where it is
  * none of the registered ones met in geoscience files; buf returned. */
 const char *minv_nc_filter_label(unsigned id, char *buf, size_t len);
