@@ -424,14 +424,14 @@ static double energy_at_step(minv_context *ctx, double seen) {
     return e;
 }
 
-minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
+static minv_status call_begin(minv_context *ctx, minv_call *c, int timed) {
     minv_status status = minv_context_enter(ctx);
     c->entered = status == MINV_SUCCESS;
     if (status != MINV_SUCCESS)
         return status;
     minv_fpguard_begin(&c->guard);
-    c->e0 = ctx->measure_energy && ctx->ops->energy ? energy_at_step(ctx, ctx->ops->energy(ctx)) : -1;
-    c->t0 = minv_now();
+    c->e0 = timed && ctx->measure_energy && ctx->ops->energy ? energy_at_step(ctx, ctx->ops->energy(ctx)) : -1;
+    c->t0 = timed ? minv_now() : 0;
     memset(&ctx->moved, 0, sizeof ctx->moved);
     /* an earlier call's copy of A or products A v, which it may not have used (a call routed to
      * the GPU after the CPU analysis, a failure), are of data the caller may since have changed;
@@ -442,6 +442,8 @@ minv_status minv_call_begin(minv_context *ctx, minv_call *c) {
     minv_clear_error(ctx);
     return MINV_SUCCESS;
 }
+
+minv_status minv_call_begin(minv_context *ctx, minv_call *c) { return call_begin(ctx, c, 1); }
 
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs) {
     minv_report_init(r, method, n, nrhs);
@@ -470,10 +472,10 @@ minv_status minv_call_place(minv_context *ctx, minv_place place) {
 
 minv_status minv_call_open(minv_context *ctx, minv_call *c, minv_place place, minv_report *r, minv_method method,
                            int64_t n, int64_t nrhs) {
-    minv_status status = minv_call_begin(ctx, c);
+    minv_status status = call_begin(ctx, c, r != NULL);
     if (status == MINV_SUCCESS)
         status = minv_call_place(ctx, place);
-    return status == MINV_SUCCESS ? status : minv_call_refused(r, status, method, n, nrhs);
+    return status == MINV_SUCCESS || !r ? status : minv_call_refused(r, status, method, n, nrhs);
 }
 
 void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r) {
@@ -605,10 +607,10 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_status status = minv_call_open(ctx, &call, place, r, method, n, 0);
+    minv_status status = minv_call_open(ctx, &call, place, report, method, n, 0);
     if (status == MINV_SUCCESS)
         status = minv_invert_expert(ctx, fn, place, method, method_pos, t, n, a, lda, ainv, ldainv, inplace, r);
-    minv_call_end(ctx, &call, r);
+    minv_call_end(ctx, &call, report);
     return status;
 }
 
@@ -855,10 +857,10 @@ static minv_status solve_entry(minv_context *ctx, const char *fn, minv_place pla
     minv_report local;
     minv_report *r = report ? report : &local;
     minv_call call;
-    minv_status status = minv_call_open(ctx, &call, place, r, method, n, nrhs);
+    minv_status status = minv_call_open(ctx, &call, place, report, method, n, nrhs);
     if (status == MINV_SUCCESS)
         status = minv_solve_expert(ctx, fn, place, method, t, n, nrhs, a, lda, b, ldb, x, ldx, r);
-    minv_call_end(ctx, &call, r);
+    minv_call_end(ctx, &call, report);
     return status;
 }
 

@@ -568,7 +568,8 @@ void minv_call_end(minv_context *ctx, minv_call *c, minv_report *r);
 minv_status minv_call_place(minv_context *ctx, minv_place place);
 minv_status minv_call_refused(minv_report *r, minv_status status, minv_method method, int64_t n, int64_t nrhs);
 /* minv_call_begin and minv_call_place for a call with a report, which says so where either
- * refuses the call; minv_call_end follows in every case. */
+ * refuses the call; minv_call_end follows in every case. r NULL: the caller asked for no
+ * report, and the call is not timed (two clock reads, 7% of an order-8 solve). */
 minv_status minv_call_open(minv_context *ctx, minv_call *c, minv_place place, minv_report *r, minv_method method,
                            int64_t n, int64_t nrhs);
 void minv_report_init(minv_report *r, minv_method method, int64_t n, int64_t nrhs);
