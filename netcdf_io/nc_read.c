@@ -238,6 +238,19 @@ typedef struct {
     minv_nc_chunk where;
 } chunk_unit;
 
+/* Fails the run at chunk c: "<where>: the chunk from entry I along ROW and J along COL
+ * (<base>) <what>". */
+static void fail_chunk(run *u, const chunk_unit *c, const char *what) {
+    const minv_nc_source *s = u->s;
+    const int r0 = minv_nc_row_dim(s->rank), two = s->rank > 1;
+    const size_t b = (size_t)s->index_base;
+    char where[768];
+    minv_nc_source_where(s, c->first, where, sizeof where);
+    minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "%s: the chunk from entry %zu along %s and %zu along %s (%s) %s", where,
+                     c->chunk_coord[r0] + b, s->dims[r0].name, (two ? c->chunk_coord[r0 + 1] : 0) + b, s->dims[r0 + 1].name,
+                     minv_nc_base_label(s->index_base), what);
+}
+
 /* The chunks of the run, found through HDF5 on this thread: 1; 0 when one of them was never
  * written or the run lies past the dataset's extent (NetCDF-C then supplies fill values); -1,
  * the run failed, when a chunk's record cannot be true. */
@@ -282,13 +295,11 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
                 c->last = bd >= 0 ? ((kb + 1) * (int64_t)cb - 1 < last ? (kb + 1) * (int64_t)cb - 1 : last) : last;
                 const int found = minv_nc_direct_find_chunk(d, c->chunk_coord, &c->where);
                 if (found < 0) {
-                    char where[768];
-                    minv_nc_source_where(s, c->first, where, sizeof where);
-                    minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR,
-                                     "%s: the chunk from entry %zu along %s and %zu along %s (%s) is recorded as %zu bytes, more than its values can take or past the file's end (corrupt file?)",
-                                     where, c->chunk_coord[r0] + (size_t)s->index_base, s->dims[r0].name,
-                                     (two ? c->chunk_coord[r0 + 1] : 0) + (size_t)s->index_base, s->dims[r0 + 1].name,
-                                     minv_nc_base_label(s->index_base), c->where.bytes);
+                    char what[160];
+                    snprintf(what, sizeof what,
+                             "is recorded as %zu bytes, more than its values can take or past the file's end (corrupt file?)",
+                             c->where.bytes);
+                    fail_chunk(u, c, what);
                 }
                 if (found <= 0) {
                     free(units);
@@ -330,13 +341,7 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
             unsigned mask = 0;
             if (!minv_nc_direct_read_chunk(d, c->chunk_coord, &c->where, raw, &mask) ||
                 !minv_nc_direct_decode(d, mask, raw, c->where.bytes, work, decoded, &plain)) {
-                char where[768];
-                const size_t b = (size_t)s->index_base;
-                minv_nc_source_where(s, c->first, where, sizeof where);
-                minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR,
-                                 "%s: the chunk from entry %zu along %s and %zu along %s (%s) cannot be read or decompressed (truncated or corrupt file?)",
-                                 where, c->chunk_coord[r0] + b, s->dims[r0].name, (two ? c->chunk_coord[r0 + 1] : 0) + b,
-                                 s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
+                fail_chunk(u, c, "cannot be read or decompressed (truncated or corrupt file?)");
                 continue;
             }
             /* the chunk's rows within the band (a chunk may straddle two bands) */

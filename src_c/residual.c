@@ -185,7 +185,6 @@ enum { MINV_SYM_RESIDUAL_MIN = 64 };
  * columns (mode 2) or up to four spread over them (mode 1), in double: MINV_GEMV_MAX columns a
  * pass over A (over its lower triangle where A is exactly symmetric and not small), but by one
  * GEMM for more columns of double data (mode 2). anorm_inf < 0: not known yet. */
-
 minv_status minv_residual_solve_norm(minv_context *ctx, int mode, const minv_mat *a, double anorm_inf, int symmetric,
                                      const minv_mat *b, const minv_mat *x, double *residual) {
     const int64_t n = a->rows, k = x->cols;
