@@ -169,8 +169,12 @@ static void request_staging(minv_context *ctx, minv_place place, minv_method met
     ctx->stage.wanted = cpu && place == MINV_ON_HOST &&
                         (method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY || method == MINV_METHOD_LU);
     ctx->stage.probes = cpu && place == MINV_ON_HOST && inverse && ctx->residual_mode == 1;
+    /* the double Cholesky of A itself: not a mixed-precision solve's, nor a reconditioned A's */
+    const int plain = ctx->recondition == MINV_RECONDITION_NONE && (inverse || ctx->precision != MINV_PRECISION_MIXED);
     ctx->stage.cholesky_columns =
-        method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY ? (inverse ? n : nrhs) : 0;
+        plain && (method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY) ? (inverse ? n : nrhs) : 0;
+    ctx->stage.cholesky_inverse = inverse;
+    ctx->stage.cholesky_asked = method == MINV_METHOD_CHOLESKY;
 }
 
 /* The analysis, where the data is: on the context's backend (or the CPU's for host data, and
