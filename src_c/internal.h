@@ -224,9 +224,9 @@ struct minv_context {
         int64_t ld;
         const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
         /* set by the entry point before the analysis: the right-hand sides (n for an
-         * inversion) of the Cholesky solve that may follow it, 0 where none can, whether it
-         * is an inversion and whether the caller asked for Cholesky (not AUTO); the GPU
-         * factors A beside its analysis on these */
+         * inversion) of the double Cholesky of A itself that may follow it, 0 where none can,
+         * whether it is an inversion and whether the caller asked for Cholesky (not AUTO); the
+         * GPU factors A beside its analysis on these */
         int64_t cholesky_columns;
         int cholesky_inverse, cholesky_asked;
     } stage;
