@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ncio.h"
@@ -33,6 +34,7 @@
 static void direct_reset(minv_nc_direct *d) {
     memset(d, 0, sizeof *d);
     d->fd = -1;
+    d->file_bytes = -1;
     d->h5file = d->h5dset = -1;
 }
 
@@ -209,9 +211,12 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
         goto done;
     }
     if (!write) {
+        struct stat st;
         d->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (d->fd < 0)
             why = "the file cannot be opened a second time";
+        else if (fstat(d->fd, &st) == 0)
+            d->file_bytes = (int64_t)st.st_size;
     }
 done:
     if (fcpl >= 0) H5Pclose(fcpl);
@@ -280,6 +285,21 @@ int minv_nc_direct_all_written(const minv_nc_direct *d) {
 #endif
 }
 
+#if MINV_NC_HAVE_HDF5
+/* A chunk's record in a corrupt index may say gigabytes: never more than deflate can make of its
+ * values (shuffle keeps the size), nor past the end of the file. */
+static int stored_size_possible(const minv_nc_direct *d, const minv_nc_chunk *c) {
+    const size_t values_bytes = d->chunk_values * d->enc.size;
+    int deflated = 0;
+    for (int f = 0; f < d->nfilters; f++)
+        deflated |= d->filter[f] == MINV_NC_FILTER_DEFLATE;
+    if (c->bytes > (deflated ? minv_nc_deflate_bound(values_bytes) : values_bytes))
+        return 0;
+    const int64_t at = c->address >= 0 ? c->address : 0;
+    return d->file_bytes < 0 || (int64_t)c->bytes <= d->file_bytes - at;
+}
+#endif
+
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c) {
 #if MINV_NC_HAVE_HDF5
     hsize_t offset[MINV_NC_MAX_RANK], size = 0;
@@ -296,7 +316,7 @@ int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv
     c->address = d->by_library ? -1 : (int64_t)addr;
     c->bytes = (size_t)size;
     c->mask = mask;
-    return 1;
+    return stored_size_possible(d, c) ? 1 : -1;
 #else
     (void)d; (void)coord; (void)c;
     return 0;

@@ -238,8 +238,9 @@ typedef struct {
     minv_nc_chunk where;
 } chunk_unit;
 
-/* The chunks of the run, found through HDF5 on this thread: 0 when one of them was never
- * written or the run lies past the dataset's extent (NetCDF-C then supplies fill values). */
+/* The chunks of the run, found through HDF5 on this thread: 1; 0 when one of them was never
+ * written or the run lies past the dataset's extent (NetCDF-C then supplies fill values); -1,
+ * the run failed, when a chunk's record cannot be true. */
 static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_bytes) {
     const minv_nc_source *s = u->s;
     const minv_nc_direct *d = &s->direct;
@@ -279,9 +280,19 @@ static int plan_chunks(run *u, chunk_unit **out, int64_t *nout, size_t *max_byte
                 c->j = j;
                 c->first = bd >= 0 ? (kb * (int64_t)cb > u->job.k0 ? kb * (int64_t)cb : u->job.k0) : u->job.k0;
                 c->last = bd >= 0 ? ((kb + 1) * (int64_t)cb - 1 < last ? (kb + 1) * (int64_t)cb - 1 : last) : last;
-                if (!minv_nc_direct_find_chunk(d, c->chunk_coord, &c->where)) {
+                const int found = minv_nc_direct_find_chunk(d, c->chunk_coord, &c->where);
+                if (found < 0) {
+                    char where[768];
+                    minv_nc_source_where(s, c->first, where, sizeof where);
+                    minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR,
+                                     "%s: the chunk from entry %zu along %s and %zu along %s (%s) is recorded as %zu bytes, more than its values can take or past the file's end (corrupt file?)",
+                                     where, c->chunk_coord[r0] + (size_t)s->index_base, s->dims[r0].name,
+                                     (two ? c->chunk_coord[r0 + 1] : 0) + (size_t)s->index_base, s->dims[r0 + 1].name,
+                                     minv_nc_base_label(s->index_base), c->where.bytes);
+                }
+                if (found <= 0) {
                     free(units);
-                    return 0;
+                    return found;
                 }
                 if (c->where.bytes > *max_bytes)
                     *max_bytes = c->where.bytes;
@@ -373,7 +384,10 @@ static int read_direct(run *u) {
         return 0;
     chunk_unit *units = NULL;
     size_t max_bytes = 0;
-    if (!plan_chunks(u, &units, &u->job.units, &max_bytes)) {
+    const int planned = plan_chunks(u, &units, &u->job.units, &max_bytes);
+    if (planned < 0)
+        return 1;
+    if (!planned) {
         snprintf(s->direct.why_not, sizeof s->direct.why_not, "a chunk was never written (fill values)");
         s->direct.kind = MINV_NC_DIRECT_NONE;
         minv_nc_direct_close(&s->direct);

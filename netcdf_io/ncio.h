@@ -118,6 +118,7 @@ typedef struct {
     int kind;                   /* MINV_NC_DIRECT_*: NONE leaves the values to NetCDF-C */
     char why_not[96];           /* for NONE: why */
     int fd;                     /* the file opened again, for pread/pwrite */
+    int64_t file_bytes;         /* its size when opened to read netCDF-4, else -1 */
     minv_nc_encoding enc;
     int rank;                   /* the variable's own rank */
     /* contiguous: value e of the variable (row-major, a record variable's first dimension
@@ -160,8 +161,9 @@ void minv_nc_direct_open(minv_nc_direct *d, const minv_nc_var_id *v, int write);
 void minv_nc_direct_close(minv_nc_direct *d);
 /* 1 when every chunk of the chunked dataset is stored (by_library needs it). */
 int minv_nc_direct_all_written(const minv_nc_direct *d);
-/* The chunk whose first value is at coord (the variable's rank); 0 when it was never written.
- * By the library (by_library) its address stays unknown (-1) and its mask comes with the read. */
+/* The chunk whose first value is at coord (the variable's rank): 1; 0 when it was never written;
+ * -1 when its recorded size cannot be true (a corrupt chunk index). By the library (by_library)
+ * its address stays unknown (-1) and its mask comes with the read. */
 int minv_nc_direct_find_chunk(const minv_nc_direct *d, const size_t *coord, minv_nc_chunk *c);
 /* bytes from offset at of fd into buf, through short reads and interruptions; 0 on failure or
  * end of file (errno says which). */

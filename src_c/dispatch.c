@@ -161,8 +161,10 @@ static int small_host_call(const minv_context *ctx, minv_place place, minv_metho
     return place == MINV_ON_HOST && ctx->ops != &minv_cpu_backend && ctx->opts.backend == MINV_BACKEND_AUTO && small;
 }
 
-/* What the CPU analysis of host data does besides: copy A for a factorisation that will run on
- * the CPU (AUTO, Cholesky, LU), and multiply it by the probes of an inverse's sampled residual. */
+/* What the analysis does besides: on the CPU, for host data, copy A for a factorisation that
+ * will run there (AUTO, Cholesky, LU) and multiply it by the probes of an inverse's sampled
+ * residual; on the GPU, begin the Cholesky factor of a small A that may take one (the columns
+ * of the solve or inversion that would follow). */
 static void request_staging(minv_context *ctx, minv_place place, minv_method method, int64_t n, int64_t nrhs,
                             int inverse, int small) {
     const int cpu = ctx->ops == &minv_cpu_backend || small;

@@ -193,7 +193,7 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
     *l = (minv_mat){a->dtype, n, n, n, p};
     if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
-        CUDA_TRY(cudaMemcpyAsync(info_dev, g->ahead.info, sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
+        CUDA_TRY(cudaMemcpyAsync(info_dev, ahead_info(a, p), sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
         return MINV_SUCCESS;
     }
     MINV_TRY(factor_copy_here(ctx, a, l, info_dev));
@@ -216,7 +216,7 @@ minv_status factor_large(minv_context *ctx, const minv_mat *a, minv_mat *l, minv
     *l = (minv_mat){a->dtype, n, n, n, p};
     if (ahead && p == g->ahead.l) {
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
-        MINV_TRY(minv_gpu_read_back(ctx, g->ahead.info, 2 * sizeof(int), &back));
+        MINV_TRY(minv_gpu_read_back(ctx, ahead_info(a, p), 2 * sizeof(int), &back));
         if (!((const int *)back)[1]) /* the gate let it run: potrf's own verdict */
             return potrf_info(ctx, ((const int *)back)[0], 0, report);
     }
@@ -388,7 +388,6 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     g->ahead.ld = a->ld;
     g->ahead.t = a->dtype;
     g->ahead.l = p[0];
-    g->ahead.info = ahead_info(a, p[0]);
     g->ahead.mirror = small;
     g->ahead.live = 1;
 cleanup:

@@ -46,15 +46,15 @@ struct minv_gpu {
     int joined;
     /* A Cholesky factor of order <= 512 enqueued beside the analysis of the current call
      * (minv_gpu_cholesky_ahead) on the side stream: of the matrix at a (n, ld, t), into l (n x n
-     * with L^T in its upper triangle) with potrf's info at *info, done when `done` is. live
-     * until the Cholesky takes it, its slots are released, or the call ends. */
+     * with L^T in its upper triangle, potrf's info after it: cholesky.cu's ahead_info), done
+     * when `done` is. live until the Cholesky takes it, its slots are released, or the call
+     * ends. */
     struct {
         int live;
         const void *a;
         int64_t n, ld;
         minv_dtype t;
         void *l;
-        int *info;
         cudaEvent_t start, done;
         /* the last small call that factored beside its analysis went to another method (a
          * general matrix under AUTO): the next does not, until a small Cholesky runs again */

@@ -5,7 +5,8 @@
  *   - a batch of matrices of order 2^31 and 2^32 (n * n * 8 bytes wraps a size_t);
  *   - a CDF-5 record variable of 2^62 records (count * 8 wraps: the file is truncated), and a
  *     CDF-5 header whose variables add up to more than 2^63 bytes (the sums overflow).
- * And a classic header whose counts ask netCDF-C to allocate gigabytes for a file of bytes.
+ * And a classic header whose counts ask netCDF-C to allocate gigabytes for a file of bytes, and
+ * a netCDF-4 chunk index whose record says 4 GiB for a chunk of 288 bytes.
  * The netCDF-4 files hold no data (HDF5 stores unwritten chunks as nothing); the CDF-5 ones
  * are written byte by byte, as the format specification lays them out. */
 #include <float.h>
@@ -205,8 +206,52 @@ static void attribute_bomb(minv_context *ctx) {
     HAS(msg, "'crafted_bomb.nc' is not a valid netCDF-3 file: it claims 1073741824 attribute values at byte 44, but only 8 bytes follow");
 }
 
+/* A(6, 6) deflated in one chunk, whose record in the chunk index (HDF5's version-1 B-tree:
+ * "TREE", type 1, then per key the chunk's size, filter mask and offsets, then its address) is
+ * patched: the size to 2^32 - 1 bytes (the reader must not allocate them), or the address to
+ * the file's last bytes. Left out, with a line, where HDF5 indexes the chunk otherwise. */
+static void corrupt_chunk_record(minv_context *ctx) {
+    int ncid, d[2], varid;
+    NCT(nc_create("crafted_chunk.nc", NC_CLOBBER | NC_NETCDF4, &ncid));
+    NCT(nc_def_dim(ncid, "row", 6, &d[0]));
+    NCT(nc_def_dim(ncid, "col", 6, &d[1]));
+    NCT(nc_def_var(ncid, "A", NC_DOUBLE, 2, d, &varid));
+    NCT(nc_def_var_deflate(ncid, varid, 0, 1, 5));
+    NCT(nc_enddef(ncid));
+    double a[36];
+    for (int k = 0; k < 36; k++) a[k] = k % 7 == 0 ? 10 : 1.0 / (1 + k);
+    NCT(nc_put_var_double(ncid, varid, a));
+    NCT(nc_close(ncid));
+    FILE *f = fopen("crafted_chunk.nc", "rb");
+    unsigned char file[16384];
+    const size_t len = fread(file, 1, sizeof file, f);
+    fclose(f);
+    size_t tree = 0;
+    while (tree + 72 <= len && !(memcmp(file + tree, "TREE", 4) == 0 && file[tree + 4] == 1)) tree++;
+    if (tree + 72 > len) {
+        printf("test_nc_crafted: this HDF5 keeps A's chunk index in another form; the corrupt-record cases are left out\n");
+        return;
+    }
+    const size_t size_at = tree + 24, address_at = size_at + 4 + 4 + 3 * 8;
+    for (int c = 0; c < 2; c++) {
+        unsigned char patched[16384];
+        memcpy(patched, file, len);
+        if (c == 0)
+            memset(patched + size_at, 0xff, 4);
+        else
+            for (int b = 0; b < 8; b++) patched[address_at + (size_t)b] = (unsigned char)((uint64_t)(len - 8) >> (8 * b));
+        f = fopen("crafted_chunk_bad.nc", "wb");
+        fwrite(patched, 1, len, f);
+        fclose(f);
+        const char *msg = invert_refused(ctx, "crafted_chunk_bad.nc", "A", MINV_ERR_IO);
+        HAS(msg, "the chunk from entry 0 along row and 0 along col (0-based) is recorded as ");
+        HAS(msg, c == 0 ? "as 4294967295 bytes" : "past the file's end");
+    }
+}
+
 int main(void) {
     minv_context *ctx = nct_context();
+    corrupt_chunk_record(ctx);
     many_unlimited(ctx);
     huge_order(ctx);
     huge_count(ctx);
