@@ -1,14 +1,23 @@
 /* Stored bytes to doubles and back, as the direct reader and writer need them: the numeric
  * types of netCDF in either byte order, HDF5's shuffle filter, and zlib's deflate (the
- * format of HDF5's deflate filter). Conversions are C casts, as NetCDF-C's own, so that a
+ * format of HDF5's deflate filter); to read, also the Zstandard and bzip2 filters that
+ * netCDF-C 4.9 defines (nc_def_var_zstandard, nc_def_var_bzip2), where minv was built with
+ * libzstd and libbz2. Conversions are C casts, as NetCDF-C's own, so that a
  * value read or written here is bit for bit the one nc_get_vara_double or nc_put_vara_double
  * gives or stores. Every function here is thread-safe: the direct paths run it on all cores. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #if MINV_NC_HAVE_HDF5
 #include <zlib.h>
+#endif
+#if MINV_NC_HAVE_ZSTD
+#include <zstd.h>
+#endif
+#if MINV_NC_HAVE_BZIP2
+#include <bzlib.h>
 #endif
 
 #include "ncio.h"
@@ -183,3 +192,93 @@ size_t minv_nc_deflate(const void *src, size_t src_bytes, int level, void *dst, 
     return 0;
 }
 #endif
+
+/* The Zstandard filter (HDF5 filter 32015) stores a chunk as one zstd frame, bzip2's (307) as
+ * one bzip2 stream: 1 when src decodes to exactly dst_bytes. */
+int minv_nc_unzstd(const void *src, size_t src_bytes, void *dst, size_t dst_bytes) {
+#if MINV_NC_HAVE_ZSTD
+    const size_t got = ZSTD_decompress(dst, dst_bytes, src, src_bytes);
+    return !ZSTD_isError(got) && got == dst_bytes;
+#else
+    (void)src; (void)src_bytes; (void)dst; (void)dst_bytes;
+    return 0;
+#endif
+}
+
+int minv_nc_bunzip2(const void *src, size_t src_bytes, void *dst, size_t dst_bytes) {
+#if MINV_NC_HAVE_BZIP2
+    unsigned int got = (unsigned int)dst_bytes;
+    if (src_bytes > UINT32_MAX || dst_bytes > UINT32_MAX)
+        return 0;
+    return BZ2_bzBuffToBuffDecompress(dst, &got, (char *)src, (unsigned int)src_bytes, 0, 0) == BZ_OK &&
+           got == dst_bytes;
+#else
+    (void)src; (void)src_bytes; (void)dst; (void)dst_bytes;
+    return 0;
+#endif
+}
+
+size_t minv_nc_stored_bound(int filter, size_t bytes) {
+    switch (filter) {
+    case MINV_NC_FILTER_DEFLATE: return minv_nc_deflate_bound(bytes);
+#if MINV_NC_HAVE_ZSTD
+    case MINV_NC_FILTER_ZSTD: return ZSTD_compressBound(bytes);
+#endif
+    case MINV_NC_FILTER_BZIP2: return bytes + bytes / 100 + 600; /* bzip2's manual */
+    default: return bytes;
+    }
+}
+
+int minv_nc_filter_of(unsigned id) {
+    switch (id) {
+    case 1: return MINV_NC_FILTER_DEFLATE;
+    case 2: return MINV_NC_FILTER_SHUFFLE;
+    case MINV_NC_H5Z_ZSTD: return MINV_NC_FILTER_ZSTD;
+    case MINV_NC_H5Z_BZIP2: return MINV_NC_FILTER_BZIP2;
+    default: return 0;
+    }
+}
+
+int minv_nc_filter_readable(int filter) {
+    switch (filter) {
+    case MINV_NC_FILTER_SHUFFLE:
+    case MINV_NC_FILTER_DEFLATE: return 1;
+#if MINV_NC_HAVE_ZSTD
+    case MINV_NC_FILTER_ZSTD: return 1;
+#endif
+#if MINV_NC_HAVE_BZIP2
+    case MINV_NC_FILTER_BZIP2: return 1;
+#endif
+    default: return 0;
+    }
+}
+
+static const char *filter_name(unsigned id) {
+    switch (id) {
+    case 1: return "deflate";
+    case 2: return "shuffle";
+    case 3: return "Fletcher32 checksum";
+    case 4: return "szip";
+    case 5: return "N-bit";
+    case 6: return "scale-offset";
+    case MINV_NC_H5Z_BZIP2: return "bzip2";
+    case 32001: return "Blosc";
+    case 32004: return "LZ4";
+    case 32008: return "bitshuffle";
+    case 32013: return "ZFP";
+    case MINV_NC_H5Z_ZSTD: return "Zstandard";
+    case 32017: return "SZ";
+    case 32026: return "Blosc2";
+    case 32024: return "SZ3";
+    default: return NULL;
+    }
+}
+
+const char *minv_nc_filter_label(unsigned id, char *buf, size_t len) {
+    const char *name = filter_name(id);
+    if (name)
+        snprintf(buf, len, "%s (HDF5 filter %u)", name, id);
+    else
+        snprintf(buf, len, "HDF5 filter %u", id);
+    return buf;
+}

@@ -7,8 +7,9 @@
  *   - netCDF-4 (HDF5): the dataset is opened through HDF5 next to NetCDF-C: a contiguous one
  *     at H5Dget_offset, a chunked one chunk by chunk (H5Dget_chunk_info_by_coord to read,
  *     H5Dwrite_chunk to write), its filters undone or applied here when they are HDF5's
- *     shuffle and deflate (what netCDF-4 writes); any other filter, a user block, external
- *     storage or a compact dataset leave the variable to NetCDF-C, and why_not says so.
+ *     shuffle and deflate (what netCDF-4 writes), or undone when they are netCDF-C's Zstandard
+ *     and bzip2; any other filter, a user block, external storage or a compact dataset leave
+ *     the variable to NetCDF-C, and why_not says so.
  *
  * HDF5 is not thread-safe: every call into it here runs on one thread at a time, under the
  * NetCDF lock the caller holds; only pread, pwrite and the codecs run in parallel.
@@ -113,8 +114,9 @@ static hid_t open_dataset(hid_t file, const minv_nc_var_id *v) {
     return -1;
 }
 
-/* The filter pipeline, when every filter is one this module undoes; else a reason. */
-static const char *read_filters(minv_nc_direct *d, hid_t dcpl) {
+/* The filter pipeline, when every filter is one this module undoes (and, to write, applies);
+ * else a reason, in why. */
+static const char *read_filters(minv_nc_direct *d, hid_t dcpl, int write, char *why, size_t why_len) {
     const int n = H5Pget_nfilters(dcpl);
     if (n < 0 || n > MINV_NC_MAX_FILTERS)
         return "its filter pipeline is longer than this reader handles";
@@ -122,17 +124,25 @@ static const char *read_filters(minv_nc_direct *d, hid_t dcpl) {
     for (int f = 0; f < n; f++) {
         unsigned flags = 0, config = 0, values[8] = {0};
         size_t nvalues = 8;
-        char fname[64];
+        char fname[64] = "";
         const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)f, &flags, &nvalues, values, sizeof fname, fname, &config);
-        if (id == H5Z_FILTER_DEFLATE) {
-            d->filter[f] = MINV_NC_FILTER_DEFLATE;
-            d->deflate_level = nvalues > 0 ? (int)values[0] : 6;
-        } else if (id == H5Z_FILTER_SHUFFLE) {
-            d->filter[f] = MINV_NC_FILTER_SHUFFLE;
-            d->shuffle_size = nvalues > 0 && values[0] > 0 ? values[0] : d->enc.size;
-        } else {
-            return "it has a filter other than shuffle and deflate";
+        const int known = id >= 0 ? minv_nc_filter_of((unsigned)id) : 0;
+        char label[64];
+        if (!known || !minv_nc_filter_readable(known)) {
+            snprintf(why, why_len, "it has %s, which this reader %s", minv_nc_filter_label((unsigned)id, label, sizeof label),
+                     known ? "cannot undo (minv was built without its library)" : "does not undo");
+            return why;
         }
+        if (write && known != MINV_NC_FILTER_DEFLATE && known != MINV_NC_FILTER_SHUFFLE) {
+            snprintf(why, why_len, "it has %s, which this writer does not apply",
+                     minv_nc_filter_label((unsigned)id, label, sizeof label));
+            return why;
+        }
+        d->filter[f] = known;
+        if (known == MINV_NC_FILTER_DEFLATE)
+            d->deflate_level = nvalues > 0 ? (int)values[0] : 6;
+        if (known == MINV_NC_FILTER_SHUFFLE)
+            d->shuffle_size = nvalues > 0 && values[0] > 0 ? values[0] : d->enc.size;
     }
     return NULL;
 }
@@ -142,6 +152,7 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
     const int rank = v->rank;
     hsize_t block = 0;
     const char *why = NULL;
+    char filter_why[160];
     hid_t fcpl = -1, dcpl = -1, type = -1, space = -1;
     H5E_auto2_t old_func;
     void *old_data;
@@ -167,9 +178,9 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
         why = "its HDF5 type is not a plain numeric one";
         goto done;
     }
-    hsize_t extent[MINV_NC_MAX_RANK];
+    hsize_t extent[MINV_NC_MAX_RANK], most[MINV_NC_MAX_RANK];
     space = H5Dget_space(d->h5dset);
-    if (space < 0 || H5Sget_simple_extent_dims(space, extent, NULL) != rank) {
+    if (space < 0 || H5Sget_simple_extent_dims(space, extent, most) != rank) {
         why = "its HDF5 dataspace cannot be read";
         goto done;
     }
@@ -183,12 +194,22 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
             why = "its chunk shape cannot be read";
             goto done;
         }
+        /* HDF5 keeps a fixed dimension's chunks within it and a chunk under 4 GiB; a corrupt
+         * layout message that says otherwise must not size the reader's buffers */
         d->chunk_values = 1;
         for (int r = 0; r < rank; r++) {
             d->chunk[r] = (size_t)chunk[r];
-            d->chunk_values *= d->chunk[r];
+            if (chunk[r] == 0 || (most[r] != H5S_UNLIMITED && chunk[r] > most[r]) ||
+                __builtin_mul_overflow(d->chunk_values, d->chunk[r], &d->chunk_values)) {
+                why = "its chunk shape does not fit its dimensions";
+                goto done;
+            }
         }
-        if ((why = read_filters(d, dcpl)) != NULL)
+        if (d->chunk_values > (size_t)UINT32_MAX / d->enc.size) {
+            why = "its chunks are larger than HDF5 allows";
+            goto done;
+        }
+        if ((why = read_filters(d, dcpl, write, filter_why, sizeof filter_why)) != NULL)
             goto done;
         d->kind = MINV_NC_DIRECT_CHUNKED;
         double chunks = 1;
@@ -286,14 +307,13 @@ int minv_nc_direct_all_written(const minv_nc_direct *d) {
 }
 
 #if MINV_NC_HAVE_HDF5
-/* A chunk's record in a corrupt index may say gigabytes: never more than deflate can make of its
- * values (shuffle keeps the size), nor past the end of the file. */
+/* A chunk's record in a corrupt index may say gigabytes: never more than the filters can make of
+ * its values, nor past the end of the file. */
 static int stored_size_possible(const minv_nc_direct *d, const minv_nc_chunk *c) {
-    const size_t values_bytes = d->chunk_values * d->enc.size;
-    int deflated = 0;
+    size_t most = d->chunk_values * d->enc.size;
     for (int f = 0; f < d->nfilters; f++)
-        deflated |= d->filter[f] == MINV_NC_FILTER_DEFLATE;
-    if (c->bytes > (deflated ? minv_nc_deflate_bound(values_bytes) : values_bytes))
+        most = minv_nc_stored_bound(d->filter[f], most);
+    if (c->bytes > most)
         return 0;
     const int64_t at = c->address >= 0 ? c->address : 0;
     return d->file_bytes < 0 || (int64_t)c->bytes <= d->file_bytes - at;
@@ -388,10 +408,20 @@ int minv_nc_direct_decode(const minv_nc_direct *d, unsigned mask, void *raw, siz
         void *to = spare[next];
         if (to == cur)
             to = spare[next ^= 1];
-        if (d->filter[f] == MINV_NC_FILTER_DEFLATE) {
+        switch (d->filter[f]) {
+        case MINV_NC_FILTER_DEFLATE:
             if (!minv_nc_inflate(cur, cur_bytes, to, bytes))
                 return 0;
-        } else {
+            break;
+        case MINV_NC_FILTER_ZSTD:
+            if (!minv_nc_unzstd(cur, cur_bytes, to, bytes))
+                return 0;
+            break;
+        case MINV_NC_FILTER_BZIP2:
+            if (!minv_nc_bunzip2(cur, cur_bytes, to, bytes))
+                return 0;
+            break;
+        default:
             if (cur_bytes != bytes)
                 return 0;
             minv_nc_unshuffle(cur, bytes, d->shuffle_size, to);

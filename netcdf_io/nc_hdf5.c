@@ -21,6 +21,7 @@
 
 #if MINV_NC_HAVE_HDF5
 #include <H5Epublic.h>
+#include <H5public.h>
 
 /* One thread at a time holds the lock, but each thread has its own HDF5 handler: the last
  * failure is per thread. */
@@ -82,6 +83,11 @@ int minv_nc_hdf5_errno(void) { return last.error; }
 
 const char *minv_nc_hdf5_message(void) { return last.message; }
 
+void minv_nc_hdf5_version(unsigned version[3]) {
+    if (H5get_libversion(&version[0], &version[1], &version[2]) < 0)
+        version[0] = version[1] = version[2] = 0;
+}
+
 #else
 
 void minv_nc_hdf5_begin(minv_nc_hdf5_state *saved) { saved->func = NULL, saved->data = NULL; }
@@ -89,5 +95,6 @@ void minv_nc_hdf5_end(const minv_nc_hdf5_state *saved) { (void)saved; }
 void minv_nc_hdf5_clear(void) {}
 int minv_nc_hdf5_errno(void) { return 0; }
 const char *minv_nc_hdf5_message(void) { return ""; }
+void minv_nc_hdf5_version(unsigned version[3]) { version[0] = version[1] = version[2] = 0; }
 
 #endif

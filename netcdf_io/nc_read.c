@@ -334,7 +334,7 @@ static void read_chunks(run *u, const chunk_unit *units, size_t max_bytes) {
                 const size_t b = (size_t)s->index_base;
                 minv_nc_source_where(s, c->first, where, sizeof where);
                 minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR,
-                                 "%s: the chunk from entry %zu along %s and %zu along %s (%s) cannot be read or inflated (truncated or corrupt file?)",
+                                 "%s: the chunk from entry %zu along %s and %zu along %s (%s) cannot be read or decompressed (truncated or corrupt file?)",
                                  where, c->chunk_coord[r0] + b, s->dims[r0].name, (two ? c->chunk_coord[r0 + 1] : 0) + b,
                                  s->dims[r0 + 1].name, minv_nc_base_label(s->index_base));
                 continue;

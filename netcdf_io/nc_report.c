@@ -14,7 +14,7 @@ void minv_nc_source_how(const minv_nc_source *s, char *buf, size_t len) {
                  s->batch_reads == 1 ? "" : "s");
     if (s->direct_units > 0 && s->direct.kind == MINV_NC_DIRECT_CHUNKED)
         snprintf(buf, len, "%sas %lld chunks of %zu x %zu%s, directly on %d thread%s", batch, (long long)s->direct_units,
-                 s->chunk[0], s->chunk[1], s->direct.nfilters ? " inflated" : "", s->threads, threads);
+                 s->chunk[0], s->chunk[1], s->direct.nfilters ? " decompressed" : "", s->threads, threads);
     else if (s->direct_units > 0)
         snprintf(buf, len, "%sas %lld block%s of rows, directly on %d thread%s", batch, (long long)s->direct_units,
                  s->direct_units == 1 ? "" : "s", s->threads, threads);

@@ -11,6 +11,8 @@
 
 #include "ncio.h"
 
+#include <netcdf_filter.h> /* after netcdf.h, which it needs */
+
 /* ---- opening: the variable, its shape, the slice ---- */
 
 static int is_numeric(nc_type t) { return minv_nc_type_is_integer(t) || t == NC_FLOAT || t == NC_DOUBLE; }
@@ -343,6 +345,30 @@ static void source_reset(minv_nc_source *s, const char *path, const char *var, c
     s->direct.h5file = s->direct.h5dset = -1;
 }
 
+/* A netCDF-4 variable left to NetCDF-C with a filter it has no plugin for: said now, by name,
+ * and what to install, instead of as a failed read of its first tile. */
+static minv_status check_filters(minv_context *ctx, const minv_nc_source *s) {
+    unsigned ids[16];
+    size_t n = 0;
+    if (s->direct.kind == MINV_NC_DIRECT_CHUNKED || (s->format != NC_FORMAT_NETCDF4 && s->format != NC_FORMAT_NETCDF4_CLASSIC) ||
+        nc_inq_var_filter_ids(s->grpid, s->varid, &n, NULL) != NC_NOERR || n > 16 ||
+        nc_inq_var_filter_ids(s->grpid, s->varid, &n, ids) != NC_NOERR)
+        return MINV_SUCCESS;
+    for (size_t f = 0; f < n; f++) {
+        if (nc_inq_filter_avail(s->grpid, ids[f]) == NC_NOERR)
+            continue;
+        char own[256] = "", label[64];
+        if (minv_nc_filter_readable(minv_nc_filter_of(ids[f])))
+            snprintf(own, sizeof own, "; minv's own reader undoes it but cannot read this variable (%s)", s->direct.why_not);
+        return minv_fail(ctx, MINV_ERR_IO,
+                         "'%s', variable '%s': its values are compressed with %s, which NetCDF-C and HDF5 here cannot undo%s: "
+                         "install the filter's HDF5 plugin (Debian: hdf5-filter-plugin for bzip2 and LZ4, hdf5-filter-plugin-blosc-serial for Blosc) "
+                         "or point HDF5_PLUGIN_PATH at the folder that holds it",
+                         s->path, s->var, minv_nc_filter_label(ids[f], label, sizeof label), own);
+    }
+    return MINV_SUCCESS;
+}
+
 minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char *path,
                                 const char *var, const minv_file_options *fopts, int flags) {
     source_reset(s, path, var, fopts);
@@ -366,6 +392,7 @@ minv_status minv_nc_source_open(minv_context *ctx, minv_nc_source *s, const char
     if (flags & MINV_NC_CHUNKS_BY_LIBRARY && s->direct.kind == MINV_NC_DIRECT_CHUNKED &&
         minv_nc_direct_all_written(&s->direct))
         s->direct.by_library = 1;
+    MINV_TRY(check_filters(ctx, s));
 cleanup:
     if (status != MINV_SUCCESS)
         minv_nc_source_close(s);

@@ -23,8 +23,18 @@ minv_status minv_nc_fail(minv_context *ctx, int nc_status, const char *fmt, ...)
     const char *inner = minv_nc_hdf5_message();
     if (cause && (nc_status == NC_EHDFERR || nc_status == EACCES || nc_status == NC_EIO))
         return minv_fail(ctx, status, "%s: %s (%s)", what, strerror(cause), nc_strerror(nc_status));
-    if (nc_status == NC_EHDFERR && inner[0])
-        return minv_fail(ctx, status, "%s: %s (HDF5: %s)", what, nc_strerror(nc_status), inner);
+    if (nc_status == NC_EHDFERR && inner[0]) {
+        /* HDF5 meets a message version it does not know in a file from a newer HDF5 */
+        unsigned v[3];
+        char newer[256] = "";
+        minv_nc_hdf5_version(v);
+        if (strstr(inner, "bad version number"))
+            snprintf(newer, sizeof newer,
+                     "; the file may be in a newer HDF5 format than this HDF5 (%u.%u.%u) reads: have its writer keep "
+                     "to an older one (h5py: libver='v110'), or build minv with a newer HDF5",
+                     v[0], v[1], v[2]);
+        return minv_fail(ctx, status, "%s: %s (HDF5: %s)%s", what, nc_strerror(nc_status), inner, newer);
+    }
     return minv_fail(ctx, status, "%s: %s", what, nc_strerror(nc_status));
 }
 

@@ -86,6 +86,13 @@ void minv_nc_shuffle(const unsigned char *src, size_t bytes, size_t size, unsign
 int minv_nc_inflate(const void *src, size_t src_bytes, void *dst, size_t dst_bytes);
 size_t minv_nc_deflate(const void *src, size_t src_bytes, int level, void *dst, size_t dst_cap);
 size_t minv_nc_deflate_bound(size_t bytes);
+/* The Zstandard and bzip2 filters' chunks: 1 when src decodes to exactly dst_bytes (0 too
+ * where minv was built without libzstd or libbz2: minv_nc_filter_readable says which). */
+int minv_nc_unzstd(const void *src, size_t src_bytes, void *dst, size_t dst_bytes);
+int minv_nc_bunzip2(const void *src, size_t src_bytes, void *dst, size_t dst_bytes);
+/* The most bytes a filter (MINV_NC_FILTER_*) can make of `bytes`; 1 when this build undoes it. */
+size_t minv_nc_stored_bound(int filter, size_t bytes);
+int minv_nc_filter_readable(int filter);
 
 /* A variable of a netCDF-3 or CDF-5 file: the offset of its first value and, for a record
  * variable, the bytes from one record to the next. */
@@ -111,12 +118,27 @@ typedef struct {
 int minv_nc_var_identify(minv_nc_var_id *v, const char *path, int grpid, int varid, int format);
 
 enum { MINV_NC_DIRECT_NONE = 0, MINV_NC_DIRECT_CONTIGUOUS = 1, MINV_NC_DIRECT_CHUNKED = 2 };
-enum { MINV_NC_FILTER_SHUFFLE = 1, MINV_NC_FILTER_DEFLATE = 2, MINV_NC_MAX_FILTERS = 4 };
+/* The filters the direct path knows: shuffle and deflate both ways, Zstandard and bzip2 read
+ * only (what netCDF-C's nc_def_var_* calls write). */
+enum {
+    MINV_NC_FILTER_SHUFFLE = 1,
+    MINV_NC_FILTER_DEFLATE = 2,
+    MINV_NC_FILTER_ZSTD = 3,
+    MINV_NC_FILTER_BZIP2 = 4,
+    MINV_NC_MAX_FILTERS = 4
+};
+/* HDF5's registered ids of the two, as netCDF-C's netcdf_filter.h has them */
+enum { MINV_NC_H5Z_BZIP2 = 307, MINV_NC_H5Z_ZSTD = 32015 };
+/* The direct path's filter (MINV_NC_FILTER_*) for an HDF5 filter id; 0 for one it does not know. */
+int minv_nc_filter_of(unsigned id);
+/* An HDF5 filter for messages: "Zstandard (HDF5 filter 32015)", or its id alone where it is
+ * none of the registered ones met in geoscience files; buf returned. */
+const char *minv_nc_filter_label(unsigned id, char *buf, size_t len);
 
 /* A variable's storage as the direct reader and writer use it. */
 typedef struct {
     int kind;                   /* MINV_NC_DIRECT_*: NONE leaves the values to NetCDF-C */
-    char why_not[96];           /* for NONE: why */
+    char why_not[192];          /* for NONE: why */
     int fd;                     /* the file opened again, for pread/pwrite */
     int64_t file_bytes;         /* its size when opened to read netCDF-4, else -1 */
     minv_nc_encoding enc;
@@ -396,7 +418,7 @@ typedef struct {
     size_t tile[2];                 /* for NetCDF-C's path */
     minv_nc_var_id id;              /* the variable, for the direct path */
     int direct_off;                 /* NetCDF-C writes every value, and why_not says why */
-    char why_not[96];
+    char why_not[192];
     char chunk_note[64];            /* how the direct path stored chunks, for the report */
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
@@ -715,6 +737,8 @@ void minv_nc_hdf5_clear(void);
 /* The last HDF5 failure of this thread: its system error (0: none) and innermost message. */
 int minv_nc_hdf5_errno(void);
 const char *minv_nc_hdf5_message(void);
+/* The HDF5 library's version at run time (zeros without HDF5). */
+void minv_nc_hdf5_version(unsigned version[3]);
 
 #ifdef __cplusplus
 }

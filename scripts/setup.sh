@@ -12,18 +12,30 @@ minv_install_packages() {
     # The MPI layer (minv::mpi): Open MPI, ScaLAPACK for it, PnetCDF for collective I/O of
     # classic and CDF-5 files (netCDF-4 files go through the serial libnetcdf).
     local want=(build-essential cmake gfortran pkg-config libopenblas-dev liblapack-dev
-                libnetcdf-dev libnetcdff-dev netcdf-bin libhdf5-dev zlib1g-dev python3 clang libclang-rt-dev
+                libnetcdf-dev libnetcdff-dev netcdf-bin libhdf5-dev zlib1g-dev libzstd-dev libbz2-dev
+                python3 clang libclang-rt-dev
                 openmpi-bin libopenmpi-dev libscalapack-openmpi-dev libpnetcdf-dev)
-    local missing=()
-    for p in "${want[@]}"; do
+    # HDF5's bzip2 and LZ4 plugins for NetCDF-C: Debian 12 and later; taken where the
+    # distribution has them
+    local optional=(hdf5-filter-plugin)
+    local missing=() p
+    for p in "${want[@]}" "${optional[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
-    echo "setup: installing ${missing[*]}"
     local sudo=""
     [ "$(id -u)" -ne 0 ] && sudo=sudo
     export DEBIAN_FRONTEND=noninteractive
     minv_step "setup: apt-get update" "$MINV_BUILD/apt-update.log" minv_no_progress $sudo apt-get update -q
+    for p in "${optional[@]}"; do
+        if [[ " ${missing[*]} " == *" $p "* ]] && ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+            echo "setup: $p is not in this distribution, left out"
+            missing=("${missing[@]/$p}")
+        fi
+    done
+    read -r -a missing <<< "${missing[*]}"
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]}"
     minv_step "setup: apt-get install" "$MINV_BUILD/apt-install.log" minv_apt_progress \
         $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 }

@@ -159,7 +159,7 @@ static void many_chunks(minv_context *ctx) {
     double ratio = invert_ratio(ctx, "types_large.nc", "A", a, n, &fo, &rep);
     CHECK(ratio < 30, "1030 x 1030: ratio %.3g", ratio);
     /* 9 x 11 chunks, the last row and column of them partial */
-    HAS(rep.reason, "as 99 chunks of 128 x 100 inflated, directly on");
+    HAS(rep.reason, "as 99 chunks of 128 x 100 decompressed, directly on");
     free(a);
 }
 
