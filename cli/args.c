@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -368,8 +369,13 @@ int cli_split(const char *text, const char *what, int var_required, cli_path_var
         out->var = colon + 1;
     }
     if (!out->path[0] || (colon && !out->var[0]) || (var_required && !colon)) {
+        /* the usual slip: a file named without its variable */
+        const int file_only = var_required && out->path[0] && (!colon || !out->var[0]) && access(out->path, R_OK) == 0;
+        char hint[4200] = "";
+        if (file_only)
+            snprintf(hint, sizeof hint, " (the variable to read after the colon; `ncdump -h %s` lists them)", out->path);
         cli_path_var_free(out);
-        return cli_error(CLI_USAGE, "%s '%s': expected FILE.nc:VARIABLE%s", what, text, var_required ? "" : " or FILE.nc");
+        return cli_error(CLI_USAGE, "%s '%s': expected FILE.nc:VARIABLE%s%s", what, text, var_required ? "" : " or FILE.nc", hint);
     }
     return CLI_OK;
 }

@@ -76,4 +76,14 @@ ncgen -k cdf5 -o cdf5_attrs.nc attrs.cdl
 ncgen -k nc4 -o nc4_groups.nc groups.cdl
 ncgen -k classic -o classic_rank4.nc rank4.cdl
 rm -f ./*.cdl
+# Zstandard and bzip2 chunks, which minv decodes itself: written by Python's netCDF4 (its
+# wheels carry netCDF-C with the plugins), where it is installed
+python3 - <<'PY' || echo "make_corpus: no Python netCDF4 (pip install netCDF4): nc4_zstd.nc and nc4_bzip2.nc left out"
+import netCDF4
+a = [[4.0 if i == j else 1.0 / (1 + abs(i - j)) for j in range(6)] for i in range(6)]
+for codec in ("zstd", "bzip2"):
+    with netCDF4.Dataset(f"nc4_{codec}.nc", "w") as d:
+        d.createDimension("n", 6)
+        d.createVariable("A", "f8", ("n", "n"), compression=codec, shuffle=True, chunksizes=(3, 6))[:] = a
+PY
 ls -l "$out"

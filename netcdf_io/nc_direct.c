@@ -194,8 +194,8 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
             why = "its chunk shape cannot be read";
             goto done;
         }
-        /* HDF5 keeps a fixed dimension's chunks within it and a chunk under 4 GiB; a corrupt
-         * layout message that says otherwise must not size the reader's buffers */
+        /* HDF5 keeps a fixed dimension's chunks within it: a corrupt layout message that says
+         * otherwise must not size the reader's buffers */
         d->chunk_values = 1;
         for (int r = 0; r < rank; r++) {
             d->chunk[r] = (size_t)chunk[r];
@@ -205,8 +205,8 @@ static void open_hdf5(minv_nc_direct *d, const minv_nc_var_id *v, int write) {
                 goto done;
             }
         }
-        if (d->chunk_values > (size_t)UINT32_MAX / d->enc.size) {
-            why = "its chunks are larger than HDF5 allows";
+        if (d->chunk_values > ((size_t)1 << 30) / d->enc.size) { /* HDF5 allows 4 GiB */
+            why = "its chunks are over 1 GiB each (each reading thread would hold three)";
             goto done;
         }
         if ((why = read_filters(d, dcpl, write, filter_why, sizeof filter_why)) != NULL)

@@ -323,7 +323,7 @@ fails(CODE 2 ARGS generate kms 8 fmt_bad.nc --format classic --deflate 1 MESSAGE
 fails(CODE 2 ARGS MESSAGE "no command given")
 fails(CODE 2 ARGS frobnicate MESSAGE "unknown command 'frobnicate'")
 fails(CODE 2 ARGS invert soar.nc:B MESSAGE "expected IN.nc:VAR OUT.nc")
-fails(CODE 2 ARGS invert soar.nc o.nc MESSAGE "expected FILE.nc:VARIABLE" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc o.nc MESSAGE "expected FILE.nc:VARIABLE .the variable to read after the colon. `ncdump -h soar.nc` lists them" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --bogus MESSAGE "unknown option --bogus" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --method qr MESSAGE "--method qr: expected auto" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --device-memory 2X MESSAGE "--device-memory 2X" OUTPUT o.nc)

@@ -2,9 +2,11 @@
  * netCDF4 and h5py, whose libraries are newer than Debian 12's):
  *   - Zstandard and bzip2 (netCDF-C 4.9's nc_def_var_zstandard / _bzip2, here through Python's
  *     netCDF4), shuffled, in 8 x 12 chunks and a batch of whole matrices: read by minv's own
- *     decoders, the inverses bit for bit those of the same values stored plain (A_plain);
+ *     decoders (where it was built with them: CMake says so), the inverses bit for bit those of
+ *     the same values stored plain (A_plain);
  *   - through NetCDF-C (tiles asked for), which may lack their plugins: read the same, or a
  *     refusal that names the filter and the plugin to install;
+ *   - their chunks' frames broken: the chunk named, no output left;
  *   - a filter no library registers: refused by name, with no output left;
  *   - HDF5's newest file format, which HDF5 1.10 cannot open: read, or a message that says so. */
 #include <float.h>
@@ -56,12 +58,26 @@ static int invert_both(minv_context *ctx, const char *file, const char *var, con
     return 1;
 }
 
+#ifndef MINV_NC_HAVE_ZSTD
+#define MINV_NC_HAVE_ZSTD 0
+#endif
+#ifndef MINV_NC_HAVE_BZIP2
+#define MINV_NC_HAVE_BZIP2 0
+#endif
+
 static void own_decoders(minv_context *ctx) {
     const char *files[2] = {"foreign_zstd.nc", "foreign_bzip2.nc"}, *names[2] = {"Zstandard (HDF5 filter 32015)", "bzip2 (HDF5 filter 307)"};
+    const int built_with[2] = {MINV_NC_HAVE_ZSTD, MINV_NC_HAVE_BZIP2};
     minv_file_options tiles;
     nct_options(&tiles);
     tiles.tile = 8;
     for (int f = 0; f < 2; f++) {
+        if (!built_with[f]) { /* NetCDF-C's plugin, or the refusal */
+            printf("test_nc_foreign: minv was built without the %s decoder\n", names[f]);
+            if (!invert_both(ctx, files[f], "A", NCT_REPLACE, "through NetCDF-C"))
+                HAS(minv_last_error(ctx), "install the filter's HDF5 plugin");
+            continue;
+        }
         CHECK(invert_both(ctx, files[f], "A", NCT_REPLACE, "as 6 chunks of 8 x 12 decompressed, directly on"),
               "%s:A: %s", files[f], minv_last_error(ctx));
         CHECK(invert_both(ctx, files[f], "P", NCT_REPLACE, "3 chunks of 24 x 24 decompressed, directly on"),
@@ -79,6 +95,32 @@ static void own_decoders(minv_context *ctx) {
             printf("test_nc_foreign: NetCDF-C here has a plugin for %s\n", names[f]);
         }
     }
+}
+
+/* The file with every stored frame's magic number (zstd's 28 b5 2f fd, bzip2's "BZh") broken:
+ * each chunk of A and P fails to decode, and the read says which chunk, not a wrong matrix. */
+static void broken_frames(minv_context *ctx, const char *file, const unsigned char *magic, size_t magic_len) {
+    FILE *f = fopen(data(file), "rb");
+    static unsigned char bytes[1 << 17];
+    const size_t len = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+    if (f) fclose(f);
+    CHECK(len > 0 && len < sizeof bytes, "%s: read whole", file);
+    int frames = 0;
+    for (size_t i = 0; i + magic_len <= len; i++)
+        if (memcmp(bytes + i, magic, magic_len) == 0) {
+            bytes[i] ^= 0xff;
+            frames++;
+        }
+    CHECK(frames >= 6 + 3, "%s: %d frames found, expected A's 6 chunks and P's 3", file, frames);
+    f = fopen("foreign_broken.nc", "wb");
+    fwrite(bytes, 1, len, f);
+    fclose(f);
+    minv_report rep;
+    CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "foreign_broken.nc", "A", "foreign_refused.nc", NULL, NCT_REPLACE, &rep),
+                 MINV_ERR_IO, ctx);
+    HAS(minv_last_error(ctx), "'foreign_broken.nc', variable 'A': the chunk from entry ");
+    HAS(minv_last_error(ctx), "cannot be read or decompressed (truncated or corrupt file?)");
+    CHECK(!nct_exists("foreign_refused.nc") && !nct_tmp_left("foreign_refused.nc"), "%s: an output was left", file);
 }
 
 static void unknown_filter(minv_context *ctx) {
@@ -115,6 +157,10 @@ int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argv[1]);
     minv_context *ctx = nct_context();
     own_decoders(ctx);
+    if (MINV_NC_HAVE_ZSTD)
+        broken_frames(ctx, "foreign_zstd.nc", (const unsigned char *)"\x28\xb5\x2f\xfd", 4);
+    if (MINV_NC_HAVE_BZIP2)
+        broken_frames(ctx, "foreign_bzip2.nc", (const unsigned char *)"BZh", 3);
     unknown_filter(ctx);
     newer_format(ctx);
     minv_destroy(ctx);
