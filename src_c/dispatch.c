@@ -175,6 +175,8 @@ static void request_staging(minv_context *ctx, minv_place place, minv_method met
     const int plain = ctx->recondition == MINV_RECONDITION_NONE && (inverse || ctx->precision != MINV_PRECISION_MIXED);
     ctx->stage.cholesky_columns =
         plain && (method == MINV_METHOD_AUTO || method == MINV_METHOD_CHOLESKY) ? (inverse ? n : nrhs) : 0;
+    ctx->stage.cholesky_inverse = inverse;
+    ctx->stage.cholesky_asked = method == MINV_METHOD_CHOLESKY;
 }
 
 /* The analysis, where the data is: on the context's backend (or the CPU's for host data, and

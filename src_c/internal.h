@@ -224,9 +224,11 @@ struct minv_context {
         int64_t ld;
         const void *probes_of; /* the matrix whose products A v are in MINV_WORK_PROBES */
         /* set by the entry point before the analysis: the right-hand sides (n for an
-         * inversion) of the double Cholesky of A itself that may follow it, 0 where none can;
-         * the GPU factors a small matrix beside its analysis on this */
+         * inversion) of the double Cholesky of A itself that may follow it, 0 where none can,
+         * whether it is an inversion and whether the caller asked for Cholesky (not AUTO); the
+         * GPU factors A beside its analysis on these */
         int64_t cholesky_columns;
+        int cholesky_inverse, cholesky_asked;
     } stage;
     /* this call's copies of host arrays to and from the device, tallied by the GPU backend
      * (transfer.cu) for the report's stages; cleared when a call begins */

@@ -65,20 +65,88 @@ cleanup:
     return status;
 }
 
-/* The small factor (small_solve.cu): A copied into l (n x n) and factored there on stream s
- * with potrf's workspace work, its info at info_dev, then L^T mirrored into l's upper triangle
- * for the kernel's back solve. */
+/* A general matrix under AUTO must not cost a whole potrf beside its analysis at large orders:
+ * a look at its diagonal and at GATE_SAMPLES mirrored pairs, and where AUTO could not take it
+ * for SPD (a diagonal entry not positive, or the pairs' asymmetry past the tolerance) the copy's
+ * first entry made NaN, so that potrf stops at its first column, and gate[1] set. */
+constexpr int GATE_THREADS = 256, GATE_SAMPLES = 4096;
+__device__ inline unsigned gate_hash(unsigned k) {
+    k ^= k >> 16;
+    k *= 0x7feb352dU;
+    k ^= k >> 15;
+    k *= 0x846ca68bU;
+    return k ^ (k >> 16);
+}
+template <typename T>
+__global__ void __launch_bounds__(GATE_THREADS) ahead_gate(const T *a, int64_t lda, int64_t n, T *l, int *gate,
+                                                           double tol) {
+    __shared__ double dmax[GATE_THREADS / 32], mmax[GATE_THREADS / 32];
+    __shared__ int bad;
+    const int t = threadIdx.x;
+    if (t == 0) bad = 0;
+    __syncthreads();
+    double d = 0, m = 0;
+    int mine = 0;
+    for (int64_t i = t; i < n; i += GATE_THREADS) {
+        const double v = (double)a[i + i * lda];
+        mine |= !(v > 0);
+        m = fmax(m, fabs(v));
+    }
+    for (int k = t; k < GATE_SAMPLES; k += GATE_THREADS) {
+        const int64_t i = (int64_t)(gate_hash(2u * (unsigned)k) % (unsigned long long)n),
+                      j = (int64_t)(gate_hash(2u * (unsigned)k + 1u) % (unsigned long long)n);
+        const double x = (double)a[i + j * lda], y = (double)a[j + i * lda];
+        d = fmax(d, fabs(x - y));
+        m = fmax(m, fmax(fabs(x), fabs(y)));
+        mine |= !(x - y == x - y); /* NaN or Inf */
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        d = fmax(d, __shfl_xor_sync(0xffffffffu, d, o));
+        m = fmax(m, __shfl_xor_sync(0xffffffffu, m, o));
+    }
+    if (mine) bad = 1;
+    if (t % 32 == 0) {
+        dmax[t / 32] = d;
+        mmax[t / 32] = m;
+    }
+    __syncthreads();
+    if (t == 0) {
+        for (int w = 1; w < GATE_THREADS / 32; w++) {
+            d = fmax(d, dmax[w]);
+            m = fmax(m, mmax[w]);
+        }
+        const int turned = bad || d > tol * m;
+        if (turned) l[0] = (T)NAN;
+        gate[1] = turned;
+    }
+}
+
+/* A copied into l (n x n) and factored there on stream s with potrf's workspace work, its info
+ * at info_dev; with mirror, L^T then put into l's upper triangle for small_solve.cu's back solve;
+ * with gate (its verdict at info_dev[1]), potrf turned away from a matrix AUTO would not take
+ * for SPD (ahead_gate, tolerance tol). */
 minv_status factor_copy(minv_context *ctx, const minv_mat *a, minv_mat *l, void *work, size_t work_bytes,
-                        int *info_dev, cudaStream_t s) {
+                        int *info_dev, cudaStream_t s, int mirror, int gate, double tol) {
     minv_status status = MINV_SUCCESS;
     const size_t es = (size_t)a->dtype;
     const int64_t n = a->rows;
     CUDA_TRY(cudaMemcpy2DAsync(l->data, (size_t)l->ld * es, a->data, (size_t)a->ld * es, (size_t)n * es, (size_t)n,
                                cudaMemcpyDeviceToDevice, s));
+    if (gate) {
+        if (a->dtype == MINV_R64)
+            ahead_gate<double><<<1, GATE_THREADS, 0, s>>>((const double *)a->data, a->ld, n, (double *)l->data,
+                                                          info_dev, tol);
+        else
+            ahead_gate<float><<<1, GATE_THREADS, 0, s>>>((const float *)a->data, a->ld, n, (float *)l->data,
+                                                         info_dev, tol);
+        LAUNCH_TRY();
+    }
     MINV_TRY(potrf_enqueue(ctx, l, work, work_bytes, info_dev));
-    if (l->dtype == MINV_R64) minv_k_mirror<double>((double *)l->data, n, n, 1, s);
-    else minv_k_mirror<float>((float *)l->data, n, n, 1, s);
-    LAUNCH_TRY();
+    if (mirror) {
+        if (l->dtype == MINV_R64) minv_k_mirror<double>((double *)l->data, n, n, 1, s);
+        else minv_k_mirror<float>((float *)l->data, n, n, 1, s);
+        LAUNCH_TRY();
+    }
 cleanup:
     return status;
 }
@@ -92,14 +160,24 @@ minv_status factor_copy_here(minv_context *ctx, const minv_mat *a, minv_mat *l, 
     void *work;
     MINV_TRY(minv_gpu_potrf_workspace(ctx, a->dtype, a->rows, a->rows, NULL, &work_bytes));
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &work_bytes, &work));
-    MINV_TRY(factor_copy(ctx, a, l, work, work_bytes, info_dev, ctx->gpu->stream));
+    MINV_TRY(factor_copy(ctx, a, l, work, work_bytes, info_dev, ctx->gpu->stream, 1, 0, 0));
 cleanup:
     return status;
 }
 
-/* WS_AHEAD's bytes: the factor, then its info. */
+/* WS_AHEAD's bytes: the factor, then its info and the gate's verdict. */
 size_t ahead_bytes(const minv_mat *a) { return (size_t)a->rows * (size_t)a->rows * (size_t)a->dtype + 64; }
 int *ahead_info(const minv_mat *a, void *slot) { return (int *)((char *)slot + ahead_bytes(a) - 64); }
+
+/* Whether a factor begun beside the analysis is of this matrix, in this layout (mirrored: the
+ * small solves'); taken or not, this is the call's one chance to take it. */
+int ahead_of(minv_gpu *g, const minv_mat *a, int mirrored) {
+    const int match = g->ahead.live && g->ahead.a == a->data && g->ahead.n == a->rows && g->ahead.ld == a->ld &&
+                      g->ahead.t == a->dtype && g->ahead.mirror == mirrored;
+    g->ahead.live = 0; /* taken once: a retry factors afresh */
+    g->ahead.skip = 0; /* and the next call begins one again */
+    return match;
+}
 
 /* Orders up to 512: the factor begun beside this matrix's analysis where there is one (the
  * compute stream then waits for it), else factor_copy into WS_B; potrf's info at info_dev. */
@@ -107,13 +185,10 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int64_t n = a->rows;
-    const int ahead = g->ahead.live && g->ahead.a == a->data && g->ahead.n == n && g->ahead.ld == a->ld &&
-                      g->ahead.t == a->dtype;
+    const int ahead = ahead_of(g, a, 1);
     const int slot = ahead ? WS_AHEAD : WS_B;
     const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p;
-    g->ahead.live = 0; /* taken once: a retry factors afresh */
-    g->ahead.skip = 0; /* and the next small call factors beside its analysis again */
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
     *l = (minv_mat){a->dtype, n, n, n, p};
     if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
@@ -122,6 +197,31 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
         return MINV_SUCCESS;
     }
     MINV_TRY(factor_copy_here(ctx, a, l, info_dev));
+cleanup:
+    return status;
+}
+
+/* Above the small solves: the factor begun beside this matrix's analysis where there is one and
+ * its gate let potrf run (the compute stream waits for it and reads its info back), else A
+ * copied into WS_B (or WS_AHEAD, once held) and factored there; l the factor (lower). */
+minv_status factor_large(minv_context *ctx, const minv_mat *a, minv_mat *l, minv_report *report) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    const int64_t n = a->rows;
+    const int ahead = ahead_of(g, a, 0);
+    const int slot = ahead ? WS_AHEAD : WS_B;
+    const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
+    void *p, *back;
+    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
+    *l = (minv_mat){a->dtype, n, n, n, p};
+    if (ahead && p == g->ahead.l) {
+        CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
+        MINV_TRY(minv_gpu_read_back(ctx, ahead_info(a, p), 2 * sizeof(int), &back));
+        if (!((const int *)back)[1]) /* the gate let it run: potrf's own verdict */
+            return potrf_info(ctx, ((const int *)back)[0], 0, report);
+    }
+    MINV_TRY(minv_gpu_copy(ctx, a, l));
+    MINV_TRY(factor(ctx, l, report));
 cleanup:
     return status;
 }
@@ -257,8 +357,10 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     size_t work_bytes = 0;
     void *p[2];
     minv_mat l;
+    /* the small solves' layout, or the large solve's (its inversion factors into the result) */
+    const int small = minv_gpu_small_solve_applies(n, columns), gate = !small && !ctx->stage.cholesky_asked;
     g->ahead.live = 0;
-    if (columns <= 0 || !minv_gpu_small_solve_applies(n, columns) || ctx->device_count > 1 || g->ahead.skip)
+    if (columns <= 0 || (!small && ctx->stage.cholesky_inverse) || ctx->device_count > 1 || g->ahead.skip)
         return MINV_SUCCESS;
     minv_gpu_scope scope(ctx); /* the slots stay cached for the Cholesky that takes the factor */
     if (!g->ahead.start) {
@@ -275,7 +377,8 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     CUDA_TRY(cudaEventRecord(g->ahead.start, g->stream)); /* A is there: uploaded, or the caller's */
     CUDA_TRY(cudaStreamWaitEvent(side, g->ahead.start, 0));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, side));
-    status = factor_copy(ctx, a, &l, p[1], work_bytes, ahead_info(a, p[0]), side);
+    status = factor_copy(ctx, a, &l, p[1], work_bytes, ahead_info(a, p[0]), side, small, gate,
+                         100.0 * minv_symmetry_tol(ctx, a->dtype));
     CUSOLVER_TRY(cusolverDnSetStream(g->solver, g->stream));
     if (status != MINV_SUCCESS)
         goto cleanup;
@@ -285,6 +388,7 @@ minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a) {
     g->ahead.ld = a->ld;
     g->ahead.t = a->dtype;
     g->ahead.l = p[0];
+    g->ahead.mirror = small;
     g->ahead.live = 1;
 cleanup:
     if (status == MINV_ERR_DEVICE_MEMORY) { /* no room beside the analysis: the Cholesky factors after it */
@@ -306,19 +410,13 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     minv_gpu_residual res;
     minv_gpu_rhs rhs;
     const int64_t n = a->rows;
-    const int slot = WS_B;
-    const size_t bytes = (size_t)n * (size_t)n * (size_t)a->dtype;
-    void *p;
     minv_mat l;
     if (minv_gpu_small_solve_applies(n, b->cols))
         return solve_small(ctx, a, b, x, an, report);
     MINV_TRY(minv_gpu_solve_residual_begin(ctx, b, &res));
     MINV_TRY(minv_gpu_rhs_begin(ctx, b, x, &rhs));
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
-    l = (minv_mat){a->dtype, n, n, n, p};
-    MINV_TRY(minv_gpu_copy(ctx, a, &l));
     minv_progress(ctx, "cholesky factor", 0);
-    MINV_TRY(factor(ctx, &l, report));
+    MINV_TRY(factor_large(ctx, a, &l, report));
     minv_progress(ctx, "cholesky solve", 0);
     MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.w));
     if (rhs.h.data) MINV_TRY(minv_gpu_spd_solve_with_factor(ctx, &l, &rhs.h));

@@ -133,11 +133,12 @@ minv_status minv_gpu_potrf_workspace(minv_context *ctx, minv_dtype t, int64_t n,
                                      size_t *dev_bytes);
 minv_status minv_gpu_potrf(minv_context *ctx, minv_mat *x, int64_t col0, void *work, size_t work_bytes, int *info_dev,
                            minv_report *report);
-/* Where the call may take the small Cholesky solve or inversion (ctx->stage.cholesky_columns
- * within minv_gpu_small_solve_applies; one device; not just after such a factor went untaken):
- * a's factor enqueued now on the side stream after the compute stream's work so far, beside the
- * analysis there (where the budget has room for it); the Cholesky of the same matrix takes it
- * (ctx->gpu->ahead), the end of the call waits for it. */
+/* Where the call may take the Cholesky solve, or the small inversion (ctx->stage; one device;
+ * not just after such a factor went untaken): a's factor enqueued now on the side stream after
+ * the compute stream's work so far, beside the analysis there (where the budget has room for
+ * it; above the small solves' orders under AUTO, behind a look at the diagonal and sampled
+ * mirrored pairs that stops potrf at once for a matrix AUTO would not take for SPD); the
+ * Cholesky of the same matrix takes it (ctx->gpu->ahead), the end of the call waits for it. */
 minv_status minv_gpu_cholesky_ahead(minv_context *ctx, const minv_mat *a);
 /* Host forms of the Cholesky inversion and solve (cholesky_ooc.cu): in core when A fits the
  * budget, else out of core, A, its factor and the result in host memory and streamed. */

@@ -59,6 +59,7 @@ struct minv_gpu {
         /* the last small call that factored beside its analysis went to another method (a
          * general matrix under AUTO): the next does not, until a small Cholesky runs again */
         int skip;
+        int mirror; /* L^T in l's upper triangle (the small solves' layout) */
     } ahead;
     /* lu_cluster.cu: whether its kernel runs here in a cluster of b blocks, [0] double, [1]
      * float; 0 not asked yet, 1 yes (the kernel's attributes set), -1 no */

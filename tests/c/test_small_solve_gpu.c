@@ -103,9 +103,10 @@ static void not_spd(minv_context *gpu, int64_t n, int64_t bad) {
     minv_report rep;
     CHECK_STATUS(minv_solve_device_d(gpu, MINV_METHOD_CHOLESKY, n, k, da, n, db, n, dx, n, &rep), MINV_ERR_NOT_SPD, gpu);
     from_device(back, dx, (size_t)(n * k));
-    CHECK(rep.info == bad && memcmp(back, x, sizeof(double) * (size_t)(n * k)) == 0,
-          "not SPD n=%lld: info %lld (expected %lld), X %s", (long long)n, (long long)rep.info, (long long)bad,
-          memcmp(back, x, sizeof(double) * (size_t)(n * k)) ? "changed" : "kept");
+    /* the small solve writes nothing where its factor failed; the large one may have put B in X */
+    const int kept = memcmp(back, x, sizeof(double) * (size_t)(n * k)) == 0;
+    CHECK(rep.info == bad && (kept || n > 512), "not SPD n=%lld: info %lld (expected %lld), X %s", (long long)n,
+          (long long)rep.info, (long long)bad, kept ? "kept" : "changed");
     float *af = tu_to_float(n, n, a, n, n), *bf = tu_to_float(n, k, b, n, n), *xf = tu_to_float(n, k, x, n, n);
     CHECK_STATUS(minv_solve_s(gpu, MINV_METHOD_CHOLESKY, n, k, af, n, bf, n, xf, n, &rep), MINV_ERR_NOT_SPD, gpu);
     CHECK(rep.info == bad, "not SPD n=%lld float: info %lld (expected %lld)", (long long)n, (long long)rep.info,
@@ -152,7 +153,9 @@ int main(void) {
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) one_case(gpu, cpu, spd, cases[c].n, cases[c].k);
     not_spd(gpu, 33, 32);
     not_spd(gpu, 511, 300);
+    not_spd(gpu, 700, 600); /* above the small orders: the large solve's factor begun beside the analysis */
     refilled(gpu, 200);
+    refilled(gpu, 700); /* there, under AUTO, the general matrix's potrf turned away by the gate */
     minv_destroy(gpu);
     minv_destroy(cpu);
     return tu_finish("test_small_solve_gpu");
