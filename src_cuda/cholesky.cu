@@ -285,23 +285,16 @@ cleanup:
     return status;
 }
 
-/* The condition estimate's vector solves, L^-T L^-1 v, by cuBLAS TRSV: potrs's TRSM is
- * slow on one right-hand side. */
-template <typename T> minv_status trsv_vector(minv_context *ctx, const minv_mat *l, T *v) {
-    minv_gpu *g = ctx->gpu;
+/* The condition estimate's vector solves, L^-T L^-1 v (A = A^T, so `transpose` changes nothing). */
+minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
+    (void)transpose;
+    const minv_mat *l = (const minv_mat *)user;
+    minv_mat v = {l->dtype, l->rows, 1, l->rows, vec};
     minv_status status = MINV_SUCCESS;
-    CUBLAS_TRY(minv_trsv(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, l->rows, (const T *)l->data,
-                         l->ld, v));
-    CUBLAS_TRY(minv_trsv(g->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, l->rows, (const T *)l->data,
-                         l->ld, v));
+    MINV_TRY(minv_gpu_narrow_solve(ctx, l, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, &v));
+    MINV_TRY(minv_gpu_narrow_solve(ctx, l, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, &v));
 cleanup:
     return status;
-}
-
-minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
-    (void)transpose; /* A = A^T */
-    const minv_mat *l = (const minv_mat *)user;
-    return l->dtype == MINV_R64 ? trsv_vector<double>(ctx, l, (double *)vec) : trsv_vector<float>(ctx, l, (float *)vec);
 }
 
 /* Orders up to 512: potrf, then the solve, the rcond bound's norms and the residual in one

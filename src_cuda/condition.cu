@@ -13,10 +13,9 @@
 namespace {
 
 /* B with Hager's vector in one workspace costs a copy of B in and of X out; where B is wide
- * the vector's own solve costs less than that, and where B is one column two solves of one
- * column (cuBLAS's TRSM has a fast path for it: potrs of one column took 0.5 ms at n = 4096 on
- * an H100, minv's solve of two 2.1) cost less than one of two. */
-bool append_vector(int64_t n, int64_t m) { return m > 1 && (m < 64 || 4 * m <= n); }
+ * the vector's own solve costs less than that. A few columns with it are solved in one sweep
+ * of each triangle (minv_gpu_narrow_solve), the vector at no extra read of the factor. */
+bool append_vector(int64_t n, int64_t m) { return m < 64 || 4 * m <= n; }
 
 /* The device norms: ||b_j||_1 for B's m columns and two more slots, then ||x_j||_1 for its
  * m + 1 (Hager's vector last) and min |f_ii|. */

@@ -58,11 +58,6 @@ cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode
 cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,
                          cublasDiagType_t diag, int64_t m, int64_t n, double alpha, const float *a, int64_t lda,
                          float *b, int64_t ldb);
-/* x = op(A)^-1 x, A triangular, x one vector. */
-cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
-                         int64_t n, const double *a, int64_t lda, double *x);
-cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
-                         int64_t n, const float *a, int64_t lda, float *x);
 /* C (lower) = alpha op(A) op(A)^T + beta C, C n x n, op(A) n x k. */
 cublasStatus_t minv_syrk(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const double *a,
                          int64_t lda, double beta, double *c, int64_t ldc);

@@ -309,16 +309,6 @@ cublasStatus_t minv_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode
     return cublasStrsm_64(h, side, uplo, op, diag, m, n, &al, a, lda, b, ldb);
 }
 
-cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
-                         int64_t n, const double *a, int64_t lda, double *x) {
-    return cublasDtrsv_64(h, uplo, op, diag, n, a, lda, x, 1);
-}
-
-cublasStatus_t minv_trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, cublasDiagType_t diag,
-                         int64_t n, const float *a, int64_t lda, float *x) {
-    return cublasStrsv_64(h, uplo, op, diag, n, a, lda, x, 1);
-}
-
 namespace {
 
 cublasStatus_t syrk_blas(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t k, double alpha, const double *a,

@@ -143,20 +143,15 @@ cleanup:
     return status;
 }
 
-/* The condition estimate's vectors by cuBLAS TRSV (getrs's TRSM is slow on one right-hand
- * side): A^-1 v = U^-1 L^-1 P v, A^-T v = P^T L^-T U^-T v. */
-template <typename T> minv_status trsv_vector(minv_context *ctx, const lu_factors *f, int transpose, minv_mat *v) {
-    minv_gpu *g = ctx->gpu;
+/* The condition estimate's vectors: A^-1 v = U^-1 L^-1 P v, A^-T v = P^T L^-T U^-T v. */
+template <typename T> minv_status vector_solve(minv_context *ctx, const lu_factors *f, int transpose, minv_mat *v) {
     minv_status status = MINV_SUCCESS;
-    const int64_t n = f->lu.rows, ld = f->lu.ld;
-    const T *lu = (const T *)f->lu.data;
-    T *x = (T *)v->data;
     const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (!transpose) MINV_TRY(permute<T>(ctx, f, v, v, 0));
     for (int k = 0; k < 2; k++) { /* L then U, or U^T then L^T */
         const int lower = (k == 0) != (transpose != 0);
-        CUBLAS_TRY(minv_trsv(g->blas, lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, op,
-                             lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, lu, ld, x));
+        MINV_TRY(minv_gpu_narrow_solve(ctx, &f->lu, lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, op,
+                                       lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, v));
     }
     if (transpose) MINV_TRY(permute<T>(ctx, f, v, v, 1));
 cleanup:
@@ -166,7 +161,7 @@ cleanup:
 minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
     const lu_factors *f = (const lu_factors *)user;
     minv_mat v = {f->lu.dtype, f->lu.rows, 1, f->lu.rows, vec};
-    return v.dtype == MINV_R64 ? trsv_vector<double>(ctx, f, transpose, &v) : trsv_vector<float>(ctx, f, transpose, &v);
+    return v.dtype == MINV_R64 ? vector_solve<double>(ctx, f, transpose, &v) : vector_solve<float>(ctx, f, transpose, &v);
 }
 
 /* Orders up to 512: the factor, then the solve, the rcond bound's norms and the residual in one

@@ -315,33 +315,29 @@ cleanup:
     return status;
 }
 
-/* Below this many right-hand sides the solves' leaves take TRSM: inverting the diagonal blocks
- * first (a batched TRSM with nb columns each) cost more than it saved. SPD solves on an H200
- * (bench_solves), one right-hand side and Hager's vector: 0.13 against 0.29 ms for the solve
- * at n = 256, 4.6 against 4.9 ms for the whole call at 4096; 30 and Hager's: 6.7 against
- * 5.0 ms at 4096, where the inverted blocks win. */
-const int64_t TRSM_LEAVES_BELOW = 4;
-
 /* x = A^-1 x from the factors in f: L^-T L^-1 x from a Cholesky factor L (lower), or, from
  * getrf's (lu), U^-1 L^-1 x with L unit lower and U upper; x is already row-permuted there.
- * For wide x each triangle's diagonal blocks are inverted into the one scratch before its
- * solve; one column goes to cuBLAS's TRSM whole (its one-column path: H100, SPD solve of one
- * right-hand side with Hager's vector solved apart, two one-column TRSMs, 3.67 ms at n = 4096,
- * against 4.45 for both as two columns whole and 4.68 recursive; with 31 columns whole was
- * slower: 5.4 against 5.0). */
+ * A few columns go to the narrow solve (triangular_narrow.cu), all in one sweep of each
+ * triangle; wider x has each triangle's diagonal blocks inverted into the one scratch before
+ * its solve. */
 template <typename T> minv_status solve_with_factors(minv_context *ctx, const minv_mat *f, int lu, minv_mat *x) {
     minv_gpu_scope scope(ctx);
     minv_status status = MINV_SUCCESS;
-    const int64_t n = f->rows;
+    const int64_t n = f->rows, nb = MINV_TRI_SOLVE_NB;
     const T *a = (const T *)f->data;
     T *e = NULL, *tmp = NULL;
-    const bool whole = x->cols == 1; /* cuBLAS's TRSM of one column, as potrs/getrs run it */
-    const int64_t nb = whole ? n : MINV_TRI_SOLVE_NB;
     /* LU's triangles of one block go to TRSM whole rather than be inverted to be applied once
      * (H100, bench_solves, general order 256 with 30 right-hand sides: the solve stage 0.21
      * against 0.33 ms); Cholesky's L^T, a transposed TRSM, measured no faster that way (0.26
      * against 0.22 ms), and keeps its inverted block. */
-    const bool inverted_blocks = x->cols >= TRSM_LEAVES_BELOW && (n > nb || !lu);
+    const bool inverted_blocks = n > nb || !lu;
+    if (x->cols <= MINV_GPU_NARROW_COLS) {
+        for (int which = 0; which < 2; which++) {
+            const tri_shape s = triangle_shape(lu, which);
+            MINV_TRY(minv_gpu_narrow_solve(ctx, f, s.uplo, triangle_op(lu, which), s.diag, x));
+        }
+        return MINV_SUCCESS;
+    }
     if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e, nb * x->cols, &tmp)); /* tmp: the leaves' */
     for (int which = 0; which < 2; which++) {
         if (inverted_blocks && (which == 0 || lu))
