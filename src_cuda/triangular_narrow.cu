@@ -3,20 +3,24 @@
 // beside it, or a condition estimate's vector).
 //
 // cuBLAS's TRSV, and TRSM of one column, walk the triangle a block at a time and run far below
-// the rate the triangle can be read (H100: 1.25 ms a sweep at n = 16384, where reading it
+// the rate the triangle can be read (H100: 1.15-1.37 ms a sweep at n = 16384, where reading it
 // takes 0.36 ms), and each further column walks it again. Here one thread block, the chain,
-// solves the diagonal blocks of order NB in turn, each as soon as the rows above it have been
-// applied to it; the other blocks each apply one solved block to one block of rows below it
-// (a tile's product), in parallel, as soon as the chain publishes that block. Each block of
-// rows sums its tiles' products in column order (a tile waits for the one before it in its
-// row), so the result is the same from run to run. The chain applies the tile just below the
-// diagonal itself, the one on its critical path, and has it and the next diagonal block loaded
-// while it solves the current one.
+// walks the diagonal blocks of order NB, and the others work beside it:
+// - first each diagonal block is inverted (W = M_jj^-1) and stored with the block below it,
+//   both laid out for the chain's loads, by one block each, all at once;
+// - each solved block of x is applied to each block of rows below the next (a tile's product)
+//   as soon as the chain publishes it; a block of rows sums its tiles' products in column order
+//   (a tile waits for the one before it in its row), so the result is the same from run to run;
+// - the chain's step j is two products from registers it loaded during step j - 1:
+//   x_j = W_j (b_j - the tiles' sum - M_j,j-1 x_j-1).
+// (A chain that substituted within each block itself took 11.7 us a step, 6 of them in the
+// substitution; H100, a scratch benchmark of the kernel, n = 1024-16384.)
 //
 // Blocks take their work by a ticket (an atomic counter), not by blockIdx: the chain takes 0,
-// then the tiles column by column. A tile waits only for the chain and for tiles of smaller
-// tickets, and the chain only for tiles whose tickets are smaller than those of any tile that
-// waits for what it has not yet solved, so a block never waits for one that cannot run.
+// then the inversions, then the tiles column by column. A tile waits only for the chain and for
+// tiles of smaller tickets, the chain only for the inversions (which wait for nothing) and for
+// tiles whose tickets are smaller than those of any tile that waits for what it has not yet
+// solved, so a block never waits for one that cannot run.
 #include "gpu.h"
 
 namespace {
@@ -100,54 +104,109 @@ template <typename T, int K> __device__ void tile_product(const T *tile, const T
     __syncthreads();
 }
 
-template <typename T, int K>
-__device__ void chain(const lower_view<T> &m, T *x, int64_t ldx, flags f, const T *acc, T *tile, T *part, T *xs,
-                      T *r, T *invd) {
-    const int t = threadIdx.x, lane = t % 32, w = t / 32;
+/* The chain's view of a stored 64 x 64 block (column-major, ld NB): thread t holds row t % NB,
+ * columns (t / NB) * 16 ... + 15, read straight into the products it takes part in. */
+template <typename T> __device__ void load_rows(const T *blk, T reg[PER_THREAD]) {
+    const int a = threadIdx.x % NB, q = threadIdx.x / NB;
+    for (int s = 0; s < PER_THREAD; s++) reg[s] = __ldcg(blk + a + (q * PER_THREAD + s) * NB);
+}
+/* y(:, c) = blk v(:, c) from the registers of load_rows, v and y K x NB in shared memory. */
+template <typename T, int K> __device__ void rows_product(const T reg[PER_THREAD], const T *v, T *part, T *y) {
+    const int t = threadIdx.x, a = t % NB, q = t / NB;
+    for (int c = 0; c < K; c++) {
+        T s = 0;
+        for (int k = 0; k < PER_THREAD; k++) s += reg[k] * v[c * NB + q * PER_THREAD + k];
+        part[(q * K + c) * NB + a] = s;
+    }
+    __syncthreads();
+    if (t < NB * K) {
+        const int c = t / NB, r = t % NB;
+        T sum = 0;
+        for (int qq = 0; qq < THREADS / NB; qq++) sum += part[(qq * K + c) * NB + r];
+        y[c * NB + r] = sum;
+    }
+    __syncthreads();
+}
+
+/* The inversion of diagonal block bj, W = M_jj^-1 by rows (row i of W from the rows above it,
+ * in place of M's row i), into inv + bj NB^2, and the block below it, M_j+1,j, into
+ * below + bj NB^2, both column-major; rows past n get a unit diagonal. */
+template <typename T>
+__device__ void invert_block(const lower_view<T> &m, int64_t bj, T *inv, T *below, int *inverted, T *tile, T *part) {
+    const int t = threadIdx.x, j = t % NB, q = t / NB;
     const int64_t blocks = (m.n + NB - 1) / NB;
-    T diag[PER_THREAD], below[PER_THREAD];
-    m.load(0, 0, diag);
+    const int rows = (int)(m.n - bj * NB < NB ? m.n - bj * NB : NB);
+    T reg[PER_THREAD];
+    if (bj + 1 < blocks) {
+        m.load(bj + 1, bj, reg);
+        m.commit(reg, tile);
+        __syncthreads();
+        for (int s = 0; s < PER_THREAD; s++) { /* column-major, coalesced */
+            const int e = t + THREADS * s;
+            below[bj * NB * NB + e] = tile[(e % NB) * PAD + e / NB];
+        }
+        __syncthreads();
+    }
+    m.load(bj, bj, reg);
+    m.commit(reg, tile);
+    __syncthreads();
+    for (int i = 0; i < NB; i++) {
+        const T d = i >= rows || m.unit ? T(1) : tile[i * PAD + i];
+        T s = 0;
+        for (int k = j + q; k < i; k += THREADS / NB) s += tile[i * PAD + k] * tile[k * PAD + j];
+        part[q * NB + j] = s;
+        __syncthreads();
+        if (q == 0) {
+            const T sum = (part[j] + part[NB + j]) + (part[2 * NB + j] + part[3 * NB + j]);
+            tile[i * PAD + j] = j < i ? -sum / d : j == i ? T(1) / d : T(0);
+        }
+        __syncthreads();
+    }
+    for (int s = 0; s < PER_THREAD; s++) {
+        const int e = t + THREADS * s;
+        inv[bj * NB * NB + e] = tile[(e % NB) * PAD + e / NB];
+    }
+    publish(inverted + bj, 1);
+}
+
+template <typename T, int K>
+__device__ void chain(const lower_view<T> &m, T *x, int64_t ldx, flags f, const T *acc, const T *inv, const T *below,
+                      const int *inverted, T *part, T *xs, T *r) {
+    const int t = threadIdx.x;
+    const int64_t blocks = (m.n + NB - 1) / NB;
+    T w[PER_THREAD], b[PER_THREAD];
+    T rhs = 0; /* b's entry of thread t < NB K, (row t % NB, column t / NB) */
+    auto rhs_of = [&](int64_t bj) {
+        const int64_t i = bj * NB + t % NB;
+        return t < NB * K && i < m.n ? x[m.p(i) + (t / NB) * ldx] : T(0);
+    };
+    wait_flag(inverted, 1, false);
+    load_rows(inv, w);
+    rhs = rhs_of(0);
     for (int64_t bj = 0; bj < blocks; bj++) {
         const int64_t i0 = bj * NB;
         const int rows = (int)(m.n - i0 < NB ? m.n - i0 : NB);
-        if (bj > 0) { /* r -= M(bj, bj-1) x(bj-1): the tile below the last diagonal block */
-            m.commit(below, tile);
-            __syncthreads();
-            tile_product<T, K>(tile, xs, part, r);
+        if (bj > 0) { /* M_j,j-1 x_j-1, loaded last step; then the next one's on its way */
+            rows_product<T, K>(b, xs, part, r);
+            if (bj + 1 < blocks) load_rows(below + bj * NB * NB, b);
+        } else if (blocks > 1) {
+            load_rows(below, b);
         }
-        m.commit(diag, tile);
-        if (bj + 1 < blocks) { /* the next step's tiles, on their way while this one solves */
-            m.load(bj + 1, bj + 1, diag);
-            m.load(bj + 1, bj, below);
-        }
-        __syncthreads();
-        if (t < NB) invd[t] = t < rows && !m.unit ? T(1) / tile[t * PAD + t] : T(1);
         if (bj >= 2) wait_flag(f.summed + bj, (int)bj - 1, true);
-        else __syncthreads();
-        if (t < NB * K) { /* r = (b - the tiles' sum) - the tile below the diagonal's product */
+        if (t < NB * K) { /* r = (b - the tiles' sum) - M_j,j-1 x_j-1 */
             const int c = t / NB, a = t % NB;
-            T v = a < rows ? x[m.p(i0 + a) + c * ldx] : T(0);
+            T v = rhs;
             if (bj >= 2) v -= __ldcg(acc + (bj * K + c) * NB + a);
             if (bj > 0) v -= r[c * NB + a];
             r[c * NB + a] = v;
         }
         __syncthreads();
-        if (w < K) { /* column w by one warp, two rows a lane, the solved entry broadcast */
-            T r0 = r[w * NB + lane], r1 = r[w * NB + lane + 32];
-            for (int s = 0; s < rows; s++) {
-                const int owner = s % 32;
-                const T v = __shfl_sync(0xffffffffu, s < 32 ? r0 : r1, owner) * invd[s];
-                if (lane == owner) {
-                    if (s < 32) r0 = v;
-                    else r1 = v;
-                }
-                if (lane > s) r0 -= tile[lane * PAD + s] * v;
-                if (lane + 32 > s) r1 -= tile[(lane + 32) * PAD + s] * v;
-            }
-            xs[w * NB + lane] = r0;
-            xs[w * NB + lane + 32] = r1;
-            if (lane < rows) x[m.p(i0 + lane) + w * ldx] = r0;
-            if (lane + 32 < rows) x[m.p(i0 + lane + 32) + w * ldx] = r1;
+        rows_product<T, K>(w, r, part, xs); /* x_j = W_j r */
+        if (t < NB * K && t % NB < rows) x[m.p(i0 + t % NB) + (t / NB) * ldx] = xs[t];
+        if (bj + 1 < blocks) {
+            rhs = rhs_of(bj + 1);
+            wait_flag(inverted + bj + 1, 1, false);
+            load_rows(inv + (bj + 1) * NB * NB, w);
         }
         publish(f.solved, (int)bj + 1);
     }
@@ -190,19 +249,29 @@ __device__ void apply_tile(const lower_view<T> &m, const T *x, int64_t ldx, flag
     publish(f.summed + bi, (int)bj + 1);
 }
 
+/* The workspace: the flags, then each block of rows' sum (NB x K), each diagonal block's
+ * inverse and each block below the diagonal (NB x NB). */
+template <typename T> struct narrow_work {
+    flags f;
+    int *inverted;
+    T *acc, *inv, *below;
+};
+
 template <typename T, int K>
-__global__ void __launch_bounds__(THREADS, 2) narrow_solve(lower_view<T> m, T *x, int64_t ldx, flags f, T *acc) {
-    __shared__ T tile[NB * PAD], part[(THREADS / NB) * K * NB], xs[K * NB], y[K * NB], invd[NB];
+__global__ void __launch_bounds__(THREADS, 3) narrow_solve(lower_view<T> m, T *x, int64_t ldx, narrow_work<T> ws) {
+    __shared__ T tile[NB * PAD], part[(THREADS / NB) * K * NB], xs[K * NB], y[K * NB];
     __shared__ int ticket;
-    if (threadIdx.x == 0) ticket = atomicAdd(f.ticket, 1);
+    const int64_t blocks = (m.n + NB - 1) / NB;
+    if (threadIdx.x == 0) ticket = atomicAdd(ws.f.ticket, 1);
     __syncthreads();
-    if (ticket == 0) chain<T, K>(m, x, ldx, f, acc, tile, part, xs, y, invd);
-    else apply_tile<T, K>(m, x, ldx, f, acc, ticket - 1, tile, part, xs, y);
+    if (ticket == 0) chain<T, K>(m, x, ldx, ws.f, ws.acc, ws.inv, ws.below, ws.inverted, part, xs, y);
+    else if (ticket <= blocks) invert_block<T>(m, ticket - 1, ws.inv, ws.below, ws.inverted, tile, part);
+    else apply_tile<T, K>(m, x, ldx, ws.f, ws.acc, ticket - 1 - blocks, tile, part, xs, y);
 }
 
 template <typename T, int K>
-void launch(const lower_view<T> &m, T *x, int64_t ldx, flags f, T *acc, int64_t units, cudaStream_t s) {
-    narrow_solve<T, K><<<(unsigned)units, THREADS, 0, s>>>(m, x, ldx, f, acc);
+void launch(const lower_view<T> &m, T *x, int64_t ldx, const narrow_work<T> &ws, int64_t units, cudaStream_t s) {
+    narrow_solve<T, K><<<(unsigned)units, THREADS, 0, s>>>(m, x, ldx, ws);
 }
 
 template <typename T>
@@ -212,28 +281,29 @@ minv_status solve(minv_context *ctx, const minv_mat *a, cublasFillMode_t uplo, c
     minv_status status = MINV_SUCCESS;
     const cudaStream_t s = ctx->gpu->stream;
     const int64_t n = a->rows, k = x->cols, blocks = (n + NB - 1) / NB;
-    const int64_t tiles = blocks >= 3 ? (blocks - 2) * (blocks - 1) / 2 : 0;
-    const size_t flag_bytes = ((size_t)(2 + blocks) * sizeof(int) + 255) / 256 * 256;
-    const size_t bytes = flag_bytes + (size_t)blocks * NB * (size_t)k * sizeof(T);
+    const int64_t tiles = blocks >= 3 ? (blocks - 2) * (blocks - 1) / 2 : 0, units = 1 + blocks + tiles;
+    const size_t flag_count = 2 + 2 * (size_t)blocks, flag_bytes = (flag_count * sizeof(int) + 255) / 256 * 256;
+    const size_t sums = (size_t)blocks * NB * (size_t)k, squares = (size_t)blocks * NB * NB;
+    const size_t bytes = flag_bytes + (sums + 2 * squares) * sizeof(T);
     const int slot = WS_SOLVER; /* the factorisation's workspace, free once it is done */
     void *p;
     const lower_view<T> m = {(const T *)a->data, a->ld, n, (uplo == CUBLAS_FILL_MODE_UPPER) != (op == CUBLAS_OP_T),
                              op == CUBLAS_OP_T, diag == CUBLAS_DIAG_UNIT};
     if (n == 0 || k == 0) return MINV_SUCCESS;
-    if (k > MINV_GPU_NARROW_COLS || 1 + tiles > INT32_MAX)
+    if (k > MINV_GPU_NARROW_COLS || units > INT32_MAX)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "narrow triangular solve of order %lld with %lld columns", (long long)n,
                          (long long)k);
     MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
-    CUDA_TRY(cudaMemsetAsync(p, 0, (size_t)(2 + blocks) * sizeof(int), s));
+    CUDA_TRY(cudaMemsetAsync(p, 0, flag_count * sizeof(int), s));
     {
-        int *const base = (int *)p;
-        const flags f = {base, base + 1, base + 2};
+        int *const f = (int *)p;
         T *const acc = (T *)((char *)p + flag_bytes), *const xd = (T *)x->data;
+        const narrow_work<T> ws = {{f, f + 1, f + 2}, f + 2 + blocks, acc, acc + sums, acc + sums + squares};
         switch (k) {
-        case 1: launch<T, 1>(m, xd, x->ld, f, acc, 1 + tiles, s); break;
-        case 2: launch<T, 2>(m, xd, x->ld, f, acc, 1 + tiles, s); break;
-        case 3: launch<T, 3>(m, xd, x->ld, f, acc, 1 + tiles, s); break;
-        default: launch<T, 4>(m, xd, x->ld, f, acc, 1 + tiles, s); break;
+        case 1: launch<T, 1>(m, xd, x->ld, ws, units, s); break;
+        case 2: launch<T, 2>(m, xd, x->ld, ws, units, s); break;
+        case 3: launch<T, 3>(m, xd, x->ld, ws, units, s); break;
+        default: launch<T, 4>(m, xd, x->ld, ws, units, s); break;
         }
     }
     LAUNCH_TRY();
