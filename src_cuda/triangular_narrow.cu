@@ -67,20 +67,23 @@ struct flags {
     int *ticket, *solved, *summed;
 };
 
-__device__ inline int read_flag(const int *f) { return *(const volatile int *)f; }
-/* One thread waits for the flag to reach `value` (at least it, or exactly it); then the block
- * reads what was published before it. */
+/* Thread 0 waits for the flag (to reach `value`, or to equal it) with an acquire load; the
+ * barrier then orders the block's reads of what was published after it. Readers load the
+ * published data through L2 (__ldcg), past their own L1. */
+__device__ inline int load_acquire(const int *f) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
+    return v;
+}
 __device__ inline void wait_flag(const int *f, int value, bool exact) {
     if (threadIdx.x == 0)
-        while (exact ? read_flag(f) != value : read_flag(f) < value) __nanosleep(32);
-    __threadfence();
+        while (exact ? load_acquire(f) != value : load_acquire(f) < value) __nanosleep(32);
     __syncthreads();
 }
-/* Every thread's writes made visible, then the flag set. */
+/* The block's writes, ordered by the barrier before thread 0's release of the flag. */
 __device__ inline void publish(int *f, int value) {
-    __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) atomicExch(f, value);
+    if (threadIdx.x == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(f), "r"(value) : "memory");
 }
 
 /* y(a, c) = tile(a, :) v(:, c) for the K columns of v, into y (NB x K) in shared memory:
@@ -258,7 +261,7 @@ template <typename T> struct narrow_work {
 };
 
 template <typename T, int K>
-__global__ void __launch_bounds__(THREADS, 3) narrow_solve(lower_view<T> m, T *x, int64_t ldx, narrow_work<T> ws) {
+__global__ void __launch_bounds__(THREADS, 2) narrow_solve(lower_view<T> m, T *x, int64_t ldx, narrow_work<T> ws) {
     __shared__ T tile[NB * PAD], part[(THREADS / NB) * K * NB], xs[K * NB], y[K * NB];
     __shared__ int ticket;
     const int64_t blocks = (m.n + NB - 1) / NB;
