@@ -80,10 +80,15 @@ __device__ inline void wait_flag(const int *f, int value, bool exact) {
         while (exact ? load_acquire(f) != value : load_acquire(f) < value) __nanosleep(32);
     __syncthreads();
 }
-/* The block's writes, ordered by the barrier before thread 0's release of the flag. */
+/* The block's writes, ordered by the barrier before thread 0's release of the flag (set, or
+ * counted up by one). */
 __device__ inline void publish(int *f, int value) {
     __syncthreads();
     if (threadIdx.x == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(f), "r"(value) : "memory");
+}
+__device__ inline void publish_one_more(int *f) {
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(f) : "memory");
 }
 
 /* y(a, c) = tile(a, :) v(:, c) for the K columns of v, into y (NB x K) in shared memory:
@@ -169,7 +174,7 @@ __device__ void invert_block(const lower_view<T> &m, int64_t bj, T *inv, T *belo
         const int e = t + THREADS * s;
         inv[bj * NB * NB + e] = tile[(e % NB) * PAD + e / NB];
     }
-    publish(inverted + bj, 1);
+    publish_one_more(inverted);
 }
 
 template <typename T, int K>
@@ -183,7 +188,7 @@ __device__ void chain(const lower_view<T> &m, T *x, int64_t ldx, flags f, const 
         const int64_t i = bj * NB + t % NB;
         return t < NB * K && i < m.n ? x[m.p(i) + (t / NB) * ldx] : T(0);
     };
-    wait_flag(inverted, 1, false);
+    wait_flag(inverted, (int)blocks, false); /* all at once, beside each other, before the first step */
     load_rows(inv, w);
     rhs = rhs_of(0);
     for (int64_t bj = 0; bj < blocks; bj++) {
@@ -208,7 +213,6 @@ __device__ void chain(const lower_view<T> &m, T *x, int64_t ldx, flags f, const 
         if (t < NB * K && t % NB < rows) x[m.p(i0 + t % NB) + (t / NB) * ldx] = xs[t];
         if (bj + 1 < blocks) {
             rhs = rhs_of(bj + 1);
-            wait_flag(inverted + bj + 1, 1, false);
             load_rows(inv + (bj + 1) * NB * NB, w);
         }
         publish(f.solved, (int)bj + 1);
@@ -256,7 +260,7 @@ __device__ void apply_tile(const lower_view<T> &m, const T *x, int64_t ldx, flag
  * inverse and each block below the diagonal (NB x NB). */
 template <typename T> struct narrow_work {
     flags f;
-    int *inverted;
+    int *inverted; /* how many diagonal blocks are */
     T *acc, *inv, *below;
 };
 
@@ -285,7 +289,7 @@ minv_status solve(minv_context *ctx, const minv_mat *a, cublasFillMode_t uplo, c
     const cudaStream_t s = ctx->gpu->stream;
     const int64_t n = a->rows, k = x->cols, blocks = (n + NB - 1) / NB;
     const int64_t tiles = blocks >= 3 ? (blocks - 2) * (blocks - 1) / 2 : 0, units = 1 + blocks + tiles;
-    const size_t flag_count = 2 + 2 * (size_t)blocks, flag_bytes = (flag_count * sizeof(int) + 255) / 256 * 256;
+    const size_t flag_count = 3 + (size_t)blocks, flag_bytes = (flag_count * sizeof(int) + 255) / 256 * 256;
     const size_t sums = (size_t)blocks * NB * (size_t)k, squares = (size_t)blocks * NB * NB;
     const size_t bytes = flag_bytes + (sums + 2 * squares) * sizeof(T);
     const int slot = WS_SOLVER; /* the factorisation's workspace, free once it is done */
@@ -301,7 +305,7 @@ minv_status solve(minv_context *ctx, const minv_mat *a, cublasFillMode_t uplo, c
     {
         int *const f = (int *)p;
         T *const acc = (T *)((char *)p + flag_bytes), *const xd = (T *)x->data;
-        const narrow_work<T> ws = {{f, f + 1, f + 2}, f + 2 + blocks, acc, acc + sums, acc + sums + squares};
+        const narrow_work<T> ws = {{f, f + 1, f + 3}, f + 2, acc, acc + sums, acc + sums + squares};
         switch (k) {
         case 1: launch<T, 1>(m, xd, x->ld, ws, units, s); break;
         case 2: launch<T, 2>(m, xd, x->ld, ws, units, s); break;
