@@ -179,18 +179,26 @@ int ahead_of(minv_gpu *g, const minv_mat *a, int mirrored) {
     return match;
 }
 
+/* l in the slot of a's factor: WS_AHEAD where it was begun beside the analysis, else WS_B. */
+minv_status factor_slot(minv_context *ctx, const minv_mat *a, int ahead, minv_mat *l) {
+    const int64_t n = a->rows;
+    const int slot = ahead ? WS_AHEAD : WS_B;
+    const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
+    void *p;
+    const minv_status status = minv_gpu_reserve(ctx, 1, &slot, &bytes, &p);
+    if (status == MINV_SUCCESS) *l = (minv_mat){a->dtype, n, n, n, p};
+    return status;
+}
+
 /* Orders up to 512: the factor begun beside this matrix's analysis where there is one (the
  * compute stream then waits for it), else factor_copy into WS_B; potrf's info at info_dev. */
 minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int *info_dev) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = a->rows;
     const int ahead = ahead_of(g, a, 1);
-    const int slot = ahead ? WS_AHEAD : WS_B;
-    const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p;
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
-    *l = (minv_mat){a->dtype, n, n, n, p};
+    MINV_TRY(factor_slot(ctx, a, ahead, l));
+    p = l->data;
     if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
         CUDA_TRY(cudaMemcpyAsync(info_dev, ahead_info(a, p), sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
@@ -207,13 +215,10 @@ cleanup:
 minv_status factor_large(minv_context *ctx, const minv_mat *a, minv_mat *l, minv_report *report) {
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
-    const int64_t n = a->rows;
     const int ahead = ahead_of(g, a, 0);
-    const int slot = ahead ? WS_AHEAD : WS_B;
-    const size_t bytes = ahead ? ahead_bytes(a) : (size_t)n * (size_t)n * (size_t)a->dtype;
     void *p, *back;
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
-    *l = (minv_mat){a->dtype, n, n, n, p};
+    MINV_TRY(factor_slot(ctx, a, ahead, l));
+    p = l->data;
     if (ahead && p == g->ahead.l) {
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
         MINV_TRY(minv_gpu_read_back(ctx, ahead_info(a, p), 2 * sizeof(int), &back));

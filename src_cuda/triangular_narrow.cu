@@ -91,34 +91,14 @@ __device__ inline void publish_one_more(int *f) {
     if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(f) : "memory");
 }
 
-/* y(a, c) = tile(a, :) v(:, c) for the K columns of v, into y (NB x K) in shared memory:
- * each thread a quarter of a row, the quarters added in a fixed order. */
-template <typename T, int K> __device__ void tile_product(const T *tile, const T *v, T *part, T *y) {
-    const int t = threadIdx.x, a = t % NB, q = t / NB, quarter = NB / (THREADS / NB);
-    T s[K];
-    for (int c = 0; c < K; c++) s[c] = 0;
-    for (int b = q * quarter; b < (q + 1) * quarter; b++) {
-        const T m = tile[a * PAD + b];
-        for (int c = 0; c < K; c++) s[c] += m * v[c * NB + b];
-    }
-    for (int c = 0; c < K; c++) part[(q * K + c) * NB + a] = s[c];
-    __syncthreads();
-    if (t < NB * K) {
-        const int c = t / NB, r = t % NB;
-        T sum = 0;
-        for (int qq = 0; qq < THREADS / NB; qq++) sum += part[(qq * K + c) * NB + r];
-        y[c * NB + r] = sum;
-    }
-    __syncthreads();
-}
-
 /* The chain's view of a stored 64 x 64 block (column-major, ld NB): thread t holds row t % NB,
  * columns (t / NB) * 16 ... + 15, read straight into the products it takes part in. */
 template <typename T> __device__ void load_rows(const T *blk, T reg[PER_THREAD]) {
     const int a = threadIdx.x % NB, q = threadIdx.x / NB;
     for (int s = 0; s < PER_THREAD; s++) reg[s] = __ldcg(blk + a + (q * PER_THREAD + s) * NB);
 }
-/* y(:, c) = blk v(:, c) from the registers of load_rows, v and y K x NB in shared memory. */
+/* y(:, c) = blk v(:, c) for the K columns of v from the registers of load_rows, v and y K x NB
+ * in shared memory: each thread a quarter of a row, the quarters added in a fixed order. */
 template <typename T, int K> __device__ void rows_product(const T reg[PER_THREAD], const T *v, T *part, T *y) {
     const int t = threadIdx.x, a = t % NB, q = t / NB;
     for (int c = 0; c < K; c++) {
@@ -134,6 +114,13 @@ template <typename T, int K> __device__ void rows_product(const T reg[PER_THREAD
         y[c * NB + r] = sum;
     }
     __syncthreads();
+}
+/* The same from a tile in shared memory. */
+template <typename T, int K> __device__ void tile_product(const T *tile, const T *v, T *part, T *y) {
+    const int a = threadIdx.x % NB, q = threadIdx.x / NB;
+    T reg[PER_THREAD];
+    for (int s = 0; s < PER_THREAD; s++) reg[s] = tile[a * PAD + q * PER_THREAD + s];
+    rows_product<T, K>(reg, v, part, y);
 }
 
 /* The inversion of diagonal block bj, W = M_jj^-1 by rows (row i of W from the rows above it,
