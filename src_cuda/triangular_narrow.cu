@@ -13,8 +13,9 @@
 //   (a tile waits for the one before it in its row), so the result is the same from run to run;
 // - the chain's step j is two products from registers it loaded during step j - 1:
 //   x_j = W_j (b_j - the tiles' sum - M_j,j-1 x_j-1).
-// (A chain that substituted within each block itself took 11.7 us a step, 6 of them in the
-// substitution; H100, a scratch benchmark of the kernel, n = 1024-16384.)
+// One sweep of one column takes 0.74 ms at n = 16384 on an H100 (bench_narrow:
+// bench/results/narrow_h100.md), a second column 0-7% more. (A chain that substituted within
+// each block itself took 11.7 us a step, 6 of them in the substitution.)
 //
 // Blocks take their work by a ticket (an atomic counter), not by blockIdx: the chain takes 0,
 // then the inversions, then the tiles column by column. A tile waits only for the chain and for
