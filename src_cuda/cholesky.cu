@@ -196,12 +196,10 @@ minv_status factor_small(minv_context *ctx, const minv_mat *a, minv_mat *l, int 
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int ahead = ahead_of(g, a, 1);
-    void *p;
     MINV_TRY(factor_slot(ctx, a, ahead, l));
-    p = l->data;
-    if (ahead && p == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
+    if (ahead && l->data == g->ahead.l) { /* the slot kept since (a release would have ended the factor) */
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
-        CUDA_TRY(cudaMemcpyAsync(info_dev, ahead_info(a, p), sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
+        CUDA_TRY(cudaMemcpyAsync(info_dev, ahead_info(a, l->data), sizeof(int), cudaMemcpyDeviceToDevice, g->stream));
         return MINV_SUCCESS;
     }
     MINV_TRY(factor_copy_here(ctx, a, l, info_dev));
@@ -216,12 +214,11 @@ minv_status factor_large(minv_context *ctx, const minv_mat *a, minv_mat *l, minv
     minv_gpu *g = ctx->gpu;
     minv_status status = MINV_SUCCESS;
     const int ahead = ahead_of(g, a, 0);
-    void *p, *back;
+    void *back;
     MINV_TRY(factor_slot(ctx, a, ahead, l));
-    p = l->data;
-    if (ahead && p == g->ahead.l) {
+    if (ahead && l->data == g->ahead.l) {
         CUDA_TRY(cudaStreamWaitEvent(g->stream, g->ahead.done, 0));
-        MINV_TRY(minv_gpu_read_back(ctx, ahead_info(a, p), 2 * sizeof(int), &back));
+        MINV_TRY(minv_gpu_read_back(ctx, ahead_info(a, l->data), 2 * sizeof(int), &back));
         if (!((const int *)back)[1]) /* the gate let it run: potrf's own verdict */
             return potrf_info(ctx, ((const int *)back)[0], 0, report);
     }
@@ -295,11 +292,7 @@ minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *use
     (void)transpose;
     const minv_mat *l = (const minv_mat *)user;
     minv_mat v = {l->dtype, l->rows, 1, l->rows, vec};
-    minv_status status = MINV_SUCCESS;
-    MINV_TRY(minv_gpu_narrow_solve(ctx, l, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, &v));
-    MINV_TRY(minv_gpu_narrow_solve(ctx, l, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, &v));
-cleanup:
-    return status;
+    return minv_gpu_spd_solve_with_factor(ctx, l, &v);
 }
 
 /* Orders up to 512: potrf, then the solve, the rcond bound's norms and the residual in one

@@ -143,17 +143,12 @@ cleanup:
     return status;
 }
 
-/* The condition estimate's vectors: A^-1 v = U^-1 L^-1 P v, A^-T v = P^T L^-T U^-T v. */
-template <typename T> minv_status vector_solve(minv_context *ctx, const lu_factors *f, int transpose, minv_mat *v) {
+/* The condition estimate's vectors: A^-1 v as any solve (lu_solve), A^-T v = P^T L^-T U^-T v. */
+template <typename T> minv_status transposed_solve(minv_context *ctx, const lu_factors *f, minv_mat *v) {
     minv_status status = MINV_SUCCESS;
-    const cublasOperation_t op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-    if (!transpose) MINV_TRY(permute<T>(ctx, f, v, v, 0));
-    for (int k = 0; k < 2; k++) { /* L then U, or U^T then L^T */
-        const int lower = (k == 0) != (transpose != 0);
-        MINV_TRY(minv_gpu_narrow_solve(ctx, &f->lu, lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, op,
-                                       lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, v));
-    }
-    if (transpose) MINV_TRY(permute<T>(ctx, f, v, v, 1));
+    MINV_TRY(minv_gpu_narrow_solve(ctx, &f->lu, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, v));
+    MINV_TRY(minv_gpu_narrow_solve(ctx, &f->lu, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, v));
+    MINV_TRY(permute<T>(ctx, f, v, v, 1));
 cleanup:
     return status;
 }
@@ -161,7 +156,8 @@ cleanup:
 minv_status factor_vector(minv_context *ctx, void *vec, int transpose, void *user) {
     const lu_factors *f = (const lu_factors *)user;
     minv_mat v = {f->lu.dtype, f->lu.rows, 1, f->lu.rows, vec};
-    return v.dtype == MINV_R64 ? vector_solve<double>(ctx, f, transpose, &v) : vector_solve<float>(ctx, f, transpose, &v);
+    if (!transpose) return lu_solve(ctx, f, &v, &v);
+    return v.dtype == MINV_R64 ? transposed_solve<double>(ctx, f, &v) : transposed_solve<float>(ctx, f, &v);
 }
 
 /* Orders up to 512: the factor, then the solve, the rcond bound's norms and the residual in one

@@ -315,6 +315,16 @@ cleanup:
     return status;
 }
 
+/* Both triangles' solves of x, a few columns, each in one sweep (triangular_narrow.cu). */
+minv_status narrow_solves(minv_context *ctx, const minv_mat *f, int lu, minv_mat *x) {
+    minv_status status = MINV_SUCCESS;
+    for (int which = 0; which < 2 && status == MINV_SUCCESS; which++) {
+        const tri_shape s = triangle_shape(lu, which);
+        status = minv_gpu_narrow_solve(ctx, f, s.uplo, triangle_op(lu, which), s.diag, x);
+    }
+    return status;
+}
+
 /* x = A^-1 x from the factors in f: L^-T L^-1 x from a Cholesky factor L (lower), or, from
  * getrf's (lu), U^-1 L^-1 x with L unit lower and U upper; x is already row-permuted there.
  * A few columns go to the narrow solve (triangular_narrow.cu), all in one sweep of each
@@ -326,18 +336,13 @@ template <typename T> minv_status solve_with_factors(minv_context *ctx, const mi
     const int64_t n = f->rows, nb = MINV_TRI_SOLVE_NB;
     const T *a = (const T *)f->data;
     T *e = NULL, *tmp = NULL;
+    if (x->cols <= MINV_GPU_NARROW_COLS)
+        return narrow_solves(ctx, f, lu, x);
     /* LU's triangles of one block go to TRSM whole rather than be inverted to be applied once
      * (H100, bench_solves, general order 256 with 30 right-hand sides: the solve stage 0.21
      * against 0.33 ms); Cholesky's L^T, a transposed TRSM, measured no faster that way (0.26
      * against 0.22 ms), and keeps its inverted block. */
     const bool inverted_blocks = n > nb || !lu;
-    if (x->cols <= MINV_GPU_NARROW_COLS) {
-        for (int which = 0; which < 2; which++) {
-            const tri_shape s = triangle_shape(lu, which);
-            MINV_TRY(minv_gpu_narrow_solve(ctx, f, s.uplo, triangle_op(lu, which), s.diag, x));
-        }
-        return MINV_SUCCESS;
-    }
     if (inverted_blocks) MINV_TRY(block_scratch<T>(ctx, n, nb, &e, nb * x->cols, &tmp)); /* tmp: the leaves' */
     for (int which = 0; which < 2; which++) {
         if (inverted_blocks && (which == 0 || lu))
