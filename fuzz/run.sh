@@ -50,7 +50,10 @@ in_libraries=0
 not_alone=0
 for input in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/leak-*; do
     [ -e "$input" ] || continue
-    report=$(timeout 60 "$build/fuzz/fuzz_reader" -timeout=10 -rss_limit_mb=2048 "$input" 2>&1 || true)
+    # unwound slowly: libraries built without frame pointers cut fast stacks short, and
+    # lsan.supp's library names then find no frame to match
+    report=$(ASAN_OPTIONS=$ASAN_OPTIONS:fast_unwind_on_malloc=0 \
+             timeout 60 "$build/fuzz/fuzz_reader" -timeout=10 -rss_limit_mb=2048 "$input" 2>&1 || true)
     frames=$(echo "$report" | grep -E '^ +#[0-9]+ 0x' | grep -vE "$runtime" || true)
     frame=$(echo "$frames" | head -n 1)
     caller=$(echo "$frames" | grep -vE "$codecs" | head -n 1)
