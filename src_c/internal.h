@@ -324,6 +324,13 @@ void minv_worker_end(minv_worker *w);
 #else
 #define MINV_SIMD_CLONES
 #endif
+/* Loops left in scalars where vectors would lose more to store-to-load forwarding than they
+ * gain (GCC's attribute; other compilers vectorise them as usual). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define MINV_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define MINV_NO_VECTORIZE
+#endif
 /* The helpers of a MINV_SIMD_CLONES function: inlined, so that each clone compiles them for
  * its own target. */
 #define MINV_INLINE static inline __attribute__((always_inline))

@@ -10,6 +10,11 @@
 /* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md): up to 64 these
  * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
 enum { MINV_SMALL_N = 64 };
+/* Up to this order an LU solve of one right-hand side runs in scalars (getrs_one in
+ * small_t.h): a whole call 4-10% faster at n = 8-16 on the dev VM, 3-10% slower at 40-64.
+ * (Cholesky's the same way measured level at 8 and 5% slower at 16: its back half is a chain
+ * of dot products.) */
+enum { MINV_SMALL_SCALAR_N = 16 };
 
 /* Whether a solve of nrhs columns (right-hand sides and Hager's) with a factor of order n takes
  * the sweeps below rather than LAPACK's potrs/getrs. The sweeps go four columns of the factor

@@ -261,11 +261,37 @@ MINV_INLINE void FN(getrs_back)(int64_t n, int64_t nrhs, const T *lu, int64_t ld
     }
 }
 
+/* small_getrs of one right-hand side, in scalars: each step's update of x is loaded whole by
+ * the next, and vectors of it at a shifting offset defeat store-to-load forwarding. */
+MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(getrs_one)(int64_t n, const T *lu, int64_t ld, const int *ipiv,
+                                                               T *b) {
+    for (int64_t j = 0; ipiv && j < n; j++) {
+        const T t = b[j];
+        b[j] = b[ipiv[j]];
+        b[ipiv[j]] = t;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        const T *cj = lu + (size_t)j * (size_t)ld, xj = b[j];
+        for (int64_t i = j + 1; i < n; i++) b[i] -= xj * cj[i];
+    }
+    T rd[MINV_SMALL_SCALAR_N];
+    for (int64_t j = 0; j < n; j++) rd[j] = (T)1 / lu[(size_t)j * (size_t)ld + (size_t)j];
+    for (int64_t j = n - 1; j >= 0; j--) {
+        const T *cj = lu + (size_t)j * (size_t)ld, xj = b[j] * rd[j];
+        b[j] = xj;
+        for (int64_t i = 0; i < j; i++) b[i] -= xj * cj[i];
+    }
+}
+
 /* B = A^-1 B from small_getrf's factors and pivots (0-based; NULL: B = (L U)^-1 B, no
  * interchanges), four columns of L and U at a time and every right-hand side at each step, so
  * that the factors are read once a sweep whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
+    if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) {
+        FN(getrs_one)(n, lu, ld, ipiv, b);
+        return;
+    }
     for (int64_t r = 0; ipiv && r < nrhs; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
         for (int64_t j = 0; j < n; j++)

@@ -15,7 +15,7 @@
 #include "internal.h"
 #include "testutil.h"
 
-static const int64_t sizes[] = {1, 2, 7, 8, 29, 47, 48, 49, 64, 65, 130};
+static const int64_t sizes[] = {1, 2, 7, 8, 16, 17, 29, 47, 48, 49, 64, 65, 130}; /* 16, 17: one right-hand side's scalar LU solve ends */
 static const int64_t rhs_counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 30, 31, 40}; /* 32 columns and beyond: LAPACK's */
 
 static minv_context *cpu(void) {
