@@ -11,9 +11,9 @@
  * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
 enum { MINV_SMALL_N = 64 };
 /* Up to this order an LU solve of one right-hand side runs in scalars (getrs_one in
- * small_t.h): a whole call 4-10% faster at n = 8-16 on the dev VM, 3-10% slower at 40-64.
- * (Cholesky's the same way measured level at 8 and 5% slower at 16: its back half is a chain
- * of dot products.) */
+ * small_t.h): a whole call 4-13% faster at n = 8-16 on the dev VM, 3-10% slower at 40-64.
+ * Cholesky's forward half likewise (lower_one: 4% at n = 8, level at 16); its back half, dot
+ * products down L's columns, stays in vectors (in scalars it was 5% slower at 16). */
 enum { MINV_SMALL_SCALAR_N = 16 };
 
 /* Whether a solve of nrhs columns (right-hand sides and Hager's) with a factor of order n takes

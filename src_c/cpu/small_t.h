@@ -172,11 +172,27 @@ MINV_INLINE void FN(potrs_back)(int64_t n, int64_t nrhs, const T *l, int64_t ld,
         }
 }
 
+/* L y = b for one right-hand side, in scalars (as getrs_one). */
+MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(lower_one)(int64_t n, const T *l, int64_t ld, T *b) {
+    T rd[MINV_SMALL_SCALAR_N];
+    for (int64_t j = 0; j < n; j++) rd[j] = (T)1 / l[(size_t)j * (size_t)ld + (size_t)j];
+    for (int64_t j = 0; j < n; j++) {
+        const T *cj = l + (size_t)j * (size_t)ld, xj = b[j] * rd[j];
+        b[j] = xj;
+        for (int64_t i = j + 1; i < n; i++) b[i] -= xj * cj[i];
+    }
+}
+
 /* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
  * with the same columns, four columns of L at a time and every right-hand side at each step,
  * so that L is read in place (no transposed copy), once a sweep, and the sweeps' chains of
  * dependent steps overlap across the right-hand sides. */
 MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
+    if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) {
+        FN(lower_one)(n, l, ld, b);
+        FN(potrs_back)(n, nrhs, l, ld, b, ldb);
+        return;
+    }
     FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
     FN(potrs_back)(n, nrhs, l, ld, b, ldb);
 }
