@@ -10,10 +10,11 @@
 /* Measured with bench/bench_cpu_calls (bench/results/cpu_calls_devmachine.md): up to 64 these
  * kernels beat OpenBLAS's factorisations and inverses; from 80 its blocked ones win again. */
 enum { MINV_SMALL_N = 64 };
-/* Up to this order an LU solve of one right-hand side runs in scalars (getrs_one in
- * small_t.h): a whole call 4-13% faster at n = 8-16 on the dev VM, 3-10% slower at 40-64.
- * Cholesky's forward half likewise (lower_one: 4% at n = 8, level at 16); its back half, dot
- * products down L's columns, stays in vectors (in scalars it was 5% slower at 16). */
+/* Up to this order the sweeps of one right-hand side run in scalars, step for step as in
+ * vectors (so a column's X is the same to the bit alone or among others; getrs_one and
+ * lower_one in small_t.h): a whole LU solve 10-13% faster at n = 8 on the dev VM, 4% at 16,
+ * 3-10% slower at 40-64; Cholesky's forward half 4% at 8, level at 16 (its back half, dot
+ * products, stays in vectors: in scalars 5% slower at 16). */
 enum { MINV_SMALL_SCALAR_N = 16 };
 
 /* Whether a solve of nrhs columns (right-hand sides and Hager's) with a factor of order n takes

@@ -172,15 +172,10 @@ MINV_INLINE void FN(potrs_back)(int64_t n, int64_t nrhs, const T *l, int64_t ld,
         }
 }
 
-/* L y = b for one right-hand side, in scalars (as getrs_one). */
+/* Cholesky's forward sweep of one right-hand side up to order MINV_SMALL_SCALAR_N, in
+ * scalars (as getrs_one); its back half, dot products, stays in vectors. */
 MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(lower_one)(int64_t n, const T *l, int64_t ld, T *b) {
-    T rd[MINV_SMALL_SCALAR_N];
-    for (int64_t j = 0; j < n; j++) rd[j] = (T)1 / l[(size_t)j * (size_t)ld + (size_t)j];
-    for (int64_t j = 0; j < n; j++) {
-        const T *cj = l + (size_t)j * (size_t)ld, xj = b[j] * rd[j];
-        b[j] = xj;
-        for (int64_t i = j + 1; i < n; i++) b[i] -= xj * cj[i];
-    }
+    FN(lower_sweep)(n, 1, l, ld, 0, b, n);
 }
 
 /* B = A^-1 B from potrf's L: L y = b down the columns of L, then L^T x = y by dot products
@@ -277,26 +272,19 @@ MINV_INLINE void FN(getrs_back)(int64_t n, int64_t nrhs, const T *lu, int64_t ld
     }
 }
 
-/* small_getrs of one right-hand side, in scalars: each step's update of x is loaded whole by
- * the next, and vectors of it at a shifting offset defeat store-to-load forwarding. */
+/* small_getrs of one right-hand side up to order MINV_SMALL_SCALAR_N: the same sweeps in
+ * scalars (so the same result to the bit as the column among others): vectors of x at an
+ * offset that shifts each step defeat store-to-load forwarding there. */
 MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(getrs_one)(int64_t n, const T *lu, int64_t ld, const int *ipiv,
                                                                T *b) {
-    for (int64_t j = 0; ipiv && j < n; j++) {
-        const T t = b[j];
-        b[j] = b[ipiv[j]];
-        b[ipiv[j]] = t;
-    }
-    for (int64_t j = 0; j < n; j++) {
-        const T *cj = lu + (size_t)j * (size_t)ld, xj = b[j];
-        for (int64_t i = j + 1; i < n; i++) b[i] -= xj * cj[i];
-    }
-    T rd[MINV_SMALL_SCALAR_N];
-    for (int64_t j = 0; j < n; j++) rd[j] = (T)1 / lu[(size_t)j * (size_t)ld + (size_t)j];
-    for (int64_t j = n - 1; j >= 0; j--) {
-        const T *cj = lu + (size_t)j * (size_t)ld, xj = b[j] * rd[j];
-        b[j] = xj;
-        for (int64_t i = 0; i < j; i++) b[i] -= xj * cj[i];
-    }
+    for (int64_t j = 0; ipiv && j < n; j++)
+        if (ipiv[j] != j) {
+            const T t = b[j];
+            b[j] = b[ipiv[j]];
+            b[ipiv[j]] = t;
+        }
+    FN(lower_sweep)(n, 1, lu, ld, 1, b, n);
+    FN(getrs_back)(n, 1, lu, ld, b, n);
 }
 
 /* B = A^-1 B from small_getrf's factors and pivots (0-based; NULL: B = (L U)^-1 B, no

@@ -5,7 +5,7 @@
  * the column LAPACK names (potrf's and getrf's info). Also the residual's products (the
  * four-column gemv that replaced a GEMM) against plain loops, the solve residual against one
  * computed here for a solution perturbed on purpose, and the SPD inverse by halves against
- * LAPACK's potri. */
+ * LAPACK's potri; one right-hand side alone and among up to eight, the same to the bit. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,10 +35,18 @@ static void solves(minv_context *ctx, int64_t n, int kind) {
     else if (kind == 1) tu_general(&rng, n, a, n);
     else tu_needs_pivoting(&rng, n, a, n);
     tu_rect(&rng, n, 40, b, n);
+    double *alone = tu_alloc(n, 1, n);
     for (size_t r = 0; r < sizeof rhs_counts / sizeof rhs_counts[0]; r++) {
         const int64_t k = rhs_counts[r];
         minv_report rep;
         CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, k, a, n, b, n, x, n, &rep), MINV_SUCCESS, ctx);
+        /* up to eight right-hand sides every column takes the same sweeps' steps, one alone
+         * (in scalars up to MINV_SMALL_SCALAR_N) or among others: the same X to the bit */
+        if (k == 1)
+            memcpy(alone, x, sizeof(double) * (size_t)n);
+        else if (k <= 8)
+            CHECK(memcmp(alone, x, sizeof(double) * (size_t)n) == 0, "n %lld kind %d: x_1 alone and among %lld columns differ",
+                  (long long)n, kind, (long long)k);
         const double ratio = tu_solve_ratio(n, k, a, n, b, n, x, n, DBL_EPSILON);
         CHECK(ratio < 30, "solve n %lld nrhs %lld kind %d: ratio %.3g", (long long)n, (long long)k, kind, ratio);
         CHECK(rep.rcond > 0 && rep.rcond <= 1, "solve n %lld: rcond %.3g", (long long)n, rep.rcond);
@@ -60,7 +68,7 @@ static void solves(minv_context *ctx, int64_t n, int kind) {
     CHECK_STATUS(minv_invert_s(ctx, MINV_METHOD_AUTO, n, af, n, xf, n, &rep), MINV_SUCCESS, ctx);
     double *xd = tu_to_double(n, n, xf, n), *ad = tu_to_double(n, n, af, n);
     CHECK(tu_inverse_ratio(n, ad, n, xd, n, FLT_EPSILON) < 30, "float invert n %lld kind %d", (long long)n, kind);
-    free(a); free(b); free(x); free(ainv); free(af); free(xf); free(xd); free(ad);
+    free(a); free(b); free(x); free(ainv); free(af); free(xf); free(xd); free(ad); free(alone);
 }
 
 void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
