@@ -146,7 +146,7 @@ MINV_SIMD_CLONES static double FN(exact_spd)(const minv_mat *f) {
     enum { P = (MINV_RCOND_EXACT_SPD_N + 3) / 4 * 4 };
     const int64_t n = f->rows, p = (n + 3) / 4 * 4;
     T m[P * P], c[P];
-    double sums[P], worst = 0;
+    double sums[P], own_sums[P], worst = 0;
     /* by the C library: GCC's inline rep stos of a fixed-size clear took 50 ns here at n = 8 */
     minv_zero(sums, (size_t)p * sizeof(double));
     minv_zero(m, (size_t)p * (size_t)p * sizeof(T));
@@ -172,8 +172,14 @@ MINV_SIMD_CLONES static double FN(exact_spd)(const minv_mat *f) {
             own += e;
             minv_add4_to(sums + i0, e);
         }
-        sums[j] += minv_sum4(own);
-        if (sums[j] > worst || isnan(sums[j])) worst = sums[j];
+        /* added after the loop: a scalar store into sums here, loaded whole by the next
+         * column's vector of it, stalled store-to-load forwarding (sums[j] is final here: the
+         * later columns add only below their own rows) */
+        own_sums[j] = minv_sum4(own);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        const double total = sums[j] + own_sums[j];
+        if (total > worst || isnan(total)) worst = total;
     }
     return worst;
 }
