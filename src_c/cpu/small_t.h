@@ -272,17 +272,10 @@ MINV_INLINE void FN(getrs_back)(int64_t n, int64_t nrhs, const T *lu, int64_t ld
     }
 }
 
-/* small_getrs of one right-hand side up to order MINV_SMALL_SCALAR_N: the same sweeps in
- * scalars (so the same result to the bit as the column among others): vectors of x at an
- * offset that shifts each step defeat store-to-load forwarding there. */
-MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(getrs_one)(int64_t n, const T *lu, int64_t ld, const int *ipiv,
-                                                               T *b) {
-    for (int64_t j = 0; ipiv && j < n; j++)
-        if (ipiv[j] != j) {
-            const T t = b[j];
-            b[j] = b[ipiv[j]];
-            b[ipiv[j]] = t;
-        }
+/* small_getrs's sweeps of one right-hand side up to order MINV_SMALL_SCALAR_N, in scalars (so
+ * the same result to the bit as the column among others): vectors of x at an offset that
+ * shifts each step defeat store-to-load forwarding there. */
+MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(getrs_one)(int64_t n, const T *lu, int64_t ld, T *b) {
     FN(lower_sweep)(n, 1, lu, ld, 1, b, n);
     FN(getrs_back)(n, 1, lu, ld, b, n);
 }
@@ -292,10 +285,6 @@ MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(getrs_one)(int64_t n, const T 
  * that the factors are read once a sweep whatever nrhs. */
 MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *lu, int64_t ld, const int *ipiv, T *b,
                                              int64_t ldb) {
-    if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) {
-        FN(getrs_one)(n, lu, ld, ipiv, b);
-        return;
-    }
     for (int64_t r = 0; ipiv && r < nrhs; r++) {
         T *x = b + (size_t)r * (size_t)ldb;
         for (int64_t j = 0; j < n; j++)
@@ -304,6 +293,10 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
                 x[j] = x[ipiv[j]];
                 x[ipiv[j]] = t;
             }
+    }
+    if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) {
+        FN(getrs_one)(n, lu, ld, b);
+        return;
     }
     FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
     FN(getrs_back)(n, nrhs, lu, ld, b, ldb);
