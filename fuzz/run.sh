@@ -56,7 +56,7 @@ for input in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$ar
              timeout 60 "$build/fuzz/fuzz_reader" -timeout=10 -rss_limit_mb=2048 "$input" 2>&1 || true)
     frames=$(echo "$report" | grep -E '^ +#[0-9]+ 0x' | grep -vE "$runtime" || true)
     frame=$(echo "$frames" | head -n 1)
-    caller=$(echo "$frames" | grep -vE "$codecs" | head -n 1)
+    caller=$(echo "$frames" | grep -vE "$codecs" | head -n 1 || true)
     if ! echo "$report" | grep -qE 'ERROR|runtime error|SUMMARY'; then
         # HDF5 reads memory it never set on some corrupt files: such a failure comes and goes
         not_alone=$((not_alone + 1))
