@@ -16,6 +16,11 @@ enum { MINV_SMALL_N = 64 };
  * 3-10% slower at 40-64; Cholesky's forward half 4% at 8, level at 16 (its back half, dot
  * products, stays in vectors: in scalars 5% slower at 16). */
 enum { MINV_SMALL_SCALAR_N = 16 };
+/* Up to this order Gauss-Jordan's step takes the interchange and the pivot row into each
+ * column's one vector pass (small_gauss_jordan; the same bits): an inversion of
+ * order 8 0.89 -> 0.62 us, 16 2.72 -> 1.88, 24-32 10-27% faster on the dev VM; 40-64 20-68%
+ * slower (the selects cost more than the stalls there). */
+enum { MINV_SMALL_BLEND_N = 32 };
 
 /* Whether a solve of nrhs columns (right-hand sides and Hager's) with a factor of order n takes
  * the sweeps below rather than LAPACK's potrs/getrs. The sweeps go four columns of the factor

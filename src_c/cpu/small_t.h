@@ -345,6 +345,26 @@ MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t 
             if (fabs((double)ck[i]) > fabs((double)ck[p])) p = i;
         perm[k] = (int)p;
         if (ck[p] == 0) return k + 1;
+        if (n <= MINV_SMALL_BLEND_N) {
+            /* rows k and p trade places inside each column's one vector pass, and row k's new
+             * entry is blended in there too: scalar stores into a column just before its pass
+             * loads it as vectors stall store-to-load forwarding (column k is e_k by now, and
+             * row k of each column t before its update, f_k = 0, so t - f_k t as below, which
+             * keeps the sign of a zero t: the same bits as the form below) */
+            const T inv = (T)1 / ck[p], kk = ck[k], zero = 0;
+#pragma omp simd
+            for (int64_t i = 0; i < n; i++) f[i] = i == k ? zero : i == p ? kk : ck[i]; /* the multipliers */
+            for (int64_t j = 0; j < n; j++) {
+                T *cj = a + (size_t)j * (size_t)ld;
+                const T at_k = j == k ? zero : cj[k], t = j == k ? inv : cj[p] * inv;
+#pragma omp simd
+                for (int64_t i = 0; i < n; i++) {
+                    const T x = i == k ? t : i == p ? at_k : j == k ? zero : cj[i];
+                    cj[i] = x - f[i] * t;
+                }
+            }
+            continue;
+        }
         if (p != k)
             for (int64_t j = 0; j < n; j++) {
                 T *cj = a + (size_t)j * (size_t)ld;
