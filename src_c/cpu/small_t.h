@@ -183,12 +183,8 @@ MINV_SIMD_CLONES MINV_NO_VECTORIZE static void FN(lower_one)(int64_t n, const T 
  * so that L is read in place (no transposed copy), once a sweep, and the sweeps' chains of
  * dependent steps overlap across the right-hand sides. */
 MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l, int64_t ld, T *b, int64_t ldb) {
-    if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) {
-        FN(lower_one)(n, l, ld, b);
-        FN(potrs_back)(n, nrhs, l, ld, b, ldb);
-        return;
-    }
-    FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
+    if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) FN(lower_one)(n, l, ld, b);
+    else FN(lower_sweep)(n, nrhs, l, ld, 0, b, ldb);
     FN(potrs_back)(n, nrhs, l, ld, b, ldb);
 }
 
@@ -296,10 +292,10 @@ MINV_SIMD_CLONES static void FN(small_getrs)(int64_t n, int64_t nrhs, const T *l
     }
     if (nrhs == 1 && n <= MINV_SMALL_SCALAR_N) {
         FN(getrs_one)(n, lu, ld, b);
-        return;
+    } else {
+        FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
+        FN(getrs_back)(n, nrhs, lu, ld, b, ldb);
     }
-    FN(lower_sweep)(n, nrhs, lu, ld, 1, b, ldb);
-    FN(getrs_back)(n, nrhs, lu, ld, b, ldb);
 }
 
 /* x = A^-1 x for one vector whose entries above `first` are zero, from Cholesky's L (spd) or
@@ -333,6 +329,55 @@ MINV_SIMD_CLONES static void FN(small_lu_trans_solve)(int64_t n, const T *lu, in
     }
 }
 
+/* Gauss-Jordan's step k with pivot row p: rows k and p interchanged in every column, row k
+ * divided by the pivot and eliminated from the others (f: the multipliers, n entries). */
+MINV_INLINE void FN(gj_step)(int64_t n, T *a, int64_t ld, T *f, int64_t k, int64_t p) {
+    T *ck = a + (size_t)k * (size_t)ld;
+    if (p != k)
+        for (int64_t j = 0; j < n; j++) {
+            T *cj = a + (size_t)j * (size_t)ld;
+            const T t = cj[k];
+            cj[k] = cj[p];
+            cj[p] = t;
+        }
+    const T inv = (T)1 / ck[k];
+#pragma omp simd
+    for (int64_t i = 0; i < n; i++) {
+        f[i] = ck[i]; /* the multipliers; none for the pivot row */
+        ck[i] = 0;
+    }
+    f[k] = 0;
+    ck[k] = 1;
+    for (int64_t j = 0; j < n; j++) { /* row k over the pivot, then eliminated from the others */
+        T *cj = a + (size_t)j * (size_t)ld;
+        const T t = cj[k] * inv;
+        cj[k] = t;
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) cj[i] -= f[i] * t;
+    }
+}
+
+/* gj_step with rows k and p trading places inside each column's one vector pass, and row k's
+ * new entry blended in there too: scalar stores into a column just before its pass loads it
+ * as vectors stall store-to-load forwarding (MINV_SMALL_BLEND_N). Column k is e_k by now, and
+ * row k of each column t before its update, f_k = 0, so t - f_k t as in gj_step, which keeps
+ * the sign of a zero t: the same bits. */
+MINV_INLINE void FN(gj_step_in_pass)(int64_t n, T *a, int64_t ld, T *f, int64_t k, int64_t p) {
+    const T *ck = a + (size_t)k * (size_t)ld;
+    const T inv = (T)1 / ck[p], kk = ck[k], zero = 0;
+#pragma omp simd
+    for (int64_t i = 0; i < n; i++) f[i] = i == k ? zero : i == p ? kk : ck[i]; /* the multipliers */
+    for (int64_t j = 0; j < n; j++) {
+        T *cj = a + (size_t)j * (size_t)ld;
+        const T at_k = j == k ? zero : cj[k], t = j == k ? inv : cj[p] * inv;
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) {
+            const T x = i == k ? t : i == p ? at_k : j == k ? zero : cj[i];
+            cj[i] = x - f[i] * t;
+        }
+    }
+}
+
 /* A = A^-1 in place by Gauss-Jordan with partial pivoting (row interchanges, undone on the
  * columns at the end). f: n elements of work, perm: n. Returns 0, or the 1-based column where
  * no nonzero pivot was found, as getrf's info. (For SPD matrices the sweep operator below;
@@ -345,48 +390,8 @@ MINV_SIMD_CLONES static int64_t FN(small_gauss_jordan)(int64_t n, T *a, int64_t 
             if (fabs((double)ck[i]) > fabs((double)ck[p])) p = i;
         perm[k] = (int)p;
         if (ck[p] == 0) return k + 1;
-        if (n <= MINV_SMALL_BLEND_N) {
-            /* rows k and p trade places inside each column's one vector pass, and row k's new
-             * entry is blended in there too: scalar stores into a column just before its pass
-             * loads it as vectors stall store-to-load forwarding (column k is e_k by now, and
-             * row k of each column t before its update, f_k = 0, so t - f_k t as below, which
-             * keeps the sign of a zero t: the same bits as the form below) */
-            const T inv = (T)1 / ck[p], kk = ck[k], zero = 0;
-#pragma omp simd
-            for (int64_t i = 0; i < n; i++) f[i] = i == k ? zero : i == p ? kk : ck[i]; /* the multipliers */
-            for (int64_t j = 0; j < n; j++) {
-                T *cj = a + (size_t)j * (size_t)ld;
-                const T at_k = j == k ? zero : cj[k], t = j == k ? inv : cj[p] * inv;
-#pragma omp simd
-                for (int64_t i = 0; i < n; i++) {
-                    const T x = i == k ? t : i == p ? at_k : j == k ? zero : cj[i];
-                    cj[i] = x - f[i] * t;
-                }
-            }
-            continue;
-        }
-        if (p != k)
-            for (int64_t j = 0; j < n; j++) {
-                T *cj = a + (size_t)j * (size_t)ld;
-                const T t = cj[k];
-                cj[k] = cj[p];
-                cj[p] = t;
-            }
-        const T inv = (T)1 / ck[k];
-#pragma omp simd
-        for (int64_t i = 0; i < n; i++) {
-            f[i] = ck[i]; /* the multipliers; none for the pivot row */
-            ck[i] = 0;
-        }
-        f[k] = 0;
-        ck[k] = 1;
-        for (int64_t j = 0; j < n; j++) { /* row k over the pivot, then eliminated from the others */
-            T *cj = a + (size_t)j * (size_t)ld;
-            const T t = cj[k] * inv;
-            cj[k] = t;
-#pragma omp simd
-            for (int64_t i = 0; i < n; i++) cj[i] -= f[i] * t;
-        }
+        if (n <= MINV_SMALL_BLEND_N) FN(gj_step_in_pass)(n, a, ld, f, k, p);
+        else FN(gj_step)(n, a, ld, f, k, p);
     }
     for (int64_t k = n - 1; k >= 0; k--) /* (P A)^-1 P = A^-1: the interchanges, last first, on the columns */
             if (perm[k] != k) {
