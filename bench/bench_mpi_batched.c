@@ -4,6 +4,9 @@
  * minv_mpi_invert_batched_d, plain and with MINV_MPI_REBALANCE; weak-scaling efficiency = the
  * one-rank time / the distributed time. With --uneven 1 rank r holds per-rank 2 (r + 1) / (P + 1)
  * members (the same total), the layout of a DA code whose ranks hold unequal numbers of points.
+ * The peer, for what the host itself allows: LAPACK's loop over the same members (dgetrf +
+ * dgetri, or dgetrs of the one right-hand side; BLAS on one thread), rank 0's alone and every
+ * rank's at once, its efficiency the same ratio.
  *
  *   mpirun -np P bench_mpi_batched [--k 16,64] [--per-rank 4000] [--reps 5] [--uneven 0|1]
  *                                  [--backend cpu|gpu] [--solve 0|1] [--stages 0|1]
@@ -14,6 +17,11 @@
 #include <string.h>
 
 #include "bench_mpi_common.h"
+
+void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
+void dgetri_(const int *, double *, const int *, const int *, double *, const int *, int *);
+void dgetrs_(const char *, const int *, const int *, const double *, const int *, const int *, double *, const int *,
+             int *, size_t);
 
 typedef struct {
     minv_context *ctx;
@@ -47,6 +55,34 @@ static void alone(void *p) {
         minv_invert_batched_d(j->ctx, MINV_METHOD_AUTO, j->k, j->n, j->a, j->k, kk, j->x, j->k, kk, NULL, &j->alone);
 }
 
+/* LAPACK's loop over this rank's members: each copied into x and inverted there, or factored
+ * there and its right-hand side solved in place. */
+static void lapack_loop(job *j) {
+    const int k = (int)j->k, lwork = 64 * k;
+    const size_t kk = (size_t)(j->k * j->k);
+    int *ipiv = malloc((size_t)k * sizeof(int)), info = 0;
+    double *work = malloc((size_t)lwork * sizeof(double));
+    const int one = 1;
+    for (int64_t m = 0; m < j->n; m++) {
+        double *x = j->x + (size_t)m * kk;
+        memcpy(x, j->a + (size_t)m * kk, kk * sizeof(double));
+        dgetrf_(&k, &k, x, &k, ipiv, &info);
+        if (j->solve)
+            dgetrs_("N", &k, &one, x, &k, ipiv, j->b + (size_t)m * (size_t)k, &k, &info, 1);
+        else
+            dgetri_(&k, x, &k, ipiv, work, &lwork, &info);
+    }
+    free(ipiv);
+    free(work);
+}
+
+static void lapack_alone(void *p) {
+    if (bm_rank == 0)
+        lapack_loop(p);
+}
+
+static void lapack_all(void *p) { lapack_loop(p); }
+
 int main(int argc, char **argv) {
     bm_init(&argc, &argv);
     int64_t ks[8];
@@ -58,8 +94,8 @@ int main(int argc, char **argv) {
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 0); /* the members' work alone, as a DA cycle runs it */
     bm_header(argc, argv);
     if (bm_rank == 0)
-        printf("\n| k | ranks | members a rank | %s | one rank s | distributed s | efficiency | rebalanced s | efficiency |\n"
-               "| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+        printf("\n| k | ranks | members a rank | %s | one rank s | distributed s | efficiency | rebalanced s | efficiency | LAPACK one rank s | LAPACK every rank s | LAPACK efficiency |\n"
+               "| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                solve ? "solve (1 rhs)" : "inversion");
     for (int c = 0; c < count; c++) {
         job j = {.ctx = ctx, .k = ks[c], .solve = solve};
@@ -82,12 +118,17 @@ int main(int argc, char **argv) {
         const double tp = bm_median(reps, NULL, distributed, &j);
         j.flags = MINV_MPI_REBALANCE;
         const double tr = bm_median(reps, NULL, distributed, &j);
+        j.n = per; /* LAPACK's: the same members, rank 0's share alone, then every rank's */
+        const double l1 = bm_median(reps, NULL, lapack_alone, &j);
+        j.n = mine;
+        const double lp = bm_median(reps, NULL, lapack_all, &j);
         int64_t least = j.n, most = j.n;
         MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
         if (bm_rank == 0) {
-            printf("| %lld | %d | %lld to %lld | %s | %.4f | %.4f | %.2f | %.4f | %.2f |\n", (long long)j.k, bm_size,
-                   (long long)least, (long long)most, uneven ? "uneven" : "even", t1, tp, t1 / tp, tr, t1 / tr);
+            printf("| %lld | %d | %lld to %lld | %s | %.4f | %.4f | %.2f | %.4f | %.2f | %.4f | %.4f | %.2f |\n", (long long)j.k,
+                   bm_size, (long long)least, (long long)most, uneven ? "uneven" : "even", t1, tp, t1 / tp, tr, t1 / tr, l1, lp,
+                   l1 / lp);
             for (int d = 0; stages && d < 2; d++) {
                 const minv_batch_report *r = d ? &j.distributed : &j.alone;
                 printf("|  | %s: %s, %.4f s: upload %.4f, compute %.4f, download %.4f | %s |\n", d ? "distributed (rebalanced)" : "alone",
