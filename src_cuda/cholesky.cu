@@ -414,6 +414,7 @@ minv_status minv_gpu_cholesky_solve(minv_context *ctx, const minv_mat *a, const 
     MINV_TRY(minv_gpu_rhs_end(ctx, &rhs, x, &l, 1, an->norm_1, &report->rcond));
     MINV_TRY(minv_gpu_solve_rcond(ctx, &l, 1, an->norm_1, factor_vector, &l, minv_gpu_rhs_vector(&rhs), report));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
+    minv_gpu_narrow_note(ctx, report);
 cleanup:
     return status;
 }

@@ -156,10 +156,13 @@ minv_status minv_gpu_spd_solve_with_factor(minv_context *ctx, const minv_mat *l,
 minv_status minv_gpu_lu_solve_with_factors(minv_context *ctx, const minv_mat *lu, minv_mat *x);
 /* x = op(A)^-1 x for A triangular (uplo, diag as cuBLAS takes them) and x of at most
  * MINV_GPU_NARROW_COLS columns, in one launch (triangular_narrow.cu), enqueued on the compute
- * stream; the same result from run to run. */
+ * stream; the same result from run to run. Where the device budget has no room left for the
+ * launch's sums, cuBLAS's TRSM (which needs none of minv's) solves instead, and
+ * minv_gpu_narrow_note then says so in the call's report. */
 enum { MINV_GPU_NARROW_COLS = 4 };
 minv_status minv_gpu_narrow_solve(minv_context *ctx, const minv_mat *a, cublasFillMode_t uplo, cublasOperation_t op,
                                   cublasDiagType_t diag, minv_mat *x);
+void minv_gpu_narrow_note(minv_context *ctx, minv_report *report);
 /* The same solves split for callers that solve many times with one factorisation (mixed
  * precision): triangle `which` (0: L, unit for LU; 1: U for LU, L^T for Cholesky, whose blocks
  * are triangle 0's) gets its diagonal blocks of order nb inverted into e

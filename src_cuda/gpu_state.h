@@ -61,6 +61,9 @@ struct minv_gpu {
         int skip;
         int mirror; /* L^T in l's upper triangle (the small solves' layout) */
     } ahead;
+    /* triangular_narrow.cu: a few-column solve of the current call found no room for its
+     * sums in the budget and went to cuBLAS's TRSM (minv_gpu_narrow_note reports it) */
+    int narrow_by_trsm;
     /* lu_cluster.cu: whether its kernel runs here in a cluster of b blocks, [0] double, [1]
      * float; 0 not asked yet, 1 yes (the kernel's attributes set), -1 no */
     signed char lu_cluster_fits[2][17];

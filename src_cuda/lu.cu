@@ -263,6 +263,7 @@ minv_status minv_gpu_lu_solve(minv_context *ctx, const minv_mat *a, const minv_m
     MINV_TRY(minv_gpu_rhs_end(ctx, &rhs, x, &f.lu, 0, an->norm_1, &report->rcond));
     MINV_TRY(minv_gpu_solve_rcond(ctx, &f.lu, 0, an->norm_1, factor_vector, &f, minv_gpu_rhs_vector(&rhs), report));
     MINV_TRY(minv_gpu_solve_residual_end(ctx, &res, a, x, an, report));
+    minv_gpu_narrow_note(ctx, report);
 cleanup:
     return status;
 }

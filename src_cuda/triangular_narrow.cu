@@ -288,7 +288,17 @@ minv_status solve(minv_context *ctx, const minv_mat *a, cublasFillMode_t uplo, c
     if (k > MINV_GPU_NARROW_COLS || units > INT32_MAX)
         return minv_fail(ctx, MINV_ERR_INTERNAL, "narrow triangular solve of order %lld with %lld columns", (long long)n,
                          (long long)k);
-    MINV_TRY(minv_gpu_reserve(ctx, 1, &slot, &bytes, &p));
+    status = minv_gpu_reserve(ctx, 1, &slot, &bytes, &p);
+    if (status == MINV_ERR_DEVICE_MEMORY) { /* the budget is spent: TRSM, on the same stream, needs none of it */
+        minv_clear_error(ctx);
+        status = MINV_SUCCESS;
+        ctx->gpu->narrow_by_trsm = 1;
+        CUBLAS_TRY(minv_trsm(ctx->gpu->blas, CUBLAS_SIDE_LEFT, uplo, op, diag, n, k, 1.0, (const T *)a->data, a->ld,
+                             (T *)x->data, x->ld));
+        return MINV_SUCCESS;
+    }
+    if (status != MINV_SUCCESS)
+        goto cleanup;
     CUDA_TRY(cudaMemsetAsync(p, 0, flag_count * sizeof(int), s));
     {
         int *const f = (int *)p;
@@ -311,4 +321,11 @@ cleanup:
 minv_status minv_gpu_narrow_solve(minv_context *ctx, const minv_mat *a, cublasFillMode_t uplo, cublasOperation_t op,
                                   cublasDiagType_t diag, minv_mat *x) {
     return a->dtype == MINV_R64 ? solve<double>(ctx, a, uplo, op, diag, x) : solve<float>(ctx, a, uplo, op, diag, x);
+}
+
+void minv_gpu_narrow_note(minv_context *ctx, minv_report *report) {
+    if (!ctx->gpu->narrow_by_trsm) return;
+    ctx->gpu->narrow_by_trsm = 0;
+    minv_report_note(report, "the few-column triangular solves ran by cuBLAS TRSM: the device budget had no room "
+                             "left for the one-launch solve's workspace");
 }

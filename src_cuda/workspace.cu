@@ -188,6 +188,7 @@ void minv_gpu_end_call(minv_context *ctx) {
         g->ahead.skip = 1;
     }
     g->ahead.live = 0;
+    g->narrow_by_trsm = 0;
     g->joined = 0;
     for (int d = 0; d < MINV_MAX_DEVICES; d++)
         if (g->team[d])

@@ -6,7 +6,9 @@
  * CPU's; the same X bit for bit when a call is repeated (each block of rows sums its products
  * in one order). Ill-conditioned matrices (condition 1e8) send the condition estimate's vectors
  * through the same kernel one column at a time, also transposed (U^T, then L^T for LU): its
- * estimate within the method's accuracy of LAPACK's. Float solves on the same paths. */
+ * estimate within the method's accuracy of LAPACK's. Float solves on the same paths. A device
+ * budget with room for everything but the launch's sums: cuBLAS's TRSM solves instead, the
+ * report says so, and X is LAPACK's solution still. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
@@ -82,6 +84,61 @@ static void one_case(minv_context *gpu, minv_context *cpu, int spd, int64_t n, i
     free(a); free(b); free(xg); free(xc); free(again); free(af); free(bf); free(xf);
 }
 
+/* One device solve of order n, one right-hand side, on a fresh context with this budget: 0 when
+ * it is too small for the call (MINV_ERR_DEVICE_MEMORY), 1 when it ran as usual, 2 when the
+ * few-column solves went to cuBLAS's TRSM (the report's note); x on the host. */
+static int solve_under(int64_t budget, int spd, int64_t n, const double *da, const double *db, double *dx, double *x,
+                       minv_report *rep) {
+    minv_context *ctx = tu_context(MINV_BACKEND_GPU, budget);
+    if (!ctx) {
+        CHECK(0, "a GPU context with a budget of %lld bytes", (long long)budget);
+        return 0;
+    }
+    const minv_status st = minv_solve_device_d(ctx, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU, n, 1, da, n, db, n, dx, n, rep);
+    CHECK(st == MINV_SUCCESS || st == MINV_ERR_DEVICE_MEMORY, "budget %lld: %s", (long long)budget, minv_last_error(ctx));
+    minv_destroy(ctx);
+    if (st != MINV_SUCCESS) return 0;
+    cudaMemcpy(x, dx, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost);
+    return strstr(rep->reason, "cuBLAS TRSM") ? 2 : 1;
+}
+
+/* The smallest budget (to 64 KB) under which the call runs is where all but the launch's sums
+ * fit: the sums, 2 MB at this order, do not, so TRSM solves there; a budget 16 MB larger has
+ * room for them. Both answers are LAPACK's solution. */
+static void tight_budget(minv_context *cpu, int spd) {
+    const int64_t n = 2111;
+    const char *kind = spd ? "SPD" : "general";
+    tu_rng rng;
+    tu_seed(&rng, (uint64_t)(77 + spd));
+    double *a = tu_alloc(n, n, n), *b = tu_alloc(n, 1, n), *x = tu_alloc(n, 1, n), *xc = tu_alloc(n, 1, n);
+    if (spd) tu_spd(&rng, n, a, n);
+    else tu_general(&rng, n, a, n);
+    tu_rect(&rng, n, 1, b, n);
+    double *da = to_device(a, sizeof(double) * (size_t)(n * n)), *db = to_device(b, sizeof(double) * (size_t)n);
+    double *dx = to_device(x, sizeof(double) * (size_t)n);
+    minv_report rep, rc;
+    CHECK_STATUS(minv_solve_d(cpu, spd ? MINV_METHOD_CHOLESKY : MINV_METHOD_LU, n, 1, a, n, b, n, xc, n, &rc), MINV_SUCCESS, cpu);
+    int64_t lo = 1 << 20, hi = 1 << 30; /* lo too small (the factor alone is 36 MB), hi enough */
+    CHECK(solve_under(lo, spd, n, da, db, dx, x, &rep) == 0 && solve_under(hi, spd, n, da, db, dx, x, &rep) == 1,
+          "%s: budgets of 1 MB and 1 GB", kind);
+    while (hi - lo > (64 << 10)) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (solve_under(mid, spd, n, da, db, dx, x, &rep)) hi = mid;
+        else lo = mid;
+    }
+    const int tight = solve_under(hi, spd, n, da, db, dx, x, &rep);
+    const double ratio = tu_solve_ratio(n, 1, a, n, b, n, x, n, DBL_EPSILON), diff = tu_rel_diff(n, 1, x, n, xc, n);
+    printf("test_narrow_solve_gpu: %s n=%lld, smallest budget %.2f MB: %s, solve ratio %.3g, GPU-CPU %.3g\n", kind,
+           (long long)n, (double)hi / (1 << 20), tight == 2 ? "by TRSM, and said so" : "NOT by TRSM", ratio, diff);
+    CHECK(tight == 2 && ratio < 30 && diff < 1e3 * DBL_EPSILON / rc.rcond, "%s: under %lld bytes: %d, ratio %.3g, diff %.3g (%s)",
+          kind, (long long)hi, tight, ratio, diff, rep.reason);
+    const int roomy = solve_under(hi + (16 << 20), spd, n, da, db, dx, x, &rep);
+    CHECK(roomy == 1 && tu_solve_ratio(n, 1, a, n, b, n, x, n, DBL_EPSILON) < 30,
+          "%s: 16 MB more should run the one-launch solve (%d: %s)", kind, roomy, rep.reason);
+    cudaFree(da); cudaFree(db); cudaFree(dx);
+    free(a); free(b); free(x); free(xc);
+}
+
 int main(void) {
     minv_context *gpu, *cpu;
     const int ready = tu_gpu_and_cpu("test_narrow_solve_gpu", &gpu, &cpu);
@@ -92,6 +149,7 @@ int main(void) {
             for (int64_t k = 1; k <= 3; k++) one_case(gpu, cpu, spd, orders[o], k, 0);
         one_case(gpu, cpu, spd, 700, 1, 1e8);
         one_case(gpu, cpu, spd, 2111, 2, 1e8);
+        tight_budget(cpu, spd);
     }
     minv_destroy(gpu);
     minv_destroy(cpu);
