@@ -3,8 +3,12 @@
 // budget, host batches staged through pinned buffers (gathered, padded to a uniform order,
 // converted on the device), solves, residuals, and the members' outcomes back to the core.
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "batched.cuh"
 
@@ -346,12 +350,42 @@ int64_t chunk_members(minv_context *ctx, int64_t count, size_t device_per, size_
 
 /* Member m of a host batch into a dense k x cols slot of the staging buffer (the identity, or
  * zero rows, beyond its order). */
+/* bytes from src to pinned staging by stores that bypass the caches: the DMA engine reads them
+ * next, and a plain copy first reads every destination line, a third more of the host memory
+ * traffic that bounds host batches at k = 64 (bench/results/mpi_gpu_h100x2.md). Fenced before
+ * it returns, so that the copy that follows sees them. */
+void stream_copy(void *dst, const void *src, size_t bytes) {
+#if defined(__SSE2__)
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    const size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (bytes < head + 64) {
+        memcpy(d, s, bytes);
+        return;
+    }
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
+        const __m128i v0 = _mm_loadu_si128((const __m128i *)s), v1 = _mm_loadu_si128((const __m128i *)(s + 16));
+        const __m128i v2 = _mm_loadu_si128((const __m128i *)(s + 32)), v3 = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, v0);
+        _mm_stream_si128((__m128i *)(d + 16), v1);
+        _mm_stream_si128((__m128i *)(d + 32), v2);
+        _mm_stream_si128((__m128i *)(d + 48), v3);
+    }
+    memcpy(d, s, bytes);
+    _mm_sfence();
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
 void pack_member(const minv_batch *h, int64_t m, int k, void *slot) {
     const int64_t n = minv_batch_order(h, m), cols = h->square ? k : h->cols;
     const size_t es = (size_t)h->dtype, bytes = (size_t)k * (size_t)cols * es;
     if (n == k) { /* the member fills its slot: no padding to clear */
         const minv_mat s = minv_batch_member(h, m);
-        if (!h->index && s.ld == k) minv_stream_copy(slot, s.data, bytes);
+        if (!h->index && s.ld == k) stream_copy(slot, s.data, bytes);
         else minv_batch_gather(h, m, h->dtype, slot, k);
         return;
     }

@@ -9,12 +9,6 @@
 /* dst = src, host matrices of one shape, column by column on the host's threads (matrices
  * this large saturate one thread's memory bandwidth). */
 void minv_host_copy(const minv_mat *src, minv_mat *dst);
-/* The same into pinned staging that the DMA engine reads next: by stores that bypass the caches
- * (minv_stream_copy), since a plain copy first reads every destination line, a third more
- * traffic on the host's memory, which bounds staged transfers. */
-void minv_host_copy_to_stage(const minv_mat *src, minv_mat *stage);
-/* bytes from src to dst by such stores, fenced before it returns (plain memcpy off x86). */
-void minv_stream_copy(void *dst, const void *src, size_t bytes);
 /* Whether p is page-locked host memory (minv's or registered by the caller). */
 int minv_host_is_pinned(const void *p);
 /* Rows [i0, i0+rows) x columns [j0, j0+cols) of a host matrix to (up) or from a dense device

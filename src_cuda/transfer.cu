@@ -4,13 +4,9 @@
 // run at the same time. Whole-matrix copies are timed into the call's tally (ctx->moved) for
 // the report's upload and download stages; streamed panels count their bytes only, their
 // time overlapping the computation.
-#include <stdint.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-#if defined(__SSE2__)
-#include <emmintrin.h>
 #endif
 
 #include "gpu.h"
@@ -57,7 +53,7 @@ minv_status minv_gpu_upload(minv_context *ctx, const minv_mat *host, void *dev) 
             minv_mat from = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, j0)},
                      to = {host->dtype, host->rows, cols, host->rows, buf[b]};
             CUDA_TRY(cudaStreamSynchronize(g->copy[b])); /* buffer b has crossed */
-            minv_host_copy_to_stage(&from, &to);
+            minv_host_copy(&from, &to);
             CUDA_TRY(cudaMemcpyAsync((char *)dev + (size_t)j0 * col, buf[b], (size_t)cols * col, cudaMemcpyHostToDevice,
                                      g->copy[b]));
         }
@@ -153,33 +149,7 @@ cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, in
  * CUDA calls that follow; at 4096 (16 MB chunks) 8.5 ms with 16 threads, 12.6-13.7 with 8. */
 constexpr size_t COPY_SHARE = (size_t)2 << 20;
 
-void minv_stream_copy(void *dst, const void *src, size_t bytes) {
-#if defined(__SSE2__)
-    char *d = (char *)dst;
-    const char *s = (const char *)src;
-    const size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (bytes < head + 64) {
-        memcpy(d, s, bytes);
-        return;
-    }
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
-        const __m128i v0 = _mm_loadu_si128((const __m128i *)s), v1 = _mm_loadu_si128((const __m128i *)(s + 16));
-        const __m128i v2 = _mm_loadu_si128((const __m128i *)(s + 32)), v3 = _mm_loadu_si128((const __m128i *)(s + 48));
-        _mm_stream_si128((__m128i *)d, v0);
-        _mm_stream_si128((__m128i *)(d + 16), v1);
-        _mm_stream_si128((__m128i *)(d + 32), v2);
-        _mm_stream_si128((__m128i *)(d + 48), v3);
-    }
-    memcpy(d, s, bytes);
-    _mm_sfence();
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
-
-static void host_copy(const minv_mat *src, minv_mat *dst, int to_stage) {
+void minv_host_copy(const minv_mat *src, minv_mat *dst) {
     const size_t col = (size_t)src->rows * (size_t)src->dtype, bytes = col * (size_t)src->cols;
     int team = 1;
 #ifdef _OPENMP
@@ -187,15 +157,8 @@ static void host_copy(const minv_mat *src, minv_mat *dst, int to_stage) {
     team = 2 * bytes > STAGE_CHUNK || bytes / COPY_SHARE >= (size_t)most ? most : (int)(bytes / COPY_SHARE);
 #endif
 #pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
-    for (int64_t j = 0; j < src->cols; j++) {
-        if (to_stage) minv_stream_copy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
-        else memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
-    }
+    for (int64_t j = 0; j < src->cols; j++) memcpy(minv_at(dst, 0, j), minv_at(src, 0, j), col);
 }
-
-void minv_host_copy(const minv_mat *src, minv_mat *dst) { host_copy(src, dst, 0); }
-
-void minv_host_copy_to_stage(const minv_mat *src, minv_mat *stage) { host_copy(src, stage, 1); }
 
 minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int64_t panel_cols, size_t aux_bytes,
                                    minv_panel_fn work, void *user) {
@@ -231,7 +194,7 @@ minv_status minv_gpu_stream_panels(minv_context *ctx, const minv_mat *host, int6
         } else {
             minv_mat from = {host->dtype, host->rows, cols, host->ld, minv_at(host, 0, j0)},
                      to = {host->dtype, host->rows, cols, host->rows, stage[b]};
-            minv_host_copy_to_stage(&from, &to);
+            minv_host_copy(&from, &to);
             CUDA_TRY(cudaMemcpyAsync(dev[b], stage[b], (size_t)host->rows * (size_t)cols * es,
                                      cudaMemcpyHostToDevice, s));
         }
