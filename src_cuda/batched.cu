@@ -348,8 +348,6 @@ int64_t chunk_members(minv_context *ctx, int64_t count, size_t device_per, size_
     return c;
 }
 
-/* Member m of a host batch into a dense k x cols slot of the staging buffer (the identity, or
- * zero rows, beyond its order). */
 /* bytes from src to pinned staging by stores that bypass the caches: the DMA engine reads them
  * next, and a plain copy first reads every destination line, a third more of the host memory
  * traffic that bounds host batches at k = 64 (bench/results/mpi_gpu_h100x2.md). Fenced before
@@ -380,6 +378,8 @@ void stream_copy(void *dst, const void *src, size_t bytes) {
 #endif
 }
 
+/* Member m of a host batch into a dense k x cols slot of the staging buffer (the identity, or
+ * zero rows, beyond its order). */
 void pack_member(const minv_batch *h, int64_t m, int k, void *slot) {
     const int64_t n = minv_batch_order(h, m), cols = h->square ? k : h->cols;
     const size_t es = (size_t)h->dtype, bytes = (size_t)k * (size_t)cols * es;
