@@ -57,7 +57,8 @@ static void alone(void *p) {
 
 /* LAPACK's loop over this rank's members: each copied into x and inverted there, or factored
  * there and its right-hand side solved in place. */
-static void lapack_loop(job *j) {
+static void lapack_all(void *p) {
+    job *j = p;
     const int k = (int)j->k, lwork = 64 * k;
     const size_t kk = (size_t)(j->k * j->k);
     int *ipiv = malloc((size_t)k * sizeof(int)), info = 0;
@@ -76,12 +77,11 @@ static void lapack_loop(job *j) {
     free(work);
 }
 
+/* Rank 0's alone; the others only wait at the barriers. */
 static void lapack_alone(void *p) {
     if (bm_rank == 0)
-        lapack_loop(p);
+        lapack_all(p);
 }
-
-static void lapack_all(void *p) { lapack_loop(p); }
 
 int main(int argc, char **argv) {
     bm_init(&argc, &argv);

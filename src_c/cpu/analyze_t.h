@@ -147,7 +147,7 @@ MINV_SIMD_CLONES static void FN(scan_tile_column)(const scan_job *job, int64_t t
         t->row = (minv_v4_d){0};
         for (int p = 0; p < MINV_PROBES; p++) t->y[p] = (minv_v4_d){0};
         FN(scan_diagonal_block)(job, j, t, &v);
-        FN(scan_block)(job, j, j + 4, strips_end, s, &acc[(j - j0) / 4], &v);
+        FN(scan_block)(job, j, j + 4, strips_end, s, t, &v);
     }
     const int64_t strips = (strips_end - j0) / 4;
     for (int64_t i0 = strips_end; i0 < n4; i0 += SCAN_ROWS) {

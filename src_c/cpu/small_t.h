@@ -188,6 +188,17 @@ MINV_SIMD_CLONES static void FN(small_potrs)(int64_t n, int64_t nrhs, const T *l
     FN(potrs_back)(n, nrhs, l, ld, b, ldb);
 }
 
+/* Rows r and p of the n columns of a interchanged (nothing where r == p). */
+MINV_INLINE void FN(swap_rows)(int64_t n, T *a, int64_t ld, int64_t r, int64_t p) {
+    if (p == r) return;
+    for (int64_t j = 0; j < n; j++) {
+        T *cj = a + (size_t)j * (size_t)ld;
+        const T t = cj[r];
+        cj[r] = cj[p];
+        cj[p] = t;
+    }
+}
+
 /* P A = L U with partial pivoting (getf2's pivots: the first largest |a_ij| of the column),
  * ipiv 0-based. Returns 0, or the 1-based column with no nonzero pivot. */
 MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int *ipiv) {
@@ -198,13 +209,7 @@ MINV_SIMD_CLONES static int64_t FN(small_getrf)(int64_t n, T *a, int64_t ld, int
             if (fabs((double)cj[i]) > fabs((double)cj[p])) p = i;
         ipiv[j] = (int)p;
         if (cj[p] == 0) return j + 1;
-        if (p != j)
-            for (int64_t k = 0; k < n; k++) {
-                T *ck = a + (size_t)k * (size_t)ld;
-                const T t = ck[j];
-                ck[j] = ck[p];
-                ck[p] = t;
-            }
+        FN(swap_rows)(n, a, ld, j, p);
         const T inv = (T)1 / cj[j];
 #pragma omp simd
         for (int64_t i = j + 1; i < n; i++) cj[i] *= inv;
@@ -333,13 +338,7 @@ MINV_SIMD_CLONES static void FN(small_lu_trans_solve)(int64_t n, const T *lu, in
  * divided by the pivot and eliminated from the others (f: the multipliers, n entries). */
 MINV_INLINE void FN(gj_step)(int64_t n, T *a, int64_t ld, T *f, int64_t k, int64_t p) {
     T *ck = a + (size_t)k * (size_t)ld;
-    if (p != k)
-        for (int64_t j = 0; j < n; j++) {
-            T *cj = a + (size_t)j * (size_t)ld;
-            const T t = cj[k];
-            cj[k] = cj[p];
-            cj[p] = t;
-        }
+    FN(swap_rows)(n, a, ld, k, p);
     const T inv = (T)1 / ck[k];
 #pragma omp simd
     for (int64_t i = 0; i < n; i++) {
