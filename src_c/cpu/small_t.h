@@ -50,7 +50,9 @@ MINV_SIMD_CLONES static int64_t FN(small_potrf)(int64_t n, T *a, int64_t ld) {
         }
         const T d = cj[j];
         if (!(d > 0)) return j + 1;
-        const T l = (T)sqrt((double)d), inv = (T)1 / l;
+        /* 1 / sqrt(d) as sqrt(d) (1 / d): the square root and the division run side by side
+         * instead of one after the other, on the chain that every later column waits on */
+        const T l = (T)__builtin_sqrt((double)d), inv = l * ((T)1 / d);
         cj[j] = l;
 #pragma omp simd
         for (int64_t r = j + 1; r < n; r++) cj[r] *= inv;
