@@ -455,6 +455,28 @@ static void lanes_scatter(const minv_batch *bt, int64_t m, minv_dtype t, int64_t
     }
 }
 
+/* The lanes written[l] of c back to their members mem[l]: every lane at once where all are
+ * written straight into storage of the compute type, else lane by lane. */
+static void lanes_scatter_group(const minv_batch *bt, const int64_t *mem, const int *written, minv_dtype t, int64_t n,
+                                int64_t cols, const void *c, void *s) {
+    const int lanes = minv_lanes(t);
+    int all = bt->dtype == t;
+    for (int l = 0; l < lanes; l++) all &= written[l];
+    if (!all) {
+        for (int l = 0; l < lanes; l++)
+            if (written[l]) lanes_scatter(bt, mem[l], t, n, cols, c, l, s);
+        return;
+    }
+    void *dst[MINV_LANES_MAX];
+    int64_t lds[MINV_LANES_MAX];
+    for (int l = 0; l < lanes; l++) {
+        const minv_mat mm = minv_batch_member(bt, mem[l]);
+        dst[l] = mm.data;
+        lds[l] = mm.ld;
+    }
+    minv_lanes_unpack_all(t, n, cols, c, dst, lds);
+}
+
 /* Lane l of the wide vectors p (count of them) as doubles. */
 static void wide_lane(const double *p, int64_t count, int lanes, int l, double *out) {
     for (int64_t i = 0; i < count; i++) out[i] = p[i * lanes + l];
@@ -513,9 +535,10 @@ static void lanes_invert(const job *jb, const int64_t *mem, int64_t n, const int
     if (spd) minv_lanes_sweep(tc, n, g->a, g->f, info);
     else minv_lanes_gauss_jordan(tc, n, g->a, g->ipiv, info);
     minv_lanes_times(tc, n, g->a, g->av, mode == 1 ? MINV_PROBES : 0, g->y, g->rowabs);
+    int written[MINV_LANES_MAX] = {0};
     for (int l = 0; l < lanes; l++) {
         const int64_t m = mem[l];
-        if (!on[l] || !lane_done(jb, m, info[l], spd, &redo[l])) continue;
+        if (!on[l] || !(written[l] = lane_done(jb, m, info[l], spd, &redo[l]))) continue;
         wide_lane(g->rowabs, n, lanes, l, g->col);
         const double xnorm = largest_or_nan(g->col, n);
         jb->res->rcond[m] = 1.0 / (ck->anorm_inf[l] * xnorm);
@@ -532,8 +555,8 @@ static void lanes_invert(const job *jb, const int64_t *mem, int64_t n, const int
             if (minv_residual_inverse_full(NULL, &am, &xm, minv_norm1(&am), &r) == MINV_SUCCESS)
                 jb->res->residual[m] = r;
         }
-        lanes_scatter(jb->x, m, tc, n, n, g->a, l, w->s);
     }
+    lanes_scatter_group(jb->x, mem, written, tc, n, n, g->a, w->s);
 }
 
 /* One pass of a group's solves, as lanes_invert: B from g->u (its column sums in g->bsums),
@@ -580,9 +603,10 @@ static void lanes_solve(const job *jb, const int64_t *mem, int64_t n, const int 
             }
         }
     }
+    int written[MINV_LANES_MAX] = {0};
     for (int l = 0; l < lanes; l++) {
         const int64_t m = mem[l];
-        if (!on[l] || !lane_done(jb, m, info[l], spd, &redo[l])) continue;
+        if (!on[l] || !(written[l] = lane_done(jb, m, info[l], spd, &redo[l]))) continue;
         /* lower bounds on ||A^-1||_1: the factor's, each column's ||x_j||_1 / ||b_j||_1, Hager's */
         double bound = spd ? 1 / (min_diag[l] * min_diag[l]) : 1 / (min_diag[l] * (double)n);
         for (int64_t j = 0; j <= nrhs; j++) {
@@ -595,8 +619,8 @@ static void lanes_solve(const job *jb, const int64_t *mem, int64_t n, const int 
             jb->res->status[m] = MINV_ERR_SINGULAR;
         if (mode > 0)
             jb->res->residual[m] = worst[l];
-        lanes_scatter(jb->x, m, tc, n, nrhs, g->b, l, w->t);
     }
+    lanes_scatter_group(jb->x, mem, written, tc, n, nrhs, g->b, w->t);
 }
 
 /* The members mem[l] (-1: an empty lane), all of order n > 0, side by side: gathered straight

@@ -59,6 +59,27 @@ MINV_SIMD_CLONES static void pack4_d(int64_t n, const double *const *s, const in
     check_finish_d(n, (const vec_d *)c, symmetry, rowabs, norm1, largest, positive, o);
 }
 
+/* pack4_d's way back: four interleaved vectors of a column (rows i .. i + 3, one member a
+ * lane) transposed in registers into four rows of each member's column, whole vectors written
+ * where one lane at a time took a scalar load and store per entry. */
+MINV_SIMD_CLONES static void unpack4_d(int64_t n, int64_t cols, const double *c, double *const *s, const int64_t *lds) {
+    const int64_t top = n / 4 * 4;
+    for (int64_t j = 0; j < cols; j++) {
+        const double *cj = c + (size_t)j * (size_t)n * 4;
+        double *d[4];
+        for (int l = 0; l < 4; l++) d[l] = s[l] + (size_t)j * (size_t)lds[l];
+        for (int64_t i = 0; i < top; i += 4) {
+            const minv_v4_d y[4] = {minv_load4_d(cj + (size_t)i * 4), minv_load4_d(cj + (size_t)(i + 1) * 4),
+                                    minv_load4_d(cj + (size_t)(i + 2) * 4), minv_load4_d(cj + (size_t)(i + 3) * 4)};
+            minv_v4_d t[4];
+            minv_transpose4(y, t);
+            for (int l = 0; l < 4; l++) minv_store4_d(d[l] + i, t[l]);
+        }
+        for (int64_t i = top; i < n; i++)
+            for (int l = 0; l < 4; l++) d[l][i] = cj[i * 4 + l];
+    }
+}
+
 void minv_lanes_pack_scan(minv_dtype t, int64_t n, const void *const *s, const int64_t *lds, void *c, int symmetry,
                           double *rowabs, minv_lanes_checks *o) {
     if (t == MINV_R64) {
@@ -72,6 +93,14 @@ void minv_lanes_pack_scan(minv_dtype t, int64_t n, const void *const *s, const i
 void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int l, void *s, int64_t lds) {
     if (t == MINV_R64) lanes_unpack_d(n, cols, c, l, s, lds);
     else lanes_unpack_s(n, cols, c, l, s, lds);
+}
+
+void minv_lanes_unpack_all(minv_dtype t, int64_t n, int64_t cols, const void *c, void *const *s, const int64_t *lds) {
+    if (t == MINV_R64) {
+        unpack4_d(n, cols, c, (double *const *)s, lds);
+        return;
+    }
+    for (int l = 0; l < minv_lanes(t); l++) lanes_unpack_s(n, cols, c, l, s[l], lds[l]);
 }
 
 void minv_lanes_scan(minv_dtype t, int64_t n, const void *c, int symmetry, double *rowabs, minv_lanes_checks *o) {

@@ -21,6 +21,8 @@ enum { MINV_LANES_MAX = 8 };
 void minv_lanes_pack(minv_dtype t, int64_t n, int64_t cols, const void *s, int64_t lds, int l, void *c);
 void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int l, void *s, int64_t lds);
 void minv_lanes_fill(minv_dtype t, int64_t n, int64_t cols, int l, void *c);
+/* Every lane back at once: lane l into s[l] (leading dimension lds[l]). */
+void minv_lanes_unpack_all(minv_dtype t, int64_t n, int64_t cols, const void *c, void *const *s, const int64_t *lds);
 
 /* Vectors of doubles, one a lane: what the checks and residuals sum in (32 bytes a lane for
  * either type). Lane l of vector i of such an array is element i * lanes + l. */
