@@ -156,8 +156,10 @@ int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid,
             break;
         /* globals: all but history (which gains a line) and the library's own */
         if (from_varid == NC_GLOBAL ? strcmp(name, "history") == 0 || name[0] == '_' : stays_behind(name)) {
+            /* of the reserved names only _FillValue says something of the values a reader may
+             * look for; _Netcdf4Dimid and the like are storage */
             if (from_varid != NC_GLOBAL && strcmp(name, "long_name") != 0 && strcmp(name, "units") != 0 &&
-                strncmp(name, "minv_", 5) != 0 && name[0] != '_')
+                strncmp(name, "minv_", 5) != 0 && (name[0] != '_' || strcmp(name, "_FillValue") == 0))
                 list_name(dropped, len, name);
             continue;
         }

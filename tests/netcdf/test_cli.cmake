@@ -407,7 +407,7 @@ if(NCGEN)
   file(WRITE "${WORK}/meta.cdl" "netcdf meta {\ndimensions:\n  n = 2 ;\n  m = 1 ;\nvariables:\n"
        "  double B(n, n) ;\n    B:units = \"K2\" ;\n    B:long_name = \"background error covariance\" ;\n"
        "    B:standard_name = \"air_temperature\" ;\n    B:comment = \"from the ensemble\" ;\n"
-       "    B:coordinates = \"lat lon\" ;\n    B:valid_range = 0., 100. ;\n"
+       "    B:coordinates = \"lat lon\" ;\n    B:valid_range = 0., 100. ;\n    B:_FillValue = -999. ;\n"
        "  double Y(n) ;\n    Y:units = \"m s-1\" ;\n  double T(n) ;\n    T:units = \"days since 2000-01-01\" ;\n"
        "  double DL(m) ;\n  double D(n) ;\n    D:units = \"s-1\" ;\n  double DU(m) ;\n"
        "  string :source = \"a string attribute\" ;\n  :title = \"3D-Var test case\" ;\n  :Conventions = \"CF-1.8\" ;\n"
@@ -422,10 +422,10 @@ if(NCGEN)
   if(NCDUMP)
     header_check(FILE meta_inv.nc
       HAS "B_inv:units = \"K-2\"" "B_inv:comment = \"from the ensemble\"" ":title = \"3D-Var test case\""
-          "B_inv:minv_not_carried = \"standard_name, coordinates, valid_range \\(not true of the result\\)\""
+          "B_inv:minv_not_carried = \"standard_name, coordinates, valid_range, _FillValue \\(not true of the result\\)\""
           ":Conventions = \"CF-1.8\"" "string :source = \"a string attribute\""
           ":history = \"[A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]+ [0-9]+: minv invert meta.nc:B meta_inv.nc \\(minv [0-9.]+: inversion of meta.nc:B written as B_inv[^\n]*\\)\\\\nMon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\""
-      LACKS "B_inv:standard_name" "B_inv:coordinates" "B_inv:valid_range")
+      LACKS "B_inv:standard_name" "B_inv:coordinates" "B_inv:valid_range" "B_inv:_FillValue")
     # a solve's units are B's over A's; units that do not divide are dropped, and said so
     header_check(FILE meta_x.nc HAS "X:units = \"m s-1 K-2\"" ":title = \"3D-Var test case\"")
     header_check(FILE meta_t.nc LACKS "X:units"
