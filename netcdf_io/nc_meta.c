@@ -118,7 +118,19 @@ int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len)
 int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len) {
     nc_type t;
     size_t n;
-    if (nc_inq_att(grpid, varid, name, &t, &n) != NC_NOERR || t != NC_CHAR || n >= len)
+    if (nc_inq_att(grpid, varid, name, &t, &n) != NC_NOERR)
+        return 0;
+    if (t == NC_STRING && n == 1) { /* netCDF-4's variable-length string (h5py, h5netcdf write them) */
+        char *text = NULL;
+        if (nc_get_att_string(grpid, varid, name, &text) != NC_NOERR)
+            return 0;
+        const int fits = text && strlen(text) < len;
+        if (fits)
+            strcpy(buf, text);
+        nc_free_string(1, &text);
+        return fits;
+    }
+    if (t != NC_CHAR || n >= len)
         return 0;
     if (nc_get_att_text(grpid, varid, name, buf) != NC_NOERR)
         return 0;

@@ -30,6 +30,7 @@ enum { PLACE_ROWS = 32, PLACE_COLS = 256 }; /* a block scanned then stored while
 typedef enum { OK = 0, IS_NAN, IS_INF, IS_FILL, IS_MISSING, IS_INVALID, TOO_BIG } value_kind;
 
 static value_kind classify(const minv_nc_values *v, double x, int single) {
+    x = minv_nc_stored(v, x);
     if (v->has_fill && (x == v->fill || (isnan(x) && isnan(v->fill))))
         return IS_FILL;
     for (int m = 0; m < v->nmissing; m++)
@@ -96,8 +97,8 @@ void minv_nc_source_scan(const minv_nc_source *s, const double *x, size_t ld, si
     const minv_nc_values *v = &s->values;
     const double lo = fmax(v->valid_min, -DBL_MAX), hi = fmin(v->valid_max, DBL_MAX);
     const double fill = v->has_fill ? v->fill : NAN; /* NaN equals nothing; NaN values fail the range */
-    int suspect = 0;
-    for (size_t r = 0; r < rows; r++) {
+    int suspect = v->wrap != 0; /* unsigned bits: every value classified as what it means */
+    for (size_t r = 0; r < rows && !suspect; r++) {
         const double *row = x + r * ld;
         size_t c = 0;
 #if defined(__SSE2__)
@@ -127,7 +128,7 @@ void minv_nc_source_scan(const minv_nc_source *s, const double *x, size_t ld, si
             const value_kind kind = classify(v, x[r * ld + c], single);
             if (kind == OK || (keep_nonfinite && (kind == IS_NAN || kind == IS_INF)))
                 continue;
-            const bad_entry here = {kind, matrix, r0 + r, c0 + c, x[r * ld + c]};
+            const bad_entry here = {kind, matrix, r0 + r, c0 + c, minv_nc_stored(v, x[r * ld + c])};
             if (comes_first(&here, bad))
                 *bad = here;
             return;
@@ -147,7 +148,7 @@ static void place(const minv_nc_source *s, const double *piece, size_t ld, const
                                     count[1] - c0 < PLACE_COLS ? count[1] - c0 : PLACE_COLS};
             const double *block = piece + r0 * ld + c0;
             minv_nc_source_scan(s, block, ld, at[0], at[1], size[0], size[1], keep_nonfinite, single, matrix, bad);
-            minv_nc_tile_to_mat(block, ld, in_band, size, s->view, s->values.scale, s->values.offset, m);
+            minv_nc_tile_to_mat(block, ld, in_band, size, s->view, &s->values, m);
         }
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "ncio.h"
@@ -247,6 +248,26 @@ static minv_status check_rule_att(minv_context *ctx, const minv_nc_source *s, co
     return MINV_SUCCESS;
 }
 
+/* 2^bits where a signed integer variable carries _Unsigned = "true" (the NUG's mark for unsigned
+ * data in formats without unsigned types, which netCDF-Java and netCDF4-python honour), else 0. */
+static double unsigned_wrap(const minv_nc_source *s) {
+    char text[16];
+    if (!minv_nc_text_att(s->grpid, s->varid, "_Unsigned", text, sizeof text))
+        return 0;
+    size_t len = strlen(text);
+    while (len > 0 && (text[len - 1] == ' ' || text[len - 1] == '\0'))
+        len--;
+    if (len != 4 || strncasecmp(text, "true", 4) != 0)
+        return 0;
+    switch (s->xtype) {
+    case NC_BYTE: return 0x1p8;
+    case NC_SHORT: return 0x1p16;
+    case NC_INT: return 0x1p32;
+    case NC_INT64: return 0x1p64;
+    default: return 0;
+    }
+}
+
 static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     static const struct { const char *name; size_t least, most; } rules[] = {
         {"scale_factor", 1, 1}, {"add_offset", 1, 1}, {"missing_value", 1, MINV_NC_MAX_MISSING},
@@ -263,6 +284,7 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     v->valid_max = HUGE_VAL;
     v->scale = 1;
     v->offset = 0;
+    v->wrap = unsigned_wrap(s);
     if (get_att(s->grpid, s->varid, "_FillValue", &v->fill, 1, NULL)) {
         v->has_fill = 1;
     } else {
@@ -284,6 +306,11 @@ static minv_status read_value_rules(minv_context *ctx, minv_nc_source *s) {
     }
     get_att(s->grpid, s->varid, "valid_min", &v->valid_min, 1, NULL);
     get_att(s->grpid, s->varid, "valid_max", &v->valid_max, 1, NULL);
+    v->fill = minv_nc_stored(v, v->fill);
+    for (int m = 0; m < v->nmissing; m++)
+        v->missing[m] = minv_nc_stored(v, v->missing[m]);
+    v->valid_min = minv_nc_stored(v, v->valid_min);
+    v->valid_max = minv_nc_stored(v, v->valid_max);
     get_att(s->grpid, s->varid, "scale_factor", &v->scale, 1, NULL);
     get_att(s->grpid, s->varid, "add_offset", &v->offset, 1, NULL);
     if (!isfinite(v->scale) || v->scale == 0 || !isfinite(v->offset))
@@ -439,8 +466,8 @@ void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t 
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len) {
     char shape[512];
     shape_text(s, shape, sizeof shape);
-    size_t used = (size_t)snprintf(buf, len, "%s %s in %s, ", minv_nc_type_name(s->xtype), shape,
-                                   minv_nc_format_name(s->format));
+    size_t used = (size_t)snprintf(buf, len, "%s%s %s in %s, ", minv_nc_type_name(s->xtype),
+                                   s->values.wrap ? " (_Unsigned)" : "", shape, minv_nc_format_name(s->format));
     if (used >= len)
         return;
     if (s->chunked)

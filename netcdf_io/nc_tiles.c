@@ -60,6 +60,8 @@ static void transpose_block(const double *src, size_t lds, double *dst, size_t l
             dst[c * ldd + r] = src[r * lds + c];
 }
 
+static inline double unpacked(const minv_nc_values *v, double x) { return minv_nc_stored(v, x) * v->scale + v->offset; }
+
 #define TILE_TO_MAT(T)                                                                             \
     do {                                                                                           \
         T *out = m->data;                                                                          \
@@ -69,7 +71,7 @@ static void transpose_block(const double *src, size_t lds, double *dst, size_t l
                 const double *src = tile + r * ld;                                                 \
                 T *dst = out + (R0 + r) * ldm + C0;                                                \
                 if (unpack)                                                                        \
-                    for (size_t c = 0; c < count[1]; c++) dst[c] = (T)(src[c] * scale + offset);   \
+                    for (size_t c = 0; c < count[1]; c++) dst[c] = (T)unpacked(v, src[c]);         \
                 else                                                                               \
                     for (size_t c = 0; c < count[1]; c++) dst[c] = (T)src[c];                      \
             }                                                                                      \
@@ -88,7 +90,7 @@ static void transpose_block(const double *src, size_t lds, double *dst, size_t l
                     const double *src = tile + r0 * ld + c;                                        \
                     T *dst = out + (C0 + c) * ldm + R0 + r0;                                       \
                     if (unpack)                                                                    \
-                        for (size_t r = 0; r < rows; r++) dst[r] = (T)(src[r * ld] * scale + offset); \
+                        for (size_t r = 0; r < rows; r++) dst[r] = (T)unpacked(v, src[r * ld]);      \
                     else                                                                           \
                         for (size_t r = 0; r < rows; r++) dst[r] = (T)src[r * ld];                 \
                 }                                                                                  \
@@ -106,8 +108,8 @@ size_t minv_nc_unit_rows(size_t row_bytes, size_t d0) {
 }
 
 void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], const size_t count[2],
-                         minv_nc_view view, double scale, double offset, minv_mat *m) {
-    const int unpack = scale != 1 || offset != 0;
+                         minv_nc_view view, const minv_nc_values *v, minv_mat *m) {
+    const int unpack = v->scale != 1 || v->offset != 0 || v->wrap != 0;
     if (m->dtype == MINV_R64)
         TILE_TO_MAT(double);
     else

@@ -231,7 +231,14 @@ typedef struct {
     double missing[MINV_NC_MAX_MISSING];
     double valid_min, valid_max; /* -/+HUGE_VAL when absent */
     double scale, offset;        /* value = stored * scale + offset */
+    double wrap;                 /* 2^bits for a signed integer type marked _Unsigned = "true"
+                                    (NUG): the stored bits are unsigned; 0 otherwise */
 } minv_nc_values;
+
+/* A stored value as the file means it: NetCDF-C and the raw decoder give a signed integer
+ * type's values signed, x < 0 where an _Unsigned variable holds x + 2^bits. The attributes
+ * that name stored values (_FillValue, missing_value, valid_*) are taken the same way. */
+static inline double minv_nc_stored(const minv_nc_values *v, double x) { return x < 0 ? x + v->wrap : x; }
 
 /* The first bad entry of what was read: its kind (0 none; else fill, missing, NaN, Inf, out of
  * the valid range, too large for single precision), the matrix (within a run) and its place on
@@ -489,7 +496,8 @@ void minv_nc_sink_abort(minv_nc_sink *w);
 /* num's units over den's (num NULL: 1 over den's) as a canonical product, "m-2 s2": 1 when
  * both read as products of powers of symbols (UDUNITS' simple grammar), else 0. */
 int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len);
-/* A text attribute into buf (NUL-terminated): 1 when present, text and shorter than len. */
+/* A text attribute (characters, or one netCDF-4 string) into buf (NUL-terminated): 1 when
+ * present, text and shorter than len. */
 int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len);
 /* Copies the attributes of a variable (or NC_GLOBAL) to one of another file, leaving behind
  * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped`
@@ -515,9 +523,9 @@ const char *minv_nc_plan_tiles(size_t d0, size_t d1, const size_t *chunk, int64_
 size_t minv_nc_unit_rows(size_t row_bytes, size_t d0);
 /* Between a row-major tile of doubles (rows ld apart) at (start[0], start[1]) of the d0 x d1
  * matrix on disk and the column-major matrix m in `view`, blocked so that the C view's
- * transpose runs at memory speed. The reader unpacks on the way: value * scale + offset. */
+ * transpose runs at memory speed. The reader unpacks on the way: stored * scale + offset. */
 void minv_nc_tile_to_mat(const double *tile, size_t ld, const size_t start[2], const size_t count[2],
-                         minv_nc_view view, double scale, double offset, minv_mat *m);
+                         minv_nc_view view, const minv_nc_values *v, minv_mat *m);
 void minv_nc_mat_to_tile(const minv_mat *m, minv_nc_view view, const size_t start[2],
                          const size_t count[2], double *tile, size_t ld);
 

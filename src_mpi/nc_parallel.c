@@ -193,7 +193,7 @@ minv_status minv_mpi_nc_read(minv_context *ctx, minv_mpi_nc_in *in, int64_t k, c
             const size_t span[2] = {rows, d1}, into[2] = {at, 0};
             minv_nc_source_scan(s, raw, d1, sb.first + at, 0, rows, d1, 0, t == MINV_R32, 0, &bad);
             if (!bad.kind)
-                minv_nc_tile_to_mat(raw, d1, into, span, s->view, s->values.scale, s->values.offset, &m);
+                minv_nc_tile_to_mat(raw, d1, into, span, s->view, &s->values, &m);
             s->bytes += (double)(rows * d1 * esize);
             s->tiles++;
             minv_progress(ctx, "read", (double)(b + 1) / (double)bands);

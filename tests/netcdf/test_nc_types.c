@@ -6,6 +6,7 @@
  * < 30, and no temporary file may remain. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "nctest.h"
 
@@ -123,6 +124,78 @@ static void packed(minv_context *ctx) {
     CHECK(ratio < 30, "packed short: ratio %.3g against the unpacked matrix", ratio);
 }
 
+/* A text attribute on `var` of an existing file. */
+static void put_text(const char *path, const char *var, const char *name, const char *text) {
+    int ncid, varid;
+    NCT(nc_open(path, NC_WRITE, &ncid));
+    NCT(nc_inq_varid(ncid, var, &varid));
+    NCT(nc_redef(ncid));
+    NCT(nc_put_att_text(ncid, varid, name, strlen(text), text));
+    NCT(nc_close(ncid));
+}
+
+/* Signed integer variables marked _Unsigned = "true" (NUG; netCDF-Java and netCDF4-python write
+ * unsigned data so where the format has no unsigned types): the stored bits are unsigned. The
+ * diagonal lies above the signed type's range, so a reader that took the values as signed would
+ * invert another matrix (its diagonal negative) and fail the check against this one; an entry of
+ * stored -1 is the _FillValue 2^bits - 1, and a packed one unpacks from its unsigned value. */
+static void unsigned_marked(minv_context *ctx) {
+    static const struct {
+        const char *name;
+        nc_type type;
+        int cmode, bits;
+    } cases[] = {{"byte_classic", NC_BYTE, NC_CLOBBER, 8},   {"short_nc4", NC_SHORT, NC_CLOBBER | NC_NETCDF4, 16},
+                 {"int_cdf5", NC_INT, NC_CLOBBER | NC_64BIT_DATA, 32}, {"short_classic", NC_SHORT, NC_CLOBBER, 16}};
+    const size_t lens[2] = {N, N};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const double wrap = ldexp(1, cases[c].bits), top = wrap - 6; /* the diagonal: top - (i % 5) */
+        double value[N * N], stored[N * N];
+        integer_matrix(N, value);
+        for (size_t i = 0; i < N; i++)
+            value[i * N + i] = top - (double)(i % 5);
+        for (size_t k = 0; k < N * N; k++)
+            stored[k] = value[k] >= wrap / 2 ? value[k] - wrap : value[k];
+        char path[64];
+        snprintf(path, sizeof path, "types_unsigned_%s.nc", cases[c].name);
+        const nct_storage st = {.cmode = cases[c].cmode, .chunks = NULL, .deflate = 0};
+        nct_write(path, 0, &st, "U", cases[c].type, 2, row_col, lens, 0, stored);
+        put_text(path, "U", "_Unsigned", "true");
+        minv_file_options fo;
+        minv_report rep;
+        nct_options(&fo);
+        double ratio = invert_ratio(ctx, path, "U", value, N, &fo, &rep);
+        CHECK(ratio < 30, "%s: ratio %.3g against the unsigned matrix", path, ratio);
+        /* stored -1: the _FillValue, 2^bits - 1 as the variable means it */
+        const double minus_one = -1;
+        const nct_storage filled = {.cmode = cases[c].cmode, .chunks = NULL, .deflate = 0, .fill = &minus_one};
+        stored[2 * N + 7] = -1;
+        nct_write(path, 0, &filled, "U", cases[c].type, 2, row_col, lens, 0, stored);
+        put_text(path, "U", "_Unsigned", "true");
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, path, "U", "types_out.nc", NULL, &fo, NULL), MINV_ERR_NOT_FINITE, ctx);
+        char fill[64];
+        snprintf(fill, sizeof fill, "entry (3, 8) (row, column, 1-based; the first bad one in file order) is the _FillValue %.0f",
+                 wrap - 1);
+        HAS(minv_last_error(ctx), fill);
+    }
+    /* CF packing on unsigned bits: value = unsigned stored * scale_factor + add_offset */
+    double value[N * N], stored[N * N], scale = 0.5, offset = -30000;
+    const nct_storage st = {.cmode = NC_CLOBBER, .chunks = NULL, .deflate = 0};
+    integer_matrix(N, value);
+    for (size_t k = 0; k < N * N; k++) {
+        const double u = (value[k] - offset) / scale; /* 60000 ... 60128: above 32767 */
+        stored[k] = u >= 32768 ? u - 65536 : u;
+    }
+    nct_write("types_unsigned_packed.nc", 0, &st, "P", NC_SHORT, 2, row_col, lens, 0, stored);
+    put_text("types_unsigned_packed.nc", "P", "_Unsigned", "true");
+    nct_put_att("types_unsigned_packed.nc", "P", "scale_factor", NC_FLOAT, 1, &scale);
+    nct_put_att("types_unsigned_packed.nc", "P", "add_offset", NC_FLOAT, 1, &offset);
+    minv_file_options fo;
+    minv_report rep;
+    nct_options(&fo);
+    double ratio = invert_ratio(ctx, "types_unsigned_packed.nc", "P", value, N, &fo, &rep);
+    CHECK(ratio < 30, "packed unsigned short: ratio %.3g against the unpacked matrix", ratio);
+}
+
 /* The layout convention: inversion gives the same file read in either order. */
 static void either_order(minv_context *ctx) {
     double a[N * N];
@@ -167,6 +240,7 @@ int main(void) {
     minv_context *ctx = nct_context();
     every_type_and_format(ctx);
     packed(ctx);
+    unsigned_marked(ctx);
     either_order(ctx);
     many_chunks(ctx);
     minv_destroy(ctx);
