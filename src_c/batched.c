@@ -327,13 +327,14 @@ void minv_batch_member_reason(char *buf, size_t len, minv_status st, int64_t inf
     }
 }
 
-/* "member 17 (0-based) of 100: ..." for the first failed member. */
+/* "member 18 of 100 (0-based index 17): ..." for the first failed member: counted as people
+ * (and Fortran) count, with C's index beside. */
 static minv_status fail_member(minv_context *ctx, const char *fn, int64_t b, int64_t count, minv_status st,
                                int64_t info, int64_t failed) {
     char why[160];
     minv_batch_member_reason(why, sizeof why, st, info);
-    return minv_fail(ctx, st, "%s: member %lld (0-based) of %lld: %s; %lld member%s failed, every other one is done",
-                     fn, (long long)b, (long long)count, why, (long long)failed, failed == 1 ? "" : "s");
+    return minv_fail(ctx, st, "%s: member %lld of %lld (0-based index %lld): %s; %lld member%s failed, every other one is done",
+                     fn, (long long)b + 1, (long long)count, (long long)b, why, (long long)failed, failed == 1 ? "" : "s");
 }
 
 /* The report from the members' outcomes (or the backend's tally of them), their statuses to

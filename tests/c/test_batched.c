@@ -413,7 +413,7 @@ static void bad_members(minv_context *ctx) {
             for (size_t e = 0; e < span(&x); e++) x.a[e] = 7;
             minv_status s = invert(ctx, (kind)kd, MINV_METHOD_AUTO, &a, &x, st, &rep);
             CHECK(s == MINV_ERR_SINGULAR, "k %lld %s: AUTO returned %s", (long long)k, kind_name[kd], minv_status_string(s));
-            HAS(minv_last_error(ctx), "member 5 (0-based) of 40");
+            HAS(minv_last_error(ctx), "member 6 of 40 (0-based index 5)");
             HAS(minv_last_error(ctx), "column 2 (1-based)");
             HAS(minv_last_error(ctx), "2 members failed");
             CHECK(st[5] == MINV_ERR_SINGULAR && st[13] == MINV_ERR_NOT_FINITE && st[9] == MINV_SUCCESS,
@@ -472,7 +472,7 @@ static void bad_members(minv_context *ctx) {
         minv_batch_report rep;
         CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, k, 3, a.a, k, k * k, x.a, k, k * k, NULL, &rep),
                      MINV_ERR_NOT_FINITE, ctx);
-        HAS(minv_last_error(ctx), "member 1 (0-based) of 3: a NaN or Inf in column 1");
+        HAS(minv_last_error(ctx), "member 2 of 3 (0-based index 1): a NaN or Inf in column 1");
         /* singular to working precision: written, flagged */
         for (int64_t j = 0; j < k; j++)
             for (int64_t i = 0; i < k; i++) member(&a, 2)[j * k + i] = 1.0 / (double)(i + j + 1);

@@ -71,8 +71,8 @@ static void strided_invert(minv_context *ctx, int32_t flags, int fail) {
         CHECK(r.failed == 2 && r.first_failed == g_singular && r.first_status == MINV_ERR_SINGULAR && r.first_info == 3,
               "failed %lld first %lld (expected %lld) status %d info %lld", (long long)r.failed, (long long)r.first_failed,
               (long long)g_singular, (int)r.first_status, (long long)r.first_info);
-        char want[64];
-        snprintf(want, sizeof want, "member %lld (0-based, global", (long long)g_singular);
+        char want[96];
+        snprintf(want, sizeof want, "(0-based global index %lld; rank", (long long)g_singular);
         CHECK(strstr(msg, want) != NULL, "message: %s", msg);
     } else {
         CHECK(r.failed == 0 && r.first_failed == -1, "failed %lld", (long long)r.failed);
