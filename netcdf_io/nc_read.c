@@ -65,16 +65,16 @@ minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, 
     switch (b->kind) {
     case IS_FILL:
         if (v->fill_is_default)
-            snprintf(what, sizeof what, "is the default fill value %g of %s: a missing (never written) entry",
+            snprintf(what, sizeof what, "is the default fill value %.10g of %s: a missing (never written) entry",
                      b->value, minv_nc_type_name(s->xtype));
         else
-            snprintf(what, sizeof what, "is the _FillValue %g: a missing entry", b->value);
+            snprintf(what, sizeof what, "is the _FillValue %.10g: a missing entry", b->value);
         break;
-    case IS_MISSING: snprintf(what, sizeof what, "is the missing_value %g: a missing entry", b->value); break;
+    case IS_MISSING: snprintf(what, sizeof what, "is the missing_value %.10g: a missing entry", b->value); break;
     case IS_NAN: snprintf(what, sizeof what, "is NaN"); break;
     case IS_INF: snprintf(what, sizeof what, "is %s", b->value > 0 ? "+Inf" : "-Inf"); break;
     case IS_INVALID:
-        snprintf(what, sizeof what, "= %g is outside the valid range [%g, %g]", b->value, v->valid_min, v->valid_max);
+        snprintf(what, sizeof what, "= %.10g is outside the valid range [%.10g, %.10g]", b->value, v->valid_min, v->valid_max);
         break;
     default:
         snprintf(what, sizeof what, "= %g does not fit in single precision (compute in double)",

@@ -104,26 +104,6 @@ static void every_type_and_format(minv_context *ctx) {
     }
 }
 
-/* CF packing: value = stored * scale_factor + add_offset, on a short variable. */
-static void packed(minv_context *ctx) {
-    double value[N * N], stored[N * N], scale = 0.25, offset = 1;
-    const size_t lens[2] = {N, N};
-    const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = NULL, .deflate = 0};
-    integer_matrix(N, value);
-    for (size_t k = 0; k < N * N; k++) {
-        value[k] = value[k] / 4 + 1;
-        stored[k] = (value[k] - offset) / scale;
-    }
-    nct_write("types_packed.nc", 0, &st, "P", NC_SHORT, 2, row_col, lens, 0, stored);
-    nct_put_att("types_packed.nc", "P", "scale_factor", NC_FLOAT, 1, &scale);
-    nct_put_att("types_packed.nc", "P", "add_offset", NC_FLOAT, 1, &offset);
-    minv_file_options fo;
-    minv_report rep;
-    nct_options(&fo);
-    double ratio = invert_ratio(ctx, "types_packed.nc", "P", value, N, &fo, &rep);
-    CHECK(ratio < 30, "packed short: ratio %.3g against the unpacked matrix", ratio);
-}
-
 /* A text attribute on `var` of an existing file. */
 static void put_text(const char *path, const char *var, const char *name, const char *text) {
     int ncid, varid;
@@ -138,7 +118,7 @@ static void put_text(const char *path, const char *var, const char *name, const 
  * unsigned data so where the format has no unsigned types): the stored bits are unsigned. The
  * diagonal lies above the signed type's range, so a reader that took the values as signed would
  * invert another matrix (its diagonal negative) and fail the check against this one; an entry of
- * stored -1 is the _FillValue 2^bits - 1, and a packed one unpacks from its unsigned value. */
+ * stored -1 is the _FillValue 2^bits - 1 (packed ones: packed_case). */
 static void unsigned_marked(minv_context *ctx) {
     static const struct {
         const char *name;
@@ -172,28 +152,41 @@ static void unsigned_marked(minv_context *ctx) {
         nct_write(path, 0, &filled, "U", cases[c].type, 2, row_col, lens, 0, stored);
         put_text(path, "U", "_Unsigned", "true");
         CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, path, "U", "types_out.nc", NULL, &fo, NULL), MINV_ERR_NOT_FINITE, ctx);
-        char fill[64];
+        char fill[160];
         snprintf(fill, sizeof fill, "entry (3, 8) (row, column, 1-based; the first bad one in file order) is the _FillValue %.0f",
                  wrap - 1);
         HAS(minv_last_error(ctx), fill);
     }
-    /* CF packing on unsigned bits: value = unsigned stored * scale_factor + add_offset */
-    double value[N * N], stored[N * N], scale = 0.5, offset = -30000;
-    const nct_storage st = {.cmode = NC_CLOBBER, .chunks = NULL, .deflate = 0};
+}
+
+/* CF packing on a short variable: value = stored * scale_factor + add_offset, the stored values
+ * base + small integers; marked _Unsigned, those above 32767 are kept as their signed bits. */
+static void packed_case(minv_context *ctx, const char *path, int cmode, double base, double scale, double offset,
+                        int marked_unsigned) {
+    double value[N * N], stored[N * N];
+    const size_t lens[2] = {N, N};
+    const nct_storage st = {.cmode = cmode, .chunks = NULL, .deflate = 0};
     integer_matrix(N, value);
     for (size_t k = 0; k < N * N; k++) {
-        const double u = (value[k] - offset) / scale; /* 60000 ... 60128: above 32767 */
-        stored[k] = u >= 32768 ? u - 65536 : u;
+        const double u = value[k] + base;
+        value[k] = u * scale + offset;
+        stored[k] = marked_unsigned && u >= 32768 ? u - 65536 : u;
     }
-    nct_write("types_unsigned_packed.nc", 0, &st, "P", NC_SHORT, 2, row_col, lens, 0, stored);
-    put_text("types_unsigned_packed.nc", "P", "_Unsigned", "true");
-    nct_put_att("types_unsigned_packed.nc", "P", "scale_factor", NC_FLOAT, 1, &scale);
-    nct_put_att("types_unsigned_packed.nc", "P", "add_offset", NC_FLOAT, 1, &offset);
+    nct_write(path, 0, &st, "P", NC_SHORT, 2, row_col, lens, 0, stored);
+    if (marked_unsigned)
+        put_text(path, "P", "_Unsigned", "true");
+    nct_put_att(path, "P", "scale_factor", NC_FLOAT, 1, &scale);
+    nct_put_att(path, "P", "add_offset", NC_FLOAT, 1, &offset);
     minv_file_options fo;
     minv_report rep;
     nct_options(&fo);
-    double ratio = invert_ratio(ctx, "types_unsigned_packed.nc", "P", value, N, &fo, &rep);
-    CHECK(ratio < 30, "packed unsigned short: ratio %.3g against the unpacked matrix", ratio);
+    double ratio = invert_ratio(ctx, path, "P", value, N, &fo, &rep);
+    CHECK(ratio < 30, "%s: ratio %.3g against the unpacked matrix", path, ratio);
+}
+
+static void packed(minv_context *ctx) {
+    packed_case(ctx, "types_packed.nc", NC_CLOBBER | NC_NETCDF4, 0, 0.25, 1, 0);
+    packed_case(ctx, "types_unsigned_packed.nc", NC_CLOBBER, 60000, 0.5, -30000, 1); /* stored 60000 and up */
 }
 
 /* The layout convention: inversion gives the same file read in either order. */
