@@ -348,8 +348,9 @@ int64_t chunk_members(minv_context *ctx, int64_t count, size_t device_per, size_
     return c;
 }
 
-/* bytes from src to pinned staging by stores that bypass the caches: the DMA engine reads them
- * next, and a plain copy first reads every destination line, a third more of the host memory
+/* bytes from src to dst by stores that bypass the caches, where nothing reads dst soon after
+ * (pinned staging the DMA engine reads next; a batch's results on their way back to the
+ * caller): a plain copy first reads every destination line, a third more of the host memory
  * traffic that bounds host batches at k = 64 (bench/results/mpi_gpu_h100x2.md). Fenced before
  * it returns, so that the copy that follows sees them. */
 void stream_copy(void *dst, const void *src, size_t bytes) {
@@ -397,6 +398,17 @@ void pack_member(const minv_batch *h, int64_t m, int k, void *slot) {
             if (h->dtype == MINV_R64) *(double *)d = 1;
             else *(float *)d = 1;
         }
+}
+
+/* Member m's k x cols result from its slot of the staging buffer into the caller's batch: one
+ * that fills its slot and lies contiguous by stream_copy, else by the batch's scatter. */
+void unpack_member(const minv_batch *x, int64_t m, minv_dtype t, int k, const void *slot) {
+    const minv_mat d = minv_batch_member(x, m);
+    const int64_t cols = x->square ? k : x->cols;
+    if (d.rows == k && d.cols == cols && d.ld == k && d.dtype == t)
+        stream_copy(d.data, slot, (size_t)k * (size_t)cols * (size_t)t);
+    else
+        minv_batch_scatter(x, m, t, slot, k);
 }
 
 minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
@@ -457,7 +469,7 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
                 const minv_status s = res->status[m0 + m];
                 if (minv_batch_order(a, m0 + m) > 0 &&
                     (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m0 + m] < 0)))
-                    minv_batch_scatter(x, m0 + m, tio, (char *)pin[1] + (size_t)m * x_bytes, pl.k);
+                    unpack_member(x, m0 + m, tio, pl.k, (char *)pin[1] + (size_t)m * x_bytes);
             }
         }
         if (chunk < count)
