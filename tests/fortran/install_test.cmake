@@ -102,6 +102,15 @@ if(EXISTS ${WORK}/prefix/bin/minv)
   run(${WORK}/prefix/bin/minv --version)
   no_cuda_needed(${WORK}/prefix/bin/minv)
 endif()
+# minv-mpi (which `mpirun -np P minv ...` hands over to) loads libminv_mpi and, through it,
+# libminv from the install alone
+if(EXISTS ${WORK}/prefix/bin/minv-mpi)
+  run(ldd ${WORK}/prefix/bin/minv-mpi)
+  if(run_output MATCHES "not found")
+    message(FATAL_ERROR "the installed minv-mpi lacks libraries:\n${run_output}")
+  endif()
+  run(${WORK}/prefix/bin/minv-mpi --version)
+endif()
 
 if(plugin AND FAKE_DRIVER)
   set(with_fake ${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${FAKE_DRIVER}:$ENV{LD_LIBRARY_PATH}")
