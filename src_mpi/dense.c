@@ -560,7 +560,7 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
     minv_fpguard guard;
     minv_fpguard_begin(&guard);
     minv_clear_error(ctx);
-    const int n = (int)l->n, in_place = a == x;
+    const int n = (int)l->n;
     probes pr = {0};
     void *keep = NULL;
     int spd = 0, info = 0;
@@ -575,6 +575,9 @@ static minv_status invert_expert(minv_context *ctx, const char *fn, minv_method 
         status = check_piece(ctx, fn, 5, "ainv", l, x);
     if ((status = minv_mpi_agree(ctx, comm, status)) != MINV_SUCCESS || n == 0) /* n = 0: LAPACK's quick return */
         goto cleanup;
+    /* in place as the ranks with a piece say: an empty piece's NULLs (a == x) say nothing, and
+     * every rank must take the same collective steps below */
+    const int in_place = minv_mpi_max_i64(a == x && a != NULL, comm) > 0;
     norms an, xn;
     MINV_TRY(scan_piece(ctx, t, l, a, "A", &an));
     const double anorm_1 = an.norm_1, anorm_inf = an.norm_inf;

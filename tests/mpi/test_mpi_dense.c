@@ -41,7 +41,10 @@ static void invert_case(minv_context *ctx, kind k, int64_t n, int64_t nb, int np
     double *a = matrix(k, n, 11 + (uint64_t)n), *ref = tu_alloc(n, n, n);
     double *ap = mt_piece_of(&l, a, n), *xp = in_place ? ap : mt_piece_of(&l, a, n);
     minv_report r, rr;
-    CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l, ap, xp, &r), MINV_SUCCESS, ctx);
+    /* a rank with an empty piece passes NULL for both, as minv_mpi_mod does: the same pointer,
+     * in place or not on the other ranks */
+    const int empty = l.local_rows == 0 || l.local_cols == 0;
+    CHECK_STATUS(minv_mpi_invert_d(ctx, MINV_METHOD_AUTO, &l, empty ? NULL : ap, empty ? NULL : xp, &r), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, ref, n, &rr), MINV_SUCCESS, ctx);
     double *x = mt_whole_of(ctx, &l, xp);
     const double d = tu_rel_diff(n, n, x, n, ref, n), ratio = tu_inverse_ratio(n, a, n, x, n, EPS);
@@ -370,6 +373,7 @@ int main(int argc, char **argv) {
     invert_case(ctx, GENERAL, 37, 8, 0, 0, 0);
     invert_case(ctx, GENERAL, 37, 0, 0, 0, 1);   /* default block, in place */
     invert_case(ctx, SPD, 5, 4, 0, 0, 0);        /* blocks of 4: ranks beyond the second hold no rows */
+    invert_case(ctx, SPD, 5, 8, 0, 0, 0);        /* one block: only the first rank holds anything */
     invert_case(ctx, GENERAL, 19, 3, 1, 1, 0);   /* a 1 x 1 grid: the other ranks hold nothing */
     if (mt_size >= 2) {
         invert_case(ctx, SPD, 33, 4, 1, 2, 0);

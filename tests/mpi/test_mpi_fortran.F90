@@ -22,6 +22,7 @@ program test_mpi_fortran
   call batches()
   call files()
   call one_matrix()
+  call one_block()
   call shape_error()
   call minv_finalize(ctx)
   call mpi_allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, comm, ierr)
@@ -255,6 +256,33 @@ contains
     call minv_layout_free(lb)
     call minv_layout_free(la)
   end subroutine one_matrix
+
+  ! ---- one block of an SPD matrix: the other ranks' pieces are empty (the module passes them
+  !      on as null pointers) and they take part in every step, AUTO's kept copy included ----
+  subroutine one_block()
+    type(minv_layout) :: l
+    type(minv_report) :: rep
+    real(real64), allocatable :: a(:, :), ainv(:, :)
+    real(real64) :: full(n, n), ref(n, n)
+    integer(int64) :: i, j
+    integer :: stat
+
+    do j = 1, n
+      do i = 1, n
+        full(i, j) = entry(i, j, 0, .true.)
+      end do
+    end do
+    call minv_layout_init(l, ctx, comm, int(n, int64), int(n, int64), nb=n)
+    allocate (a(l%lld, l%local_cols), ainv(l%lld, l%local_cols))
+    if (l%local_cols > 0) a = full(1:l%local_rows, 1:l%local_cols)
+    call minv_invert(ctx, a, ainv, l, report=rep, stat=stat)
+    call check(stat == MINV_SUCCESS .and. rep%method == MINV_METHOD_CHOLESKY, 'one block: every rank took part')
+    call minv_invert(ctx, full, ref)
+    if (l%local_cols > 0) &
+      call check(maxval(abs(ainv - ref(1:l%local_rows, 1:l%local_cols))) <= 1e-10_real64 * maxval(abs(ref)), &
+                 'one block: the inverse differs from serial minv')
+    call minv_layout_free(l)
+  end subroutine one_block
 
   ! ---- a wrong shape on the last rank only: every rank fails alike ----
   subroutine shape_error()
