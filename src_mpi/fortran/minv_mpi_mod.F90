@@ -77,6 +77,15 @@ module minv_mpi_mod
     module procedure solve_layout_r32, solve_layout_r64
   end interface minv_solve
 
+  ! The matrix's m x n as default integers (a DA code's own) or int64.
+  interface minv_layout_init
+    module procedure layout_init_i64, layout_init_i32
+  end interface minv_layout_init
+
+  interface minv_layout_like
+    module procedure layout_like_i64, layout_like_i32
+  end interface minv_layout_like
+
   interface
     integer(c_int32_t) function c_device(comm) bind(c, name="minv_mpi_device_f")
       import :: c_int, c_int32_t

@@ -272,7 +272,7 @@ contains
         full(i, j) = entry(i, j, 0, .true.)
       end do
     end do
-    call minv_layout_init(l, ctx, comm, int(n, int64), int(n, int64), nb=n)
+    call minv_layout_init(l, ctx, comm, n, n, nb=n) ! default integers, as README's snippet
     allocate (a(l%lld, l%local_cols), ainv(l%lld, l%local_cols))
     if (l%local_cols > 0) a = full(1:l%local_rows, 1:l%local_cols)
     call minv_invert(ctx, a, ainv, l, report=rep, stat=stat)
