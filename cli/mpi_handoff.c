@@ -12,16 +12,25 @@
 
 #include "cli.h"
 
-/* The size of the MPI job this process was started in by its launcher (Open MPI, MPICH and
- * Intel MPI's Hydra, MVAPICH2), or 1. */
-static long launched_ranks(void) {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"};
-    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
-        const char *v = getenv(vars[k]);
-        if (v && atol(v) > 1)
+/* What the launcher (Open MPI, MPICH and Intel MPI's Hydra, MVAPICH2) told this process: the
+ * first of its variables `names` that is set, or `otherwise`. */
+static long launcher_says(const char *const names[3], long otherwise) {
+    for (int k = 0; k < 3; k++) {
+        const char *v = getenv(names[k]);
+        if (v)
             return atol(v);
     }
-    return 1;
+    return otherwise;
+}
+
+static long launched_ranks(void) {
+    static const char *const sizes[3] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"};
+    return launcher_says(sizes, 1);
+}
+
+static long launched_rank(void) {
+    static const char *const ranks[3] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"};
+    return launcher_says(ranks, 0);
 }
 
 int cli_mpi_handoff(char **argv) {
@@ -37,6 +46,8 @@ int cli_mpi_handoff(char **argv) {
         execv(beside, argv);
     }
     execvp("minv-mpi", argv); /* returns only where there is none */
+    if (launched_rank() != 0) /* the job's one message comes from its first rank */
+        return CLI_USAGE;
     return cli_error(CLI_USAGE,
                      "started as one of %ld MPI ranks: the distributed job is minv-mpi's, and there is none beside "
                      "this minv or on PATH (%s); build minv with its MPI layer (see the README), or run minv "

@@ -255,8 +255,9 @@ static minv_status reduce_reports(minv_context *ctx, MPI_Comm comm, const char *
         char why[160];
         minv_batch_member_reason(why, sizeof why, r->first_status, r->first_info);
         status = minv_fail(ctx, r->first_status,
-                           "%s: member %lld of %lld (0-based global index %lld; rank %d's index %lld): %s; %lld member%s failed, every other one is done",
-                           fn, (long long)r->first_failed + 1, (long long)total, (long long)r->first_failed, owner_rank, (long long)before, why,
+                           "%s: member %lld of %lld, rank %d's member %lld (0-based indices %lld and %lld): %s; %lld member%s failed, every other one is done",
+                           fn, (long long)r->first_failed + 1, (long long)total, owner_rank, (long long)before + 1,
+                           (long long)r->first_failed, (long long)before, why,
                            (long long)r->failed, r->failed == 1 ? "" : "s");
     }
     double seconds = MPI_Wtime() - t0;

@@ -72,7 +72,7 @@ static void strided_invert(minv_context *ctx, int32_t flags, int fail) {
               "failed %lld first %lld (expected %lld) status %d info %lld", (long long)r.failed, (long long)r.first_failed,
               (long long)g_singular, (int)r.first_status, (long long)r.first_info);
         char want[96];
-        snprintf(want, sizeof want, "(0-based global index %lld; rank", (long long)g_singular);
+        snprintf(want, sizeof want, "member %lld of %lld, rank", (long long)g_singular + 1, (long long)total);
         CHECK(strstr(msg, want) != NULL, "message: %s", msg);
     } else {
         CHECK(r.failed == 0 && r.first_failed == -1, "failed %lld", (long long)r.failed);

@@ -1,6 +1,7 @@
 # The command minv-mpi under mpirun against the serial minv on the same files: invert (one
 # matrix, and a batch; `mpirun minv invert` handing over to minv-mpi), solve, an existing output (-O), a classic output, a missing variable
-# and a file that crashes HDF5 (exit status 1, the message once).
+# and a file that crashes HDF5 (exit status 1, the message once); minv under mpirun without minv-mpi
+# (one message for the job).
 # -DMPIEXEC=... -DNP=... -DFLAGS=... -DMINV=... -DMINV_MPI=... -DCOMPARE=... -DLIBRARY_CRASH=...
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -36,6 +37,16 @@ if(NP GREATER 1)
     message(FATAL_ERROR "mpirun minv invert did not run minv-mpi:\n${out}")
   endif()
   must(${COMPARE} hout.nc B_inv ref.nc B_inv 1e-10)
+  # without minv-mpi beside it or on PATH: the job stops with one message, not one a rank
+  get_filename_component(here_minv ${MINV} NAME)
+  file(REMOVE_RECURSE alone)
+  file(COPY ${MINV} DESTINATION alone)
+  run(${CMAKE_COMMAND} -E env PATH=/usr/bin:/bin ${mpi} alone/${here_minv} invert gen.nc:B lone.nc --quiet)
+  string(REGEX MATCHALL "minv: error: started as one of ${NP} MPI ranks" said "${out}${err}")
+  list(LENGTH said times)
+  if(rc EQUAL 0 OR NOT times EQUAL 1 OR EXISTS lone.nc)
+    message(FATAL_ERROR "minv alone under mpirun: exit ${rc}, the message ${times} times, lone.nc written: ${out}\n${err}")
+  endif()
 endif()
 # a netCDF-4 output of several 256 x 256 chunks a side: the ranks' slabs of whole chunks (one
 # rank's empty on 4 ranks) written by rank 0's serial writer, in both views
