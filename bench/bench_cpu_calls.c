@@ -12,7 +12,9 @@
  * warm-up; the table gives medians in microseconds (the clock's own cost subtracted), the
  * ratio minv / LAPACK, and the largest relative difference between the two answers.
  * Usage: bench_cpu_calls [calls|batched|all] [--sizes 8,16,...] [--ks 8,16,...] [--nbatch N]
- *                        [--seconds S] (time per case and side, default 0.3) */
+ *                        [--seconds S] (time per case and side, default 0.3)
+ *                        [--no-report] (minv's calls given no report, as a drop-in for LAPACK
+ *                        is called: the checks run, the call is not timed or described) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@ void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
 void dgetri_(const int *, double *, const int *, const int *, double *, const int *, int *);
 
 static double seconds_per_case = 0.3;
+static int with_report = 1;
 
 /* ---- one call of each side ---- */
 
@@ -81,12 +84,13 @@ static void minv_prepare(call_case *c) {
 
 static void minv_run(call_case *c) {
     minv_status st;
+    minv_report *r = with_report ? &c->report : NULL;
     if (c->op == SOLVE)
-        st = minv_solve_d(c->ctx, MINV_METHOD_AUTO, c->n, c->nrhs, c->a, c->n, c->b, c->n, c->x, c->n, &c->report);
+        st = minv_solve_d(c->ctx, MINV_METHOD_AUTO, c->n, c->nrhs, c->a, c->n, c->b, c->n, c->x, c->n, r);
     else if (c->op == SOLVE_INPLACE)
-        st = minv_solve_inplace_d(c->ctx, MINV_METHOD_AUTO, c->n, c->nrhs, c->a, c->n, c->x, c->n, &c->report);
+        st = minv_solve_inplace_d(c->ctx, MINV_METHOD_AUTO, c->n, c->nrhs, c->a, c->n, c->x, c->n, r);
     else
-        st = minv_invert_d(c->ctx, MINV_METHOD_AUTO, c->n, c->a, c->n, c->x, c->n, &c->report);
+        st = minv_invert_d(c->ctx, MINV_METHOD_AUTO, c->n, c->a, c->n, c->x, c->n, r);
     bench_check(c->ctx, st, operation_name[c->op]);
 }
 
@@ -187,7 +191,8 @@ static const char *rcond_form(const minv_report *r) {
 static void run_calls(const int *sizes, int nsizes) {
     const double overhead = clock_cost();
     minv_context *ctx = bench_context(MINV_BACKEND_CPU, 0, 1);
-    printf("\n## One call, one thread (clock cost %.0f ns subtracted)\n\n", overhead * 1e9);
+    printf("\n## One call, one thread (clock cost %.0f ns subtracted%s)\n\n", overhead * 1e9,
+           with_report ? "" : "; minv's calls timed without a report, the 'minv ran' column from one call with it");
     printf("| n | matrix | operation | nrhs | LAPACK (us) | minv (us) | minv / LAPACK | difference | minv ran |\n");
     printf("|---:|---|---|---:|---:|---:|---:|---:|---|\n");
     for (int s = 0; s < nsizes; s++) {
@@ -219,6 +224,12 @@ static void run_calls(const int *sizes, int nsizes) {
                     c.nrhs = op == INVERT ? 0 : nrhs;
                     double tm, tl;
                     measure(&c, overhead, &tm, &tl);
+                    if (!with_report) { /* what ran, from one more call that asks */
+                        with_report = 1;
+                        minv_prepare(&c);
+                        minv_run(&c);
+                        with_report = 0;
+                    }
                     const double d = rel_diff(c.x, op == INVERT ? c.f : c.y, op == INVERT ? nn : (size_t)n * nrhs);
                     if (op == INVERT && spd) /* LAPACK's inverse is its lower triangle: compare that */
                         for (int j = 0; j < n; j++)
@@ -368,10 +379,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--ks") && i + 1 < argc) nks = parse_list(argv[++i], ks, 64);
         else if (!strcmp(argv[i], "--nbatch") && i + 1 < argc) nbatch = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds_per_case = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--no-report")) with_report = 0;
         else if (!strcmp(argv[i], "calls") || !strcmp(argv[i], "batched") || !strcmp(argv[i], "all")) part = argv[i];
         else {
             fprintf(stderr, "usage: bench_cpu_calls [calls|batched|all] [--sizes 8,16,...] [--ks 8,16,...] "
-                            "[--nbatch N] [--seconds S]\n");
+                            "[--nbatch N] [--seconds S] [--no-report]\n");
             return 2;
         }
     }
