@@ -57,7 +57,7 @@ typedef enum {
 
 typedef enum {
     MINV_BACKEND_AUTO = 0, /* the GPU where present (small host calls on the CPU, faster than
-                              the round trip: inversions n <= 128, solves <= 1e7 flops), else
+                              the round trip: inversions n <= 128, solves of <= 4e6 flops), else
                               the CPU */
     MINV_BACKEND_CPU = 1,
     MINV_BACKEND_GPU = 2   /* fails with MINV_ERR_NO_GPU when no GPU is usable */

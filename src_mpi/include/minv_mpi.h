@@ -188,7 +188,7 @@ minv_status minv_mpi_solve_s(minv_context *ctx, minv_method method, const minv_m
 
 /* ---- NetCDF files across the ranks ----------------------------------------------------------
  * Each rank reads and writes its own part of a variable: a slab of whole rows (as stored),
- * redistributed to its blocks of a layout by ScaLAPACK's p?gemr2d, or its range of the matrices
+ * redistributed to its blocks of a layout (MPI_Alltoallv rounds of columns), or its range of the matrices
  * of a batch. Classic, 64-bit offset and CDF-5 files are read and written collectively by
  * PnetCDF; netCDF-4 (HDF5) files are read by every rank through the serial netCDF library and
  * written through rank 0, slab after slab: a program links one netCDF-C library, and the
