@@ -410,15 +410,17 @@ if(NCGEN)
        "    B:coordinates = \"lat lon\" ;\n    B:valid_range = 0., 100. ;\n    B:_FillValue = -999. ;\n"
        "  double Y(n) ;\n    Y:units = \"m s-1\" ;\n  double T(n) ;\n    T:units = \"days since 2000-01-01\" ;\n"
        "  double DL(m) ;\n  double D(n) ;\n    D:units = \"s-1\" ;\n  double DU(m) ;\n"
+       "  double S(n, n) ;\n    string S:units = \"m2\" ;\n"
        "  string :source = \"a string attribute\" ;\n  :title = \"3D-Var test case\" ;\n  :Conventions = \"CF-1.8\" ;\n"
        "  :history = \"Mon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\" ;\n"
-       "data:\n  B = 2, 0, 0, 4 ;\n  Y = 1, 1 ;\n  T = 1, 2 ;\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n}\n")
+       "data:\n  B = 2, 0, 0, 4 ;\n  S = 2, 0, 0, 4 ;\n  Y = 1, 1 ;\n  T = 1, 2 ;\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n}\n")
   execute_process(COMMAND "${NCGEN}" -k nc4 -o meta.nc meta.cdl WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE gen_rc)
   ok(ARGS invert meta.nc:B meta_inv.nc EXPECT "time +[0-9.e+-]+ s, ")
   ok(ARGS solve meta.nc:B meta.nc:Y meta_x.nc)
   ok(ARGS invert meta.nc meta_bands.nc --tridiagonal DL,D,DU)
   ok(ARGS solve meta.nc:B meta.nc:T meta_t.nc)
   ok(ARGS invert meta.nc:B meta_classic.nc --format classic)
+  ok(ARGS invert meta.nc:S meta_s.nc) # units as a netCDF-4 string attribute (h5py and h5netcdf write them)
   if(NCDUMP)
     header_check(FILE meta_inv.nc
       HAS "B_inv:units = \"K-2\"" "B_inv:comment = \"from the ensemble\"" ":title = \"3D-Var test case\""
@@ -433,6 +435,7 @@ if(NCGEN)
     # a string global cannot go to a classic file
     header_check(FILE meta_classic.nc HAS "global source \\(the format lacks the type: netCDF-3 classic\\)" LACKS ":source")
     header_check(FILE meta_bands.nc HAS "D_inv:units = \"s\"")
+    header_check(FILE meta_s.nc HAS "S_inv:units = \"m-2\"")
   endif()
 
   # a tridiagonal matrix as its three bands: A = [2 0; 1 2], so A^-1 = [0.5 0; -0.25 0.5]
