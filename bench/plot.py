@@ -92,18 +92,24 @@ def main():
         fig.tight_layout()
         fig.savefig(a.out, dpi=120)
         return
+    styles = ["-", "--", ":"]  # past the ten colours, lines differ by their dashes
+    line = 0
     for col in a.columns:
         k = column(col)
         for key, group in groups.items():
             group = sorted(group, key=lambda r: number(r[kx]))
             label = ", ".join([col] + [f"{b} {v}" for b, v in zip(a.by, key)])
-            ax.plot([number(r[kx]) for r in group], [number(r[k]) for r in group], marker="o", label=label)
+            ax.plot([number(r[kx]) for r in group], [number(r[k]) for r in group], marker="o", label=label,
+                    linestyle=styles[line // 10 % len(styles)])
+            line += 1
     ax.set_xscale("log", base=2)
     if a.logy:
         ax.set_yscale("log")
     ax.set_xlabel(head[kx])
+    if a.ylabel:
+        ax.set_ylabel(a.ylabel)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8 if line > 6 else None)
     first = text.splitlines()[0].lstrip("# ").replace(", command:", "\ncommand:") if text.startswith("#") else ""
     ax.set_title((a.title or a.result) + ("\n" + first if first else ""), fontsize=8)
     fig.tight_layout()
