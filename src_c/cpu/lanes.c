@@ -84,12 +84,14 @@ MINV_SIMD_CLONES static void unpack4_d(int64_t n, int64_t cols, const double *c,
 /* The same for eight float lanes: the 8 x 8 block of a column's rows i .. i + 7 (one member a
  * lane) transposed by three rounds of two-vector shuffles (pairs, pairs of pairs, halves). */
 typedef float v8_s __attribute__((vector_size(32)));
+#if defined(__clang__) || __GNUC__ >= 12
+#define SHUFFLE8(x, y, ...) __builtin_shufflevector(x, y, __VA_ARGS__)
+#else
 typedef int v8_i __attribute__((vector_size(32)));
+#define SHUFFLE8(x, y, ...) __builtin_shuffle(x, y, (v8_i){__VA_ARGS__})
+#endif
 
 MINV_SIMD_CLONES static void unpack8_s(int64_t n, int64_t cols, const float *c, float *const *s, const int64_t *lds) {
-    const v8_i pair_lo = {0, 8, 1, 9, 4, 12, 5, 13}, pair_hi = {2, 10, 3, 11, 6, 14, 7, 15};
-    const v8_i quad_lo = {0, 1, 8, 9, 4, 5, 12, 13}, quad_hi = {2, 3, 10, 11, 6, 7, 14, 15};
-    const v8_i half_lo = {0, 1, 2, 3, 8, 9, 10, 11}, half_hi = {4, 5, 6, 7, 12, 13, 14, 15};
     const int64_t top = n / 8 * 8;
     for (int64_t j = 0; j < cols; j++) {
         const float *cj = c + (size_t)j * (size_t)n * 8;
@@ -99,17 +101,18 @@ MINV_SIMD_CLONES static void unpack8_s(int64_t n, int64_t cols, const float *c, 
             v8_s r[8], a[8], b[8];
             for (int q = 0; q < 8; q++) memcpy(&r[q], cj + (size_t)(i + q) * 8, sizeof r[q]);
             for (int k = 0; k < 8; k += 2) {
-                a[k] = __builtin_shuffle(r[k], r[k + 1], pair_lo);
-                a[k + 1] = __builtin_shuffle(r[k], r[k + 1], pair_hi);
+                a[k] = SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+                a[k + 1] = SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
             }
             for (int base = 0; base < 8; base += 4) {
-                b[base] = __builtin_shuffle(a[base], a[base + 2], quad_lo);
-                b[base + 1] = __builtin_shuffle(a[base], a[base + 2], quad_hi);
-                b[base + 2] = __builtin_shuffle(a[base + 1], a[base + 3], quad_lo);
-                b[base + 3] = __builtin_shuffle(a[base + 1], a[base + 3], quad_hi);
+                b[base] = SHUFFLE8(a[base], a[base + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+                b[base + 1] = SHUFFLE8(a[base], a[base + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+                b[base + 2] = SHUFFLE8(a[base + 1], a[base + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+                b[base + 3] = SHUFFLE8(a[base + 1], a[base + 3], 2, 3, 10, 11, 6, 7, 14, 15);
             }
             for (int q = 0; q < 4; q++) {
-                const v8_s lo = __builtin_shuffle(b[q], b[q + 4], half_lo), hi = __builtin_shuffle(b[q], b[q + 4], half_hi);
+                const v8_s lo = SHUFFLE8(b[q], b[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+                const v8_s hi = SHUFFLE8(b[q], b[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
                 memcpy(d[q] + i, &lo, sizeof lo);
                 memcpy(d[q + 4] + i, &hi, sizeof hi);
             }
