@@ -60,29 +60,22 @@ MINV_SIMD_CLONES static void pack4_d(int64_t n, const double *const *s, const in
     check_finish_d(n, (const vec_d *)c, symmetry, rowabs, norm1, largest, positive, o);
 }
 
-/* pack4_d's way back: four interleaved vectors of a column (rows i .. i + 3, one member a
- * lane) transposed in registers into four rows of each member's column, whole vectors written
- * where one lane at a time took a scalar load and store per entry. */
-MINV_SIMD_CLONES static void unpack4_d(int64_t n, int64_t cols, const double *c, double *const *s, const int64_t *lds) {
-    const int64_t top = n / 4 * 4;
-    for (int64_t j = 0; j < cols; j++) {
-        const double *cj = c + (size_t)j * (size_t)n * 4;
-        double *d[4];
-        for (int l = 0; l < 4; l++) d[l] = s[l] + (size_t)j * (size_t)lds[l];
-        for (int64_t i = 0; i < top; i += 4) {
-            const minv_v4_d y[4] = {minv_load4_d(cj + (size_t)i * 4), minv_load4_d(cj + (size_t)(i + 1) * 4),
-                                    minv_load4_d(cj + (size_t)(i + 2) * 4), minv_load4_d(cj + (size_t)(i + 3) * 4)};
-            minv_v4_d t[4];
-            minv_transpose4(y, t);
-            for (int l = 0; l < 4; l++) minv_store4_d(d[l] + i, t[l]);
-        }
-        for (int64_t i = top; i < n; i++)
-            for (int l = 0; l < 4; l++) d[l][i] = cj[i * 4 + l];
+/* pack4_d's way back, column by column: the rows 0 .. top of a column's four interleaved vectors
+ * (one member a lane), four at a time, transposed in registers into four rows of each member's
+ * column d[l], whole vectors written where one lane at a time took a scalar load and store per
+ * entry. */
+MINV_SIMD_CLONES static void unpack4_d(int64_t top, const double *cj, double *const *d) {
+    for (int64_t i = 0; i < top; i += 4) {
+        const minv_v4_d y[4] = {minv_load4_d(cj + (size_t)i * 4), minv_load4_d(cj + (size_t)(i + 1) * 4),
+                                minv_load4_d(cj + (size_t)(i + 2) * 4), minv_load4_d(cj + (size_t)(i + 3) * 4)};
+        minv_v4_d t[4];
+        minv_transpose4(y, t);
+        for (int l = 0; l < 4; l++) minv_store4_d(d[l] + i, t[l]);
     }
 }
 
-/* The same for eight float lanes: the 8 x 8 block of a column's rows i .. i + 7 (one member a
- * lane) transposed by three rounds of two-vector shuffles (pairs, pairs of pairs, halves). */
+/* The same for eight float lanes: each 8 x 8 block transposed by three rounds of two-vector
+ * shuffles (pairs, pairs of pairs, halves). */
 typedef float v8_s __attribute__((vector_size(32)));
 #if defined(__clang__) || __GNUC__ >= 12
 #define SHUFFLE8(x, y, ...) __builtin_shufflevector(x, y, __VA_ARGS__)
@@ -91,34 +84,26 @@ typedef int v8_i __attribute__((vector_size(32)));
 #define SHUFFLE8(x, y, ...) __builtin_shuffle(x, y, (v8_i){__VA_ARGS__})
 #endif
 
-MINV_SIMD_CLONES static void unpack8_s(int64_t n, int64_t cols, const float *c, float *const *s, const int64_t *lds) {
-    const int64_t top = n / 8 * 8;
-    for (int64_t j = 0; j < cols; j++) {
-        const float *cj = c + (size_t)j * (size_t)n * 8;
-        float *d[8];
-        for (int l = 0; l < 8; l++) d[l] = s[l] + (size_t)j * (size_t)lds[l];
-        for (int64_t i = 0; i < top; i += 8) {
-            v8_s r[8], a[8], b[8];
-            for (int q = 0; q < 8; q++) memcpy(&r[q], cj + (size_t)(i + q) * 8, sizeof r[q]);
-            for (int k = 0; k < 8; k += 2) {
-                a[k] = SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-                a[k + 1] = SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-            }
-            for (int base = 0; base < 8; base += 4) {
-                b[base] = SHUFFLE8(a[base], a[base + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-                b[base + 1] = SHUFFLE8(a[base], a[base + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-                b[base + 2] = SHUFFLE8(a[base + 1], a[base + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-                b[base + 3] = SHUFFLE8(a[base + 1], a[base + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-            }
-            for (int q = 0; q < 4; q++) {
-                const v8_s lo = SHUFFLE8(b[q], b[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-                const v8_s hi = SHUFFLE8(b[q], b[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-                memcpy(d[q] + i, &lo, sizeof lo);
-                memcpy(d[q + 4] + i, &hi, sizeof hi);
-            }
+MINV_SIMD_CLONES static void unpack8_s(int64_t top, const float *cj, float *const *d) {
+    for (int64_t i = 0; i < top; i += 8) {
+        v8_s r[8], a[8], b[8];
+        for (int q = 0; q < 8; q++) memcpy(&r[q], cj + (size_t)(i + q) * 8, sizeof r[q]);
+        for (int k = 0; k < 8; k += 2) {
+            a[k] = SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+            a[k + 1] = SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
         }
-        for (int64_t i = top; i < n; i++)
-            for (int l = 0; l < 8; l++) d[l][i] = cj[i * 8 + l];
+        for (int base = 0; base < 8; base += 4) {
+            b[base] = SHUFFLE8(a[base], a[base + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            b[base + 1] = SHUFFLE8(a[base], a[base + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+            b[base + 2] = SHUFFLE8(a[base + 1], a[base + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+            b[base + 3] = SHUFFLE8(a[base + 1], a[base + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+        for (int q = 0; q < 4; q++) {
+            const v8_s lo = SHUFFLE8(b[q], b[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+            const v8_s hi = SHUFFLE8(b[q], b[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+            memcpy(d[q] + i, &lo, sizeof lo);
+            memcpy(d[q + 4] + i, &hi, sizeof hi);
+        }
     }
 }
 
@@ -138,8 +123,18 @@ void minv_lanes_unpack(minv_dtype t, int64_t n, int64_t cols, const void *c, int
 }
 
 void minv_lanes_unpack_all(minv_dtype t, int64_t n, int64_t cols, const void *c, void *const *s, const int64_t *lds) {
-    if (t == MINV_R64) unpack4_d(n, cols, c, (double *const *)s, lds);
-    else unpack8_s(n, cols, c, (float *const *)s, lds);
+    const int lanes = minv_lanes(t);
+    const size_t es = (size_t)t;
+    const int64_t top = n / lanes * lanes;
+    for (int64_t j = 0; j < cols; j++) {
+        const char *cj = (const char *)c + (size_t)j * (size_t)n * (size_t)lanes * es;
+        void *d[MINV_LANES_MAX];
+        for (int l = 0; l < lanes; l++) d[l] = (char *)s[l] + (size_t)j * (size_t)lds[l] * es;
+        if (t == MINV_R64) unpack4_d(top, (const double *)cj, (double *const *)d);
+        else unpack8_s(top, (const float *)cj, (float *const *)d);
+        for (int64_t i = top; i < n; i++) /* the rows below the last whole block */
+            for (int l = 0; l < lanes; l++) memcpy((char *)d[l] + (size_t)i * es, cj + ((size_t)i * (size_t)lanes + (size_t)l) * es, es);
+    }
 }
 
 void minv_lanes_scan(minv_dtype t, int64_t n, const void *c, int symmetry, double *rowabs, minv_lanes_checks *o) {
