@@ -277,16 +277,24 @@ outcomes outcomes_at(void *pinned, int64_t chunk) {
     return o;
 }
 
-/* The chunk's outcomes from the device, into the core's arrays (rows m0...). */
-minv_status take_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, const outcomes &o, int64_t m0,
-                          int64_t count, int residual_valid, minv_batch_results *out) {
+/* The outcomes of the members from the m-th on. */
+outcomes outcomes_from(const outcomes &o, int64_t m) { return {o.residual + m, o.rcond + m, o.res + m * RES_INTS}; }
+
+/* The outcomes of a chunk's count members copied back on the compute stream into o. */
+minv_status fetch_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, const outcomes &o, int64_t count) {
     minv_status status = MINV_SUCCESS;
     cudaStream_t s = ctx->gpu->stream;
     CUDA_TRY(cudaMemcpyAsync(o.res, w.res, count * RES_INTS * sizeof(int32_t), cudaMemcpyDeviceToHost, s));
     CUDA_TRY(cudaMemcpyAsync(o.rcond, w.rcond, count * sizeof(double), cudaMemcpyDeviceToHost, s));
     if (pl.residual)
         CUDA_TRY(cudaMemcpyAsync(o.residual, w.residual, count * sizeof(double), cudaMemcpyDeviceToHost, s));
-    CUDA_TRY(cudaStreamSynchronize(s));
+cleanup:
+    return status;
+}
+
+/* Fetched outcomes into the core's arrays (rows m0...). */
+void store_outcomes(const plan &pl, const outcomes &o, int64_t m0, int64_t count, int residual_valid,
+                    minv_batch_results *out) {
     for (int64_t m = 0; m < count; m++) {
         out->status[m0 + m] = (minv_status)o.res[m * RES_INTS + RES_STATUS];
         out->info[m0 + m] = o.res[m * RES_INTS + RES_INFO];
@@ -294,6 +302,15 @@ minv_status take_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, 
         out->rcond[m0 + m] = o.rcond[m];
         out->residual[m0 + m] = pl.residual && residual_valid ? o.residual[m] : -1;
     }
+}
+
+/* The chunk's outcomes from the device, into the core's arrays (rows m0...). */
+minv_status take_outcomes(minv_context *ctx, const plan &pl, const chunk_ws &w, const outcomes &o, int64_t m0,
+                          int64_t count, int residual_valid, minv_batch_results *out) {
+    minv_status status = MINV_SUCCESS;
+    MINV_TRY(fetch_outcomes(ctx, pl, w, o, count));
+    CUDA_TRY(cudaStreamSynchronize(ctx->gpu->stream));
+    store_outcomes(pl, o, m0, count, residual_valid, out);
 cleanup:
     return status;
 }
@@ -379,6 +396,17 @@ void stream_copy(void *dst, const void *src, size_t bytes) {
 #endif
 }
 
+/* A host chunk's pieces: as many as the overlap of packing, transfers and unpacking needs,
+ * each large enough that its kernels fill the GPU and its copies run at the link's rate. */
+constexpr int MAX_PIECES = 16;
+const size_t PIECE_BYTES = (size_t)16 << 20;
+
+int64_t piece_members(int64_t chunk, size_t staged_per_member) {
+    int64_t p = (int64_t)(PIECE_BYTES / staged_per_member);
+    if (p < (chunk + MAX_PIECES - 1) / MAX_PIECES) p = (chunk + MAX_PIECES - 1) / MAX_PIECES;
+    return p < 1 ? 1 : p > chunk ? chunk : p;
+}
+
 /* Member m of a host batch into a dense k x cols slot of the staging buffer (the identity, or
  * zero rows, beyond its order). */
 void pack_member(const minv_batch *h, int64_t m, int k, void *slot) {
@@ -418,6 +446,7 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
     minv_status status = MINV_SUCCESS;
     const minv_dtype tio = a->dtype;
     const int64_t count = a->count, nrhs = b ? b->cols : 0;
+    cudaEvent_t done[MAX_PIECES] = {};
     plan pl;
     if (a->rows == 0) /* every member empty: nothing to do */
         return MINV_SUCCESS;
@@ -446,30 +475,55 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * (OUTCOME_BYTES + sizeof(int32_t)), &pin[3]));
         const outcomes out = outcomes_at(pin[3], chunk);
         int32_t *pin_sizes = out.res + chunk * RES_INTS;
+        /* Each chunk goes in pieces: the host packs piece q + 1 while the GPU takes piece q in,
+         * works on it and sends it back, and unpacks the first pieces while the GPU finishes
+         * the last ones. The pieces share the workspace (they run one after another on the
+         * compute stream, each one's outcomes copied back before the next begins). */
+        const int64_t piece = piece_members(chunk, staged);
+        const int64_t pieces = (chunk + piece - 1) / piece;
+        const chunk_ws w = carve(dev[3], pl, piece);
+        for (int64_t q = 0; q < pieces && pieces > 1; q++)
+            CUDA_TRY(cudaEventCreateWithFlags(&done[q], cudaEventDisableTiming));
         for (int64_t m0 = 0; m0 < count; m0 += chunk) {
             const int64_t cnt = count - m0 < chunk ? count - m0 : chunk;
+            for (int64_t p0 = 0, q = 0; p0 < cnt; p0 += piece, q++) {
+                const int64_t pc = cnt - p0 < piece ? cnt - p0 : piece;
 #pragma omp parallel for schedule(dynamic, 64)
-            for (int64_t m = 0; m < cnt; m++) {
-                pack_member(a, m0 + m, pl.k, (char *)pin[0] + (size_t)m * a_bytes);
-                if (b) pack_member(b, m0 + m, pl.k, (char *)pin[2] + (size_t)m * b_bytes);
-                if (a->sizes) pin_sizes[m] = (int32_t)a->sizes[m0 + m];
+                for (int64_t m = p0; m < p0 + pc; m++) {
+                    pack_member(a, m0 + m, pl.k, (char *)pin[0] + (size_t)m * a_bytes);
+                    if (b) pack_member(b, m0 + m, pl.k, (char *)pin[2] + (size_t)m * b_bytes);
+                    if (a->sizes) pin_sizes[m] = (int32_t)a->sizes[m0 + m];
+                }
+                char *da = (char *)dev[0] + (size_t)p0 * a_bytes, *db = (char *)dev[2] + (size_t)p0 * b_bytes,
+                     *dx = (char *)dev[1] + (size_t)p0 * x_bytes;
+                int32_t *dsizes = (int32_t *)dev[4] + p0;
+                CUDA_TRY(cudaMemcpyAsync(da, (char *)pin[0] + (size_t)p0 * a_bytes, pc * a_bytes, cudaMemcpyHostToDevice,
+                                         g->stream));
+                if (b)
+                    CUDA_TRY(cudaMemcpyAsync(db, (char *)pin[2] + (size_t)p0 * b_bytes, pc * b_bytes,
+                                             cudaMemcpyHostToDevice, g->stream));
+                if (a->sizes)
+                    CUDA_TRY(cudaMemcpyAsync(dsizes, pin_sizes + p0, pc * sizeof(int32_t), cudaMemcpyHostToDevice,
+                                             g->stream));
+                const chunk_io io = {da, pl.k, (int64_t)(k * k), db, pl.k, (int64_t)(k * (size_t)nrhs),
+                                     dx, pl.k, (int64_t)(x_bytes / es), a->sizes ? dsizes : NULL, pc, 1};
+                MINV_TRY(run_chunk(ctx, pl, io, w));
+                CUDA_TRY(cudaMemcpyAsync((char *)pin[1] + (size_t)p0 * x_bytes, dx, pc * x_bytes, cudaMemcpyDeviceToHost,
+                                         g->stream));
+                MINV_TRY(fetch_outcomes(ctx, pl, w, outcomes_from(out, p0), pc));
+                if (pieces > 1) CUDA_TRY(cudaEventRecord(done[q], g->stream));
             }
-            CUDA_TRY(cudaMemcpyAsync(dev[0], pin[0], cnt * a_bytes, cudaMemcpyHostToDevice, g->stream));
-            if (b) CUDA_TRY(cudaMemcpyAsync(dev[2], pin[2], cnt * b_bytes, cudaMemcpyHostToDevice, g->stream));
-            if (a->sizes)
-                CUDA_TRY(cudaMemcpyAsync(dev[4], pin_sizes, cnt * sizeof(int32_t), cudaMemcpyHostToDevice, g->stream));
-            const chunk_io io = {dev[0], pl.k, (int64_t)(k * k), dev[2], pl.k, (int64_t)(k * (size_t)nrhs),
-                                 dev[1], pl.k, (int64_t)(x_bytes / es), a->sizes ? (const int32_t *)dev[4] : NULL, cnt, 1};
-            const chunk_ws w = carve(dev[3], pl, cnt);
-            MINV_TRY(run_chunk(ctx, pl, io, w));
-            CUDA_TRY(cudaMemcpyAsync(pin[1], dev[1], cnt * x_bytes, cudaMemcpyDeviceToHost, g->stream));
-            MINV_TRY(take_outcomes(ctx, pl, w, out, m0, cnt, 1, res));
+            for (int64_t p0 = 0, q = 0; p0 < cnt; p0 += piece, q++) {
+                const int64_t pc = cnt - p0 < piece ? cnt - p0 : piece;
+                CUDA_TRY(pieces > 1 ? cudaEventSynchronize(done[q]) : cudaStreamSynchronize(g->stream));
+                store_outcomes(pl, outcomes_from(out, p0), m0 + p0, pc, 1, res);
 #pragma omp parallel for schedule(dynamic, 64)
-            for (int64_t m = 0; m < cnt; m++) {
-                const minv_status s = res->status[m0 + m];
-                if (minv_batch_order(a, m0 + m) > 0 &&
-                    (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m0 + m] < 0)))
-                    unpack_member(x, m0 + m, tio, pl.k, (char *)pin[1] + (size_t)m * x_bytes);
+                for (int64_t m = p0; m < p0 + pc; m++) {
+                    const minv_status s = res->status[m0 + m];
+                    if (minv_batch_order(a, m0 + m) > 0 &&
+                        (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m0 + m] < 0)))
+                        unpack_member(x, m0 + m, tio, pl.k, (char *)pin[1] + (size_t)m * x_bytes);
+                }
             }
         }
         if (chunk < count)
@@ -477,6 +531,8 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
                             (long long)chunk);
     }
 cleanup:
+    if (done[0]) cudaStreamSynchronize(ctx->gpu->stream); /* no piece outlives its event */
+    for (int q = 0; q < MAX_PIECES && done[q]; q++) cudaEventDestroy(done[q]);
     return status;
 }
 
