@@ -9,7 +9,9 @@
  * rank's at once, its efficiency the same ratio.
  *
  *   mpirun -np P bench_mpi_batched [--k 16,64] [--per-rank 4000] [--reps 5] [--uneven 0|1]
- *                                  [--backend cpu|gpu] [--solve 0|1] [--stages 0|1]
+ *                                  [--backend cpu|gpu] [--solve 0|1] [--stages 0|1] [--pinned 0|1]
+ * --pinned 1: the members' arrays page-locked by minv_host_register (GPU ranks: by DMA straight
+ * from and into them; the rebalanced run moves members through the layer's own buffers).
  * Prints a markdown table on rank 0; times are the slowest rank's, medians after a warm-up.
  * --stages 1: under each row, rank 0's last report alone and distributed (backend, stages,
  * reason), to tell where a GPU rank's time went. */
@@ -89,7 +91,7 @@ int main(int argc, char **argv) {
     const int count = bm_list(bm_option(argc, argv, "k", "16,64"), ks, 8), reps = atoi(bm_option(argc, argv, "reps", "5"));
     const int64_t per = atoll(bm_option(argc, argv, "per-rank", "4000"));
     const int uneven = atoi(bm_option(argc, argv, "uneven", "0")), solve = atoi(bm_option(argc, argv, "solve", "0")),
-              stages = atoi(bm_option(argc, argv, "stages", "0"));
+              stages = atoi(bm_option(argc, argv, "stages", "0")), pinned = atoi(bm_option(argc, argv, "pinned", "0"));
     minv_context *ctx = bm_context(bm_option(argc, argv, "backend", "cpu"), 0);
     minv_set_option(ctx, MINV_OPT_RESIDUAL, 0); /* the members' work alone, as a DA cycle runs it */
     bm_header(argc, argv);
@@ -110,6 +112,11 @@ int main(int argc, char **argv) {
                 j.a[m * kk + e] = e % (size_t)(j.k + 1) == 0 ? (double)j.k : (double)((e * 7 + m * 13) % 17) / 17.0 - 0.5;
         for (size_t e = 0; e < members * (size_t)j.k; e++) j.b[e] = 1.0 + (double)(e % 5);
         memset(j.x, 0, members * kk * sizeof(double));
+        if (pinned) {
+            bm_check(ctx, minv_host_register(ctx, j.a, (int64_t)(members * kk * sizeof(double))), "minv_host_register");
+            bm_check(ctx, minv_host_register(ctx, j.x, (int64_t)(members * kk * sizeof(double))), "minv_host_register");
+            bm_check(ctx, minv_host_register(ctx, j.b, (int64_t)(members * (size_t)j.k * sizeof(double))), "minv_host_register");
+        }
         /* the one-rank baseline: rank 0's share of a uniform decomposition */
         const int64_t mine = j.n;
         j.n = per;
@@ -136,6 +143,11 @@ int main(int argc, char **argv) {
                        r->stages.download_seconds, r->reason);
             }
             fflush(stdout);
+        }
+        if (pinned) {
+            minv_host_unregister(ctx, j.a);
+            minv_host_unregister(ctx, j.x);
+            minv_host_unregister(ctx, j.b);
         }
         free(j.a);
         free(j.x);

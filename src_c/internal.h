@@ -151,6 +151,9 @@ typedef struct minv_backend_ops {
                                  const struct minv_banded_io *io, void *dev, double *io_seconds);
     minv_status (*banded_download)(minv_context *ctx, minv_dtype t, int64_t rows, int64_t cols, int64_t band,
                                    const void *dev, const struct minv_banded_io *io, double *io_seconds);
+    /* minv_host_register / unregister; NULL on the CPU (nothing to do). */
+    minv_status (*host_register)(minv_context *ctx, void *p, size_t bytes);
+    minv_status (*host_unregister)(minv_context *ctx, void *p);
 } minv_backend_ops;
 
 extern const minv_backend_ops minv_cpu_backend;

@@ -83,6 +83,8 @@ minv_backend_ops make_table() {
     t.device_free = minv_gpu_own_free;
     t.banded_upload = minv_gpu_banded_upload;
     t.banded_download = minv_gpu_banded_download;
+    t.host_register = SCOPED(minv_gpu_host_register);
+    t.host_unregister = SCOPED(minv_gpu_host_unregister);
     t.solve_mixed[MINV_METHOD_CHOLESKY] = SCOPED(cholesky_solve_mixed);
     t.solve_mixed[MINV_METHOD_LU] = SCOPED(lu_solve_mixed);
     t.solve_mixed_device[MINV_METHOD_CHOLESKY] = SCOPED(minv_gpu_cholesky_solve_mixed);

@@ -398,12 +398,12 @@ void stream_copy(void *dst, const void *src, size_t bytes) {
 
 /* A host chunk's pieces: as many as the overlap of packing, transfers and unpacking needs,
  * each large enough that its kernels fill the GPU and its copies run at the link's rate. */
-constexpr int MAX_PIECES = 16;
 const size_t PIECE_BYTES = (size_t)16 << 20;
 
 int64_t piece_members(int64_t chunk, size_t staged_per_member) {
     int64_t p = (int64_t)(PIECE_BYTES / staged_per_member);
-    if (p < (chunk + MAX_PIECES - 1) / MAX_PIECES) p = (chunk + MAX_PIECES - 1) / MAX_PIECES;
+    const int64_t most = MINV_GPU_BATCH_PIECES;
+    if (p < (chunk + most - 1) / most) p = (chunk + most - 1) / most;
     return p < 1 ? 1 : p > chunk ? chunk : p;
 }
 
@@ -439,6 +439,37 @@ void unpack_member(const minv_batch *x, int64_t m, minv_dtype t, int k, const vo
         minv_batch_scatter(x, m, t, slot, k);
 }
 
+/* Whether a host batch lies in page-locked memory as a device chunk holds it, members of order
+ * k one after another: its pieces then travel by DMA straight from (or into) it. */
+int lies_pinned(const minv_batch *h, int k, minv_dtype t) {
+    const int64_t cols = h->square ? k : h->cols;
+    return h->base && !h->sizes && !h->index && h->dtype == t && h->rows == k && h->ld == k && h->stride == k * cols &&
+           minv_host_range_pinned(h->base, (size_t)h->count * (size_t)h->stride * (size_t)t);
+}
+
+/* The context's events for a chunk's pieces, created the first time. */
+minv_status piece_events(minv_context *ctx, cudaEvent_t **ev) {
+    minv_gpu *g = ctx->gpu;
+    minv_status status = MINV_SUCCESS;
+    for (int e = 0; e < 3 * MINV_GPU_BATCH_PIECES; e++)
+        if (!g->piece_events[e]) CUDA_TRY(cudaEventCreateWithFlags(&g->piece_events[e], cudaEventDisableTiming));
+    *ev = g->piece_events;
+cleanup:
+    return status;
+}
+
+/* Whether member m's result goes back to the caller: done, or singular to working precision. */
+bool written(const minv_batch *a, const minv_batch_results *res, int64_t m) {
+    const minv_status s = res->status[m];
+    return minv_batch_order(a, m) > 0 && (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m] < 0));
+}
+
+/* Each chunk goes in pieces on three streams: a piece is packed into pinned buffers (or, lying
+ * in page-locked memory, read where it is), sent on `up`, worked on with its outcomes fetched
+ * on the compute stream, and sent back on `down`, while the host packs the next; the host
+ * then takes each piece's outcomes and unpacks its results, or where the caller's output is
+ * page-locked and every member of the piece succeeded, has them sent straight into it. The
+ * pieces share the workspace: they run one after another on the compute stream. */
 minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, const minv_batch *a,
                          const minv_batch *b, const minv_batch *x, minv_batch_results *res, minv_batch_report *r) {
     minv_gpu_scope scope(ctx);
@@ -446,93 +477,123 @@ minv_status host_batched(minv_context *ctx, minv_method method, minv_dtype tc, c
     minv_status status = MINV_SUCCESS;
     const minv_dtype tio = a->dtype;
     const int64_t count = a->count, nrhs = b ? b->cols : 0;
-    cudaEvent_t done[MAX_PIECES] = {};
+    const cudaStream_t up = g->copy[0], down = g->copy[1];
+    cudaEvent_t *ev = NULL;
     plan pl;
     if (a->rows == 0) /* every member empty: nothing to do */
         return MINV_SUCCESS;
     MINV_TRY(make_plan(ctx, method, tio, tc, a->rows, nrhs, &pl, r));
+    MINV_TRY(piece_events(ctx, &ev));
     {
         const size_t k = (size_t)pl.k, es = (size_t)tio, a_bytes = k * k * es;
         const size_t x_bytes = nrhs ? k * (size_t)nrhs * es : a_bytes, b_bytes = nrhs ? x_bytes : 0;
         const size_t sizes_bytes = a->sizes ? sizeof(int32_t) : 0;
         const size_t staged = a_bytes + x_bytes + b_bytes + sizes_bytes;
-        const int64_t chunk = chunk_members(ctx, count, staged + work_bytes(pl), staged + OUTCOME_BYTES);
+        const int direct_in = lies_pinned(a, pl.k, tio) && (!b || lies_pinned(b, pl.k, tio));
+        const int direct_out = lies_pinned(x, pl.k, tio);
+        const size_t pinned_per = OUTCOME_BYTES + sizes_bytes + (direct_in ? 0 : a_bytes + b_bytes) + (direct_out ? 0 : x_bytes);
+        const int64_t chunk = chunk_members(ctx, count, staged + work_bytes(pl), pinned_per);
         if (chunk < 1) {
             status = minv_fail(ctx, MINV_ERR_DEVICE_MEMORY, "a member of order %lld needs %.3g MB of device memory, %.3g MB are left",
                                (long long)k, (double)(staged + work_bytes(pl) + WORK_SLACK) / 1e6, minv_gpu_available(ctx) / 1e6);
             goto cleanup;
         }
-        void *dev[5], *pin[4];
+        const int64_t piece = piece_members(chunk, staged);
+        cudaEvent_t *uploaded = ev, *computed = ev + MINV_GPU_BATCH_PIECES, *downloaded = ev + 2 * MINV_GPU_BATCH_PIECES;
+        void *dev[5], *pin[4] = {};
         {
             const int slots[5] = {WS_A, WS_B, WS_C, WS_D, WS_SMALL};
             const size_t bytes[5] = {chunk * a_bytes, chunk * x_bytes, chunk * b_bytes + 1,
                                      chunk * work_bytes(pl) + WORK_SLACK, chunk * sizeof(int32_t) + 1};
             MINV_TRY(minv_gpu_reserve(ctx, 5, slots, bytes, dev));
         }
-        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 0, chunk * a_bytes, &pin[0]));
-        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 1, chunk * x_bytes, &pin[1]));
-        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 2, chunk * b_bytes + 1, &pin[2]));
+        if (!direct_in) MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 0, chunk * a_bytes, &pin[0]));
+        if (!direct_in) MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 2, chunk * b_bytes + 1, &pin[2]));
+        /* straight back, it holds one piece at a time: a piece with a failed member */
+        MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 1, (direct_out ? piece : chunk) * x_bytes, &pin[1]));
         MINV_TRY(minv_gpu_pinned(ctx, PIN_STAGE + 3, chunk * (OUTCOME_BYTES + sizeof(int32_t)), &pin[3]));
         const outcomes out = outcomes_at(pin[3], chunk);
         int32_t *pin_sizes = out.res + chunk * RES_INTS;
-        /* Each chunk goes in pieces: the host packs piece q + 1 while the GPU takes piece q in,
-         * works on it and sends it back, and unpacks the first pieces while the GPU finishes
-         * the last ones. The pieces share the workspace (they run one after another on the
-         * compute stream, each one's outcomes copied back before the next begins). */
-        const int64_t piece = piece_members(chunk, staged);
-        const int64_t pieces = (chunk + piece - 1) / piece;
         const chunk_ws w = carve(dev[3], pl, piece);
-        for (int64_t q = 0; q < pieces && pieces > 1; q++)
-            CUDA_TRY(cudaEventCreateWithFlags(&done[q], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventRecord(computed[0], g->stream)); /* the uploads after what the call has enqueued */
+        CUDA_TRY(cudaStreamWaitEvent(up, computed[0], 0));
         for (int64_t m0 = 0; m0 < count; m0 += chunk) {
             const int64_t cnt = count - m0 < chunk ? count - m0 : chunk;
             for (int64_t p0 = 0, q = 0; p0 < cnt; p0 += piece, q++) {
                 const int64_t pc = cnt - p0 < piece ? cnt - p0 : piece;
+                const char *in_a = (const char *)pin[0] + (size_t)p0 * a_bytes,
+                           *in_b = (const char *)pin[2] + (size_t)p0 * b_bytes;
+                if (direct_in) {
+                    in_a = (const char *)a->base + (size_t)(m0 + p0) * a_bytes;
+                    in_b = b ? (const char *)b->base + (size_t)(m0 + p0) * b_bytes : NULL;
+                } else {
 #pragma omp parallel for schedule(dynamic, 64)
-                for (int64_t m = p0; m < p0 + pc; m++) {
-                    pack_member(a, m0 + m, pl.k, (char *)pin[0] + (size_t)m * a_bytes);
-                    if (b) pack_member(b, m0 + m, pl.k, (char *)pin[2] + (size_t)m * b_bytes);
-                    if (a->sizes) pin_sizes[m] = (int32_t)a->sizes[m0 + m];
+                    for (int64_t m = p0; m < p0 + pc; m++) {
+                        pack_member(a, m0 + m, pl.k, (char *)pin[0] + (size_t)m * a_bytes);
+                        if (b) pack_member(b, m0 + m, pl.k, (char *)pin[2] + (size_t)m * b_bytes);
+                    }
                 }
+                if (a->sizes)
+                    for (int64_t m = p0; m < p0 + pc; m++) pin_sizes[m] = (int32_t)a->sizes[m0 + m];
                 char *da = (char *)dev[0] + (size_t)p0 * a_bytes, *db = (char *)dev[2] + (size_t)p0 * b_bytes,
                      *dx = (char *)dev[1] + (size_t)p0 * x_bytes;
                 int32_t *dsizes = (int32_t *)dev[4] + p0;
-                CUDA_TRY(cudaMemcpyAsync(da, (char *)pin[0] + (size_t)p0 * a_bytes, pc * a_bytes, cudaMemcpyHostToDevice,
-                                         g->stream));
-                if (b)
-                    CUDA_TRY(cudaMemcpyAsync(db, (char *)pin[2] + (size_t)p0 * b_bytes, pc * b_bytes,
-                                             cudaMemcpyHostToDevice, g->stream));
+                CUDA_TRY(cudaMemcpyAsync(da, in_a, pc * a_bytes, cudaMemcpyHostToDevice, up));
+                if (b) CUDA_TRY(cudaMemcpyAsync(db, in_b, pc * b_bytes, cudaMemcpyHostToDevice, up));
                 if (a->sizes)
-                    CUDA_TRY(cudaMemcpyAsync(dsizes, pin_sizes + p0, pc * sizeof(int32_t), cudaMemcpyHostToDevice,
-                                             g->stream));
+                    CUDA_TRY(cudaMemcpyAsync(dsizes, pin_sizes + p0, pc * sizeof(int32_t), cudaMemcpyHostToDevice, up));
+                CUDA_TRY(cudaEventRecord(uploaded[q], up));
+                CUDA_TRY(cudaStreamWaitEvent(g->stream, uploaded[q], 0));
                 const chunk_io io = {da, pl.k, (int64_t)(k * k), db, pl.k, (int64_t)(k * (size_t)nrhs),
                                      dx, pl.k, (int64_t)(x_bytes / es), a->sizes ? dsizes : NULL, pc, 1};
                 MINV_TRY(run_chunk(ctx, pl, io, w));
-                CUDA_TRY(cudaMemcpyAsync((char *)pin[1] + (size_t)p0 * x_bytes, dx, pc * x_bytes, cudaMemcpyDeviceToHost,
-                                         g->stream));
                 MINV_TRY(fetch_outcomes(ctx, pl, w, outcomes_from(out, p0), pc));
-                if (pieces > 1) CUDA_TRY(cudaEventRecord(done[q], g->stream));
+                CUDA_TRY(cudaEventRecord(computed[q], g->stream));
+                if (!direct_out) {
+                    CUDA_TRY(cudaStreamWaitEvent(down, computed[q], 0));
+                    CUDA_TRY(cudaMemcpyAsync((char *)pin[1] + (size_t)p0 * x_bytes, dx, pc * x_bytes,
+                                             cudaMemcpyDeviceToHost, down));
+                    CUDA_TRY(cudaEventRecord(downloaded[q], down));
+                }
             }
             for (int64_t p0 = 0, q = 0; p0 < cnt; p0 += piece, q++) {
                 const int64_t pc = cnt - p0 < piece ? cnt - p0 : piece;
-                CUDA_TRY(pieces > 1 ? cudaEventSynchronize(done[q]) : cudaStreamSynchronize(g->stream));
+                CUDA_TRY(cudaEventSynchronize(computed[q]));
                 store_outcomes(pl, outcomes_from(out, p0), m0 + p0, pc, 1, res);
-#pragma omp parallel for schedule(dynamic, 64)
-                for (int64_t m = p0; m < p0 + pc; m++) {
-                    const minv_status s = res->status[m0 + m];
-                    if (minv_batch_order(a, m0 + m) > 0 &&
-                        (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m0 + m] < 0)))
-                        unpack_member(x, m0 + m, tio, pl.k, (char *)pin[1] + (size_t)m * x_bytes);
+                int64_t back = 0;
+                for (int64_t m = m0 + p0; m < m0 + p0 + pc; m++) back += written(a, res, m);
+                const char *dx = (const char *)dev[1] + (size_t)p0 * x_bytes;
+                char *staged_x = (char *)pin[1] + (direct_out ? 0 : (size_t)p0 * x_bytes);
+                if (back == 0) continue;
+                if (direct_out && back == pc) {
+                    CUDA_TRY(cudaMemcpyAsync((char *)x->base + (size_t)(m0 + p0) * x_bytes, dx, pc * x_bytes,
+                                             cudaMemcpyDeviceToHost, down));
+                    continue;
                 }
+                if (direct_out) { /* some members' outputs stay as they were: through the staging */
+                    CUDA_TRY(cudaMemcpyAsync(staged_x, dx, pc * x_bytes, cudaMemcpyDeviceToHost, down));
+                    CUDA_TRY(cudaEventRecord(downloaded[q], down));
+                }
+                CUDA_TRY(cudaEventSynchronize(downloaded[q]));
+#pragma omp parallel for schedule(dynamic, 64)
+                for (int64_t m = 0; m < pc; m++)
+                    if (written(a, res, m0 + p0 + m)) unpack_member(x, m0 + p0 + m, tio, pl.k, staged_x + (size_t)m * x_bytes);
             }
+            CUDA_TRY(cudaStreamSynchronize(down)); /* the results in before the next chunk takes the buffers */
         }
         if (chunk < count)
-            minv_batch_note(r, "%lld chunks of up to %lld members through pinned buffers", (long long)((count + chunk - 1) / chunk),
-                            (long long)chunk);
+            minv_batch_note(r, "%lld chunks of up to %lld members%s", (long long)((count + chunk - 1) / chunk), (long long)chunk,
+                            direct_in && direct_out ? "" : " through pinned buffers");
+        if (direct_in || direct_out)
+            minv_batch_note(r, "%s page-locked: by DMA straight %s", direct_in && direct_out ? "the batches lie" : direct_in ? "the input lies" : "the output lies",
+                            direct_in && direct_out ? "from and into them" : direct_in ? "from it" : "into it");
     }
 cleanup:
-    if (done[0]) cudaStreamSynchronize(ctx->gpu->stream); /* no piece outlives its event */
-    for (int q = 0; q < MAX_PIECES && done[q]; q++) cudaEventDestroy(done[q]);
+    if (ev) { /* nothing in flight outlives the call: the caller's arrays may be freed */
+        cudaStreamSynchronize(up);
+        cudaStreamSynchronize(g->stream);
+        cudaStreamSynchronize(down);
+    }
     return status;
 }
 

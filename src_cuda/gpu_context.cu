@@ -73,6 +73,10 @@ static void gpu_close(minv_gpu *g) {
     if (g->solver) cusolverDnDestroy(g->solver);
     if (g->blas) cublasDestroy(g->blas);
     if (g->blas_side) cublasDestroy(g->blas_side);
+    for (int k = 0; k < 3 * MINV_GPU_BATCH_PIECES; k++)
+        if (g->piece_events[k]) cudaEventDestroy(g->piece_events[k]);
+    if (g->ahead.start) cudaEventDestroy(g->ahead.start);
+    if (g->ahead.done) cudaEventDestroy(g->ahead.done);
     for (int k = 0; k < MINV_GPU_STREAMS; k++)
         if (g->copy[k]) cudaStreamDestroy(g->copy[k]);
     if (g->stream) cudaStreamDestroy(g->stream);

@@ -11,6 +11,9 @@
 
 typedef struct minv_energy minv_energy; /* NVML counters (energy.cu) */
 
+/* Pieces a chunk of a host batch goes in (batched.cu). */
+enum { MINV_GPU_BATCH_PIECES = 16 };
+
 struct minv_gpu {
     int device;
     minv_energy *energy;                     /* NULL where NVML is absent */
@@ -61,6 +64,9 @@ struct minv_gpu {
         int skip;
         int mirror; /* L^T in l's upper triangle (the small solves' layout) */
     } ahead;
+    /* batched.cu: a host batch's pieces in flight (uploaded, computed, downloaded), created
+     * by the first batch that needs them */
+    cudaEvent_t piece_events[3 * MINV_GPU_BATCH_PIECES];
     /* triangular_narrow.cu: a few-column solve of the current call found no room for its
      * sums in the budget and went to cuBLAS's TRSM (minv_gpu_narrow_note reports it) */
     int narrow_by_trsm;

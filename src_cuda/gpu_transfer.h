@@ -11,6 +11,11 @@
 void minv_host_copy(const minv_mat *src, minv_mat *dst);
 /* Whether p is page-locked host memory (minv's or registered by the caller). */
 int minv_host_is_pinned(const void *p);
+/* Whether all of [p, p + bytes) is (its first and last bytes; a registration is one range). */
+int minv_host_range_pinned(const void *p, size_t bytes);
+/* minv_host_register / unregister (host_memory.c) on this backend. */
+minv_status minv_gpu_host_register(minv_context *ctx, void *p, size_t bytes);
+minv_status minv_gpu_host_unregister(minv_context *ctx, void *p);
 /* Rows [i0, i0+rows) x columns [j0, j0+cols) of a host matrix to (up) or from a dense device
  * block (ld = rows), enqueued on s. */
 cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, int64_t rows, int64_t cols, void *dev,

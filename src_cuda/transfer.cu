@@ -132,6 +132,30 @@ int minv_host_is_pinned(const void *p) {
     return attr.type == cudaMemoryTypeHost;
 }
 
+int minv_host_range_pinned(const void *p, size_t bytes) {
+    return bytes > 0 && minv_host_is_pinned(p) && minv_host_is_pinned((const char *)p + bytes - 1);
+}
+
+minv_status minv_gpu_host_register(minv_context *ctx, void *p, size_t bytes) {
+    const cudaError_t err = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (err == cudaSuccess) return MINV_SUCCESS;
+    cudaGetLastError();
+    if (err == cudaErrorHostMemoryAlreadyRegistered) return MINV_SUCCESS;
+    return minv_fail(ctx, err == cudaErrorMemoryAllocation ? MINV_ERR_ALLOC : MINV_ERR_INVALID_ARG,
+                     "minv_host_register: %zu bytes at %p could not be page-locked (%s)%s", bytes, p,
+                     cudaGetErrorString(err),
+                     err == cudaErrorMemoryAllocation ? ": the locked-memory limit (ulimit -l) or the host's memory"
+                                                      : "");
+}
+
+minv_status minv_gpu_host_unregister(minv_context *ctx, void *p) {
+    const cudaError_t err = cudaHostUnregister(p);
+    if (err == cudaSuccess) return MINV_SUCCESS;
+    cudaGetLastError();
+    return minv_fail(ctx, MINV_ERR_INVALID_ARG, "minv_host_unregister: %p does not start a registered range (%s)", p,
+                     cudaGetErrorString(err));
+}
+
 cudaError_t minv_gpu_copy_block(const minv_mat *host, int64_t i0, int64_t j0, int64_t rows, int64_t cols, void *dev, int up,
                                 cudaStream_t s) {
     const size_t es = (size_t)host->dtype;

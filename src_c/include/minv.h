@@ -320,6 +320,24 @@ minv_status minv_energy_counter(minv_context *ctx, double *joules);
  * of the context's device. */
 minv_status minv_set_stream(minv_context *ctx, void *stream);
 
+/* Page-locks the caller's host memory [p, p + bytes) for the GPU (cudaHostRegister, portable
+ * to every device), so that the calls on host arrays lying in it move them by DMA at the
+ * link's rate instead of copying them through the context's staging buffers: single matrices,
+ * and batches whose members lie one after another (leading dimension k and stride k * k, or
+ * k * nrhs for right-hand sides), whose results then also come back straight into the
+ * caller's array (a failed member's output still left as it was). Worth it for arrays a DA
+ * code keeps from cycle to cycle: registering costs the system about as much as copying the
+ * memory a few times, and page-locked memory is taken from what it may page out. Call
+ * minv_host_unregister before the memory is freed. Memory that is page-locked already
+ * (cudaMallocHost, cudaHostRegister) is used as it is; a range registered twice is left as
+ * it is. On a CPU context nothing is done (MINV_SUCCESS). MINV_ERR_ALLOC when the system
+ * refuses (the locked-memory limit, ulimit -l), MINV_ERR_INVALID_ARG for a range that overlaps
+ * a registered one only in part. */
+minv_status minv_host_register(minv_context *ctx, void *p, int64_t bytes);
+/* Undoes minv_host_register for the range that starts at p (MINV_ERR_INVALID_ARG when none
+ * does); nothing on a CPU context. */
+minv_status minv_host_unregister(minv_context *ctx, void *p);
+
 /* ---- errors and names ----------------------------------------------------------------- */
 const char *minv_status_string(minv_status status);
 /* Detail of the last failure on ctx ("" after a success); valid until the next call. With

@@ -488,6 +488,37 @@ static void bad_members(minv_context *ctx) {
     }
 }
 
+/* ---- page-locked host arrays (minv_host_register) ---- */
+
+/* Registered arrays give the answers unregistered ones give (on the CPU registering does
+ * nothing); the arguments are checked on both backends. */
+static void host_registration(minv_context *ctx) {
+    tu_rng rng;
+    tu_seed(&rng, 930);
+    const int64_t k = 16, nbatch = 200;
+    const size_t bytes = sizeof(double) * (size_t)(k * k * nbatch);
+    batch a = batch_new(k, nbatch, k, k * k), x = batch_new(k, nbatch, k, k * k);
+    fill(&rng, &a, 1);
+    CHECK_STATUS(minv_host_register(ctx, a.a, (int64_t)bytes), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_register(ctx, x.a, (int64_t)bytes), MINV_SUCCESS, ctx);
+    minv_batch_report rep;
+    CHECK_STATUS(invert(ctx, KIND_D, MINV_METHOD_AUTO, &a, &x, NULL, &rep), MINV_SUCCESS, ctx);
+    const double r = worst_inverse_ratio(&a, &x, KIND_D);
+    CHECK(r < 30, "registered batch on the %s: worst ratio %.3g", minv_backend_name(rep.backend), r);
+    CHECK_STATUS(minv_host_unregister(ctx, a.a), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_unregister(ctx, x.a), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_register(ctx, a.a, 0), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_register(ctx, a.a, -8), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (bytes) is negative");
+    CHECK_STATUS(minv_host_register(ctx, NULL, 8), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_host_unregister(ctx, NULL), MINV_ERR_INVALID_ARG, ctx);
+    CHECK(minv_host_register(NULL, a.a, 8) == MINV_ERR_INVALID_ARG, "NULL context");
+    if (minv_context_backend(ctx) == MINV_BACKEND_GPU)
+        CHECK_STATUS(minv_host_unregister(ctx, a.a), MINV_ERR_INVALID_ARG, ctx); /* not registered now */
+    free(a.a);
+    free(x.a);
+}
+
 /* ---- argument errors ---- */
 
 static void errors(minv_context *ctx) {
@@ -646,6 +677,7 @@ int main(void) {
         bad_members(ctx[c]);
         errors(ctx[c]);
         residual_modes(ctx[c]);
+        host_registration(ctx[c]);
     }
     if (count == 2)
         gpu_against_cpu(ctx[0], ctx[1]);

@@ -200,6 +200,76 @@ static void mixed_warp(minv_context *gpu) {
     free(x);
 }
 
+/* Host batches in page-locked memory (minv_host_register) travel by DMA straight from and
+ * into the caller's arrays: the same kernels as the staged path, so the same bits; a failed
+ * member's output left as it was (7 before the call); in place; the input or the output
+ * alone registered; over several pieces and chunks. */
+static void registered(minv_context *ctx, int64_t k, int64_t nbatch, unsigned seed) {
+    tu_rng rng;
+    tu_seed(&rng, seed);
+    const size_t n = (size_t)(k * k * nbatch), bytes = n * sizeof(double);
+    double *a = mixed_batch(&rng, k, nbatch), *want = malloc(bytes), *x = malloc(bytes), *b = malloc(bytes);
+    minv_status *st_want = malloc(sizeof(minv_status) * (size_t)nbatch), *st = malloc(sizeof(minv_status) * (size_t)nbatch);
+    minv_batch_report rep;
+    for (size_t i = 0; i < n; i++) b[i] = want[i] = 7;
+    CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, k, nbatch, a, k, k * k, want, k, k * k, st_want, &rep),
+                 MINV_ERR_SINGULAR, ctx);
+    CHECK(strstr(rep.reason, "page-locked") == NULL, "unregistered k %lld: %s", (long long)k, rep.reason);
+    CHECK_STATUS(minv_host_register(ctx, a, (int64_t)bytes), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_register(ctx, a, (int64_t)bytes), MINV_SUCCESS, ctx); /* twice: left as it is */
+    CHECK_STATUS(minv_host_register(ctx, x, (int64_t)bytes), MINV_SUCCESS, ctx);
+    for (int out_registered = 1; out_registered >= 0; out_registered--) {
+        if (!out_registered) CHECK_STATUS(minv_host_unregister(ctx, x), MINV_SUCCESS, ctx);
+        for (size_t i = 0; i < n; i++) x[i] = 7;
+        CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, k, nbatch, a, k, k * k, x, k, k * k, st, &rep),
+                     MINV_ERR_SINGULAR, ctx);
+        HAS(rep.reason, out_registered ? "the batches lie page-locked" : "the input lies page-locked");
+        CHECK(!memcmp(st, st_want, sizeof(minv_status) * (size_t)nbatch) && !memcmp(x, want, bytes),
+              "registered k %lld (output %s): results differ from the staged path's", (long long)k,
+              out_registered ? "registered" : "not registered");
+    }
+    /* the output alone registered, then in place (a is its own output) */
+    CHECK_STATUS(minv_host_register(ctx, b, (int64_t)bytes), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_unregister(ctx, a), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, k, nbatch, a, k, k * k, b, k, k * k, st, &rep),
+                 MINV_ERR_SINGULAR, ctx);
+    HAS(rep.reason, "the output lies page-locked");
+    CHECK(!memcmp(b, want, bytes), "registered output k %lld: results differ", (long long)k);
+    memcpy(b, a, bytes);
+    CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, k, nbatch, b, k, k * k, b, k, k * k, st, &rep),
+                 MINV_ERR_SINGULAR, ctx);
+    for (int64_t m = 0; m < nbatch; m++) {
+        const size_t at = (size_t)(m * k * k);
+        int wrote = 0; /* as the out-of-place call wrote it (over 7s) */
+        for (int64_t i = 0; i < k * k; i++) wrote |= want[at + (size_t)i] != 7;
+        const double *expect = wrote ? want + at : a + at;
+        CHECK(!memcmp(b + at, expect, (size_t)(k * k) * sizeof(double)), "registered in place k %lld member %lld (%s)",
+              (long long)k, (long long)m, minv_status_string(st[m]));
+    }
+    /* solves: A X = A, B and X registered, and X over B */
+    CHECK_STATUS(minv_host_register(ctx, a, (int64_t)bytes), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_register(ctx, x, (int64_t)bytes), MINV_SUCCESS, ctx);
+    for (size_t i = 0; i < n; i++) want[i] = x[i] = 7;
+    CHECK_STATUS(minv_host_unregister(ctx, b), MINV_SUCCESS, ctx);
+    memcpy(b, a, bytes);
+    CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, k, k, nbatch, a, k, k * k, b, k, k * k, want, k, k * k,
+                                      st_want, &rep), MINV_ERR_SINGULAR, ctx);
+    CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, k, k, nbatch, a, k, k * k, a, k, k * k, x, k, k * k, st,
+                                      &rep), MINV_ERR_SINGULAR, ctx);
+    HAS(rep.reason, "the batches lie page-locked");
+    CHECK(!memcmp(st, st_want, sizeof(minv_status) * (size_t)nbatch) && !memcmp(x, want, bytes),
+          "registered solve k %lld: results differ from the staged path's", (long long)k);
+    CHECK_STATUS(minv_host_unregister(ctx, a), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_host_unregister(ctx, x), MINV_SUCCESS, ctx);
+    CHECK(minv_host_unregister(ctx, x) == MINV_ERR_INVALID_ARG, "unregistering twice was not refused");
+    free(a);
+    free(b);
+    free(x);
+    free(want);
+    free(st);
+    free(st_want);
+}
+
 /* Two runs' norms: the GPU's sums are reduced in no fixed order. */
 static int same_norm(double a, double b) { return fabs(a - b) <= 1e-10 * fabs(a); }
 
@@ -333,6 +403,9 @@ int main(void) {
     device_tally(gpu, 24, 1000, 916);
     device_tally(gpu, 60, 300, 917);
     device_tally(small, 32, 3000, 918);
+    registered(gpu, 5, 40, 919);
+    registered(gpu, 64, 3000, 920);
+    registered(small, 24, 5000, 921);
     minv_destroy(gpu);
     minv_destroy(small);
     return tu_finish("test_batched_gpu");
