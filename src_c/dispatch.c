@@ -28,7 +28,7 @@ static const char *auto_reason(const minv_analysis *an, minv_method m) {
  * asymmetry and that the lower triangle is read. */
 static void note_method(minv_report *r, const minv_context *ctx, minv_dtype t, const minv_analysis *an, minv_method m,
                         int auto_chosen) {
-    if (m == MINV_METHOD_CHOLESKY && an->asymmetry > 0)
+    if (m == MINV_METHOD_CHOLESKY && an->symmetric && an->asymmetry > 0)
         minv_report_note(r, "%s (relative asymmetry %.2g, within the symmetry tolerance %.2g), so Cholesky on the lower triangle",
                          auto_chosen ? "AUTO: symmetric with a positive diagonal" : "symmetric", an->asymmetry,
                          minv_symmetry_tol(ctx, t));

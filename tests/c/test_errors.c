@@ -205,6 +205,9 @@ static void not_spd(minv_context *ctx) {
     tu_general(&rng, n, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, ctx);
     HAS(minv_last_error(ctx), "symmetric");
+    CHECK(strstr(rep.reason, "within the symmetry tolerance") == NULL, "reason of a refused Cholesky: %s", rep.reason);
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_CHOLESKY, n, 1, a, n, b, n, xs, n, &rep), MINV_ERR_NOT_SPD, ctx);
+    CHECK(strstr(rep.reason, "within the symmetry tolerance") == NULL, "reason of a refused Cholesky solve: %s", rep.reason);
     free(a); free(x); free(copy);
 }
 
