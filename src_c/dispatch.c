@@ -375,6 +375,12 @@ static minv_status recondition(minv_context *ctx, const char *fn, minv_place pla
     minv_status status;
     if (place == MINV_ON_DEVICE)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: reconditioning (MINV_OPT_RECONDITION) takes host data", fn);
+    /* the floor's result is the eigen-decomposition's own: no other method would run */
+    if (ctx->recondition == MINV_RECONDITION_FLOOR && method != MINV_METHOD_AUTO)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                         "%s: the eigenvalue floor (MINV_OPT_RECONDITION) computes the result from A's eigen-decomposition, "
+                         "so it takes method auto, not %s (the ridge runs any method on A + delta I)",
+                         fn, minv_method_name(method));
     if (!an->symmetric)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG,
                          "%s: reconditioning needs a symmetric matrix; relative asymmetry %.3g exceeds the symmetry tolerance %.3g",

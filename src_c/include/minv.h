@@ -112,7 +112,10 @@ typedef enum {
                                     single precision on the tensor cores, the last in double
                                     (default 0). Direct solves take MINV_OPT_PRECISION */
     MINV_OPT_RECONDITION = 9,    /* symmetric matrices, host data: a minv_recondition (default
-                                    none); the report says what changed */
+                                    none); the report says what changed. The ridge runs the
+                                    method asked for on A + delta I; the floor's result comes
+                                    from A's eigen-decomposition itself, so it takes
+                                    MINV_METHOD_AUTO only (another method: INVALID_ARG) */
     MINV_OPT_TARGET_CONDITION = 10, /* reconditioning: the 2-norm condition number to reach
                                        (default 1000; > 1) */
     MINV_OPT_TRIDIAGONAL_ALGORITHM = 11, /* tridiagonal inversion: a minv_tridiagonal_algorithm
@@ -201,7 +204,9 @@ typedef struct {
 
 /* What a call did. Filled on success and, as far as it got, on failure. */
 typedef struct {
-    minv_method method;      /* the method that produced the result */
+    minv_method method;      /* the method that produced the result; MINV_METHOD_AUTO where
+                                the eigenvalue floor did (recondition == FLOOR: V diag(1 /
+                                lambda') V^T from A's eigen-decomposition, no factorisation) */
     minv_backend backend;    /* where it ran: MINV_BACKEND_CPU or MINV_BACKEND_GPU */
     int64_t n;               /* order of A */
     int64_t nrhs;            /* right-hand sides (0 for an inversion) */
