@@ -359,7 +359,8 @@ minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t
 
 /* ---- principal sub-matrix: ainv = A(idx, idx)^-1 -------------------------------------------
  * idx holds m distinct 0-based indices into A's rows and columns (the channels that passed
- * quality control, say); the m x m inverse goes to ainv. A is not copied by the caller. */
+ * quality control, say); the m x m inverse goes to ainv. A is not copied by the caller. m = 0
+ * (or n = 0) is the quick return: idx and ainv may be NULL. */
 minv_status minv_invert_subset_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                                  int64_t lda, int64_t m, const int64_t *idx, double *ainv,
                                  int64_t ldainv, minv_report *report);

@@ -71,6 +71,18 @@ static void argument_errors(minv_context *ctx) {
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, 4, 0, a, 4, NULL, 4, x, 4, &rep), MINV_SUCCESS, ctx);
     CHECK(x[0] == 7, "nrhs = 0 wrote x");
     CHECK_STATUS(minv_invert_tridiagonal_d(ctx, 0, NULL, NULL, NULL, NULL, 1, &rep), MINV_SUCCESS, ctx);
+    int64_t idx[2] = {1, 1};
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, 4, a, 4, 0, NULL, NULL, 1, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.n == 0 && rep.rcond == -1 && rep.residual == -1, "m = 0: report n %lld rcond %g", (long long)rep.n, rep.rcond);
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, 0, NULL, 1, 0, NULL, NULL, 1, &rep), MINV_SUCCESS, ctx);
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, 4, NULL, 4, 2, idx, x, 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "minv_invert_subset_d: argument 4 (a) is NULL");
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, -1, a, 4, 0, NULL, x, 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (n) = -1 must be >= 0");
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, 4, a, 4, 5, idx, x, 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 6 (m) = 5 must be in 0..n = 4");
+    CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, 4, a, 4, 2, idx, x, 2, &rep), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 7 (idx): index 2 (1-based) appears twice");
     minv_analysis an;
     CHECK_STATUS(minv_analyze_d(ctx, 0, a, 1, &an), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 2 (n) = 0");
