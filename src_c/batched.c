@@ -130,9 +130,12 @@ static minv_status check_pointers(minv_context *ctx, const char *fn, int pos, co
         if (n > 0 && c > 0 && !p[b])
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s): %s[%lld] is NULL", fn, pos, name, name,
                              (long long)b);
+        if (ldb < least && lds)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s): ld%s[%lld] = %lld must be >= %lld", fn,
+                             ld_pos, name, name, (long long)b, (long long)ldb, (long long)least);
         if (ldb < least)
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s)%s = %lld must be >= %lld", fn, ld_pos,
-                             name, lds ? "[member]" : "", (long long)ldb, (long long)least);
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s) = %lld must be >= %lld", fn, ld_pos, name,
+                             (long long)ldb, (long long)least);
         if (n > 0 && !span_fits(1, 0, ldb, n, c, t))
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s[%lld] with ld %lld overflows the address space", fn, name,
                              (long long)b, (long long)ldb);

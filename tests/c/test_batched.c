@@ -542,6 +542,14 @@ static void errors(minv_context *ctx) {
     HAS(minv_last_error(ctx), "argument 5 (a): a[1] is NULL");
     CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, kk, 2, ap, ld2, xp, ld2, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 3 (k): k[1] = -1 must be >= 0");
+    { /* a member's leading dimension is named with the member */
+        const int64_t k3[2] = {2, 3}, ld3[2] = {2, 2}, ldx3[2] = {2, 3};
+        const double *a3[2] = {a, a + 4};
+        double *x3[2] = {x, x + 4};
+        CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, k3, 2, a3, ld3, x3, ldx3, NULL, &rep),
+                     MINV_ERR_INVALID_ARG, ctx);
+        HAS(minv_last_error(ctx), "argument 6 (lda): lda[1] = 2 must be >= 3");
+    }
     /* subsets */
     CHECK_STATUS(minv_invert_batched_subset_d(ctx, MINV_METHOD_AUTO, 2, 2, a, 2, 4, idx, 2, cnt, x, 2, 4, NULL, &rep),
                  MINV_SUCCESS, ctx);
