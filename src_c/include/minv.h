@@ -248,8 +248,9 @@ typedef struct {
     int32_t reserved2;
     double recondition_shift; /* ridge: the delta added to the diagonal; floor: the eigenvalue
                                  floor lambda_max / T; 0 without reconditioning */
-    double condition_before; /* reconditioning: A's 2-norm condition number, and A''s; -1 when
-                                not asked for */
+    double condition_before; /* reconditioning: A's 2-norm condition number max|lambda| /
+                                min|lambda| (inf when singular; an indefinite A is reconditioned
+                                whatever it is), and A''s; -1 when not asked for */
     double condition_after;
     int64_t matrices;        /* the file routines: matrices the call inverted (a batch's
                                 length); 1 otherwise */

@@ -187,6 +187,16 @@ static void reconditioning(minv_context *ctx) {
     tu_with_cond(&rng, n, 10, 1, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
     CHECK(strstr(rep.reason, "already within") && tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "within: %s", rep.reason);
+    { /* indefinite, eigenvalues -1, 3, 3: condition 3 before, and made SPD all the same */
+        const double ind[9] = {1, 2, 0, 2, 1, 0, 0, 0, 3};
+        double indi[9];
+        minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_RIDGE);
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 3, ind, 3, indi, 3, &rep), MINV_SUCCESS, ctx);
+        CHECK(fabs(rep.condition_before - 3) < 1e-12 && rep.recondition == MINV_RECONDITION_RIDGE &&
+                  rep.condition_after == target,
+              "indefinite: condition %g -> %g, recondition %d", rep.condition_before, rep.condition_after, (int)rep.recondition);
+        minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_FLOOR);
+    }
     /* not symmetric: refused, named */
     tu_general(&rng, n, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
