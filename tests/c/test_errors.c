@@ -55,6 +55,22 @@ static void options(minv_context *ctx) {
     CHECK(strcmp(minv_last_error(ctx), "") == 0, "error cleared after success");
     CHECK(minv_get_option(ctx, MINV_OPT_MAX_ITERATIONS, &v) == MINV_SUCCESS && v == 42, "get %g", v);
     CHECK(minv_get_option(ctx, MINV_OPT_RESIDUAL, &v) == MINV_SUCCESS && v == 1, "default residual %g", v);
+    /* the inquiry functions name what is wrong, and clear the message when they succeed */
+    CHECK_STATUS(minv_get_option(ctx, (minv_option)99, &v), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "unknown option 99");
+    CHECK_STATUS(minv_get_option(ctx, MINV_OPT_RESIDUAL, NULL), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (value) is NULL");
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_TOLERANCE, -1), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_get_option(ctx, MINV_OPT_RESIDUAL, &v), MINV_SUCCESS, ctx);
+    CHECK(strcmp(minv_last_error(ctx), "") == 0, "error cleared after get_option: %s", minv_last_error(ctx));
+    int32_t count, devices[MINV_MAX_DEVICES];
+    CHECK_STATUS(minv_context_devices(ctx, NULL, devices), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 2 (count) is NULL");
+    CHECK_STATUS(minv_context_devices(ctx, &count, NULL), MINV_ERR_INVALID_ARG, ctx);
+    HAS(minv_last_error(ctx), "argument 3 (devices) is NULL");
+    CHECK_STATUS(minv_set_option(ctx, MINV_OPT_TOLERANCE, -1), MINV_ERR_INVALID_ARG, ctx);
+    CHECK_STATUS(minv_context_devices(ctx, &count, devices), MINV_SUCCESS, ctx);
+    CHECK(strcmp(minv_last_error(ctx), "") == 0, "error cleared after context_devices: %s", minv_last_error(ctx));
 }
 
 static void argument_errors(minv_context *ctx) {
