@@ -332,7 +332,9 @@ const char *minv_status_string(minv_status status);
  * ctx NULL: why the calling thread's last minv_create failed (no usable GPU: which of no
  * NVIDIA driver, no CUDA device, a driver too old, no CUDA plugin). */
 const char *minv_last_error(const minv_context *ctx);
+/* "auto", "cholesky", "lu", "gauss-jordan", "iterative", "tridiagonal"; else "unknown". */
 const char *minv_method_name(minv_method method);
+/* "auto", "cpu", "gpu"; else "unknown". */
 const char *minv_backend_name(minv_backend backend);
 /* One bit of minv_report.fallbacks: "no-gpu", "cpu", "lu", "direct", "path"; else "unknown". */
 const char *minv_fallback_name(minv_fallback fallback);

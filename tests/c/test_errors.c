@@ -260,6 +260,10 @@ static void names(void) {
         CHECK(strlen(minv_status_string((minv_status)s)) > 3, "status %d", s);
     CHECK(strcmp(minv_status_string((minv_status)99), "unknown status") == 0, "unknown");
     CHECK(strcmp(minv_method_name(MINV_METHOD_GAUSS_JORDAN), "gauss-jordan") == 0, "name");
+    /* past the public methods (the first is the benchmarks' internal baseline): unknown */
+    CHECK(strcmp(minv_method_name((minv_method)(MINV_METHOD_TRIDIAGONAL + 1)), "unknown") == 0, "method 6: %s",
+          minv_method_name((minv_method)(MINV_METHOD_TRIDIAGONAL + 1)));
+    CHECK(strcmp(minv_method_name((minv_method)-1), "unknown") == 0, "method -1");
     CHECK(strlen(minv_version()) >= 5, "version %s", minv_version());
 }
 
