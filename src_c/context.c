@@ -147,7 +147,7 @@ int minv_threads_for(int cap, double work) {
 }
 
 minv_backend minv_context_backend(const minv_context *ctx) {
-    return ctx ? ctx->backend : MINV_BACKEND_CPU;
+    return ctx ? ctx->backend : MINV_BACKEND_AUTO; /* no context: the value no context has */
 }
 
 /* The inquiry functions take a const context but, as every call does, leave their message (or

@@ -296,7 +296,8 @@ void minv_options_default(minv_options *opts);
 /* opts may be NULL for the defaults. On failure *ctx is NULL. */
 minv_status minv_create(minv_context **ctx, const minv_options *opts);
 minv_status minv_destroy(minv_context *ctx);
-/* The backend this context runs on (never AUTO after creation). */
+/* The backend this context runs on: CPU or GPU, never AUTO after creation; AUTO for a NULL
+ * ctx (no context, as after a failed minv_create). */
 minv_backend minv_context_backend(const minv_context *ctx);
 minv_status minv_set_option(minv_context *ctx, minv_option option, double value);
 minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value);

@@ -35,6 +35,8 @@ static void context_errors(void) {
     o.device = 1000;
     CHECK(minv_create(&ctx, &o) == MINV_ERR_NO_GPU, "device 1000");
     CHECK(minv_destroy(NULL) == MINV_SUCCESS, "destroy NULL");
+    CHECK(minv_context_backend(NULL) == MINV_BACKEND_AUTO, "backend of no context: %s",
+          minv_backend_name(minv_context_backend(NULL)));
     double a = 1, x;
     CHECK(minv_invert_d(NULL, MINV_METHOD_AUTO, 1, &a, 1, &x, 1, NULL) == MINV_ERR_INVALID_ARG, "NULL ctx");
     CHECK(minv_solve_d(NULL, MINV_METHOD_AUTO, 1, 1, &a, 1, &a, 1, &x, 1, NULL) == MINV_ERR_INVALID_ARG, "NULL ctx");
