@@ -323,7 +323,9 @@ static minv_status run_solve_in_precision(minv_context *ctx, const minv_backend_
             const minv_status status = mixed(ctx, a, b, x, an, r);
             if (status != MINV_ERR_NO_CONVERGENCE)
                 return status;
-            minv_report_note(r, "%s, so the double solve ran", ctx->last_error);
+            /* a note of what happened, without the error's status prefix: the call goes on */
+            minv_report_note(r, "%s, so the double solve ran", ctx->last_error + strlen(minv_status_string(status)) + 2);
+            r->fallbacks |= MINV_FALLBACK_DIRECT;
             minv_clear_error(ctx);
             r->iterations = 0;
             r->method = method; /* an engine may have gone from Cholesky to LU */

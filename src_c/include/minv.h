@@ -131,7 +131,7 @@ typedef enum {
                                     solution refined in double until its backward error is that
                                     of the double solve (<= 2 eps); where refinement does not get
                                     there (condition beyond about 1e7) the double solve runs and
-                                    the report says so. Float data gets the double solution
+                                    the report says so (MINV_FALLBACK_DIRECT). Float data gets the double solution
                                     rounded to float. Inversions stay in double (refining an
                                     inverse costs more than inverting in double) and their
                                     reports say so; batched calls ignore this option */
@@ -178,8 +178,9 @@ typedef enum {
                                    so the CPU ran it (or a part of it: reconditioning's
                                    eigen-decomposition) */
     MINV_FALLBACK_LU = 4,       /* AUTO's Cholesky found A not positive definite, so LU ran */
-    MINV_FALLBACK_DIRECT = 8,   /* the warm-started iteration did not converge, so a direct
-                                   method ran */
+    MINV_FALLBACK_DIRECT = 8,   /* an iteration did not converge, so a direct method ran: the
+                                   warm start (a direct inversion), or mixed precision's
+                                   refinement (the double solve) */
     MINV_FALLBACK_PATH = 16     /* the tridiagonal Sherman-Morrison path met a singular block,
                                    so another path ran */
 } minv_fallback;
