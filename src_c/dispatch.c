@@ -626,12 +626,14 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
 
 minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                           int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, ainv, ldainv,
+                        a == ainv && lda == ldainv, report);
 }
 
 minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                           int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, ainv, ldainv,
+                        a == ainv && lda == ldainv, report);
 }
 
 minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,

@@ -9,6 +9,11 @@
  *   - every routine returns a minv_status; minv_last_error() holds the detail of the last
  *     failure on a context (which argument, which (i, j), which pivot);
  *   - the caller's input is never modified unless the routine's name says `inplace`;
+ *   - outputs may not overlap inputs, but for the very same array with the same leading
+ *     dimension: ainv == a (minv_invert_d/_s, as minv_invert_inplace does) and x == b
+ *     (minv_solve_d/_s, as minv_solve_inplace does) work in place. Any other overlap (a shifted
+ *     pointer, another leading dimension, x inside A) is not detected and its result undefined;
+ *     the batched calls' rules are given with them;
  *   - an order or a number of right-hand sides of 0 is LAPACK's quick return: MINV_SUCCESS,
  *     nothing read or written (the arrays may be NULL), the report's rcond and residual -1;
  *     batches may hold members of order 0; only minv_analyze refuses n = 0;
@@ -465,7 +470,10 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  * of a member before the count of members, as cuBLAS and cuSOLVER's batched calls do.
  * Precision: _d double, _s float, _sd float storage with double compute (one rounding to float,
  * at the end). In place when ainv is a (the same pointer, leading dimension and stride; per
- * member for the pointer forms), or x is b for solves; never for _subset.
+ * member for the pointer forms), or x is b for solves; never for _subset. Members run in
+ * parallel: one member's output may not overlap another member's input or output. The strided
+ * forms' strides keep them apart; the pointer forms do not check (it would take a sort of the
+ * nbatch pointers), and two members given the same output pointer give undefined results.
  *
  * Methods, chosen per member:
  *   AUTO          the SPD path for a member that is symmetric (MINV_OPT_SYMMETRY_TOL) with a
