@@ -100,12 +100,12 @@ static minv_status check_strided(minv_context *ctx, const char *fn, int pos, con
                                  int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t count,
                                  minv_dtype t) {
     const int64_t least_ld = rows > 1 ? rows : 1;
-    if (!p)
+    if (!p && rows > 0 && cols > 0) /* empty members may be NULL, as minv_check_matrix allows */
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
     if (ld < least_ld)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s) = %lld must be >= %lld", fn, pos + 1, name,
                          (long long)ld, (long long)least_ld);
-    if (stride < ld * cols)
+    if (rows > 0 && stride < ld * cols)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG,
                          "%s: argument %d (stride_%s) = %lld must be >= ld%s * %lld = %lld: members may not overlap",
                          fn, pos + 2, name, (long long)stride, name, (long long)cols, (long long)(ld * cols));
@@ -120,19 +120,22 @@ static minv_status check_strided(minv_context *ctx, const char *fn, int pos, con
 static minv_status check_pointers(minv_context *ctx, const char *fn, int pos, const char *name, const void *const *p,
                                   int ld_pos, int64_t ld, const int64_t *lds, int64_t k, const int64_t *ks,
                                   int64_t cols, int square, int64_t count, minv_dtype t) {
-    if (!p)
-        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
     if (ks && !lds)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s) is NULL", fn, ld_pos, name);
     for (int64_t b = 0; b < count; b++) {
         const int64_t n = ks ? ks[b] : k, c = square ? n : cols, ldb = lds ? lds[b] : ld;
         const int64_t least = n > 1 ? n : 1;
-        if (!p[b] && n > 0)
+        if (!p && n > 0 && c > 0) /* an array of empty members may be NULL */
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s) is NULL", fn, pos, name);
+        if (n > 0 && c > 0 && !p[b])
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (%s): %s[%lld] is NULL", fn, pos, name, name,
                              (long long)b);
+        if (ldb < least && lds)
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s): ld%s[%lld] = %lld must be >= %lld", fn,
+                             ld_pos, name, name, (long long)b, (long long)ldb, (long long)least);
         if (ldb < least)
-            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s)%s = %lld must be >= %lld", fn, ld_pos,
-                             name, lds ? "[member]" : "", (long long)ldb, (long long)least);
+            return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument %d (ld%s) = %lld must be >= %lld", fn, ld_pos, name,
+                             (long long)ldb, (long long)least);
         if (n > 0 && !span_fits(1, 0, ldb, n, c, t))
             return minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: %s[%lld] with ld %lld overflows the address space", fn, name,
                              (long long)b, (long long)ldb);
@@ -462,7 +465,7 @@ static minv_status invert_strided(minv_context *ctx, const char *fn, minv_place 
     if (nbatch > 0) {
         MINV_TRY(check_strided(ctx, fn, 5, "a", a, k, k, lda, stride_a, nbatch, t));
         MINV_TRY(check_strided(ctx, fn, 8, "ainv", ainv, k, k, ldainv, stride_ainv, nbatch, t));
-        MINV_TRY(check_in_place(ctx, fn, "ainv", "a", ainv == a, ldainv == lda && stride_ainv == stride_a));
+        MINV_TRY(check_in_place(ctx, fn, "ainv", "a", k > 0 && ainv == a, ldainv == lda && stride_ainv == stride_a));
     }
     {
         minv_batch in = strided(t, nbatch, k, 0, a, lda, stride_a), out = strided(t, nbatch, k, 0, ainv, ldainv, stride_ainv);
@@ -492,7 +495,7 @@ static minv_status invert_pointers(minv_context *ctx, const char *fn, minv_metho
     if (nbatch > 0) {
         MINV_TRY(check_pointers(ctx, fn, 5, "a", (const void *const *)a, 6, lda, NULL, k, NULL, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 7, "ainv", (const void *const *)ainv, 8, ldainv, NULL, k, NULL, 0, 1, nbatch, t));
-        for (int64_t b = 0; b < nbatch; b++)
+        for (int64_t b = 0; k > 0 && b < nbatch; b++)
             MINV_TRY(check_in_place(ctx, fn, "an ainv[b]", "a[b]", ainv[b] == a[b], ldainv == lda));
     }
     {
@@ -526,7 +529,7 @@ static minv_status invert_vsize(minv_context *ctx, const char *fn, minv_method m
         MINV_TRY(check_pointers(ctx, fn, 5, "a", (const void *const *)a, 6, 0, lda, 0, k, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 7, "ainv", (const void *const *)ainv, 8, 0, ldainv, 0, k, 0, 1, nbatch, t));
         for (int64_t b = 0; b < nbatch; b++)
-            MINV_TRY(check_in_place(ctx, fn, "an ainv[b]", "a[b]", ainv[b] == a[b] && k[b] > 0, ldainv[b] == lda[b]));
+            MINV_TRY(check_in_place(ctx, fn, "an ainv[b]", "a[b]", k[b] > 0 && ainv[b] == a[b], ldainv[b] == lda[b]));
     }
     {
         minv_batch in = pointers(t, nbatch, kmax, 0, a, 0, k, lda),
@@ -562,7 +565,7 @@ static minv_status invert_subset(minv_context *ctx, const char *fn, minv_method 
         r->k = kmax;
         /* the output holds count[b] x count[b] members: ldainv >= the largest count */
         MINV_TRY(check_strided(ctx, fn, 11, "ainv", ainv, kmax, kmax, ldainv, stride_ainv, nbatch, t));
-        if (ainv == a) {
+        if (kmax > 0 && ainv == a) {
             status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 11 (ainv) is a: subsets are inverted out of place", fn);
             goto cleanup;
         }
@@ -602,8 +605,8 @@ static minv_status solve_strided(minv_context *ctx, const char *fn, minv_place p
         MINV_TRY(check_strided(ctx, fn, 6, "a", a, k, k, lda, stride_a, nbatch, t));
         MINV_TRY(check_strided(ctx, fn, 9, "b", b, k, nrhs, ldb, stride_b, nbatch, t));
         MINV_TRY(check_strided(ctx, fn, 12, "x", x, k, nrhs, ldx, stride_x, nbatch, t));
-        MINV_TRY(check_in_place(ctx, fn, "x", "b", x == b, ldx == ldb && stride_x == stride_b));
-        if (x == a) {
+        MINV_TRY(check_in_place(ctx, fn, "x", "b", k > 0 && nrhs > 0 && x == b, ldx == ldb && stride_x == stride_b));
+        if (k > 0 && x == a) {
             status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 12 (x) is a; x may be b (in place), not a", fn);
             goto cleanup;
         }
@@ -650,11 +653,11 @@ static minv_status solve_pointers(minv_context *ctx, const char *fn, minv_method
         MINV_TRY(check_pointers(ctx, fn, 6, "a", (const void *const *)a, 7, lda, ldas, k, ks, 0, 1, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 8, "b", (const void *const *)b, 9, ldb, ldbs, k, ks, nrhs, 0, nbatch, t));
         MINV_TRY(check_pointers(ctx, fn, 10, "x", (const void *const *)x, 11, ldx, ldxs, k, ks, nrhs, 0, nbatch, t));
-        for (int64_t m = 0; m < nbatch; m++) {
+        for (int64_t m = 0; nrhs > 0 && m < nbatch; m++) {
             const int64_t n = ks ? ks[m] : k;
-            MINV_TRY(check_in_place(ctx, fn, "an x[b]", "b[b]", x[m] == b[m] && n > 0,
+            MINV_TRY(check_in_place(ctx, fn, "an x[b]", "b[b]", n > 0 && x[m] == b[m],
                                     (ldxs ? ldxs[m] : ldx) == (ldbs ? ldbs[m] : ldb)));
-            if (x[m] == a[m] && n > 0) {
+            if (n > 0 && x[m] == a[m]) {
                 status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 10 (x): x[%lld] is a[%lld]; x may be b, not a", fn,
                                    (long long)m, (long long)m);
                 goto cleanup;

@@ -147,15 +147,28 @@ int minv_threads_for(int cap, double work) {
 }
 
 minv_backend minv_context_backend(const minv_context *ctx) {
-    return ctx ? ctx->backend : MINV_BACKEND_CPU;
+    return ctx ? ctx->backend : MINV_BACKEND_AUTO; /* no context: the value no context has */
 }
 
+/* The inquiry functions take a const context but, as every call does, leave their message (or
+ * "") in its last_error; they enter it so as not to write under another thread's call. */
 minv_status minv_context_devices(const minv_context *ctx, int32_t *count, int32_t *devices) {
-    if (!ctx || !count || !devices)
+    if (!ctx)
         return MINV_ERR_INVALID_ARG;
-    *count = ctx->gpu ? ctx->device_count : 0;
-    for (int k = 0; k < *count; k++) devices[k] = ctx->devices[k];
-    return MINV_SUCCESS;
+    minv_context *c = (minv_context *)ctx;
+    minv_status status = minv_context_enter(c);
+    if (status != MINV_SUCCESS)
+        return status;
+    minv_clear_error(c);
+    if (!count || !devices) {
+        status = minv_fail(c, MINV_ERR_INVALID_ARG, "minv_context_devices: argument %d (%s) is NULL", count ? 3 : 2,
+                           count ? "devices" : "count");
+    } else {
+        *count = c->gpu ? c->device_count : 0;
+        for (int k = 0; k < *count; k++) devices[k] = c->devices[k];
+    }
+    minv_context_leave(c);
+    return status;
 }
 
 minv_status minv_set_stream(minv_context *ctx, void *stream) {
@@ -290,9 +303,9 @@ minv_status minv_set_option(minv_context *ctx, minv_option option, double value)
     return status;
 }
 
-minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value) {
-    if (!ctx || !value)
-        return MINV_ERR_INVALID_ARG;
+static minv_status get_option(minv_context *ctx, minv_option option, double *value) {
+    if (!value)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG, "minv_get_option: argument 3 (value) is NULL");
     switch (option) {
     case MINV_OPT_TOLERANCE: *value = ctx->tolerance; return MINV_SUCCESS;
     case MINV_OPT_MAX_ITERATIONS: *value = (double)ctx->max_iterations; return MINV_SUCCESS;
@@ -309,7 +322,20 @@ minv_status minv_get_option(const minv_context *ctx, minv_option option, double 
     case MINV_OPT_ENERGY: *value = (double)ctx->measure_energy; return MINV_SUCCESS;
     case MINV_OPT_PRECISION: *value = (double)ctx->precision; return MINV_SUCCESS;
     }
-    return MINV_ERR_INVALID_ARG;
+    return minv_fail(ctx, MINV_ERR_INVALID_ARG, "unknown option %d", (int)option);
+}
+
+minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value) {
+    if (!ctx)
+        return MINV_ERR_INVALID_ARG;
+    minv_context *c = (minv_context *)ctx; /* for last_error, as minv_context_devices */
+    minv_status status = minv_context_enter(c);
+    if (status != MINV_SUCCESS)
+        return status;
+    minv_clear_error(c);
+    status = get_option(c, option, value);
+    minv_context_leave(c);
+    return status;
 }
 
 minv_status minv_set_progress(minv_context *ctx, minv_progress_fn fn, void *user) {

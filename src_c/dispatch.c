@@ -28,7 +28,7 @@ static const char *auto_reason(const minv_analysis *an, minv_method m) {
  * asymmetry and that the lower triangle is read. */
 static void note_method(minv_report *r, const minv_context *ctx, minv_dtype t, const minv_analysis *an, minv_method m,
                         int auto_chosen) {
-    if (m == MINV_METHOD_CHOLESKY && an->asymmetry > 0)
+    if (m == MINV_METHOD_CHOLESKY && an->symmetric && an->asymmetry > 0)
         minv_report_note(r, "%s (relative asymmetry %.2g, within the symmetry tolerance %.2g), so Cholesky on the lower triangle",
                          auto_chosen ? "AUTO: symmetric with a positive diagonal" : "symmetric", an->asymmetry,
                          minv_symmetry_tol(ctx, t));
@@ -323,7 +323,9 @@ static minv_status run_solve_in_precision(minv_context *ctx, const minv_backend_
             const minv_status status = mixed(ctx, a, b, x, an, r);
             if (status != MINV_ERR_NO_CONVERGENCE)
                 return status;
-            minv_report_note(r, "%s, so the double solve ran", ctx->last_error);
+            /* a note of what happened, without the error's status prefix: the call goes on */
+            minv_report_note(r, "%s, so the double solve ran", ctx->last_error + strlen(minv_status_string(status)) + 2);
+            r->fallbacks |= MINV_FALLBACK_DIRECT;
             minv_clear_error(ctx);
             r->iterations = 0;
             r->method = method; /* an engine may have gone from Cholesky to LU */
@@ -375,6 +377,12 @@ static minv_status recondition(minv_context *ctx, const char *fn, minv_place pla
     minv_status status;
     if (place == MINV_ON_DEVICE)
         return minv_fail(ctx, MINV_ERR_NOT_IMPLEMENTED, "%s: reconditioning (MINV_OPT_RECONDITION) takes host data", fn);
+    /* the floor's result is the eigen-decomposition's own: no other method would run */
+    if (ctx->recondition == MINV_RECONDITION_FLOOR && method != MINV_METHOD_AUTO)
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                         "%s: the eigenvalue floor (MINV_OPT_RECONDITION) computes the result from A's eigen-decomposition, "
+                         "so it takes method auto, not %s (the ridge runs any method on A + delta I)",
+                         fn, minv_method_name(method));
     if (!an->symmetric)
         return minv_fail(ctx, MINV_ERR_INVALID_ARG,
                          "%s: reconditioning needs a symmetric matrix; relative asymmetry %.3g exceeds the symmetry tolerance %.3g",
@@ -618,12 +626,14 @@ static minv_status invert_entry(minv_context *ctx, const char *fn, minv_place pl
 
 minv_status minv_invert_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                           int64_t lda, double *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_d", MINV_ON_HOST, method, 2, MINV_R64, n, a, lda, ainv, ldainv,
+                        a == ainv && lda == ldainv, report);
 }
 
 minv_status minv_invert_s(minv_context *ctx, minv_method method, int64_t n, const float *a,
                           int64_t lda, float *ainv, int64_t ldainv, minv_report *report) {
-    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, ainv, ldainv, 0, report);
+    return invert_entry(ctx, "minv_invert_s", MINV_ON_HOST, method, 2, MINV_R32, n, a, lda, ainv, ldainv,
+                        a == ainv && lda == ldainv, report);
 }
 
 minv_status minv_invert_inplace_d(minv_context *ctx, minv_method method, int64_t n, double *a,

@@ -121,7 +121,8 @@ static minv_status alpha_guess(minv_context *ctx, minv_iter_engine *e, const min
         }
     return minv_fail(ctx, MINV_ERR_NO_CONVERGENCE,
                      "V0 = alpha I: no alpha gives ||I - alpha A|| < 1 (tried %s: the powers of I - alpha A diverged "
-                     "or stalled), so the eigenvalues of A do not lie in one half-plane",
+                     "or stalled), so the eigenvalues of A do not lie in one open half-plane, or one is at or near 0 "
+                     "(A singular or nearly so)",
                      tried);
 cleanup:
     return status;
@@ -231,8 +232,12 @@ minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
     /* The paper's fallback under AUTO: a diagonal start that fails gives way to the
      * transpose, and the transpose to alpha I; if all fail, the error names each failure. */
     char earlier[MINV_ERROR_LEN] = "";
+    int singular = 0;
     while (status == MINV_ERR_NO_CONVERGENCE && !ctx->call_guess && ctx->initial_guess == MINV_GUESS_AUTO &&
            kind != MINV_GUESS_IDENTITY) {
+        /* R = I - A A^T c has its eigenvalues in [0, 1) for every nonsingular A: a transpose start
+         * that stops short of the cap has met a singular A, or one too ill-conditioned for it */
+        singular |= kind == MINV_GUESS_TRANSPOSE && report->iterations < ctx->max_iterations;
         const minv_guess next = kind == MINV_GUESS_DIAGONAL ? MINV_GUESS_TRANSPOSE : MINV_GUESS_IDENTITY;
         const char *why = minv_last_error(ctx) + strlen(minv_status_string(status)) + 2; /* past "status: " */
         const size_t used = strlen(earlier);
@@ -240,18 +245,21 @@ minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
         minv_report_note(report, "V0 = %s did not converge (%s), so V0 = %s", guess_name(kind), why, guess_name(next));
         minv_clear_error(ctx);
         kind = next;
-        report->history_len = 0;
         status = make_guess(ctx, e, kind, an, report);
-        if (status == MINV_SUCCESS)
+        if (status == MINV_SUCCESS) { /* the history is of the start that ran last */
+            report->history_len = 0;
             status = run(ctx, e, t, tol, report, &v, &r);
+        }
     }
     if (status == MINV_ERR_NO_CONVERGENCE && earlier[0]) {
         char last[MINV_ERROR_LEN];
         snprintf(last, sizeof last, "%s", minv_last_error(ctx) + strlen(minv_status_string(status)) + 2);
+        const char *conclusion = singular ? "; the transpose start converges for every nonsingular A, so A is singular "
+                                            "or too ill-conditioned for this precision" : "";
         if (strncmp(last, "V0 = ", 5) == 0) /* alpha_guess names its start itself */
-            minv_fail(ctx, status, "no start converged: %s%s", earlier, last);
+            minv_fail(ctx, status, "no start converged: %s%s%s", earlier, last, conclusion);
         else
-            minv_fail(ctx, status, "no start converged: %sV0 = %s: %s", earlier, guess_name(kind), last);
+            minv_fail(ctx, status, "no start converged: %sV0 = %s: %s%s", earlier, guess_name(kind), last, conclusion);
     }
     if (status != MINV_SUCCESS)
         goto cleanup;

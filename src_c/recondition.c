@@ -41,14 +41,17 @@ minv_status minv_recondition_apply(minv_context *ctx, const minv_mat *a, const m
     const int floor_mode = ctx->recondition == MINV_RECONDITION_FLOOR;
     int applied = 0;
     MINV_TRY(eigen(ctx, a, w, 1 / target, b, floor_mode ? x : NULL, &applied, report));
-    const double lmin = w[0], lmax = w[n - 1], cond = lmin > 0 ? lmax / lmin : INFINITY;
+    /* the 2-norm condition max|lambda| / min|lambda|, finite for an indefinite A too */
+    double amin = INFINITY;
+    for (int64_t i = 0; i < n; i++) amin = fmin(amin, fabs(w[i]));
+    const double lmin = w[0], lmax = w[n - 1], cond = amin > 0 ? fmax(-lmin, lmax) / amin : INFINITY;
     report->condition_before = report->condition_after = cond;
     if (!(lmax > 0)) {
         status = minv_fail(ctx, MINV_ERR_NOT_SPD,
                            "reconditioning needs a positive largest eigenvalue; lambda_max = %.3g", lmax);
         goto cleanup;
     }
-    if (cond <= target) {
+    if (lmin > 0 && cond <= target) { /* an indefinite A is reconditioned whatever its condition */
         minv_report_note(report, "reconditioning: condition number %.3g is already within the target %.3g; A unchanged",
                          cond, target);
         goto cleanup;

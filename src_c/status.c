@@ -29,8 +29,6 @@ const char *minv_status_string(minv_status status) {
 }
 
 const char *minv_method_name(minv_method method) {
-    if ((int)method == MINV_METHOD_GJ_BASELINE) /* internal: the reports of the benchmarks' baseline */
-        return "gj-baseline";
     switch (method) {
     case MINV_METHOD_AUTO: return "auto";
     case MINV_METHOD_CHOLESKY: return "cholesky";

@@ -14,12 +14,12 @@ static minv_status gather(minv_context *ctx, const char *fn, int64_t n, const mi
         return minv_fail(ctx, MINV_ERR_ALLOC, "%s: cannot allocate %lld flags", fn, (long long)n);
     for (int64_t k = 0; k < m; k++) {
         if (idx[k] < 0 || idx[k] >= n) {
-            status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 6 (idx): idx(%lld) = %lld is outside 1..%lld (1-based)",
+            status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 7 (idx): idx(%lld) = %lld is outside 1..%lld (1-based)",
                                fn, (long long)k + 1, (long long)idx[k] + 1, (long long)n);
             goto cleanup;
         }
         if (seen[idx[k]]++) {
-            status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 6 (idx): index %lld (1-based) appears twice", fn,
+            status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 7 (idx): index %lld (1-based) appears twice", fn,
                                (long long)idx[k] + 1);
             goto cleanup;
         }
@@ -45,19 +45,17 @@ static minv_status subset_entry(minv_context *ctx, const char *fn, minv_method m
         return minv_call_refused(r, status, method, m, 0);
     minv_clear_error(ctx);
     minv_report_init(r, method, m, 0);
-    if (n <= 0 || !a || lda < n) {
-        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: n = %lld, a = %p, lda = %lld: need n > 0, a, lda >= n", fn,
-                           (long long)n, a, (long long)lda);
-        goto cleanup;
-    }
-    if (m <= 0 || m > n || !idx) {
-        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 5 (m) = %lld must be in 1..n = %lld, with idx not NULL",
+    MINV_TRY(minv_check_order(ctx, fn, 3, "n", n));
+    MINV_TRY(minv_check_matrix(ctx, fn, a, 4, "a", n, n, lda, "lda", t));
+    if (m < 0 || m > n || (!idx && m > 0)) {
+        status = minv_fail(ctx, MINV_ERR_INVALID_ARG, "%s: argument 6 (m) = %lld must be in 0..n = %lld, with idx not NULL",
                            fn, (long long)m, (long long)n);
         goto cleanup;
     }
-    MINV_TRY(gather(ctx, fn, n, &in, m, idx, &sub));
-    status = t == MINV_R64 ? minv_invert_d(ctx, method, m, sub.data, m, ainv, ldainv, r)
-                           : minv_invert_s(ctx, method, m, sub.data, m, ainv, ldainv, r);
+    if (m > 0) /* m = 0: minv_invert's quick return, with its checks of the other arguments */
+        MINV_TRY(gather(ctx, fn, n, &in, m, idx, &sub));
+    status = t == MINV_R64 ? minv_invert_d(ctx, method, m, sub.data, m > 0 ? m : 1, ainv, ldainv, r)
+                           : minv_invert_s(ctx, method, m, sub.data, m > 0 ? m : 1, ainv, ldainv, r);
     minv_report_note(r, "principal sub-matrix: %lld of the %lld rows and columns", (long long)m, (long long)n);
 cleanup:
     minv_mat_free(&sub);

@@ -9,6 +9,11 @@
  *   - every routine returns a minv_status; minv_last_error() holds the detail of the last
  *     failure on a context (which argument, which (i, j), which pivot);
  *   - the caller's input is never modified unless the routine's name says `inplace`;
+ *   - outputs may not overlap inputs, but for the very same array with the same leading
+ *     dimension: ainv == a (minv_invert_d/_s, as minv_invert_inplace does) and x == b
+ *     (minv_solve_d/_s, as minv_solve_inplace does) work in place. Any other overlap (a shifted
+ *     pointer, another leading dimension, x inside A) is not detected and its result undefined;
+ *     the batched calls' rules are given with them;
  *   - an order or a number of right-hand sides of 0 is LAPACK's quick return: MINV_SUCCESS,
  *     nothing read or written (the arrays may be NULL), the report's rcond and residual -1;
  *     batches may hold members of order 0; only minv_analyze refuses n = 0;
@@ -112,7 +117,10 @@ typedef enum {
                                     single precision on the tensor cores, the last in double
                                     (default 0). Direct solves take MINV_OPT_PRECISION */
     MINV_OPT_RECONDITION = 9,    /* symmetric matrices, host data: a minv_recondition (default
-                                    none); the report says what changed */
+                                    none); the report says what changed. The ridge runs the
+                                    method asked for on A + delta I; the floor's result comes
+                                    from A's eigen-decomposition itself, so it takes
+                                    MINV_METHOD_AUTO only (another method: INVALID_ARG) */
     MINV_OPT_TARGET_CONDITION = 10, /* reconditioning: the 2-norm condition number to reach
                                        (default 1000; > 1) */
     MINV_OPT_TRIDIAGONAL_ALGORITHM = 11, /* tridiagonal inversion: a minv_tridiagonal_algorithm
@@ -128,7 +136,7 @@ typedef enum {
                                     solution refined in double until its backward error is that
                                     of the double solve (<= 2 eps); where refinement does not get
                                     there (condition beyond about 1e7) the double solve runs and
-                                    the report says so. Float data gets the double solution
+                                    the report says so (MINV_FALLBACK_DIRECT). Float data gets the double solution
                                     rounded to float. Inversions stay in double (refining an
                                     inverse costs more than inverting in double) and their
                                     reports say so; batched calls ignore this option */
@@ -175,8 +183,9 @@ typedef enum {
                                    so the CPU ran it (or a part of it: reconditioning's
                                    eigen-decomposition) */
     MINV_FALLBACK_LU = 4,       /* AUTO's Cholesky found A not positive definite, so LU ran */
-    MINV_FALLBACK_DIRECT = 8,   /* the warm-started iteration did not converge, so a direct
-                                   method ran */
+    MINV_FALLBACK_DIRECT = 8,   /* an iteration did not converge, so a direct method ran: the
+                                   warm start (a direct inversion), or mixed precision's
+                                   refinement (the double solve) */
     MINV_FALLBACK_PATH = 16     /* the tridiagonal Sherman-Morrison path met a singular block,
                                    so another path ran */
 } minv_fallback;
@@ -201,7 +210,9 @@ typedef struct {
 
 /* What a call did. Filled on success and, as far as it got, on failure. */
 typedef struct {
-    minv_method method;      /* the method that produced the result */
+    minv_method method;      /* the method that produced the result; MINV_METHOD_AUTO where
+                                the eigenvalue floor did (recondition == FLOOR: V diag(1 /
+                                lambda') V^T from A's eigen-decomposition, no factorisation) */
     minv_backend backend;    /* where it ran: MINV_BACKEND_CPU or MINV_BACKEND_GPU */
     int64_t n;               /* order of A */
     int64_t nrhs;            /* right-hand sides (0 for an inversion) */
@@ -243,8 +254,9 @@ typedef struct {
     int32_t reserved2;
     double recondition_shift; /* ridge: the delta added to the diagonal; floor: the eigenvalue
                                  floor lambda_max / T; 0 without reconditioning */
-    double condition_before; /* reconditioning: A's 2-norm condition number, and A''s; -1 when
-                                not asked for */
+    double condition_before; /* reconditioning: A's 2-norm condition number max|lambda| /
+                                min|lambda| (inf when singular; an indefinite A is reconditioned
+                                whatever it is), and A''s; -1 when not asked for */
     double condition_after;
     int64_t matrices;        /* the file routines: matrices the call inverted (a batch's
                                 length); 1 otherwise */
@@ -290,7 +302,8 @@ void minv_options_default(minv_options *opts);
 /* opts may be NULL for the defaults. On failure *ctx is NULL. */
 minv_status minv_create(minv_context **ctx, const minv_options *opts);
 minv_status minv_destroy(minv_context *ctx);
-/* The backend this context runs on (never AUTO after creation). */
+/* The backend this context runs on: CPU or GPU, never AUTO after creation; AUTO for a NULL
+ * ctx (no context, as after a failed minv_create). */
 minv_backend minv_context_backend(const minv_context *ctx);
 minv_status minv_set_option(minv_context *ctx, minv_option option, double value);
 minv_status minv_get_option(const minv_context *ctx, minv_option option, double *value);
@@ -344,7 +357,9 @@ const char *minv_status_string(minv_status status);
  * ctx NULL: why the calling thread's last minv_create failed (no usable GPU: which of no
  * NVIDIA driver, no CUDA device, a driver too old, no CUDA plugin). */
 const char *minv_last_error(const minv_context *ctx);
+/* "auto", "cholesky", "lu", "gauss-jordan", "iterative", "tridiagonal"; else "unknown". */
 const char *minv_method_name(minv_method method);
+/* "auto", "cpu", "gpu"; else "unknown". */
 const char *minv_backend_name(minv_backend backend);
 /* One bit of minv_report.fallbacks: "no-gpu", "cpu", "lu", "direct", "path"; else "unknown". */
 const char *minv_fallback_name(minv_fallback fallback);
@@ -372,7 +387,8 @@ minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t
 
 /* ---- principal sub-matrix: ainv = A(idx, idx)^-1 -------------------------------------------
  * idx holds m distinct 0-based indices into A's rows and columns (the channels that passed
- * quality control, say); the m x m inverse goes to ainv. A is not copied by the caller. */
+ * quality control, say); the m x m inverse goes to ainv. A is not copied by the caller. m = 0
+ * (or n = 0) is the quick return: idx and ainv may be NULL. */
 minv_status minv_invert_subset_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                                  int64_t lda, int64_t m, const int64_t *idx, double *ainv,
                                  int64_t ldainv, minv_report *report);
@@ -472,7 +488,10 @@ minv_status minv_solve_device_s(minv_context *ctx, minv_method method, int64_t n
  * of a member before the count of members, as cuBLAS and cuSOLVER's batched calls do.
  * Precision: _d double, _s float, _sd float storage with double compute (one rounding to float,
  * at the end). In place when ainv is a (the same pointer, leading dimension and stride; per
- * member for the pointer forms), or x is b for solves; never for _subset.
+ * member for the pointer forms), or x is b for solves; never for _subset. Members run in
+ * parallel: one member's output may not overlap another member's input or output. The strided
+ * forms' strides keep them apart; the pointer forms do not check (it would take a sort of the
+ * nbatch pointers), and two members given the same output pointer give undefined results.
  *
  * Methods, chosen per member:
  *   AUTO          the SPD path for a member that is symmetric (MINV_OPT_SYMMETRY_TOL) with a

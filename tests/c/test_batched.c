@@ -537,6 +537,20 @@ static void errors(minv_context *ctx) {
         CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, 0, 2, a, 1, 4, x, 1, 4, st2, &rep), MINV_SUCCESS, ctx);
         CHECK(st2[0] == MINV_SUCCESS && st2[1] == MINV_SUCCESS && x[0] == x0, "k = 0: members %d %d, x[0] %g", st2[0],
               st2[1], x[0]);
+        /* and the arrays may be NULL, as minv.h promises for sizes of 0 */
+        CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, 0, 3, NULL, 1, 0, NULL, 1, 0, NULL, &rep), MINV_SUCCESS, ctx);
+        CHECK(rep.nbatch == 3 && rep.k == 0 && rep.failed == 0 && rep.rcond == -1 && rep.residual == -1,
+              "k = 0 report: nbatch %lld k %lld failed %lld", (long long)rep.nbatch, (long long)rep.k, (long long)rep.failed);
+        CHECK_STATUS(minv_invert_batched_ptr_d(ctx, MINV_METHOD_AUTO, 0, 3, NULL, 1, NULL, 1, NULL, &rep), MINV_SUCCESS, ctx);
+        const int64_t k0[2] = {0, 0}, ld1[2] = {1, 1}, none[2] = {0, 0};
+        CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, k0, 2, NULL, ld1, NULL, ld1, NULL, &rep), MINV_SUCCESS,
+                     ctx);
+        CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 0, 2, 3, NULL, 1, 0, NULL, 1, 0, NULL, 1, 0, NULL, &rep),
+                     MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_invert_batched_subset_d(ctx, MINV_METHOD_AUTO, 2, 2, a, 2, 4, NULL, 1, none, NULL, 1, 0, st2, &rep),
+                     MINV_SUCCESS, ctx);
+        CHECK(st2[0] == MINV_SUCCESS && st2[1] == MINV_SUCCESS && rep.k == 0, "empty subsets: %d %d, k %lld", st2[0], st2[1],
+              (long long)rep.k);
     }
     CHECK_STATUS(minv_invert_batched_d(ctx, MINV_METHOD_AUTO, -1, 2, a, 2, 4, x, 2, 4, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 3 (k) = -1 must be >= 0");
@@ -559,6 +573,14 @@ static void errors(minv_context *ctx) {
     HAS(minv_last_error(ctx), "argument 5 (a): a[1] is NULL");
     CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, kk, 2, ap, ld2, xp, ld2, NULL, &rep), MINV_ERR_INVALID_ARG, ctx);
     HAS(minv_last_error(ctx), "argument 3 (k): k[1] = -1 must be >= 0");
+    { /* a member's leading dimension is named with the member */
+        const int64_t k3[2] = {2, 3}, ld3[2] = {2, 2}, ldx3[2] = {2, 3};
+        const double *a3[2] = {a, a + 4};
+        double *x3[2] = {x, x + 4};
+        CHECK_STATUS(minv_invert_batched_vsize_d(ctx, MINV_METHOD_AUTO, k3, 2, a3, ld3, x3, ldx3, NULL, &rep),
+                     MINV_ERR_INVALID_ARG, ctx);
+        HAS(minv_last_error(ctx), "argument 6 (lda): lda[1] = 2 must be >= 3");
+    }
     /* subsets */
     CHECK_STATUS(minv_invert_batched_subset_d(ctx, MINV_METHOD_AUTO, 2, 2, a, 2, 4, idx, 2, cnt, x, 2, 4, NULL, &rep),
                  MINV_SUCCESS, ctx);
@@ -585,6 +607,13 @@ static void errors(minv_context *ctx) {
         CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, 0, 2, a, 2, 4, a, 2, 0, x, 2, 0, NULL, &rep),
                      MINV_SUCCESS, ctx);
         CHECK(x[0] == x0, "nrhs = 0 wrote x");
+        CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, 0, 2, a, 2, 4, NULL, 2, 0, NULL, 2, 0, NULL, &rep),
+                     MINV_SUCCESS, ctx);
+        CHECK(rep.nrhs == 0 && rep.k == 2 && rep.failed == 0, "nrhs = 0 report: nrhs %lld k %lld", (long long)rep.nrhs,
+              (long long)rep.k);
+        const double *aq[2] = {a, a + 4};
+        CHECK_STATUS(minv_solve_batched_ptr_d(ctx, MINV_METHOD_AUTO, 2, 0, 2, aq, 2, NULL, 2, NULL, 2, NULL, &rep),
+                     MINV_SUCCESS, ctx);
     }
     CHECK_STATUS(minv_solve_batched_d(ctx, MINV_METHOD_AUTO, 2, -1, 2, a, 2, 4, a, 2, 4, x, 2, 4, NULL, &rep),
                  MINV_ERR_INVALID_ARG, ctx);

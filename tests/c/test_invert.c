@@ -108,5 +108,18 @@ static void run(minv_context *ctx) {
     /* the full residual mode gives the same ratio the test computes */
     CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 2) == MINV_SUCCESS, "set residual");
     check_double(ctx, 50, 0, MINV_METHOD_LU, 1, 1);
+    { /* minv_invert_d with ainv == a is in place: the full residual is of A, not of its inverse */
+        const int64_t n = 40;
+        tu_rng rng;
+        tu_seed(&rng, 1077);
+        double *a = tu_alloc(n, n, n), *x = tu_alloc(n, n, n);
+        minv_report rep;
+        tu_spd(&rng, n, a, n);
+        memcpy(x, a, sizeof(double) * n * n);
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, x, n, x, n, &rep), MINV_SUCCESS, ctx);
+        CHECK(rep.residual_kind == 2 && rep.residual < 10 * DBL_EPSILON * n && tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30,
+              "ainv == a: residual %.3g (kind %d)", rep.residual, rep.residual_kind);
+        free(a); free(x);
+    }
     CHECK(minv_set_option(ctx, MINV_OPT_RESIDUAL, 1) == MINV_SUCCESS, "reset residual");
 }

@@ -145,7 +145,21 @@ static void failures(minv_context *ctx) {
     HAS(minv_last_error(ctx), "MINV_OPT_MAX_ITERATIONS");
     HAS(minv_last_error(ctx), "no start converged: V0 = A^T/(||A||_1 ||A||_inf): no convergence in 2 steps");
     HAS(minv_last_error(ctx), "; V0 = alpha I: ");
+    CHECK(strstr(minv_last_error(ctx), "so A is singular") == NULL, "the cap is not singularity: %s", minv_last_error(ctx));
+    /* the report as far as it got: the history of the steps counted */
+    CHECK(rep.history_len > 0 && rep.history_len == rep.iterations + 1, "history %lld for %lld step(s)",
+          (long long)rep.history_len, (long long)rep.iterations);
     set(ctx, MINV_OPT_MAX_ITERATIONS, 100);
+    /* singular PSD (rank n - 1): every start fails, and the message says why */
+    tu_rect(&rng, n, n, q, n);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double sum = 0;
+            for (int64_t k = 0; k + 1 < n; k++) sum += q[k * n + i] * q[k * n + j];
+            a[j * n + i] = sum;
+        }
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_ITERATIVE, n, a, n, x, n, &rep), MINV_ERR_NO_CONVERGENCE, ctx);
+    HAS(minv_last_error(ctx), "so A is singular or too ill-conditioned");
     /* float */
     tu_spd(&rng, n, a, n);
     float *af = tu_to_float(n, n, a, n, n), *xf = tu_to_float(n, n, a, n, n);

@@ -61,10 +61,13 @@ static void check(minv_context *ctx, const char *where, int64_t n, double cond, 
           "%s: method %s (%s)", where, minv_method_name(rm.method), rm.reason);
     if (beyond) {
         HAS(rm.reason, "so the double solve ran");
+        LACKS(rm.reason, minv_status_string(MINV_ERR_NO_CONVERGENCE)); /* a note, not an error's text */
+        CHECK(rm.fallbacks & MINV_FALLBACK_DIRECT, "%s: fallbacks %d after the double solve", where, (int)rm.fallbacks);
         CHECK(rm.rcond == rd.rcond, "%s: after the fallback rcond %.3g is the double solve's %.3g", where, rm.rcond, rd.rcond);
     } else {
         HAS(rm.reason, "mixed precision:");
         LACKS(rm.reason, "double solve ran");
+        CHECK(!(rm.fallbacks & MINV_FALLBACK_DIRECT), "%s: fallbacks %d", where, (int)rm.fallbacks);
         CHECK(rm.iterations >= 1 && rm.iterations <= 30, "%s: %lld refinement steps", where, (long long)rm.iterations);
         CHECK(rm.residual_kind >= 1 && rm.residual >= 0 && rm.residual <= 2 * DBL_EPSILON * 1.0001,
               "%s cond %.0e spd=%d: reported residual %.3g (kind %d)", where, cond, spd, rm.residual, rm.residual_kind);

@@ -153,12 +153,27 @@ static void reconditioning(minv_context *ctx) {
     CHECK(strstr(rep.reason, "ridge") && rep.rcond > 1 / (n * target), "ridge report: rcond %.3g, %s", rep.rcond, rep.reason);
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, k, a, n, b, n, y, n, &rep), MINV_SUCCESS, ctx);
     CHECK(tu_solve_ratio(n, k, shifted, n, b, n, y, n, DBL_EPSILON) < 30, "ridge solve");
+    /* the ridge runs the method asked for on A + delta I */
+    CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_LU, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
+    CHECK(rep.method == MINV_METHOD_LU && rep.recondition == MINV_RECONDITION_RIDGE &&
+              tu_inverse_ratio(n, shifted, n, x, n, DBL_EPSILON) < 30,
+          "ridge by LU: method %s", minv_method_name(rep.method));
     /* floor: V diag(1 / max(lambda, lambda_max / target)) V^T */
     minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_FLOOR);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
     floor_inverse(n, a, target, ref);
     CHECK(tu_rel_diff(n, n, x, n, ref, n) < 1e-10, "floor: vs LAPACK %.3g", tu_rel_diff(n, n, x, n, ref, n));
     CHECK(strstr(rep.reason, "eigenvalue floor") && fabs(rep.rcond - 1 / target) < 1e-12, "floor report: %s", rep.reason);
+    CHECK(rep.method == MINV_METHOD_AUTO && rep.recondition == MINV_RECONDITION_FLOOR, "floor: method %s, recondition %d",
+          minv_method_name(rep.method), (int)rep.recondition);
+    /* no factorisation runs under the floor: a method asked for is refused, not replaced */
+    const minv_method others[] = {MINV_METHOD_CHOLESKY, MINV_METHOD_LU, MINV_METHOD_ITERATIVE, MINV_METHOD_TRIDIAGONAL};
+    for (int m = 0; m < 4; m++) {
+        CHECK_STATUS(minv_invert_d(ctx, others[m], n, a, n, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
+        CHECK(strstr(minv_last_error(ctx), "eigenvalue floor") != NULL, "floor with %s: %s", minv_method_name(others[m]),
+              minv_last_error(ctx));
+    }
+    CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_LU, n, k, a, n, b, n, y, n, &rep), MINV_ERR_INVALID_ARG, ctx);
     CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, k, a, n, b, n, y, n, &rep), MINV_SUCCESS, ctx);
     double *want = tu_alloc(n, k, n);
     for (int64_t j = 0; j < k; j++)
@@ -172,6 +187,16 @@ static void reconditioning(minv_context *ctx) {
     tu_with_cond(&rng, n, 10, 1, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_SUCCESS, ctx);
     CHECK(strstr(rep.reason, "already within") && tu_inverse_ratio(n, a, n, x, n, DBL_EPSILON) < 30, "within: %s", rep.reason);
+    { /* indefinite, eigenvalues -1, 3, 3: condition 3 before, and made SPD all the same */
+        const double ind[9] = {1, 2, 0, 2, 1, 0, 0, 0, 3};
+        double indi[9];
+        minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_RIDGE);
+        CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, 3, ind, 3, indi, 3, &rep), MINV_SUCCESS, ctx);
+        CHECK(fabs(rep.condition_before - 3) < 1e-12 && rep.recondition == MINV_RECONDITION_RIDGE &&
+                  rep.condition_after == target,
+              "indefinite: condition %g -> %g, recondition %d", rep.condition_before, rep.condition_after, (int)rep.recondition);
+        minv_set_option(ctx, MINV_OPT_RECONDITION, MINV_RECONDITION_FLOOR);
+    }
     /* not symmetric: refused, named */
     tu_general(&rng, n, a, n);
     CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_AUTO, n, a, n, x, n, &rep), MINV_ERR_INVALID_ARG, ctx);
