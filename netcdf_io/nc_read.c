@@ -185,6 +185,9 @@ static void read_contiguous(run *u) {
     const minv_nc_source *s = u->s;
     const minv_nc_direct *d = &s->direct;
     const size_t esize = d->enc.size, row_bytes = s->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->rows);
+    /* rows of a record variable over its record dimension are a record apart: the other record
+     * variables' parts of each record lie between them */
+    const int64_t row_step = d->record && minv_nc_row_dim(s->rank) == 0 ? d->record_bytes : (int64_t)row_bytes;
     const int64_t blocks = (int64_t)((u->rows + rows - 1) / rows);
     /* value strides of the variable's own dimensions, a record dimension left out */
     size_t stride[MINV_NC_MAX_RANK];
@@ -211,8 +214,13 @@ static void read_contiguous(run *u) {
             int64_t at = d->begin;
             for (int r = 0; r < minv_nc_row_dim(s->rank); r++)
                 at += r == 0 && d->record ? (int64_t)coord[0] * d->record_bytes : (int64_t)(coord[r] * stride[r] * esize);
-            at += (int64_t)(r0 * row_bytes);
-            if (!minv_nc_read_fully(d->fd, raw, nr * row_bytes, at)) {
+            at += (int64_t)r0 * row_step;
+            /* adjacent rows in one read, else a read per row */
+            const size_t reads = row_step == (int64_t)row_bytes ? 1 : nr, each = nr / reads * row_bytes;
+            int ok = 1;
+            for (size_t r = 0; r < reads && ok; r++)
+                ok = minv_nc_read_fully(d->fd, (unsigned char *)raw + r * each, each, at + (int64_t)r * row_step);
+            if (!ok) {
                 minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': reading rows %zu to %zu failed (truncated file?): %s",
                           s->path, s->var, r0, r0 + nr - 1, errno ? strerror(errno) : "end of file");
                 continue;

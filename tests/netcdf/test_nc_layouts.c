@@ -1,9 +1,10 @@
 /* Layouts and outputs: a variable that uses one dimension twice, WRF-style cov(Time, n, n)
- * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables), a
- * rank-4 variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one
- * right-hand side, X 1-D too), output into an existing file (added, overwritten, refused),
- * the output's storage and attributes, the analysis, and a nearly symmetric matrix that the
- * in-place file inversion hands to LU. */
+ * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables),
+ * classic and CDF-5 record variables over their record dimension beside others, a rank-4
+ * variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one right-hand side,
+ * X 1-D too), output into an existing file (added, overwritten, refused), the output's
+ * storage and attributes, the analysis, and a nearly symmetric matrix that the in-place file
+ * inversion hands to LU. */
 #include <float.h>
 #include <math.h>
 
@@ -125,6 +126,79 @@ static void wrf_time(minv_context *ctx, const nct_storage *st, const char *path)
     free(x);
     free(cov);
     free(covf);
+}
+
+/* The largest difference between two results of count values, relative to the largest of x. */
+static double relative_difference(const double *x, const double *y, size_t count) {
+    double diff = 0, largest = 0;
+    for (size_t k = 0; k < count; k++) {
+        diff = fmax(diff, fabs(x[k] - y[k]));
+        largest = fmax(largest, fabs(x[k]));
+    }
+    return diff / largest;
+}
+
+/* An observation file, classic and CDF-5: the record dimension obs is the row dimension of
+ * A(obs, y), d(obs) and D(obs, ens), beside another record variable lat(obs), so that rows are
+ * a record apart, not adjacent. A, d and D read as the same values in fixed dimensions do:
+ * the inverse, the solves (a 1-D and a 2-D right-hand side) and the analysis's norms. */
+static void record_rows(minv_context *ctx) {
+    const size_t n = 20, k = 3, lens[2] = {20, 20}, blens[2] = {20, 3};
+    const char *const dims[2] = {"obs", "y"}, *const fixed[2] = {"row", "y"}, *const bdims[2] = {"obs", "ens"};
+    const char *const fbdims[2] = {"row", "ens"};
+    const nct_storage cdf5 = {.cmode = NC_CLOBBER | NC_64BIT_DATA};
+    const nct_storage *formats[2] = {&classic, &cdf5};
+    double *a = general(n, n, 81, 6), *lat = general(n, 1, 82, 0), *d = general(n, 1, 83, 0), *b = general(n, k, 84, 0);
+    for (size_t i = 0; i < n; i++)
+        lat[i] = (float)lat[i];
+    for (int f = 0; f < 2; f++) {
+        nct_write("lay_obs.nc", 0, formats[f], "lat", NC_FLOAT, 1, dims, lens, 1, lat);
+        nct_write("lay_obs.nc", 1, formats[f], "A", NC_DOUBLE, 2, dims, lens, 1, a);
+        nct_write("lay_obs.nc", 1, formats[f], "d", NC_DOUBLE, 1, dims, lens, 1, d);
+        nct_write("lay_obs.nc", 1, formats[f], "D", NC_DOUBLE, 2, bdims, blens, 1, b);
+        nct_write("lay_obs.nc", 1, formats[f], "Af", NC_DOUBLE, 2, fixed, lens, 0, a);
+        nct_write("lay_obs.nc", 1, formats[f], "df", NC_DOUBLE, 1, fixed, lens, 0, d);
+        nct_write("lay_obs.nc", 1, formats[f], "Df", NC_DOUBLE, 2, fbdims, blens, 0, b);
+        const char *format = f ? "CDF-5" : "classic";
+
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "A", "lay_obs_inv.nc", "X", NCT_REPLACE, NULL),
+                     MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "Af", "lay_obs_invf.nc", "X", NCT_REPLACE, NULL),
+                     MINV_SUCCESS, ctx);
+        double *x = nct_read("lay_obs_inv.nc", "X", NULL), *xf = nct_read("lay_obs_invf.nc", "X", NULL);
+        CHECK(disk_inverse_ratio(a, x, n) < 30 && relative_difference(xf, x, n * n) < 1e-12,
+              "%s: the inverse of the record variable A(obs, y): ratio %.3g", format, disk_inverse_ratio(a, x, n));
+        free(x);
+        free(xf);
+
+        const char *rhs[2][2] = {{"d", "df"}, {"D", "Df"}};
+        for (int c = 0; c < 2; c++) {
+            const size_t count = c ? n * k : n;
+            CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "A", "lay_obs.nc", rhs[c][0], "lay_obs_x.nc", "X",
+                                         NCT_REPLACE, NULL),
+                         MINV_SUCCESS, ctx);
+            CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "Af", "lay_obs.nc", rhs[c][1], "lay_obs_xf.nc", "X",
+                                         NCT_REPLACE, NULL),
+                         MINV_SUCCESS, ctx);
+            x = nct_read("lay_obs_x.nc", "X", NULL);
+            xf = nct_read("lay_obs_xf.nc", "X", NULL);
+            CHECK(relative_difference(xf, x, count) < 1e-12, "%s: the solve with the record variable %s differs by %.3g",
+                  format, rhs[c][0], relative_difference(xf, x, count));
+            free(x);
+            free(xf);
+        }
+
+        minv_analysis an, anf;
+        CHECK_STATUS(minv_analyze_file(ctx, "lay_obs.nc", "A", NULL, &an), MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_analyze_file(ctx, "lay_obs.nc", "Af", NULL, &anf), MINV_SUCCESS, ctx);
+        CHECK(an.norm_1 == anf.norm_1 && an.norm_inf == anf.norm_inf && an.norm_fro == anf.norm_fro,
+              "%s: the norms of A (%g, %g, %g) are not those of the same values in fixed dimensions (%g, %g, %g)", format,
+              an.norm_1, an.norm_inf, an.norm_fro, anf.norm_1, anf.norm_inf, anf.norm_fro);
+    }
+    free(a);
+    free(lat);
+    free(d);
+    free(b);
 }
 
 static void rank4(minv_context *ctx) {
@@ -493,6 +567,7 @@ int main(void) {
     cholesky_residual_in_place(ctx);
     wrf_time(ctx, &nc4, "lay_wrf4.nc");
     wrf_time(ctx, &classic, "lay_wrf3.nc");
+    record_rows(ctx);
     rank4(ctx);
     solve_layouts(ctx);
     solve_sliced(ctx);
