@@ -153,7 +153,7 @@ static int stays_behind(const char *name) {
     return strncmp(name, "minv_", 5) == 0 || name[0] == '_';
 }
 
-static void list_name(char *list, size_t len, const char *name) {
+void minv_nc_list_name(char *list, size_t len, const char *name) {
     size_t used = strlen(list);
     if (used + strlen(name) + 3 < len)
         snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
@@ -172,12 +172,12 @@ int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid,
              * look for; _Netcdf4Dimid and the like are storage */
             if (from_varid != NC_GLOBAL && strcmp(name, "long_name") != 0 && strcmp(name, "units") != 0 &&
                 strncmp(name, "minv_", 5) != 0 && (name[0] != '_' || strcmp(name, "_FillValue") == 0))
-                list_name(dropped, len, name);
+                minv_nc_list_name(dropped, len, name);
             continue;
         }
         int put = nc_copy_att(from_grpid, from_varid, name, to_ncid, to_varid);
         if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR)
-            list_name(dropped, len, name); /* a type the output's format lacks (strings in classic) */
+            minv_nc_list_name(dropped, len, name); /* a type the output's format lacks (strings in classic) */
         else
             st = put;
     }

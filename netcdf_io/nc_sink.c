@@ -7,7 +7,8 @@
  *     variable is `var` (an earlier run's output): a new file, in spec->format;
  *   - a netCDF file with other variables or groups: a copy of it gets `var` in its root group
  *     (reusing dimensions of the same name and length, or, with overwrite, overwriting a `var`
- *     of the same shape), keeps its format, and gains a line in its history. */
+ *     of the same shape and type without packing, fill or valid-range attributes, whose old
+ *     attributes give way to the result's), keeps its format, and gains a line in its history. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,46 @@ static minv_status plan_tiles(minv_context *ctx, minv_nc_sink *w) {
     return MINV_SUCCESS;
 }
 
+/* Attributes under which stored values read back as other values, or as missing. */
+static int changes_values(const char *name) {
+    static const char *const names[] = {"scale_factor", "add_offset", "_FillValue", "missing_value",
+                                        "valid_min",    "valid_max",  "valid_range", "_Unsigned"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(name, names[k]) == 0)
+            return 1;
+    return strncmp(name, "_Quantize", 9) == 0; /* netCDF-4.9's lossy quantization on write */
+}
+
+/* An existing variable of the result's shape takes the result only when the result reads back
+ * from it as computed: of the result's type, without packing, fill or valid-range attributes.
+ * Otherwise the call is refused, since netCDF cannot delete a variable. Its attributes, which
+ * describe an earlier result, are removed, so that it ends with those a new variable gets. */
+static minv_status reuse_variable(minv_context *ctx, minv_nc_sink *w) {
+    nc_type type;
+    int natts = 0;
+    char offending[512] = "", name[NC_MAX_NAME + 1];
+    int st = nc_inq_vartype(w->ncid, w->varid, &type);
+    if (st == NC_NOERR)
+        st = nc_inq_varnatts(w->ncid, w->varid, &natts);
+    for (int a = 0; st == NC_NOERR && a < natts; a++)
+        if ((st = nc_inq_attname(w->ncid, w->varid, a, name)) == NC_NOERR && changes_values(name))
+            minv_nc_list_name(offending, sizeof offending, name);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s', variable '%s'", w->path, w->var);
+    if (type != w->spec.xtype || offending[0])
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                         "'%s' already has a variable '%s' of the result's shape, but of type %s%s%s: the %s result written into it would not read back as computed, and netCDF cannot delete a variable; give another output variable name, or write to a new file",
+                         w->path, w->var, minv_nc_type_name(type), offending[0] ? " with " : "", offending,
+                         minv_nc_type_name(w->spec.xtype));
+    /* from the last: the ids of those after a deleted one move down */
+    for (int a = natts - 1; st == NC_NOERR && a >= 0; a--)
+        if ((st = nc_inq_attname(w->ncid, w->varid, a, name)) == NC_NOERR)
+            st = nc_del_att(w->ncid, w->varid, name);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s': cannot remove the attributes of the earlier '%s'", w->path, w->var);
+    return plan_tiles(ctx, w);
+}
+
 static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
     const minv_nc_sink_spec *sp = &w->spec;
     int dimids[3], st;
@@ -137,7 +178,7 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
             return status;
 
     st = nc_inq_varid(w->ncid, w->var, &w->varid);
-    if (st == NC_NOERR) { /* an existing variable of the same shape is overwritten */
+    if (st == NC_NOERR) { /* an existing variable of the same shape may be overwritten */
         int rank = 0, old[3], same;
         st = nc_inq_varndims(w->ncid, w->varid, &rank);
         same = st == NC_NOERR && rank == sp->rank; /* the rank first: old[] holds 3 ids */
@@ -150,7 +191,7 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
         if (!same)
             return minv_fail(ctx, MINV_ERR_SHAPE, "'%s' already has a variable '%s' of another shape; minv overwrites one of the same shape only: choose another name or file",
                              w->path, w->var);
-        return plan_tiles(ctx, w);
+        return reuse_variable(ctx, w);
     }
     st = nc_def_var(w->ncid, w->var, sp->xtype, sp->rank, dimids, &w->varid);
     if (st != NC_NOERR)

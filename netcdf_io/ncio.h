@@ -499,6 +499,8 @@ int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len)
 /* A text attribute (characters, or one netCDF-4 string) into buf (NUL-terminated): 1 when
  * present, text and shorter than len. */
 int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len);
+/* Appends `name` to the ", "-separated list (a name that would not fit is left out). */
+void minv_nc_list_name(char *list, size_t len, const char *name);
 /* Copies the attributes of a variable (or NC_GLOBAL) to one of another file, leaving behind
  * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped`
  * those a user may miss, and those the output's format cannot hold. A NetCDF status. */

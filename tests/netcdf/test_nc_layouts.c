@@ -391,6 +391,64 @@ static void solve_vector(minv_context *ctx) {
     free(sa);
 }
 
+/* An existing A_inv(n, n) beside another variable, of the result's shape but not its type, or
+ * with attributes that change the values read back (ncpdq's packing, a fill value): the
+ * result is refused, the file left as it was; of the result's type, it takes the result, and
+ * its old attributes go. */
+static void typed_existing_variable(minv_context *ctx, const double *a) {
+    const size_t n = 8, lens[2] = {8, 8}, other_len[1] = {5};
+    const char *const dims[2] = {"n", "n"}, *const odims[1] = {"station"};
+    const double other[5] = {1, 2, 3, 4, 5}, scale = 1e-4, offset = 0.5, fill = -999;
+    const struct {
+        const nct_storage *st;
+        nc_type type;
+        const double *scale, *offset, *fill;
+        const char *says;
+    } cases[] = {
+        {&nc4, NC_SHORT, &scale, &offset, NULL, "of type NC_SHORT with scale_factor, add_offset"},
+        {&classic, NC_SHORT, &scale, NULL, NULL, "of type NC_SHORT with scale_factor"},
+        {&classic, NC_INT, NULL, NULL, NULL, "of type NC_INT:"},
+        {&nc4, NC_FLOAT, NULL, NULL, NULL, "of type NC_FLOAT:"},
+        {&nc4, NC_DOUBLE, NULL, NULL, &fill, "of type NC_DOUBLE with _FillValue"},
+        {&classic, NC_DOUBLE, NULL, NULL, NULL, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        nct_storage st = *cases[c].st;
+        st.fill = cases[c].fill;
+        nct_write("lay_typed.nc", 0, cases[c].st, "other", NC_DOUBLE, 1, odims, other_len, 0, other);
+        nct_write("lay_typed.nc", 1, &st, "A_inv", cases[c].type, 2, dims, lens, 0, NULL);
+        if (cases[c].scale)
+            nct_put_att("lay_typed.nc", "A_inv", "scale_factor", NC_FLOAT, 1, cases[c].scale);
+        if (cases[c].offset)
+            nct_put_att("lay_typed.nc", "A_inv", "add_offset", NC_FLOAT, 1, cases[c].offset);
+        int ncid, varid, id;
+        NCT(nc_open("lay_typed.nc", NC_WRITE, &ncid));
+        NCT(nc_redef(ncid));
+        NCT(nc_inq_varid(ncid, "A_inv", &varid));
+        NCT(nc_put_att_text(ncid, varid, "units", 1, "K")); /* an earlier result's: A has none */
+        NCT(nc_close(ncid));
+        nct_snapshot before = nct_snap("lay_typed.nc");
+        const minv_status got = minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", "lay_typed.nc", "A_inv", NCT_REPLACE, NULL);
+        if (cases[c].says) {
+            CHECK(got == MINV_ERR_INVALID_ARG, "case %zu: %s", c, minv_status_string(got));
+            HAS(minv_last_error(ctx), cases[c].says);
+            HAS(minv_last_error(ctx), "give another output variable name, or write to a new file");
+            CHECK(nct_same(&before, "lay_typed.nc") && !nct_tmp_left("lay_typed.nc"), "case %zu: the refusal left changes", c);
+        } else {
+            CHECK_STATUS(got, MINV_SUCCESS, ctx);
+            double *x = nct_read("lay_typed.nc", "A_inv", NULL);
+            CHECK(disk_inverse_ratio(a, x, n) < 30, "the inverse written into the existing NC_DOUBLE A_inv");
+            free(x);
+            NCT(nc_open("lay_typed.nc", NC_NOWRITE, &ncid));
+            NCT(nc_inq_varid(ncid, "A_inv", &varid));
+            CHECK(nc_inq_attid(ncid, varid, "units", &id) == NC_ENOTATT, "the earlier result's units stayed");
+            CHECK(nc_inq_attid(ncid, varid, "minv_version", &id) == NC_NOERR, "the result's attributes are missing");
+            NCT(nc_close(ncid));
+        }
+        nct_snap_free(&before);
+    }
+}
+
 /* Output into an existing file: added next to other variables, overwritten when of the same
  * shape, refused when of another shape (the file left as it was), classic files kept classic. */
 static void into_existing_file(minv_context *ctx) {
@@ -448,6 +506,7 @@ static void into_existing_file(minv_context *ctx) {
     HAS(minv_last_error(ctx), "already has a variable 'A_inv' of another shape");
     CHECK(nct_same(&before, "lay_results.nc") && !nct_tmp_left("lay_results.nc"), "refused output left changes");
     nct_snap_free(&before);
+    typed_existing_variable(ctx, a);
     /* a file that holds only the variable (an earlier run's output) is replaced */
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", "lay_only.nc", "X", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_small.nc", "S", "lay_only.nc", "X", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
