@@ -84,8 +84,9 @@ minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_
 
 /* ---- the variable ---- */
 
-/* A dimension called `name` (or name_<len> when `name` is taken by another length). */
-static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const minv_nc_dim *d, int *dimid) {
+/* A dimension called `name` (or name_<len> when `name` is taken by another length); d says
+ * afterwards whether the one used is unlimited, for the writer, which must grow it. */
+static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, minv_nc_dim *d, int *dimid) {
     char name[NC_MAX_NAME + 1];
     snprintf(name, sizeof name, "%s", d->name);
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -104,8 +105,10 @@ static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const 
             st = minv_nc_dim_is_unlimited(w->ncid, *dimid, &is_unlimited);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s': dimension '%s'", w->path, name);
-        if (len == d->len || (is_unlimited && d->unlimited))
+        if (len == d->len || (is_unlimited && d->unlimited)) {
+            d->unlimited = is_unlimited;
             return MINV_SUCCESS;
+        }
         snprintf(name, sizeof name, "%.200s_%zu", d->name, d->len);
     }
     return minv_fail(ctx, MINV_ERR_SHAPE, "'%s' already has dimensions '%s' and '%s' of other lengths than %zu",
@@ -170,7 +173,7 @@ static minv_status reuse_variable(minv_context *ctx, minv_nc_sink *w) {
 }
 
 static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
-    const minv_nc_sink_spec *sp = &w->spec;
+    minv_nc_sink_spec *sp = &w->spec;
     int dimids[3], st;
     minv_status status;
     for (int d = 0; d < sp->rank; d++)

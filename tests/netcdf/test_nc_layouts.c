@@ -1,7 +1,7 @@
 /* Layouts and outputs: a variable that uses one dimension twice, WRF-style cov(Time, n, n)
  * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables),
- * classic and CDF-5 record variables over their record dimension beside others, a rank-4
- * variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one right-hand side,
+ * classic and CDF-5 record variables over their record dimension beside others, netCDF-4
+ * variables over an unlimited row dimension, a rank-4 variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one right-hand side,
  * X 1-D too), output into an existing file (added, overwritten, refused), the output's
  * storage and attributes, the analysis, and a nearly symmetric matrix that the in-place file
  * inversion hands to LU. */
@@ -199,6 +199,69 @@ static void record_rows(minv_context *ctx) {
     free(lat);
     free(d);
     free(b);
+}
+
+/* netCDF-4 variables over an unlimited row dimension x, chunked 1 x n or 64 x 64: outputs
+ * over an unlimited x (copied from the input, or a dimension of the file written to) must grow
+ * along it before their chunks are written. The inverse of A(x, y), the solve with B(x, k)
+ * (X over a fixed x in a new file, over the file's unlimited x when added to it) and the batch
+ * cov(Time, x, y) (Time unlimited too) are those of the same values in fixed dimensions. */
+static void unlimited_rows_nc4(minv_context *ctx) {
+    const size_t n = 100, k = 3, lens[2] = {100, 100}, blens[2] = {100, 3}, clens[3] = {2, 100, 100};
+    const size_t rows[2] = {1, 100}, squares[2] = {64, 64}, batch_chunks[3] = {1, 64, 64};
+    const char *const dims[2] = {"x", "y"}, *const fixed[2] = {"row", "y"}, *const bdims[2] = {"x", "ens"};
+    const char *const fbdims[2] = {"row", "ens"}, *const cdims[3] = {"Time", "x", "y"}, *const fcdims[3] = {"T", "row", "y"};
+    const size_t *chunks[2] = {rows, squares};
+    double *a = general(n, n, 91, 8), *b = general(n, k, 92, 0), *cov = general(2 * n, n, 93, 0);
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < n; i++)
+            cov[(t * n + i) * n + i] += 8;
+    /* A or cov, the same in fixed dimensions, B and Bf for a solve, the output, and the
+     * output's unlimited dimensions */
+    const struct {
+        const char *var[4], *out;
+        int unlimited;
+    } cases[4] = {{{"A", "Af", NULL, NULL}, "lay_unl_x.nc", 1},
+                  {{"A", "Af", "B", "Bf"}, "lay_unl_x.nc", 0},
+                  {{"A", "Af", "B", "Bf"}, "lay_unl_into.nc", 1},
+                  {{"cov", "covf", NULL, NULL}, "lay_unl_x.nc", 2}};
+    const double other[100] = {0};
+    for (int c = 0; c < 2; c++) {
+        const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = chunks[c]};
+        const size_t bchunks[2] = {chunks[c][0], k};
+        const nct_storage stb = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = bchunks};
+        const nct_storage st3 = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = batch_chunks};
+        nct_write("lay_unl.nc", 0, &st, "A", NC_DOUBLE, 2, dims, lens, 1, a);
+        nct_write("lay_unl.nc", 1, &nc4, "Af", NC_DOUBLE, 2, fixed, lens, 0, a);
+        nct_write("lay_unl.nc", 1, &stb, "B", NC_DOUBLE, 2, bdims, blens, 1, b);
+        nct_write("lay_unl.nc", 1, &nc4, "Bf", NC_DOUBLE, 2, fbdims, blens, 0, b);
+        nct_write("lay_unl.nc", 1, &st3, "cov", NC_DOUBLE, 3, cdims, clens, 1, cov); /* x stays unlimited */
+        nct_write("lay_unl.nc", 1, &nc4, "covf", NC_DOUBLE, 3, fcdims, clens, 0, cov);
+        nct_write("lay_unl_into.nc", 0, &nc4, "obs", NC_DOUBLE, 1, dims, lens, 1, other);
+        for (int v = 0; v < 4; v++) {
+            const char *const *cs = cases[v].var, *outs[2] = {cases[v].out, "lay_unl_xf.nc"};
+            for (int f = 0; f < 2; f++)
+                CHECK_STATUS(cs[2] ? minv_solve_file(ctx, MINV_METHOD_LU, "lay_unl.nc", cs[f], "lay_unl.nc", cs[2 + f], outs[f],
+                                                     "X", NCT_REPLACE, NULL)
+                                   : minv_invert_file(ctx, MINV_METHOD_LU, "lay_unl.nc", cs[f], outs[f], "X", NCT_REPLACE, NULL),
+                             MINV_SUCCESS, ctx);
+            size_t count, countf;
+            double *x = nct_read(outs[0], "X", &count), *xf = nct_read(outs[1], "X", &countf);
+            CHECK(count == countf && relative_difference(xf, x, count) < 1e-12,
+                  "chunks %zu x %zu: %s%s into %s: %zu values, %zu in fixed dimensions", chunks[c][0], chunks[c][1],
+                  cs[2] ? "the solve with " : "the inverse of ", cs[2] ? cs[2] : cs[0], outs[0], count, countf);
+            int ncid, nunlim;
+            NCT(nc_open(outs[0], NC_NOWRITE, &ncid));
+            NCT(nc_inq_unlimdims(ncid, &nunlim, NULL));
+            NCT(nc_close(ncid));
+            CHECK(nunlim == cases[v].unlimited, "case %d: the output has %d unlimited dimensions", v, nunlim);
+            free(x);
+            free(xf);
+        }
+    }
+    free(a);
+    free(b);
+    free(cov);
 }
 
 static void rank4(minv_context *ctx) {
@@ -627,6 +690,7 @@ int main(void) {
     wrf_time(ctx, &nc4, "lay_wrf4.nc");
     wrf_time(ctx, &classic, "lay_wrf3.nc");
     record_rows(ctx);
+    unlimited_rows_nc4(ctx);
     rank4(ctx);
     solve_layouts(ctx);
     solve_sliced(ctx);
