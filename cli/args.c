@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -357,12 +358,34 @@ int cli_context(const cli_settings *s, minv_context **ctx) {
 
 /* ---- file:variable ---- */
 
+/* 1 when `name` ends as a NetCDF or HDF5 file's name does, as no variable's is likely to. */
+static int file_suffix(const char *name) {
+    static const char *const suffixes[] = {".nc", ".nc3", ".nc4", ".cdf", ".netcdf", ".h5", ".hdf5"};
+    const size_t len = strlen(name);
+    for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+        const size_t n = strlen(suffixes[k]);
+        if (len > n && strcasecmp(name + len - n, suffixes[k]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int cli_split(const char *text, const char *what, int var_required, cli_path_var *out) {
     memset(out, 0, sizeof *out);
     out->copy = strdup(text);
     if (!out->copy)
         return cli_error(CLI_FAILED, "out of memory");
-    char *colon = strrchr(out->copy, ':');
+    /* the last colon parts FILE:VAR, unless the whole names an existing file, or what follows
+     * the colon ends as a file's name (inv_2026-01-01T06:00.nc) and what precedes names none:
+     * then the colon is the file name's own */
+    char *colon = access(text, F_OK) == 0 ? NULL : strrchr(out->copy, ':');
+    if (colon && file_suffix(colon + 1)) {
+        *colon = '\0';
+        const int file_before = access(out->copy, F_OK) == 0;
+        *colon = ':';
+        if (!file_before)
+            colon = NULL;
+    }
     out->path = out->copy;
     if (colon) {
         *colon = '\0';

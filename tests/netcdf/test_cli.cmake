@@ -269,6 +269,18 @@ if(rc EQUAL 0 OR err MATCHES "is a URL")
   message(SEND_ERROR "info --allow-remote: exit ${rc}, ${err}")
 endif()
 
+# ---- a colon in a file's name (ISO times): FILE:VAR is parted at the last colon unless the
+# colon is the name's own (the whole names a file, or a file suffix follows it) ----
+ok(ARGS invert kms.nc:A inv_2026-01-01T06:00.nc EXPECT "-> 'inv_2026-01-01T06:00.nc':A_inv")
+file_ok(kms.nc:A inv_2026-01-01T06:00.nc:A_inv)
+file(MAKE_DIRECTORY "${WORK}/run:1") # a folder with a colon
+ok(ARGS invert kms.nc:A run:1/inv.nc EXPECT "-> 'run:1/inv.nc':A_inv")
+ok(ARGS invert inv_2026-01-01T06:00.nc:A_inv back_2026-01-01T06:00.nc:X
+   EXPECT "'inv_2026-01-01T06:00.nc':A_inv -> 'back_2026-01-01T06:00.nc':X")
+fails(CODE 2 ARGS info inv_2026-01-01T06:00.nc
+      MESSAGE "expected FILE.nc:VARIABLE .the variable to read after the colon. `ncdump -h inv_2026-01-01T06:00.nc` lists them")
+ok(ARGS invert cli_grp.nc:analysis/M grp_2026-01-01T06:00.nc -O EXPECT "'cli_grp.nc':analysis/M -> 'grp_2026-01-01T06:00.nc':M_inv")
+
 # ---- a file that crashes HDF5 itself: the command's guarded open says so in one line ----
 file(COPY "${LIBRARY_CRASH}" DESTINATION "${WORK}")
 get_filename_component(crash "${LIBRARY_CRASH}" NAME)
