@@ -115,27 +115,35 @@ int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len)
     return used < len;
 }
 
-int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len) {
-    nc_type t;
+char *minv_nc_text_att_dup(int grpid, int varid, const char *name, nc_type *type) {
     size_t n;
-    if (nc_inq_att(grpid, varid, name, &t, &n) != NC_NOERR)
-        return 0;
-    if (t == NC_STRING && n == 1) { /* netCDF-4's variable-length string (h5py, h5netcdf write them) */
-        char *text = NULL;
-        if (nc_get_att_string(grpid, varid, name, &text) != NC_NOERR)
-            return 0;
-        const int fits = text && strlen(text) < len;
-        if (fits)
-            strcpy(buf, text);
-        nc_free_string(1, &text);
-        return fits;
+    char *text = NULL;
+    if (nc_inq_att(grpid, varid, name, type, &n) != NC_NOERR)
+        return NULL;
+    if (*type == NC_STRING && n == 1) { /* netCDF-4's variable-length string (h5py, h5netcdf write them) */
+        char *s = NULL;
+        if (nc_get_att_string(grpid, varid, name, &s) == NC_NOERR && s)
+            text = strdup(s);
+        nc_free_string(1, &s);
+        return text;
     }
-    if (t != NC_CHAR || n >= len)
-        return 0;
-    if (nc_get_att_text(grpid, varid, name, buf) != NC_NOERR)
-        return 0;
-    buf[n] = '\0';
-    return 1;
+    if (*type != NC_CHAR || !(text = calloc(n + 1, 1)))
+        return NULL;
+    if (nc_get_att_text(grpid, varid, name, text) != NC_NOERR) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len) {
+    nc_type type;
+    char *text = minv_nc_text_att_dup(grpid, varid, name, &type);
+    const int fits = text && strlen(text) < len;
+    if (fits)
+        strcpy(buf, text);
+    free(text);
+    return fits;
 }
 
 /* ---- attributes ---- */

@@ -238,8 +238,6 @@ static minv_status stored_bytes(minv_context *ctx, const minv_nc_sink *w, int64_
     return minv_nc_product(ctx, (size_t)count, edge[0] * edge[1], esize, bytes, "'%s', variable '%s'", w->path, w->var);
 }
 
-static char *read_history(int ncid);
-
 static int put_text(int ncid, int varid, const char *name, const char *text) {
     return nc_put_att_text(ncid, varid, name, strlen(text), text);
 }
@@ -252,7 +250,7 @@ static minv_status carry_metadata(minv_context *ctx, minv_nc_sink *w) {
     int st = NC_NOERR;
     if (from && w->out.plan != MINV_NC_OUT_ADD) {
         st = minv_nc_copy_atts(from->ncid, NC_GLOBAL, w->ncid, NC_GLOBAL, w->dropped_globals, sizeof w->dropped_globals);
-        w->old_history = read_history(from->ncid);
+        w->old_history = minv_nc_text_att_dup(from->ncid, NC_GLOBAL, "history", &w->history_type);
     }
     if (st == NC_NOERR && from)
         st = minv_nc_copy_atts(from->grpid, from->varid, w->ncid, w->varid, w->dropped, sizeof w->dropped);
@@ -271,19 +269,6 @@ static minv_status carry_metadata(minv_context *ctx, minv_nc_sink *w) {
     if (w->dropped_globals[0] && used > 0 && (size_t)used + 1 < sizeof w->not_carried)
         strcat(w->not_carried, ")");
     return MINV_SUCCESS;
-}
-
-static char *read_history(int ncid) {
-    size_t len = 0;
-    nc_type t;
-    if (nc_inq_att(ncid, NC_GLOBAL, "history", &t, &len) != NC_NOERR || t != NC_CHAR)
-        return NULL;
-    char *text = calloc(len + 1, 1);
-    if (text && nc_get_att_text(ncid, NC_GLOBAL, "history", text) != NC_NOERR) {
-        free(text);
-        text = NULL;
-    }
-    return text;
 }
 
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
@@ -326,7 +311,7 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
             status = minv_nc_fail(ctx, st, "cannot add variable '%s' to '%s'", var, path);
             goto cleanup;
         }
-        w->old_history = read_history(w->ncid);
+        w->old_history = minv_nc_text_att_dup(w->ncid, NC_GLOBAL, "history", &w->history_type);
     } else {
         /* NC_CLOBBER: the file at open_path is the empty one minv_nc_output_create made */
         st = nc_create(w->out.open_path, create_mode(w->format), &w->ncid);
@@ -395,7 +380,10 @@ static int put_history(minv_nc_sink *w, const char *line) {
     char *text = minv_nc_history(w->old_history, line);
     if (!text)
         return NC_ENOMEM;
-    int st = put_text(w->ncid, NC_GLOBAL, "history", text);
+    /* an xarray (h5netcdf) history stays a string where the format has strings */
+    int st = w->old_history && w->history_type == NC_STRING && w->format == NC_FORMAT_NETCDF4
+                 ? nc_put_att_string(w->ncid, NC_GLOBAL, "history", 1, (const char **)&text)
+                 : put_text(w->ncid, NC_GLOBAL, "history", text);
     free(text);
     return st;
 }

@@ -435,7 +435,9 @@ typedef struct {
     char not_carried[1024];         /* all of it in a sentence: attribute minv_not_carried */
     int64_t tiles, direct_units;    /* pieces written through NetCDF-C and directly */
     int threads;                    /* the most threads a write ran on */
-    char *old_history;              /* of a file that is added to */
+    char *old_history;              /* of the input, or of a file that is added to */
+    nc_type history_type;           /* its type: NC_STRING is written back as such where the
+                                       format has it */
     size_t row_align;               /* bands written by minv_nc_sink_write_band start at
                                        multiples of this along d0 (whole chunks), 1 for rows */
 } minv_nc_sink;
@@ -499,6 +501,9 @@ int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len)
 /* A text attribute (characters, or one netCDF-4 string) into buf (NUL-terminated): 1 when
  * present, text and shorter than len. */
 int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len);
+/* The same text malloc'ed, whatever its length, and its type (NC_CHAR or NC_STRING); NULL when
+ * absent, of another type, or out of memory. */
+char *minv_nc_text_att_dup(int grpid, int varid, const char *name, nc_type *type);
 /* Appends `name` to the ", "-separated list (a name that would not fit is left out). */
 void minv_nc_list_name(char *list, size_t len, const char *name);
 /* Copies the attributes of a variable (or NC_GLOBAL) to one of another file, leaving behind

@@ -1,10 +1,11 @@
 /* Layouts and outputs: a variable that uses one dimension twice, WRF-style cov(Time, n, n)
  * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables),
  * classic and CDF-5 record variables over their record dimension beside others, netCDF-4
- * variables over an unlimited row dimension, a rank-4 variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one right-hand side,
- * X 1-D too), output into an existing file (added, overwritten, refused), the output's
- * storage and attributes, the analysis, and a nearly symmetric matrix that the in-place file
- * inversion hands to LU. */
+ * variables over an unlimited row dimension, a rank-4 variable, B(n, k) and B(k, n) for
+ * solves in either order, a 1-D B(n) (one right-hand side, X 1-D too), output into an
+ * existing file (added, overwritten, refused when of another shape or type), the output's
+ * storage and attributes, a history stored as a string, the analysis, and a nearly symmetric
+ * matrix that the in-place file inversion hands to LU. */
 #include <float.h>
 #include <math.h>
 
@@ -582,6 +583,63 @@ static void into_existing_file(minv_context *ctx) {
     free(a2);
 }
 
+/* The global history of `path` (malloc'ed) and its type, NC_CHAR or one NC_STRING. */
+static char *history_of(const char *path, nc_type *type) {
+    int ncid;
+    size_t len;
+    char *text = NULL;
+    NCT(nc_open(path, NC_NOWRITE, &ncid));
+    NCT(nc_inq_att(ncid, NC_GLOBAL, "history", type, &len));
+    if (*type == NC_STRING) {
+        char *s;
+        NCT(nc_get_att_string(ncid, NC_GLOBAL, "history", &s));
+        text = strdup(s);
+        nc_free_string(1, &s);
+    } else {
+        text = calloc(len + 1, 1);
+        NCT(nc_get_att_text(ncid, NC_GLOBAL, "history", text));
+    }
+    NCT(nc_close(ncid));
+    return text;
+}
+
+/* A history stored as one NC_STRING, as xarray's h5netcdf engine writes it: kept below the new
+ * line, as a string in a netCDF-4 output (new, or added to) and as text in a classic one. */
+static void history_as_string(minv_context *ctx) {
+    const size_t n = 4, lens[2] = {4, 4};
+    const char *const dims[2] = {"x", "y"}, *old = "created by model run 42";
+    double *a = spd(n, 95);
+    const struct {
+        const char *out;
+        int32_t format;
+        int add; /* into a copy of the input, which has the string history */
+        nc_type type;
+    } cases[] = {{"lay_hs4.nc", MINV_FORMAT_AUTO, 0, NC_STRING},
+                 {"lay_hs3.nc", MINV_FORMAT_CLASSIC, 0, NC_CHAR},
+                 {"lay_hs_add.nc", MINV_FORMAT_AUTO, 1, NC_STRING}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        nct_write(cases[c].add ? cases[c].out : "lay_hs.nc", 0, &nc4, "B", NC_DOUBLE, 2, dims, lens, 0, a);
+        int ncid;
+        NCT(nc_open(cases[c].add ? cases[c].out : "lay_hs.nc", NC_WRITE, &ncid));
+        NCT(nc_redef(ncid));
+        NCT(nc_put_att_string(ncid, NC_GLOBAL, "history", 1, &old));
+        NCT(nc_close(ncid));
+        if (cases[c].add)
+            nct_write("lay_hs.nc", 0, &nc4, "B", NC_DOUBLE, 2, dims, lens, 0, a);
+        minv_file_options fo;
+        nct_options(&fo);
+        fo.format = cases[c].format;
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_hs.nc", "B", cases[c].out, "B_inv", &fo, NULL), MINV_SUCCESS, ctx);
+        nc_type type;
+        char *h = history_of(cases[c].out, &type);
+        const char *older = strstr(h, "\ncreated by model run 42");
+        CHECK(type == cases[c].type && older && !older[24] && strstr(h, "inversion of lay_hs.nc:B written as B_inv") < older,
+              "%s: history of type %d \"%s\"", cases[c].out, (int)type, h);
+        free(h);
+    }
+    free(a);
+}
+
 static void output_storage_and_attributes(minv_context *ctx) {
     const size_t n = 300, lens[2] = {300, 300};
     const char *const dims[2] = {"x", "y"};
@@ -697,6 +755,7 @@ int main(void) {
     solve_vector(ctx);
     into_existing_file(ctx);
     output_storage_and_attributes(ctx);
+    history_as_string(ctx);
     analysis(ctx);
     minv_destroy(ctx);
     return tu_finish("test_nc_layouts");
