@@ -81,9 +81,10 @@ minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, 
                  b->value * v->scale + v->offset);
         break;
     }
-    size_t i = s->view == MINV_NC_C_VIEW ? b->r : b->c, j = s->view == MINV_NC_C_VIEW ? b->c : b->r;
     if (s->rank == 1)
-        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry %zu (1-based; the first bad one) %s", where, i + 1, what);
+        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry %zu (1-based; the first bad one) %s", where, b->r + 1, what);
+    /* b is in the stored order (ncdump's) */
+    const size_t i = s->named == MINV_NC_C_VIEW ? b->r : b->c, j = s->named == MINV_NC_C_VIEW ? b->c : b->r;
     return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry (%zu, %zu) (row, column, 1-based; the first bad one in file order) %s",
                      where, i + 1, j + 1, what);
 }

@@ -264,6 +264,9 @@ typedef struct {
     size_t d0, d1;                 /* lengths of the last two dimensions */
     minv_nc_view view;
     int64_t rows, cols;            /* of the matrix in `view` */
+    minv_nc_view named;            /* messages name entries in the order asked for (ncdump's, or
+                                      Fortran's): a right-hand side read transposed is named
+                                      as it is stored */
     minv_nc_values values;
     int chunked, deflate_level;
     size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
@@ -329,7 +332,7 @@ void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t 
 void minv_nc_source_how(const minv_nc_source *s, char *buf, size_t len);
 /* One line on the storage: type, format, chunking, compression. */
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len);
-/* Sets the view (rows and cols follow); the reader names entries in this view. */
+/* Sets the view (rows and cols follow); messages still name entries in s->named. */
 void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view);
 /* Closes the file; the fields stay readable for notes and descriptions. */
 void minv_nc_source_close(minv_nc_source *s);
