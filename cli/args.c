@@ -68,7 +68,10 @@ const cli_option cli_options[] = {
     {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)", GEN},
     {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)", GEN},
     /* writing the output */
-    {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)", INV | SOL | GEN | MPI},
+    {"overwrite", NULL, "-O: replace an output file that is not netCDF or whose only variable is VAR (an earlier run's) with a new "
+                        "one; in a netCDF file with other variables (all kept), overwrite VAR where it has the result's shape and "
+                        "type and no packing, fill or valid-range attributes, else refuse (default: only add VAR to a netCDF "
+                        "file that lacks it)", INV | SOL | GEN | MPI},
     {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", GEN},

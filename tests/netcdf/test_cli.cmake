@@ -120,6 +120,8 @@ foreach(cmd invert solve info generate)
   ok(ARGS ${cmd} --help EXPECT "usage: minv ${cmd}" "--help")
 endforeach()
 ok(ARGS invert --help EXPECT "minv invert IN.nc OUT.nc\\[:VAR\\] --tridiagonal DL,D,DU" "--tridiagonal-algorithm")
+ok(ARGS solve --help EXPECT "-O: replace an output file that is not netCDF or whose only variable is VAR"
+   "overwrite VAR where it has the result's shape and *type and no packing, fill or valid-range attributes, else refuse")
 
 # ---- generate, info, invert, solve ----
 ok(ARGS generate soar 400 soar.nc:B EXPECT "minv generate: soar 400 x 400 -> 'soar.nc':B")
