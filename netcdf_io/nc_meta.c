@@ -167,7 +167,7 @@ void minv_nc_list_name(char *list, size_t len, const char *name) {
         snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, size_t len) {
+int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, char *lacking, size_t len) {
     int natts = 0;
     int st = from_varid == NC_GLOBAL ? nc_inq_natts(from_grpid, &natts) : nc_inq_varnatts(from_grpid, from_varid, &natts);
     for (int a = 0; st == NC_NOERR && a < natts; a++) {
@@ -184,8 +184,16 @@ int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid,
             continue;
         }
         int put = nc_copy_att(from_grpid, from_varid, name, to_ncid, to_varid);
+        if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR) {
+            /* a type the output's format lacks: a single string (h5netcdf's title) goes as text */
+            nc_type type;
+            char *text = minv_nc_text_att_dup(from_grpid, from_varid, name, &type);
+            if (text && type == NC_STRING)
+                put = nc_put_att_text(to_ncid, to_varid, name, strlen(text), text);
+            free(text);
+        }
         if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR)
-            minv_nc_list_name(dropped, len, name); /* a type the output's format lacks (strings in classic) */
+            minv_nc_list_name(lacking, len, name);
         else
             st = put;
     }

@@ -249,25 +249,32 @@ static minv_status carry_metadata(minv_context *ctx, minv_nc_sink *w) {
     const minv_nc_source *from = w->spec.from;
     int st = NC_NOERR;
     if (from && w->out.plan != MINV_NC_OUT_ADD) {
-        st = minv_nc_copy_atts(from->ncid, NC_GLOBAL, w->ncid, NC_GLOBAL, w->dropped_globals, sizeof w->dropped_globals);
+        st = minv_nc_copy_atts(from->ncid, NC_GLOBAL, w->ncid, NC_GLOBAL, NULL, w->dropped_globals, sizeof w->dropped_globals);
         w->old_history = minv_nc_text_att_dup(from->ncid, NC_GLOBAL, "history", &w->history_type);
     }
     if (st == NC_NOERR && from)
-        st = minv_nc_copy_atts(from->grpid, from->varid, w->ncid, w->varid, w->dropped, sizeof w->dropped);
+        st = minv_nc_copy_atts(from->grpid, from->varid, w->ncid, w->varid, w->dropped, w->lacking, sizeof w->dropped);
     if (st == NC_NOERR && w->spec.units)
         st = put_text(w->ncid, w->varid, "units", w->spec.units);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s': cannot copy the attributes of '%s' to variable '%s'", w->path, from ? from->var : "?",
                             w->var);
-    /* what was left behind, said in the file (minv_not_carried) and in the report */
-    const char *units_note = w->spec.units_note ? w->spec.units_note : "";
-    const int used = snprintf(w->not_carried, sizeof w->not_carried, "%s%s%s%s%s%s%s%s%s", w->dropped, w->dropped[0] ? " (not true of the result)" : "",
-             w->dropped[0] && (units_note[0] || w->dropped_globals[0]) ? "; " : "", units_note,
-             units_note[0] && w->dropped_globals[0] ? "; " : "", w->dropped_globals[0] ? "global " : "", w->dropped_globals,
-             w->dropped_globals[0] ? " (the format lacks the type: " : "",
-             w->dropped_globals[0] ? minv_nc_format_name(w->format) : "");
-    if (w->dropped_globals[0] && used > 0 && (size_t)used + 1 < sizeof w->not_carried)
-        strcat(w->not_carried, ")");
+    /* what was left behind, said in the file (minv_not_carried) and in the report: what does
+     * not hold for the result, units, and what the format cannot hold */
+    char untrue[sizeof w->dropped + 32] = "", lacks[sizeof w->lacking + sizeof w->dropped_globals + 96] = "";
+    if (w->dropped[0])
+        snprintf(untrue, sizeof untrue, "%s (not true of the result)", w->dropped);
+    if (w->lacking[0] || w->dropped_globals[0])
+        snprintf(lacks, sizeof lacks, "%s%s%s%s (the format lacks the type: %s)", w->lacking,
+                 w->lacking[0] && w->dropped_globals[0] ? ", " : "", w->dropped_globals[0] ? "global " : "", w->dropped_globals,
+                 minv_nc_format_name(w->format));
+    const char *parts[3] = {untrue, w->spec.units_note ? w->spec.units_note : "", lacks};
+    w->not_carried[0] = '\0';
+    for (int p = 0; p < 3; p++) {
+        const size_t used = strlen(w->not_carried);
+        if (parts[p][0])
+            snprintf(w->not_carried + used, sizeof w->not_carried - used, "%s%s", used ? "; " : "", parts[p]);
+    }
     return MINV_SUCCESS;
 }
 

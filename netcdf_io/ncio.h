@@ -433,7 +433,8 @@ typedef struct {
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
     char format_note[256];          /* why the format is not the input's, for the report */
-    char dropped[512];              /* the input variable's attributes not carried */
+    char dropped[512];              /* the input variable's attributes not true of the result */
+    char lacking[512];              /* its attributes of a type the output's format lacks */
     char dropped_globals[512];      /* global attributes the output's format cannot hold */
     char not_carried[1024];         /* all of it in a sentence: attribute minv_not_carried */
     int64_t tiles, direct_units;    /* pieces written through NetCDF-C and directly */
@@ -510,9 +511,10 @@ char *minv_nc_text_att_dup(int grpid, int varid, const char *name, nc_type *type
 /* Appends `name` to the ", "-separated list (a name that would not fit is left out). */
 void minv_nc_list_name(char *list, size_t len, const char *name);
 /* Copies the attributes of a variable (or NC_GLOBAL) to one of another file, leaving behind
- * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped`
- * those a user may miss, and those the output's format cannot hold. A NetCDF status. */
-int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, size_t len);
+ * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped` those
+ * a user may miss (a variable's only: NULL for NC_GLOBAL), and in `lacking` those of a type
+ * the output's format cannot hold (a single string is written as text). A NetCDF status. */
+int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, char *lacking, size_t len);
 /* A new history: "<date>: <command line> (<what>)", then `old` (may be NULL), as NCO writes
  * it. malloc'ed, NULL when out of memory. */
 char *minv_nc_history(const char *old, const char *what);
