@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -67,7 +68,10 @@ const cli_option cli_options[] = {
     {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)", GEN},
     {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)", GEN},
     /* writing the output */
-    {"overwrite", NULL, "-O: replace an existing output file, or the variable it holds (default: refuse)", INV | SOL | GEN | MPI},
+    {"overwrite", NULL, "-O: replace an output file that is not netCDF or whose only variable is VAR (an earlier run's) with a new "
+                        "one; in a netCDF file with other variables (all kept), overwrite VAR where it has the result's shape and "
+                        "type and no packing, fill or valid-range attributes, else refuse (default: only add VAR to a netCDF "
+                        "file that lacks it)", INV | SOL | GEN | MPI},
     {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", GEN},
@@ -357,12 +361,34 @@ int cli_context(const cli_settings *s, minv_context **ctx) {
 
 /* ---- file:variable ---- */
 
+/* 1 when `name` ends as a NetCDF or HDF5 file's name does, as no variable's is likely to. */
+static int file_suffix(const char *name) {
+    static const char *const suffixes[] = {".nc", ".nc3", ".nc4", ".cdf", ".netcdf", ".h5", ".hdf5"};
+    const size_t len = strlen(name);
+    for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+        const size_t n = strlen(suffixes[k]);
+        if (len > n && strcasecmp(name + len - n, suffixes[k]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int cli_split(const char *text, const char *what, int var_required, cli_path_var *out) {
     memset(out, 0, sizeof *out);
     out->copy = strdup(text);
     if (!out->copy)
         return cli_error(CLI_FAILED, "out of memory");
-    char *colon = strrchr(out->copy, ':');
+    /* the last colon parts FILE:VAR, unless the whole names an existing file, or what follows
+     * the colon ends as a file's name (inv_2026-01-01T06:00.nc) and what precedes names none:
+     * then the colon is the file name's own */
+    char *colon = access(text, F_OK) == 0 ? NULL : strrchr(out->copy, ':');
+    if (colon && file_suffix(colon + 1)) {
+        *colon = '\0';
+        const int file_before = access(out->copy, F_OK) == 0;
+        *colon = ':';
+        if (!file_before)
+            colon = NULL;
+    }
     out->path = out->copy;
     if (colon) {
         *colon = '\0';

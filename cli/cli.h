@@ -67,8 +67,9 @@ int cli_settings_from(const cli_args *a, cli_settings *s);
  * error printed when it cannot be made. */
 int cli_context(const cli_settings *s, minv_context **ctx);
 
-/* "file.nc:VAR" -> path and variable (VAR may be absent when optional). The returned strings
- * point into a copy owned by spec. */
+/* "file.nc:VAR" -> path and variable (VAR may be absent when optional), parted at the last
+ * colon unless the colon belongs to the file's name (README, "NetCDF files and the `minv`
+ * command"). The returned strings point into a copy owned by spec. */
 typedef struct {
     char *path, *var;
     char *copy;

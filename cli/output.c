@@ -57,8 +57,10 @@ int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MA
 int cli_is_why(const char *note) { return !starts(note, cpu_note); }
 
 void cli_stage_text(char *buf, size_t len, double seconds, double bytes, const char *how) {
-    snprintf(buf, len, "%.3g MB in %.3g s (%.0f MB/s)%s%s", bytes / 1e6, seconds, seconds > 0 ? bytes / 1e6 / seconds : 0.0,
-             how ? " " : "", how ? how : "");
+    const double rate = seconds > 0 ? bytes / 1e6 / seconds : 0.0;
+    /* two decimals below 10 MB/s, where whole numbers would say 0 for a small, slow write */
+    snprintf(buf, len, "%.3g MB in %.3g s (%.*f MB/s)%s%s", bytes / 1e6, seconds, rate < 10 ? 2 : 0, rate, how ? " " : "",
+             how ? how : "");
 }
 
 void cli_print_stage(const char *label, double seconds, double bytes, const char *how) {

@@ -115,27 +115,35 @@ int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len)
     return used < len;
 }
 
-int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len) {
-    nc_type t;
+char *minv_nc_text_att_dup(int grpid, int varid, const char *name, nc_type *type) {
     size_t n;
-    if (nc_inq_att(grpid, varid, name, &t, &n) != NC_NOERR)
-        return 0;
-    if (t == NC_STRING && n == 1) { /* netCDF-4's variable-length string (h5py, h5netcdf write them) */
-        char *text = NULL;
-        if (nc_get_att_string(grpid, varid, name, &text) != NC_NOERR)
-            return 0;
-        const int fits = text && strlen(text) < len;
-        if (fits)
-            strcpy(buf, text);
-        nc_free_string(1, &text);
-        return fits;
+    char *text = NULL;
+    if (nc_inq_att(grpid, varid, name, type, &n) != NC_NOERR)
+        return NULL;
+    if (*type == NC_STRING && n == 1) { /* netCDF-4's variable-length string (h5py, h5netcdf write them) */
+        char *s = NULL;
+        if (nc_get_att_string(grpid, varid, name, &s) == NC_NOERR && s)
+            text = strdup(s);
+        nc_free_string(1, &s);
+        return text;
     }
-    if (t != NC_CHAR || n >= len)
-        return 0;
-    if (nc_get_att_text(grpid, varid, name, buf) != NC_NOERR)
-        return 0;
-    buf[n] = '\0';
-    return 1;
+    if (*type != NC_CHAR || !(text = calloc(n + 1, 1)))
+        return NULL;
+    if (nc_get_att_text(grpid, varid, name, text) != NC_NOERR) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len) {
+    nc_type type;
+    char *text = minv_nc_text_att_dup(grpid, varid, name, &type);
+    const int fits = text && strlen(text) < len;
+    if (fits)
+        strcpy(buf, text);
+    free(text);
+    return fits;
 }
 
 /* ---- attributes ---- */
@@ -153,13 +161,13 @@ static int stays_behind(const char *name) {
     return strncmp(name, "minv_", 5) == 0 || name[0] == '_';
 }
 
-static void list_name(char *list, size_t len, const char *name) {
+void minv_nc_list_name(char *list, size_t len, const char *name) {
     size_t used = strlen(list);
     if (used + strlen(name) + 3 < len)
         snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, size_t len) {
+int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, char *lacking, size_t len) {
     int natts = 0;
     int st = from_varid == NC_GLOBAL ? nc_inq_natts(from_grpid, &natts) : nc_inq_varnatts(from_grpid, from_varid, &natts);
     for (int a = 0; st == NC_NOERR && a < natts; a++) {
@@ -172,12 +180,20 @@ int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid,
              * look for; _Netcdf4Dimid and the like are storage */
             if (from_varid != NC_GLOBAL && strcmp(name, "long_name") != 0 && strcmp(name, "units") != 0 &&
                 strncmp(name, "minv_", 5) != 0 && (name[0] != '_' || strcmp(name, "_FillValue") == 0))
-                list_name(dropped, len, name);
+                minv_nc_list_name(dropped, len, name);
             continue;
         }
         int put = nc_copy_att(from_grpid, from_varid, name, to_ncid, to_varid);
+        if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR) {
+            /* a type the output's format lacks: a single string (h5netcdf's title) goes as text */
+            nc_type type;
+            char *text = minv_nc_text_att_dup(from_grpid, from_varid, name, &type);
+            if (text && type == NC_STRING)
+                put = nc_put_att_text(to_ncid, to_varid, name, strlen(text), text);
+            free(text);
+        }
         if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR)
-            list_name(dropped, len, name); /* a type the output's format lacks (strings in classic) */
+            minv_nc_list_name(lacking, len, name);
         else
             st = put;
     }

@@ -81,9 +81,10 @@ minv_status minv_nc_source_fail_bad(minv_context *ctx, const minv_nc_source *s, 
                  b->value * v->scale + v->offset);
         break;
     }
-    size_t i = s->view == MINV_NC_C_VIEW ? b->r : b->c, j = s->view == MINV_NC_C_VIEW ? b->c : b->r;
     if (s->rank == 1)
-        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry %zu (1-based; the first bad one) %s", where, i + 1, what);
+        return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry %zu (1-based; the first bad one) %s", where, b->r + 1, what);
+    /* b is in the stored order (ncdump's) */
+    const size_t i = s->named == MINV_NC_C_VIEW ? b->r : b->c, j = s->named == MINV_NC_C_VIEW ? b->c : b->r;
     return minv_fail(ctx, MINV_ERR_NOT_FINITE, "%s: entry (%zu, %zu) (row, column, 1-based; the first bad one in file order) %s",
                      where, i + 1, j + 1, what);
 }
@@ -185,6 +186,9 @@ static void read_contiguous(run *u) {
     const minv_nc_source *s = u->s;
     const minv_nc_direct *d = &s->direct;
     const size_t esize = d->enc.size, row_bytes = s->d1 * esize, rows = minv_nc_unit_rows(row_bytes, u->rows);
+    /* rows of a record variable over its record dimension are a record apart: the other record
+     * variables' parts of each record lie between them */
+    const int64_t row_step = d->record && minv_nc_row_dim(s->rank) == 0 ? d->record_bytes : (int64_t)row_bytes;
     const int64_t blocks = (int64_t)((u->rows + rows - 1) / rows);
     /* value strides of the variable's own dimensions, a record dimension left out */
     size_t stride[MINV_NC_MAX_RANK];
@@ -211,8 +215,13 @@ static void read_contiguous(run *u) {
             int64_t at = d->begin;
             for (int r = 0; r < minv_nc_row_dim(s->rank); r++)
                 at += r == 0 && d->record ? (int64_t)coord[0] * d->record_bytes : (int64_t)(coord[r] * stride[r] * esize);
-            at += (int64_t)(r0 * row_bytes);
-            if (!minv_nc_read_fully(d->fd, raw, nr * row_bytes, at)) {
+            at += (int64_t)r0 * row_step;
+            /* adjacent rows in one read, else a read per row */
+            const size_t reads = row_step == (int64_t)row_bytes ? 1 : nr, each = nr / reads * row_bytes;
+            int ok = 1;
+            for (size_t r = 0; r < reads && ok; r++)
+                ok = minv_nc_read_fully(d->fd, (unsigned char *)raw + r * each, each, at + (int64_t)r * row_step);
+            if (!ok) {
                 minv_nc_run_fail(&u->job, MINV_ERR_IO, NC_NOERR, "'%s', variable '%s': reading rows %zu to %zu failed (truncated file?): %s",
                           s->path, s->var, r0, r0 + nr - 1, errno ? strerror(errno) : "end of file");
                 continue;

@@ -13,8 +13,9 @@ void minv_nc_source_how(const minv_nc_source *s, char *buf, size_t len) {
         snprintf(batch, sizeof batch, "in %lld read%s of whole matrices ", (long long)s->batch_reads,
                  s->batch_reads == 1 ? "" : "s");
     if (s->direct_units > 0 && s->direct.kind == MINV_NC_DIRECT_CHUNKED)
-        snprintf(buf, len, "%sas %lld chunks of %zu x %zu%s, directly on %d thread%s", batch, (long long)s->direct_units,
-                 s->chunk[0], s->chunk[1], s->direct.nfilters ? " decompressed" : "", s->threads, threads);
+        snprintf(buf, len, "%sas %lld chunk%s of %zu x %zu%s, directly on %d thread%s", batch, (long long)s->direct_units,
+                 s->direct_units == 1 ? "" : "s", s->chunk[0], s->chunk[1], s->direct.nfilters ? " decompressed" : "", s->threads,
+                 threads);
     else if (s->direct_units > 0)
         snprintf(buf, len, "%sas %lld block%s of rows, directly on %d thread%s", batch, (long long)s->direct_units,
                  s->direct_units == 1 ? "" : "s", s->threads, threads);

@@ -7,7 +7,8 @@
  *     variable is `var` (an earlier run's output): a new file, in spec->format;
  *   - a netCDF file with other variables or groups: a copy of it gets `var` in its root group
  *     (reusing dimensions of the same name and length, or, with overwrite, overwriting a `var`
- *     of the same shape), keeps its format, and gains a line in its history. */
+ *     of the same shape and type without packing, fill or valid-range attributes, whose old
+ *     attributes give way to the result's), keeps its format, and gains a line in its history. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,9 @@ minv_status minv_nc_choose_format(minv_context *ctx, int32_t asked, int deflate_
 
 /* ---- the variable ---- */
 
-/* A dimension called `name` (or name_<len> when `name` is taken by another length). */
-static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const minv_nc_dim *d, int *dimid) {
+/* A dimension called `name` (or name_<len> when `name` is taken by another length); d says
+ * afterwards whether the one used is unlimited, for the writer, which must grow it. */
+static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, minv_nc_dim *d, int *dimid) {
     char name[NC_MAX_NAME + 1];
     snprintf(name, sizeof name, "%s", d->name);
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -103,8 +105,10 @@ static minv_status find_or_define_dim(minv_context *ctx, minv_nc_sink *w, const 
             st = minv_nc_dim_is_unlimited(w->ncid, *dimid, &is_unlimited);
         if (st != NC_NOERR)
             return minv_nc_fail(ctx, st, "'%s': dimension '%s'", w->path, name);
-        if (len == d->len || (is_unlimited && d->unlimited))
+        if (len == d->len || (is_unlimited && d->unlimited)) {
+            d->unlimited = is_unlimited;
             return MINV_SUCCESS;
+        }
         snprintf(name, sizeof name, "%.200s_%zu", d->name, d->len);
     }
     return minv_fail(ctx, MINV_ERR_SHAPE, "'%s' already has dimensions '%s' and '%s' of other lengths than %zu",
@@ -128,8 +132,48 @@ static minv_status plan_tiles(minv_context *ctx, minv_nc_sink *w) {
     return MINV_SUCCESS;
 }
 
+/* Attributes under which stored values read back as other values, or as missing. */
+static int changes_values(const char *name) {
+    static const char *const names[] = {"scale_factor", "add_offset", "_FillValue", "missing_value",
+                                        "valid_min",    "valid_max",  "valid_range", "_Unsigned"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(name, names[k]) == 0)
+            return 1;
+    return strncmp(name, "_Quantize", 9) == 0; /* netCDF-4.9's lossy quantization on write */
+}
+
+/* An existing variable of the result's shape takes the result only when the result reads back
+ * from it as computed: of the result's type, without packing, fill or valid-range attributes.
+ * Otherwise the call is refused, since netCDF cannot delete a variable. Its attributes, which
+ * describe an earlier result, are removed, so that it ends with those a new variable gets. */
+static minv_status reuse_variable(minv_context *ctx, minv_nc_sink *w) {
+    nc_type type;
+    int natts = 0;
+    char offending[512] = "", name[NC_MAX_NAME + 1];
+    int st = nc_inq_vartype(w->ncid, w->varid, &type);
+    if (st == NC_NOERR)
+        st = nc_inq_varnatts(w->ncid, w->varid, &natts);
+    for (int a = 0; st == NC_NOERR && a < natts; a++)
+        if ((st = nc_inq_attname(w->ncid, w->varid, a, name)) == NC_NOERR && changes_values(name))
+            minv_nc_list_name(offending, sizeof offending, name);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s', variable '%s'", w->path, w->var);
+    if (type != w->spec.xtype || offending[0])
+        return minv_fail(ctx, MINV_ERR_INVALID_ARG,
+                         "'%s' already has a variable '%s' of the result's shape, but of type %s%s%s: the %s result written into it would not read back as computed, and netCDF cannot delete a variable; give another output variable name, or write to a new file",
+                         w->path, w->var, minv_nc_type_name(type), offending[0] ? " with " : "", offending,
+                         minv_nc_type_name(w->spec.xtype));
+    /* from the last: the ids of those after a deleted one move down */
+    for (int a = natts - 1; st == NC_NOERR && a >= 0; a--)
+        if ((st = nc_inq_attname(w->ncid, w->varid, a, name)) == NC_NOERR)
+            st = nc_del_att(w->ncid, w->varid, name);
+    if (st != NC_NOERR)
+        return minv_nc_fail(ctx, st, "'%s': cannot remove the attributes of the earlier '%s'", w->path, w->var);
+    return plan_tiles(ctx, w);
+}
+
 static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
-    const minv_nc_sink_spec *sp = &w->spec;
+    minv_nc_sink_spec *sp = &w->spec;
     int dimids[3], st;
     minv_status status;
     for (int d = 0; d < sp->rank; d++)
@@ -137,7 +181,7 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
             return status;
 
     st = nc_inq_varid(w->ncid, w->var, &w->varid);
-    if (st == NC_NOERR) { /* an existing variable of the same shape is overwritten */
+    if (st == NC_NOERR) { /* an existing variable of the same shape may be overwritten */
         int rank = 0, old[3], same;
         st = nc_inq_varndims(w->ncid, w->varid, &rank);
         same = st == NC_NOERR && rank == sp->rank; /* the rank first: old[] holds 3 ids */
@@ -150,7 +194,7 @@ static minv_status define_variable(minv_context *ctx, minv_nc_sink *w) {
         if (!same)
             return minv_fail(ctx, MINV_ERR_SHAPE, "'%s' already has a variable '%s' of another shape; minv overwrites one of the same shape only: choose another name or file",
                              w->path, w->var);
-        return plan_tiles(ctx, w);
+        return reuse_variable(ctx, w);
     }
     st = nc_def_var(w->ncid, w->var, sp->xtype, sp->rank, dimids, &w->varid);
     if (st != NC_NOERR)
@@ -194,8 +238,6 @@ static minv_status stored_bytes(minv_context *ctx, const minv_nc_sink *w, int64_
     return minv_nc_product(ctx, (size_t)count, edge[0] * edge[1], esize, bytes, "'%s', variable '%s'", w->path, w->var);
 }
 
-static char *read_history(int ncid);
-
 static int put_text(int ncid, int varid, const char *name, const char *text) {
     return nc_put_att_text(ncid, varid, name, strlen(text), text);
 }
@@ -207,39 +249,33 @@ static minv_status carry_metadata(minv_context *ctx, minv_nc_sink *w) {
     const minv_nc_source *from = w->spec.from;
     int st = NC_NOERR;
     if (from && w->out.plan != MINV_NC_OUT_ADD) {
-        st = minv_nc_copy_atts(from->ncid, NC_GLOBAL, w->ncid, NC_GLOBAL, w->dropped_globals, sizeof w->dropped_globals);
-        w->old_history = read_history(from->ncid);
+        st = minv_nc_copy_atts(from->ncid, NC_GLOBAL, w->ncid, NC_GLOBAL, NULL, w->dropped_globals, sizeof w->dropped_globals);
+        w->old_history = minv_nc_text_att_dup(from->ncid, NC_GLOBAL, "history", &w->history_type);
     }
     if (st == NC_NOERR && from)
-        st = minv_nc_copy_atts(from->grpid, from->varid, w->ncid, w->varid, w->dropped, sizeof w->dropped);
+        st = minv_nc_copy_atts(from->grpid, from->varid, w->ncid, w->varid, w->dropped, w->lacking, sizeof w->dropped);
     if (st == NC_NOERR && w->spec.units)
         st = put_text(w->ncid, w->varid, "units", w->spec.units);
     if (st != NC_NOERR)
         return minv_nc_fail(ctx, st, "'%s': cannot copy the attributes of '%s' to variable '%s'", w->path, from ? from->var : "?",
                             w->var);
-    /* what was left behind, said in the file (minv_not_carried) and in the report */
-    const char *units_note = w->spec.units_note ? w->spec.units_note : "";
-    const int used = snprintf(w->not_carried, sizeof w->not_carried, "%s%s%s%s%s%s%s%s%s", w->dropped, w->dropped[0] ? " (not true of the result)" : "",
-             w->dropped[0] && (units_note[0] || w->dropped_globals[0]) ? "; " : "", units_note,
-             units_note[0] && w->dropped_globals[0] ? "; " : "", w->dropped_globals[0] ? "global " : "", w->dropped_globals,
-             w->dropped_globals[0] ? " (the format lacks the type: " : "",
-             w->dropped_globals[0] ? minv_nc_format_name(w->format) : "");
-    if (w->dropped_globals[0] && used > 0 && (size_t)used + 1 < sizeof w->not_carried)
-        strcat(w->not_carried, ")");
-    return MINV_SUCCESS;
-}
-
-static char *read_history(int ncid) {
-    size_t len = 0;
-    nc_type t;
-    if (nc_inq_att(ncid, NC_GLOBAL, "history", &t, &len) != NC_NOERR || t != NC_CHAR)
-        return NULL;
-    char *text = calloc(len + 1, 1);
-    if (text && nc_get_att_text(ncid, NC_GLOBAL, "history", text) != NC_NOERR) {
-        free(text);
-        text = NULL;
+    /* what was left behind, said in the file (minv_not_carried) and in the report: what does
+     * not hold for the result, units, and what the format cannot hold */
+    char untrue[sizeof w->dropped + 32] = "", lacks[sizeof w->lacking + sizeof w->dropped_globals + 96] = "";
+    if (w->dropped[0])
+        snprintf(untrue, sizeof untrue, "%s (not true of the result)", w->dropped);
+    if (w->lacking[0] || w->dropped_globals[0])
+        snprintf(lacks, sizeof lacks, "%s%s%s%s (the format lacks the type: %s)", w->lacking,
+                 w->lacking[0] && w->dropped_globals[0] ? ", " : "", w->dropped_globals[0] ? "global " : "", w->dropped_globals,
+                 minv_nc_format_name(w->format));
+    const char *parts[3] = {untrue, w->spec.units_note ? w->spec.units_note : "", lacks};
+    w->not_carried[0] = '\0';
+    for (int p = 0; p < 3; p++) {
+        const size_t used = strlen(w->not_carried);
+        if (parts[p][0])
+            snprintf(w->not_carried + used, sizeof w->not_carried - used, "%s%s", used ? "; " : "", parts[p]);
     }
-    return text;
+    return MINV_SUCCESS;
 }
 
 minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *path,
@@ -282,7 +318,7 @@ minv_status minv_nc_sink_open(minv_context *ctx, minv_nc_sink *w, const char *pa
             status = minv_nc_fail(ctx, st, "cannot add variable '%s' to '%s'", var, path);
             goto cleanup;
         }
-        w->old_history = read_history(w->ncid);
+        w->old_history = minv_nc_text_att_dup(w->ncid, NC_GLOBAL, "history", &w->history_type);
     } else {
         /* NC_CLOBBER: the file at open_path is the empty one minv_nc_output_create made */
         st = nc_create(w->out.open_path, create_mode(w->format), &w->ncid);
@@ -351,7 +387,10 @@ static int put_history(minv_nc_sink *w, const char *line) {
     char *text = minv_nc_history(w->old_history, line);
     if (!text)
         return NC_ENOMEM;
-    int st = put_text(w->ncid, NC_GLOBAL, "history", text);
+    /* an xarray (h5netcdf) history stays a string where the format has strings */
+    int st = w->old_history && w->history_type == NC_STRING && w->format == NC_FORMAT_NETCDF4
+                 ? nc_put_att_string(w->ncid, NC_GLOBAL, "history", 1, (const char **)&text)
+                 : put_text(w->ncid, NC_GLOBAL, "history", text);
     free(text);
     return st;
 }

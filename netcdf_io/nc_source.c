@@ -367,6 +367,7 @@ static void source_reset(minv_nc_source *s, const char *path, const char *var, c
     s->path = path;
     s->var = var;
     s->index_base = fopts->index_base;
+    s->named = fopts->fortran_order ? MINV_NC_FORTRAN_VIEW : MINV_NC_C_VIEW;
     s->allow_remote = fopts->allow_remote;
     s->direct.fd = -1;
     s->direct.h5file = s->direct.h5dset = -1;

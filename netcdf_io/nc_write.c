@@ -406,13 +406,14 @@ static void write_chunks(run *u, const minv_nc_direct *d) {
     run_pipeline(&p, cap, d->nfilters ? cap : 0);
 }
 
-/* An unlimited leading dimension grows through NetCDF-C: the run's last value is written by
- * it first, so that the dataset reaches far enough for the chunks (which then replace it). */
+/* An unlimited dimension, leading or the matrix's own, grows through NetCDF-C: the run's last
+ * value is written by it first, so that the dataset reaches far enough for the chunks (which
+ * then replace it). */
 static int grow_through_netcdf(const run *u) {
     const minv_nc_sink *w = u->w;
     const int r0 = minv_nc_row_dim(w->spec.rank);
     int grows = 0;
-    for (int d = 0; d < r0; d++)
+    for (int d = 0; d < w->spec.rank; d++)
         grows |= w->spec.dims[d].unlimited;
     if (!grows)
         return NC_NOERR;

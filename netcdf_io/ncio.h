@@ -264,6 +264,9 @@ typedef struct {
     size_t d0, d1;                 /* lengths of the last two dimensions */
     minv_nc_view view;
     int64_t rows, cols;            /* of the matrix in `view` */
+    minv_nc_view named;            /* messages name entries in the order asked for (ncdump's, or
+                                      Fortran's): a right-hand side read transposed is named
+                                      as it is stored */
     minv_nc_values values;
     int chunked, deflate_level;
     size_t chunk[2];               /* chunk edges along d0, d1 (chunked variables) */
@@ -329,7 +332,7 @@ void minv_nc_source_where(const minv_nc_source *s, int64_t k, char *buf, size_t 
 void minv_nc_source_how(const minv_nc_source *s, char *buf, size_t len);
 /* One line on the storage: type, format, chunking, compression. */
 void minv_nc_source_describe(const minv_nc_source *s, char *buf, size_t len);
-/* Sets the view (rows and cols follow); the reader names entries in this view. */
+/* Sets the view (rows and cols follow); messages still name entries in s->named. */
 void minv_nc_source_set_view(minv_nc_source *s, minv_nc_view view);
 /* Closes the file; the fields stay readable for notes and descriptions. */
 void minv_nc_source_close(minv_nc_source *s);
@@ -430,12 +433,15 @@ typedef struct {
     double bytes, seconds;
     int64_t expected;               /* matrices to write (for progress) */
     char format_note[256];          /* why the format is not the input's, for the report */
-    char dropped[512];              /* the input variable's attributes not carried */
+    char dropped[512];              /* the input variable's attributes not true of the result */
+    char lacking[512];              /* its attributes of a type the output's format lacks */
     char dropped_globals[512];      /* global attributes the output's format cannot hold */
     char not_carried[1024];         /* all of it in a sentence: attribute minv_not_carried */
     int64_t tiles, direct_units;    /* pieces written through NetCDF-C and directly */
     int threads;                    /* the most threads a write ran on */
-    char *old_history;              /* of a file that is added to */
+    char *old_history;              /* of the input, or of a file that is added to */
+    nc_type history_type;           /* its type: NC_STRING is written back as such where the
+                                       format has it */
     size_t row_align;               /* bands written by minv_nc_sink_write_band start at
                                        multiples of this along d0 (whole chunks), 1 for rows */
 } minv_nc_sink;
@@ -499,10 +505,16 @@ int minv_nc_units_ratio(const char *num, const char *den, char *out, size_t len)
 /* A text attribute (characters, or one netCDF-4 string) into buf (NUL-terminated): 1 when
  * present, text and shorter than len. */
 int minv_nc_text_att(int grpid, int varid, const char *name, char *buf, size_t len);
+/* The same text malloc'ed, whatever its length, and its type (NC_CHAR or NC_STRING); NULL when
+ * absent, of another type, or out of memory. */
+char *minv_nc_text_att_dup(int grpid, int varid, const char *name, nc_type *type);
+/* Appends `name` to the ", "-separated list (a name that would not fit is left out). */
+void minv_nc_list_name(char *list, size_t len, const char *name);
 /* Copies the attributes of a variable (or NC_GLOBAL) to one of another file, leaving behind
- * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped`
- * those a user may miss, and those the output's format cannot hold. A NetCDF status. */
-int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, size_t len);
+ * what does not hold for a result computed from it (nc_meta.c) and listing in `dropped` those
+ * a user may miss (a variable's only: NULL for NC_GLOBAL), and in `lacking` those of a type
+ * the output's format cannot hold (a single string is written as text). A NetCDF status. */
+int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, char *lacking, size_t len);
 /* A new history: "<date>: <command line> (<what>)", then `old` (may be NULL), as NCO writes
  * it. malloc'ed, NULL when out of memory. */
 char *minv_nc_history(const char *old, const char *what);

@@ -732,7 +732,11 @@ typedef struct {
     int32_t nslice;           /* number of indices in slice; 0 = no slice */
     int32_t overwrite;        /* 0: an existing output file is never replaced, nor a variable
                                  it holds (MINV_ERR_INVALID_ARG says so); a netCDF file that
-                                 lacks the output variable gains it. 1: they are replaced */
+                                 lacks the output variable gains it. 1: a file that is not
+                                 netCDF or holds only the output variable is replaced; in one
+                                 with other variables the output variable is overwritten when
+                                 of the result's shape and type without packing, fill or
+                                 valid-range attributes, else refused (README) */
     int64_t slice[MINV_MAX_SLICE]; /* 0-based indices into the leading dimensions */
     int64_t tile;             /* 0: the values are read directly, whole chunks or blocks of
                                  rows on all threads (NetCDF-C's tiles where the storage needs
@@ -757,7 +761,8 @@ typedef struct {
 void minv_file_options_default(minv_file_options *fopts);
 /* out_var NULL or "" means "<in_var>_inv" (of in_var's name without its groups). If out_path
  * exists: a netCDF file that lacks out_var gains it; a file that is not netCDF, or one that
- * holds out_var, is replaced (out_var overwritten, when other variables are there) only with
+ * holds out_var, is replaced (out_var overwritten, when other variables are there, if of the
+ * result's shape and type without packing, fill or valid-range attributes) only with
  * fopts->overwrite. A FIFO, device, socket, directory or symbolic link is never written. */
 minv_status minv_invert_file(minv_context *ctx, minv_method method, const char *in_path,
                              const char *in_var, const char *out_path, const char *out_var,

@@ -120,6 +120,8 @@ foreach(cmd invert solve info generate)
   ok(ARGS ${cmd} --help EXPECT "usage: minv ${cmd}" "--help")
 endforeach()
 ok(ARGS invert --help EXPECT "minv invert IN.nc OUT.nc\\[:VAR\\] --tridiagonal DL,D,DU" "--tridiagonal-algorithm")
+ok(ARGS solve --help EXPECT "-O: replace an output file that is not netCDF or whose only variable is VAR"
+   "overwrite VAR where it has the result's shape and *type and no packing, fill or valid-range attributes, else refuse")
 
 # ---- generate, info, invert, solve ----
 ok(ARGS generate soar 400 soar.nc:B EXPECT "minv generate: soar 400 x 400 -> 'soar.nc':B")
@@ -129,7 +131,7 @@ ok(ARGS info soar.nc:B
           "rcond +[0-9.]+e-[0-9]+ \\(1 / \\(\\|\\|A\\|\\|_1 \\|\\|A\\^-1\\|\\|_1\\) from the Cholesky inverse")
 ok(ARGS invert soar.nc:B soar_inv.nc
    EXPECT "method +cholesky" "why +AUTO: symmetric" "backend +(cpu|gpu)" "n +400\n" "time +[0-9.]+ s"
-          "rate +[0-9.]+ GFLOP/s" "rcond +[0-9.]+e" "read +[0-9.]+ MB in [0-9.]+ s \\([0-9]+ MB/s\\)" "wrote +")
+          "rate +[0-9.]+ GFLOP/s" "rcond +[0-9.]+e" "read +[0-9.]+ MB in [0-9.]+ s \\(([0-9]+|[0-9]\\.[0-9][0-9]) MB/s\\)" "wrote +")
 residual_ok()
 file_ok(soar.nc:B soar_inv.nc:B_inv)
 ok(ARGS invert soar.nc:B ridge.nc --recondition ridge --target-condition 50
@@ -254,6 +256,7 @@ ok(ARGS invert kms.nc:A notnc.nc:second)
 fails(CODE 1 ARGS generate kms 5 kms.nc INPUT kms.nc MESSAGE "output 'kms.nc' already holds a variable 'A'")
 ok(ARGS generate kms 5 kms5.nc)
 ok(ARGS generate kms 5 kms5.nc -O)
+ok(ARGS invert kms5.nc:A kms5_inv.nc EXPECT "read 'A' as 1 chunk of 5 x 5," "wrote +[0-9.e-]+ MB in [0-9.e-]+ s \\([0-9]+(\\.[0-9][0-9])? MB/s\\)")
 find_program(MKFIFO mkfifo)
 if(MKFIFO)
   execute_process(COMMAND ${MKFIFO} fifo.nc WORKING_DIRECTORY "${WORK}")
@@ -268,6 +271,18 @@ run(info http://127.0.0.1:9/kms.nc:A --allow-remote) # asked: netCDF-C tries (an
 if(rc EQUAL 0 OR err MATCHES "is a URL")
   message(SEND_ERROR "info --allow-remote: exit ${rc}, ${err}")
 endif()
+
+# ---- a colon in a file's name (ISO times): FILE:VAR is parted at the last colon unless the
+# colon is the name's own (the whole names a file, or a file suffix follows it) ----
+ok(ARGS invert kms.nc:A inv_2026-01-01T06:00.nc EXPECT "-> 'inv_2026-01-01T06:00.nc':A_inv")
+file_ok(kms.nc:A inv_2026-01-01T06:00.nc:A_inv)
+file(MAKE_DIRECTORY "${WORK}/run:1") # a folder with a colon
+ok(ARGS invert kms.nc:A run:1/inv.nc EXPECT "-> 'run:1/inv.nc':A_inv")
+ok(ARGS invert inv_2026-01-01T06:00.nc:A_inv back_2026-01-01T06:00.nc:X
+   EXPECT "'inv_2026-01-01T06:00.nc':A_inv -> 'back_2026-01-01T06:00.nc':X")
+fails(CODE 2 ARGS info inv_2026-01-01T06:00.nc
+      MESSAGE "expected FILE.nc:VARIABLE .the variable to read after the colon. `ncdump -h inv_2026-01-01T06:00.nc` lists them")
+ok(ARGS invert cli_grp.nc:analysis/M grp_2026-01-01T06:00.nc -O EXPECT "'cli_grp.nc':analysis/M -> 'grp_2026-01-01T06:00.nc':M_inv")
 
 # ---- a file that crashes HDF5 itself: the command's guarded open says so in one line ----
 file(COPY "${LIBRARY_CRASH}" DESTINATION "${WORK}")
@@ -410,7 +425,8 @@ if(NCGEN)
        "    B:coordinates = \"lat lon\" ;\n    B:valid_range = 0., 100. ;\n    B:_FillValue = -999. ;\n"
        "  double Y(n) ;\n    Y:units = \"m s-1\" ;\n  double T(n) ;\n    T:units = \"days since 2000-01-01\" ;\n"
        "  double DL(m) ;\n  double D(n) ;\n    D:units = \"s-1\" ;\n  double DU(m) ;\n"
-       "  double S(n, n) ;\n    string S:units = \"m2\" ;\n"
+       "  double S(n, n) ;\n    string S:units = \"m2\" ;\n    S:counts = 1LL, 2LL ;\n    string S:labels = \"a\", \"b\" ;\n"
+       "    S:flag = 1UB ;\n    string S:comment = \"one string\" ;\n"
        "  string :source = \"a string attribute\" ;\n  :title = \"3D-Var test case\" ;\n  :Conventions = \"CF-1.8\" ;\n"
        "  :history = \"Mon Jan  1 00:00:00 2024: ncks -O raw.nc meta.nc\" ;\n"
        "data:\n  B = 2, 0, 0, 4 ;\n  S = 2, 0, 0, 4 ;\n  Y = 1, 1 ;\n  T = 1, 2 ;\n  DL = 1 ;\n  D = 2, 2 ;\n  DU = 0 ;\n}\n")
@@ -421,6 +437,7 @@ if(NCGEN)
   ok(ARGS solve meta.nc:B meta.nc:T meta_t.nc)
   ok(ARGS invert meta.nc:B meta_classic.nc --format classic)
   ok(ARGS invert meta.nc:S meta_s.nc) # units as a netCDF-4 string attribute (h5py and h5netcdf write them)
+  ok(ARGS invert meta.nc:S meta_s_classic.nc --format classic)
   if(NCDUMP)
     header_check(FILE meta_inv.nc
       HAS "B_inv:units = \"K-2\"" "B_inv:comment = \"from the ensemble\"" ":title = \"3D-Var test case\""
@@ -432,8 +449,13 @@ if(NCGEN)
     header_check(FILE meta_x.nc HAS "X:units = \"m s-1 K-2\"" ":title = \"3D-Var test case\"")
     header_check(FILE meta_t.nc LACKS "X:units"
       HAS "X:minv_not_carried = \"units .+days since 2000-01-01.+ over .+K2.+ \\(minv cannot divide them\\)\"")
-    # a string global cannot go to a classic file
-    header_check(FILE meta_classic.nc HAS "global source \\(the format lacks the type: netCDF-3 classic\\)" LACKS ":source")
+    # a single string goes to a classic file as text; string arrays, int64 and ubyte cannot go
+    header_check(FILE meta_classic.nc HAS ":source = \"a string attribute\"" ":title = \"3D-Var test case\""
+                 LACKS "lacks the type")
+    header_check(FILE meta_s_classic.nc HAS "S_inv:comment = \"one string\"" "S_inv:units = \"m-2\""
+                 "S_inv:minv_not_carried = \"counts, labels, flag \\(the format lacks the type: netCDF-3 classic\\)\""
+                 LACKS "S_inv:counts" "S_inv:labels" "S_inv:flag" "not true of the result")
+    header_check(FILE meta_s.nc HAS "S_inv:counts = 1LL, 2LL" "string S_inv:labels = \"a\", \"b\"" LACKS "minv_not_carried")
     header_check(FILE meta_bands.nc HAS "D_inv:units = \"s\"")
     header_check(FILE meta_s.nc HAS "S_inv:units = \"m-2\"")
   endif()

@@ -341,6 +341,25 @@ static void bad_outputs_and_numerics(minv_context *ctx) {
     nct_write("err_v.nc", 1, &nc4, "vnan", NC_DOUBLE, 1, ij, (const size_t[1]){N}, 0, v);
     HAS(solve_fails(ctx, "err_A.nc", "A", "err_v.nc", "vnan", MINV_ERR_NOT_FINITE),
         "'err_v.nc', variable 'vnan': entry 3 (1-based; the first bad one) is NaN");
+    /* B stored transposed, BT(k, n): the bad entry where it is stored, (2, 5) as ncdump shows
+     * it, not at B's (5, 2); in Fortran order the same entry is (5, 2) */
+    {
+        const size_t tl[2] = {3, N};
+        const char *const td[2] = {"k", "n"};
+        double bt[3 * N];
+        for (int e = 0; e < 3 * N; e++)
+            bt[e] = e;
+        bt[1 * N + 4] = NAN;
+        nct_write("err_v.nc", 1, &nc4, "BT", NC_DOUBLE, 2, td, tl, 0, bt);
+        HAS(solve_fails(ctx, "err_A.nc", "A", "err_v.nc", "BT", MINV_ERR_NOT_FINITE),
+            "'err_v.nc', variable 'BT': entry (2, 5) (row, column, 1-based; the first bad one in file order) is NaN");
+        minv_file_options fo;
+        nct_options(&fo);
+        fo.fortran_order = 1;
+        CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_AUTO, "err_A.nc", "A", "err_v.nc", "BT", "err_out.nc", NULL, &fo, NULL),
+                     MINV_ERR_NOT_FINITE, ctx);
+        HAS(minv_last_error(ctx), "variable 'BT': entry (5, 2)");
+    }
     nct_write("err_v.nc", 1, &nc4, "scalar", NC_DOUBLE, 0, NULL, NULL, 0, v);
     HAS(solve_fails(ctx, "err_A.nc", "A", "err_v.nc", "scalar", MINV_ERR_SHAPE),
         "variable 'scalar' has rank 0: a vector needs 1 dimension, a matrix 2");

@@ -1,9 +1,11 @@
 /* Layouts and outputs: a variable that uses one dimension twice, WRF-style cov(Time, n, n)
- * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables), a
- * rank-4 variable, B(n, k) and B(k, n) for solves in either order, a 1-D B(n) (one
- * right-hand side, X 1-D too), output into an existing file (added, overwritten, refused),
- * the output's storage and attributes, the analysis, and a nearly symmetric matrix that the
- * in-place file inversion hands to LU. */
+ * with an unlimited Time (sliced, and as a batch; netCDF-4 and classic record variables),
+ * classic and CDF-5 record variables over their record dimension beside others, netCDF-4
+ * variables over an unlimited row dimension, a rank-4 variable, B(n, k) and B(k, n) for
+ * solves in either order, a 1-D B(n) (one right-hand side, X 1-D too), output into an
+ * existing file (added, overwritten, refused when of another shape or type), the output's
+ * storage and attributes, a history stored as a string, the analysis, and a nearly symmetric
+ * matrix that the in-place file inversion hands to LU. */
 #include <float.h>
 #include <math.h>
 
@@ -125,6 +127,142 @@ static void wrf_time(minv_context *ctx, const nct_storage *st, const char *path)
     free(x);
     free(cov);
     free(covf);
+}
+
+/* The largest difference between two results of count values, relative to the largest of x. */
+static double relative_difference(const double *x, const double *y, size_t count) {
+    double diff = 0, largest = 0;
+    for (size_t k = 0; k < count; k++) {
+        diff = fmax(diff, fabs(x[k] - y[k]));
+        largest = fmax(largest, fabs(x[k]));
+    }
+    return diff / largest;
+}
+
+/* An observation file, classic and CDF-5: the record dimension obs is the row dimension of
+ * A(obs, y), d(obs) and D(obs, ens), beside another record variable lat(obs), so that rows are
+ * a record apart, not adjacent. A, d and D read as the same values in fixed dimensions do:
+ * the inverse, the solves (a 1-D and a 2-D right-hand side) and the analysis's norms. */
+static void record_rows(minv_context *ctx) {
+    const size_t n = 20, k = 3, lens[2] = {20, 20}, blens[2] = {20, 3};
+    const char *const dims[2] = {"obs", "y"}, *const fixed[2] = {"row", "y"}, *const bdims[2] = {"obs", "ens"};
+    const char *const fbdims[2] = {"row", "ens"};
+    const nct_storage cdf5 = {.cmode = NC_CLOBBER | NC_64BIT_DATA};
+    const nct_storage *formats[2] = {&classic, &cdf5};
+    double *a = general(n, n, 81, 6), *lat = general(n, 1, 82, 0), *d = general(n, 1, 83, 0), *b = general(n, k, 84, 0);
+    for (size_t i = 0; i < n; i++)
+        lat[i] = (float)lat[i];
+    for (int f = 0; f < 2; f++) {
+        nct_write("lay_obs.nc", 0, formats[f], "lat", NC_FLOAT, 1, dims, lens, 1, lat);
+        nct_write("lay_obs.nc", 1, formats[f], "A", NC_DOUBLE, 2, dims, lens, 1, a);
+        nct_write("lay_obs.nc", 1, formats[f], "d", NC_DOUBLE, 1, dims, lens, 1, d);
+        nct_write("lay_obs.nc", 1, formats[f], "D", NC_DOUBLE, 2, bdims, blens, 1, b);
+        nct_write("lay_obs.nc", 1, formats[f], "Af", NC_DOUBLE, 2, fixed, lens, 0, a);
+        nct_write("lay_obs.nc", 1, formats[f], "df", NC_DOUBLE, 1, fixed, lens, 0, d);
+        nct_write("lay_obs.nc", 1, formats[f], "Df", NC_DOUBLE, 2, fbdims, blens, 0, b);
+        const char *format = f ? "CDF-5" : "classic";
+
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "A", "lay_obs_inv.nc", "X", NCT_REPLACE, NULL),
+                     MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "Af", "lay_obs_invf.nc", "X", NCT_REPLACE, NULL),
+                     MINV_SUCCESS, ctx);
+        double *x = nct_read("lay_obs_inv.nc", "X", NULL), *xf = nct_read("lay_obs_invf.nc", "X", NULL);
+        CHECK(disk_inverse_ratio(a, x, n) < 30 && relative_difference(xf, x, n * n) < 1e-12,
+              "%s: the inverse of the record variable A(obs, y): ratio %.3g", format, disk_inverse_ratio(a, x, n));
+        free(x);
+        free(xf);
+
+        const char *rhs[2][2] = {{"d", "df"}, {"D", "Df"}};
+        for (int c = 0; c < 2; c++) {
+            const size_t count = c ? n * k : n;
+            CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "A", "lay_obs.nc", rhs[c][0], "lay_obs_x.nc", "X",
+                                         NCT_REPLACE, NULL),
+                         MINV_SUCCESS, ctx);
+            CHECK_STATUS(minv_solve_file(ctx, MINV_METHOD_LU, "lay_obs.nc", "Af", "lay_obs.nc", rhs[c][1], "lay_obs_xf.nc", "X",
+                                         NCT_REPLACE, NULL),
+                         MINV_SUCCESS, ctx);
+            x = nct_read("lay_obs_x.nc", "X", NULL);
+            xf = nct_read("lay_obs_xf.nc", "X", NULL);
+            CHECK(relative_difference(xf, x, count) < 1e-12, "%s: the solve with the record variable %s differs by %.3g",
+                  format, rhs[c][0], relative_difference(xf, x, count));
+            free(x);
+            free(xf);
+        }
+
+        minv_analysis an, anf;
+        CHECK_STATUS(minv_analyze_file(ctx, "lay_obs.nc", "A", NULL, &an), MINV_SUCCESS, ctx);
+        CHECK_STATUS(minv_analyze_file(ctx, "lay_obs.nc", "Af", NULL, &anf), MINV_SUCCESS, ctx);
+        CHECK(an.norm_1 == anf.norm_1 && an.norm_inf == anf.norm_inf && an.norm_fro == anf.norm_fro,
+              "%s: the norms of A (%g, %g, %g) are not those of the same values in fixed dimensions (%g, %g, %g)", format,
+              an.norm_1, an.norm_inf, an.norm_fro, anf.norm_1, anf.norm_inf, anf.norm_fro);
+    }
+    free(a);
+    free(lat);
+    free(d);
+    free(b);
+}
+
+/* netCDF-4 variables over an unlimited row dimension x, chunked 1 x n or 64 x 64: outputs
+ * over an unlimited x (copied from the input, or a dimension of the file written to) must grow
+ * along it before their chunks are written. The inverse of A(x, y), the solve with B(x, k)
+ * (X over a fixed x in a new file, over the file's unlimited x when added to it) and the batch
+ * cov(Time, x, y) (Time unlimited too) are those of the same values in fixed dimensions. */
+static void unlimited_rows_nc4(minv_context *ctx) {
+    const size_t n = 100, k = 3, lens[2] = {100, 100}, blens[2] = {100, 3}, clens[3] = {2, 100, 100};
+    const size_t rows[2] = {1, 100}, squares[2] = {64, 64}, batch_chunks[3] = {1, 64, 64};
+    const char *const dims[2] = {"x", "y"}, *const fixed[2] = {"row", "y"}, *const bdims[2] = {"x", "ens"};
+    const char *const fbdims[2] = {"row", "ens"}, *const cdims[3] = {"Time", "x", "y"}, *const fcdims[3] = {"T", "row", "y"};
+    const size_t *chunks[2] = {rows, squares};
+    double *a = general(n, n, 91, 8), *b = general(n, k, 92, 0), *cov = general(2 * n, n, 93, 0);
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < n; i++)
+            cov[(t * n + i) * n + i] += 8;
+    /* A or cov, the same in fixed dimensions, B and Bf for a solve, the output, and the
+     * output's unlimited dimensions */
+    const struct {
+        const char *var[4], *out;
+        int unlimited;
+    } cases[4] = {{{"A", "Af", NULL, NULL}, "lay_unl_x.nc", 1},
+                  {{"A", "Af", "B", "Bf"}, "lay_unl_x.nc", 0},
+                  {{"A", "Af", "B", "Bf"}, "lay_unl_into.nc", 1},
+                  {{"cov", "covf", NULL, NULL}, "lay_unl_x.nc", 2}};
+    const double other[100] = {0};
+    for (int c = 0; c < 2; c++) {
+        const nct_storage st = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = chunks[c]};
+        const size_t bchunks[2] = {chunks[c][0], k};
+        const nct_storage stb = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = bchunks};
+        const nct_storage st3 = {.cmode = NC_CLOBBER | NC_NETCDF4, .chunks = batch_chunks};
+        nct_write("lay_unl.nc", 0, &st, "A", NC_DOUBLE, 2, dims, lens, 1, a);
+        nct_write("lay_unl.nc", 1, &nc4, "Af", NC_DOUBLE, 2, fixed, lens, 0, a);
+        nct_write("lay_unl.nc", 1, &stb, "B", NC_DOUBLE, 2, bdims, blens, 1, b);
+        nct_write("lay_unl.nc", 1, &nc4, "Bf", NC_DOUBLE, 2, fbdims, blens, 0, b);
+        nct_write("lay_unl.nc", 1, &st3, "cov", NC_DOUBLE, 3, cdims, clens, 1, cov); /* x stays unlimited */
+        nct_write("lay_unl.nc", 1, &nc4, "covf", NC_DOUBLE, 3, fcdims, clens, 0, cov);
+        nct_write("lay_unl_into.nc", 0, &nc4, "obs", NC_DOUBLE, 1, dims, lens, 1, other);
+        for (int v = 0; v < 4; v++) {
+            const char *const *cs = cases[v].var, *outs[2] = {cases[v].out, "lay_unl_xf.nc"};
+            for (int f = 0; f < 2; f++)
+                CHECK_STATUS(cs[2] ? minv_solve_file(ctx, MINV_METHOD_LU, "lay_unl.nc", cs[f], "lay_unl.nc", cs[2 + f], outs[f],
+                                                     "X", NCT_REPLACE, NULL)
+                                   : minv_invert_file(ctx, MINV_METHOD_LU, "lay_unl.nc", cs[f], outs[f], "X", NCT_REPLACE, NULL),
+                             MINV_SUCCESS, ctx);
+            size_t count, countf;
+            double *x = nct_read(outs[0], "X", &count), *xf = nct_read(outs[1], "X", &countf);
+            CHECK(count == countf && relative_difference(xf, x, count) < 1e-12,
+                  "chunks %zu x %zu: %s%s into %s: %zu values, %zu in fixed dimensions", chunks[c][0], chunks[c][1],
+                  cs[2] ? "the solve with " : "the inverse of ", cs[2] ? cs[2] : cs[0], outs[0], count, countf);
+            int ncid, nunlim;
+            NCT(nc_open(outs[0], NC_NOWRITE, &ncid));
+            NCT(nc_inq_unlimdims(ncid, &nunlim, NULL));
+            NCT(nc_close(ncid));
+            CHECK(nunlim == cases[v].unlimited, "case %d: the output has %d unlimited dimensions", v, nunlim);
+            free(x);
+            free(xf);
+        }
+    }
+    free(a);
+    free(b);
+    free(cov);
 }
 
 static void rank4(minv_context *ctx) {
@@ -317,6 +455,64 @@ static void solve_vector(minv_context *ctx) {
     free(sa);
 }
 
+/* An existing A_inv(n, n) beside another variable, of the result's shape but not its type, or
+ * with attributes that change the values read back (ncpdq's packing, a fill value): the
+ * result is refused, the file left as it was; of the result's type, it takes the result, and
+ * its old attributes go. */
+static void typed_existing_variable(minv_context *ctx, const double *a) {
+    const size_t n = 8, lens[2] = {8, 8}, other_len[1] = {5};
+    const char *const dims[2] = {"n", "n"}, *const odims[1] = {"station"};
+    const double other[5] = {1, 2, 3, 4, 5}, scale = 1e-4, offset = 0.5, fill = -999;
+    const struct {
+        const nct_storage *st;
+        nc_type type;
+        const double *scale, *offset, *fill;
+        const char *says;
+    } cases[] = {
+        {&nc4, NC_SHORT, &scale, &offset, NULL, "of type NC_SHORT with scale_factor, add_offset"},
+        {&classic, NC_SHORT, &scale, NULL, NULL, "of type NC_SHORT with scale_factor"},
+        {&classic, NC_INT, NULL, NULL, NULL, "of type NC_INT:"},
+        {&nc4, NC_FLOAT, NULL, NULL, NULL, "of type NC_FLOAT:"},
+        {&nc4, NC_DOUBLE, NULL, NULL, &fill, "of type NC_DOUBLE with _FillValue"},
+        {&classic, NC_DOUBLE, NULL, NULL, NULL, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        nct_storage st = *cases[c].st;
+        st.fill = cases[c].fill;
+        nct_write("lay_typed.nc", 0, cases[c].st, "other", NC_DOUBLE, 1, odims, other_len, 0, other);
+        nct_write("lay_typed.nc", 1, &st, "A_inv", cases[c].type, 2, dims, lens, 0, NULL);
+        if (cases[c].scale)
+            nct_put_att("lay_typed.nc", "A_inv", "scale_factor", NC_FLOAT, 1, cases[c].scale);
+        if (cases[c].offset)
+            nct_put_att("lay_typed.nc", "A_inv", "add_offset", NC_FLOAT, 1, cases[c].offset);
+        int ncid, varid, id;
+        NCT(nc_open("lay_typed.nc", NC_WRITE, &ncid));
+        NCT(nc_redef(ncid));
+        NCT(nc_inq_varid(ncid, "A_inv", &varid));
+        NCT(nc_put_att_text(ncid, varid, "units", 1, "K")); /* an earlier result's: A has none */
+        NCT(nc_close(ncid));
+        nct_snapshot before = nct_snap("lay_typed.nc");
+        const minv_status got = minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", "lay_typed.nc", "A_inv", NCT_REPLACE, NULL);
+        if (cases[c].says) {
+            CHECK(got == MINV_ERR_INVALID_ARG, "case %zu: %s", c, minv_status_string(got));
+            HAS(minv_last_error(ctx), cases[c].says);
+            HAS(minv_last_error(ctx), "give another output variable name, or write to a new file");
+            CHECK(nct_same(&before, "lay_typed.nc") && !nct_tmp_left("lay_typed.nc"), "case %zu: the refusal left changes", c);
+        } else {
+            CHECK_STATUS(got, MINV_SUCCESS, ctx);
+            double *x = nct_read("lay_typed.nc", "A_inv", NULL);
+            CHECK(disk_inverse_ratio(a, x, n) < 30, "the inverse written into the existing NC_DOUBLE A_inv");
+            free(x);
+            NCT(nc_open("lay_typed.nc", NC_NOWRITE, &ncid));
+            NCT(nc_inq_varid(ncid, "A_inv", &varid));
+            CHECK(nc_inq_attid(ncid, varid, "units", &id) == NC_ENOTATT, "the earlier result's units stayed");
+            CHECK(nc_inq_attid(ncid, varid, "minv_version", &id) == NC_NOERR, "the result's attributes are missing");
+            NCT(nc_close(ncid));
+        }
+        nct_snap_free(&before);
+    }
+}
+
 /* Output into an existing file: added next to other variables, overwritten when of the same
  * shape, refused when of another shape (the file left as it was), classic files kept classic. */
 static void into_existing_file(minv_context *ctx) {
@@ -374,6 +570,7 @@ static void into_existing_file(minv_context *ctx) {
     HAS(minv_last_error(ctx), "already has a variable 'A_inv' of another shape");
     CHECK(nct_same(&before, "lay_results.nc") && !nct_tmp_left("lay_results.nc"), "refused output left changes");
     nct_snap_free(&before);
+    typed_existing_variable(ctx, a);
     /* a file that holds only the variable (an earlier run's output) is replaced */
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_in.nc", "A", "lay_only.nc", "X", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_small.nc", "S", "lay_only.nc", "X", NCT_REPLACE, NULL), MINV_SUCCESS, ctx);
@@ -384,6 +581,63 @@ static void into_existing_file(minv_context *ctx) {
     free(small);
     free(a);
     free(a2);
+}
+
+/* The global history of `path` (malloc'ed) and its type, NC_CHAR or one NC_STRING. */
+static char *history_of(const char *path, nc_type *type) {
+    int ncid;
+    size_t len;
+    char *text = NULL;
+    NCT(nc_open(path, NC_NOWRITE, &ncid));
+    NCT(nc_inq_att(ncid, NC_GLOBAL, "history", type, &len));
+    if (*type == NC_STRING) {
+        char *s;
+        NCT(nc_get_att_string(ncid, NC_GLOBAL, "history", &s));
+        text = strdup(s);
+        nc_free_string(1, &s);
+    } else {
+        text = calloc(len + 1, 1);
+        NCT(nc_get_att_text(ncid, NC_GLOBAL, "history", text));
+    }
+    NCT(nc_close(ncid));
+    return text;
+}
+
+/* A history stored as one NC_STRING, as xarray's h5netcdf engine writes it: kept below the new
+ * line, as a string in a netCDF-4 output (new, or added to) and as text in a classic one. */
+static void history_as_string(minv_context *ctx) {
+    const size_t n = 4, lens[2] = {4, 4};
+    const char *const dims[2] = {"x", "y"}, *old = "created by model run 42";
+    double *a = spd(n, 95);
+    const struct {
+        const char *out;
+        int32_t format;
+        int add; /* into a copy of the input, which has the string history */
+        nc_type type;
+    } cases[] = {{"lay_hs4.nc", MINV_FORMAT_AUTO, 0, NC_STRING},
+                 {"lay_hs3.nc", MINV_FORMAT_CLASSIC, 0, NC_CHAR},
+                 {"lay_hs_add.nc", MINV_FORMAT_AUTO, 1, NC_STRING}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        nct_write(cases[c].add ? cases[c].out : "lay_hs.nc", 0, &nc4, "B", NC_DOUBLE, 2, dims, lens, 0, a);
+        int ncid;
+        NCT(nc_open(cases[c].add ? cases[c].out : "lay_hs.nc", NC_WRITE, &ncid));
+        NCT(nc_redef(ncid));
+        NCT(nc_put_att_string(ncid, NC_GLOBAL, "history", 1, &old));
+        NCT(nc_close(ncid));
+        if (cases[c].add)
+            nct_write("lay_hs.nc", 0, &nc4, "B", NC_DOUBLE, 2, dims, lens, 0, a);
+        minv_file_options fo;
+        nct_options(&fo);
+        fo.format = cases[c].format;
+        CHECK_STATUS(minv_invert_file(ctx, MINV_METHOD_AUTO, "lay_hs.nc", "B", cases[c].out, "B_inv", &fo, NULL), MINV_SUCCESS, ctx);
+        nc_type type;
+        char *h = history_of(cases[c].out, &type);
+        const char *older = strstr(h, "\ncreated by model run 42");
+        CHECK(type == cases[c].type && older && !older[24] && strstr(h, "inversion of lay_hs.nc:B written as B_inv") < older,
+              "%s: history of type %d \"%s\"", cases[c].out, (int)type, h);
+        free(h);
+    }
+    free(a);
 }
 
 static void output_storage_and_attributes(minv_context *ctx) {
@@ -493,12 +747,15 @@ int main(void) {
     cholesky_residual_in_place(ctx);
     wrf_time(ctx, &nc4, "lay_wrf4.nc");
     wrf_time(ctx, &classic, "lay_wrf3.nc");
+    record_rows(ctx);
+    unlimited_rows_nc4(ctx);
     rank4(ctx);
     solve_layouts(ctx);
     solve_sliced(ctx);
     solve_vector(ctx);
     into_existing_file(ctx);
     output_storage_and_attributes(ctx);
+    history_as_string(ctx);
     analysis(ctx);
     minv_destroy(ctx);
     return tu_finish("test_nc_layouts");
