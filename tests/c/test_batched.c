@@ -488,6 +488,36 @@ static void bad_members(minv_context *ctx) {
     }
 }
 
+/* ---- float storage computed in double: symmetry judged by float's tolerance ---- */
+
+/* SPD members with one pair a_ij != a_ji apart by 4 float roundings of the largest entry: as
+ * symmetric as float data formed by GEMM, far outside double's tolerance (16 roundings). */
+static void float_rounded_symmetry(minv_context *ctx) {
+    tu_rng rng;
+    tu_seed(&rng, 907);
+    static const int64_t ks[] = {20, 100, 200};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const int64_t k = ks[i], nbatch = 4;
+        batch a = batch_new(k, nbatch, k, k * k), x = batch_new(k, nbatch, k, k * k);
+        fill(&rng, &a, 1);
+        for (int64_t m = 0; m < nbatch; m++) {
+            double largest = 0;
+            for (int64_t e = 0; e < k * k; e++) largest = fmax(largest, fabs(member(&a, m)[e]));
+            member(&a, m)[3 * k + 1] += 4 * FLT_EPSILON * largest;
+        }
+        minv_status st[4];
+        minv_batch_report rep;
+        CHECK_STATUS(invert(ctx, KIND_SD, MINV_METHOD_CHOLESKY, &a, &x, st, &rep), MINV_SUCCESS, ctx);
+        CHECK(worst_inverse_ratio(&a, &x, KIND_SD) < 30, "k %lld: float-symmetric Cholesky", (long long)k);
+        CHECK_STATUS(invert(ctx, KIND_SD, MINV_METHOD_AUTO, &a, &x, st, &rep), MINV_SUCCESS, ctx);
+        if (!(rep.backend == MINV_BACKEND_GPU && k > 128)) /* the GPU's blocked path pivots every member */
+            CHECK(rep.cholesky_count == nbatch, "k %lld: AUTO took the SPD path for %lld of %lld", (long long)k,
+                  (long long)rep.cholesky_count, (long long)nbatch);
+        free(a.a);
+        free(x.a);
+    }
+}
+
 /* ---- argument errors ---- */
 
 static void errors(minv_context *ctx) {
@@ -644,6 +674,7 @@ int main(void) {
         layouts(ctx[c]);
         solves(ctx[c]);
         bad_members(ctx[c]);
+        float_rounded_symmetry(ctx[c]);
         errors(ctx[c]);
         residual_modes(ctx[c]);
     }
