@@ -16,10 +16,12 @@
 !     a code compiled with -fdefault-real-8 reaches the real64 specifics. Arrays are
 !     assumed-shape. A non-contiguous section is accepted: the compiler passes a contiguous
 !     copy to C (and copies outputs back), which costs memory and time for large matrices.
-!   - Arguments are checked here, before any work: the context initialised, A square and not
-!     empty, ainv and v0 shaped as A, size(b, 1) = n, x shaped as b. A shape mismatch is
-!     MINV_ERR_SHAPE, an empty matrix or an uninitialised context MINV_ERR_INVALID_ARG, each
-!     with a message naming the arrays and their shapes.
+!   - Arguments are checked here, before any work: the context initialised, A square, ainv
+!     and v0 shaped as A, size(b, 1) = n, x shaped as b. A shape mismatch is MINV_ERR_SHAPE,
+!     an uninitialised context MINV_ERR_INVALID_ARG, each with a message naming the arrays and
+!     their shapes. As in C and LAPACK, n = 0 (a(0, 0)), no right-hand sides (b(n, 0)) and
+!     batches of order 0 are a quick return with success; minv_analyze and
+!     minv_invert_subset, which C refuses an empty matrix, refuse it here too.
 !   - Errors: every routine takes optional `stat` and `errmsg` (as fortran-lang/stdlib).
 !     With `stat` present an error returns its code (MINV_SUCCESS = 0 otherwise) and, with
 !     `errmsg` present, its message "<routine>: <what went wrong>" (truncated to len(errmsg);
@@ -799,7 +801,7 @@ contains
                 'ctx is not initialised: call minv_init(ctx) first (or it failed)')
   end subroutine check_context
 
-  ! `name` (of shape shp) must be a square, non-empty matrix.
+  ! `name` (of shape shp) must be a square matrix.
   subroutine check_square(status, why, name, shp)
     integer(c_int), intent(inout) :: status
     character(:), allocatable, intent(inout) :: why
@@ -807,12 +809,21 @@ contains
     integer(int64), intent(in) :: shp(2)
 
     if (status /= MINV_SUCCESS) return
-    if (shp(1) /= shp(2)) then
+    if (shp(1) /= shp(2)) &
       call fail(status, why, MINV_ERR_SHAPE, name // ' is ' // dims(shp) // ', not square')
-    else if (shp(1) == 0) then
-      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' is empty (0 x 0)')
-    end if
   end subroutine check_square
+
+  ! `name` (of shape shp) must not be empty: for the routines whose C refuses n = 0.
+  subroutine check_not_empty(status, why, name, shp)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: shp(2)
+
+    if (status /= MINV_SUCCESS) return
+    if (any(shp == 0)) &
+      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' is empty (' // dims(shp) // ')')
+  end subroutine check_not_empty
 
   ! `name` (of shape shp) must have the shape of `ref` (of shape ref_shp).
   subroutine check_same_shape(status, why, name, shp, ref, ref_shp)
@@ -827,7 +838,7 @@ contains
                 dims(ref_shp) // ', the shape of ' // ref)
   end subroutine check_same_shape
 
-  ! The right-hand sides `name` (of shape shp) must have n rows and at least one column.
+  ! The right-hand sides `name` (of shape shp) must have n rows.
   subroutine check_rhs(status, why, name, shp, n)
     integer(c_int), intent(inout) :: status
     character(:), allocatable, intent(inout) :: why
@@ -835,12 +846,9 @@ contains
     integer(int64), intent(in) :: shp(2), n
 
     if (status /= MINV_SUCCESS) return
-    if (shp(1) /= n) then
+    if (shp(1) /= n) &
       call fail(status, why, MINV_ERR_SHAPE, name // ' has ' // str(shp(1)) // &
                 ' rows but a is ' // dims([n, n]))
-    else if (shp(2) == 0) then
-      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' has no columns (no right-hand sides)')
-    end if
   end subroutine check_rhs
 
   ! precision = 'double' or 'mixed' of one call: MINV_OPT_PRECISION set for it, the context's
