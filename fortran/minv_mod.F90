@@ -448,10 +448,21 @@ contains
     call finish('minv_finalize', status, ctx%ptr, stat, errmsg)
   end subroutine minv_finalize
 
-  ! The backend the context runs on: MINV_BACKEND_CPU or MINV_BACKEND_GPU (never AUTO).
-  integer function context_backend(ctx) result(backend)
+  ! The backend the context runs on: MINV_BACKEND_CPU or MINV_BACKEND_GPU (never AUTO). An
+  ! uninitialised ctx is an error, as for every call that needs a live context: a stop, or
+  ! with stat the result -1, which names no backend. minv_initialized(ctx) asks without one.
+  integer function context_backend(ctx, stat, errmsg) result(backend)
     type(minv_context), intent(in) :: ctx
-    backend = c_context_backend(ctx%ptr)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    backend = -1
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) backend = c_context_backend(ctx%ptr)
+    call finish('minv_context_backend', status, ctx%ptr, stat, errmsg, why)
   end function context_backend
 
   ! The C context (minv_context *) behind ctx, c_null_ptr before minv_init: for layers built

@@ -93,6 +93,9 @@ program test_errors
   call minv_set_progress(none, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_set_progress: invalid argument: ctx is &
                   &not initialised', 'uninitialised set_progress')
+  call check(minv_context_backend(none, stat=stat, errmsg=msg) == -1, 'uninitialised backend: -1')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_context_backend: invalid argument: ctx &
+                  &is not initialised', 'uninitialised context_backend')
   call minv_finalize(none, stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS, 'finalising an uninitialised context does nothing')
 
