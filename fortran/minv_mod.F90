@@ -862,8 +862,9 @@ contains
                 ' rows but a is ' // dims([n, n]))
   end subroutine check_rhs
 
-  ! precision = 'double' or 'mixed' of one call: MINV_OPT_PRECISION set for it, the context's
-  ! own setting kept in `saved` (-1 when untouched) for restore_precision.
+  ! precision = 'double' or 'mixed' (in any case, as Fortran's own keyword values) of one
+  ! call: MINV_OPT_PRECISION set for it, the context's own setting kept in `saved` (-1 when
+  ! untouched) for restore_precision.
   subroutine call_precision(status, why, ctx, precision, saved)
     integer(c_int), intent(inout) :: status
     character(:), allocatable, intent(inout) :: why
@@ -874,7 +875,7 @@ contains
 
     saved = -1
     if (status /= MINV_SUCCESS .or. .not. present(precision)) return
-    select case (trim(adjustl(precision)))
+    select case (to_lower(trim(adjustl(precision))))
     case ('double')
       value = MINV_PRECISION_DOUBLE
     case ('mixed')
@@ -1031,6 +1032,18 @@ contains
       s(i:i) = chars(i)
     end do
   end function from_c_chars
+
+  ! s with ASCII letters in lower case: keyword values are matched without regard to case.
+  pure function to_lower(s) result(t)
+    character(*), intent(in) :: s
+    character(len(s)) :: t
+    integer :: i
+
+    t = s
+    do i = 1, len(s)
+      if (s(i:i) >= 'A' .and. s(i:i) <= 'Z') t(i:i) = achar(iachar(s(i:i)) + 32)
+    end do
+  end function to_lower
 
   ! An integer as text, for messages (the specifics of the generic str).
   function str_i32(i) result(s)
