@@ -26,7 +26,8 @@
 !     With `stat` present an error returns its code (MINV_SUCCESS = 0 otherwise) and, with
 !     `errmsg` present, its message "<routine>: <what went wrong>" (truncated to len(errmsg);
 !     errmsg is blank on success). Without `stat`, an error stops the program
-!     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's.
+!     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's; C's
+!     messages are passed on in Fortran's terms (arguments by keyword, not C's positions).
 !   - Indices are 1-based, as Fortran users count: report%info is the 1-based column where a
 !     matrix was found singular or not positive definite and 0 when not applicable (LAPACK's
 !     info); analysis%first_bad_row/col are 1-based and 0 when every entry is finite;
@@ -781,10 +782,53 @@ contains
       message = c_string(minv_last_error(ctx))
       if (len(message) == 0) message = minv_status_string(status)
     end if
-    message = routine // ': ' // message
+    message = routine // ': ' // fortran_wording(message, minv_status_string(status) // ': ')
     if (present(errmsg)) errmsg = message
     if (.not. present(stat)) error stop 'minv: ' // message
   end subroutine finish
+
+  ! A message of C's as a Fortran caller reads it: after `prefix` (the status text) no C entry
+  ! point's name ("minv_invert_d: "; the routine's own leads the message), arguments named
+  ! without C's positions ("argument 2 (method) = 42" becomes "method = 42"; in Fortran they
+  ! are keywords), and members counted from 1 only (C adds "(0-based index 4)" beside
+  ! "member 5 of 37").
+  function fortran_wording(c, prefix) result(s)
+    character(*), intent(in) :: c, prefix
+    character(:), allocatable :: s
+    character(*), parameter :: arg = 'argument ', base = ' (0-based index '
+    integer :: at, i, p, d, q, close
+
+    s = c
+    if (index(s, prefix // 'minv_') == 1) then
+      i = len(prefix) + 1
+      close = index(s(i:), ': ')
+      if (close > 0) then
+        if (index(s(i:i + close - 1), ' ') == 0) s = prefix // s(i + close + 1:)
+      end if
+    end if
+    at = 1
+    do
+      i = index(s(at:), arg)
+      if (i == 0) exit
+      i = at + i - 1
+      p = i + len(arg)
+      at = p
+      d = verify(s(p:), '0123456789') ! the first character after the position's digits
+      if (d <= 1) cycle
+      if (p + d > len(s)) cycle
+      if (s(p + d - 1:p + d) /= ' (') cycle
+      q = p + d + 1
+      close = index(s(q:), ')')
+      if (close == 0) cycle
+      s = s(:i - 1) // s(q:q + close - 2) // s(q + close:)
+      at = i + close - 1
+    end do
+    i = index(s, base)
+    if (i > 0) then
+      close = index(s(i:), ')')
+      if (close > 0) s = s(:i - 1) // s(i + close:)
+    end if
+  end function fortran_wording
 
   ! Records a Fortran-side failure as C's minv_fail does: "<status string>: <detail>".
   subroutine fail(status, why, code, detail)
