@@ -46,7 +46,9 @@
 !   - A context is used by one thread at a time: a call on a context that another thread is
 !     inside fails with MINV_ERR_CONTEXT_BUSY (nothing is waited for or changed). In OpenMP
 !     loops give each thread its own context (README, "OpenMP"). Do not copy a minv_context
-!     (copies share one C context and the first minv_finalize invalidates the others).
+!     (copies share one C context and the first minv_finalize invalidates the others), and
+!     never name one in private(...): OpenMP leaves private copies undefined (gfortran skips
+!     their default initialisation), and minv_init would take the garbage for a live context.
 module minv_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, &
                                          c_null_ptr, c_null_funptr, c_null_char, c_associated, &
