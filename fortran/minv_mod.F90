@@ -16,15 +16,18 @@
 !     a code compiled with -fdefault-real-8 reaches the real64 specifics. Arrays are
 !     assumed-shape. A non-contiguous section is accepted: the compiler passes a contiguous
 !     copy to C (and copies outputs back), which costs memory and time for large matrices.
-!   - Arguments are checked here, before any work: the context initialised, A square and not
-!     empty, ainv and v0 shaped as A, size(b, 1) = n, x shaped as b. A shape mismatch is
-!     MINV_ERR_SHAPE, an empty matrix or an uninitialised context MINV_ERR_INVALID_ARG, each
-!     with a message naming the arrays and their shapes.
+!   - Arguments are checked here, before any work: the context initialised, A square, ainv
+!     and v0 shaped as A, size(b, 1) = n, x shaped as b. A shape mismatch is MINV_ERR_SHAPE,
+!     an uninitialised context MINV_ERR_INVALID_ARG, each with a message naming the arrays and
+!     their shapes. As in C and LAPACK, n = 0 (a(0, 0)), no right-hand sides (b(n, 0)) and
+!     batches of order 0 are a quick return with success; minv_analyze and
+!     minv_invert_subset, which C refuses an empty matrix, refuse it here too.
 !   - Errors: every routine takes optional `stat` and `errmsg` (as fortran-lang/stdlib).
 !     With `stat` present an error returns its code (MINV_SUCCESS = 0 otherwise) and, with
 !     `errmsg` present, its message "<routine>: <what went wrong>" (truncated to len(errmsg);
 !     errmsg is blank on success). Without `stat`, an error stops the program
-!     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's.
+!     (error stop) with "minv: <routine>: <what went wrong>". Status codes are C's; C's
+!     messages are passed on in Fortran's terms (arguments by keyword, not C's positions).
 !   - Indices are 1-based, as Fortran users count: report%info is the 1-based column where a
 !     matrix was found singular or not positive definite and 0 when not applicable (LAPACK's
 !     info); analysis%first_bad_row/col are 1-based and 0 when every entry is finite;
@@ -43,7 +46,9 @@
 !   - A context is used by one thread at a time: a call on a context that another thread is
 !     inside fails with MINV_ERR_CONTEXT_BUSY (nothing is waited for or changed). In OpenMP
 !     loops give each thread its own context (README, "OpenMP"). Do not copy a minv_context
-!     (copies share one C context and the first minv_finalize invalidates the others).
+!     (copies share one C context and the first minv_finalize invalidates the others), and
+!     never name one in private(...): OpenMP leaves private copies undefined (gfortran skips
+!     their default initialisation), and minv_init would take the garbage for a live context.
 module minv_mod
   use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_double, c_char, c_ptr, &
                                          c_null_ptr, c_null_funptr, c_null_char, c_associated, &
@@ -446,10 +451,21 @@ contains
     call finish('minv_finalize', status, ctx%ptr, stat, errmsg)
   end subroutine minv_finalize
 
-  ! The backend the context runs on: MINV_BACKEND_CPU or MINV_BACKEND_GPU (never AUTO).
-  integer function context_backend(ctx) result(backend)
+  ! The backend the context runs on: MINV_BACKEND_CPU or MINV_BACKEND_GPU (never AUTO). An
+  ! uninitialised ctx is an error, as for every call that needs a live context: a stop, or
+  ! with stat the result -1, which names no backend. minv_initialized(ctx) asks without one.
+  integer function context_backend(ctx, stat, errmsg) result(backend)
     type(minv_context), intent(in) :: ctx
-    backend = c_context_backend(ctx%ptr)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    backend = -1
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS) backend = c_context_backend(ctx%ptr)
+    call finish('minv_context_backend', status, ctx%ptr, stat, errmsg, why)
   end function context_backend
 
   ! The C context (minv_context *) behind ctx, c_null_ptr before minv_init: for layers built
@@ -768,10 +784,53 @@ contains
       message = c_string(minv_last_error(ctx))
       if (len(message) == 0) message = minv_status_string(status)
     end if
-    message = routine // ': ' // message
+    message = routine // ': ' // fortran_wording(message, minv_status_string(status) // ': ')
     if (present(errmsg)) errmsg = message
     if (.not. present(stat)) error stop 'minv: ' // message
   end subroutine finish
+
+  ! A message of C's as a Fortran caller reads it: after `prefix` (the status text) no C entry
+  ! point's name ("minv_invert_d: "; the routine's own leads the message), arguments named
+  ! without C's positions ("argument 2 (method) = 42" becomes "method = 42"; in Fortran they
+  ! are keywords), and members counted from 1 only (C adds "(0-based index 4)" beside
+  ! "member 5 of 37").
+  function fortran_wording(c, prefix) result(s)
+    character(*), intent(in) :: c, prefix
+    character(:), allocatable :: s
+    character(*), parameter :: arg = 'argument ', base = ' (0-based index '
+    integer :: at, i, p, d, q, close
+
+    s = c
+    if (index(s, prefix // 'minv_') == 1) then
+      i = len(prefix) + 1
+      close = index(s(i:), ': ')
+      if (close > 0) then
+        if (index(s(i:i + close - 1), ' ') == 0) s = prefix // s(i + close + 1:)
+      end if
+    end if
+    at = 1
+    do
+      i = index(s(at:), arg)
+      if (i == 0) exit
+      i = at + i - 1
+      p = i + len(arg)
+      at = p
+      d = verify(s(p:), '0123456789') ! the first character after the position's digits
+      if (d <= 1) cycle
+      if (p + d > len(s)) cycle
+      if (s(p + d - 1:p + d) /= ' (') cycle
+      q = p + d + 1
+      close = index(s(q:), ')')
+      if (close == 0) cycle
+      s = s(:i - 1) // s(q:q + close - 2) // s(q + close:)
+      at = i + close - 1
+    end do
+    i = index(s, base)
+    if (i > 0) then
+      close = index(s(i:), ')')
+      if (close > 0) s = s(:i - 1) // s(i + close:)
+    end if
+  end function fortran_wording
 
   ! Records a Fortran-side failure as C's minv_fail does: "<status string>: <detail>".
   subroutine fail(status, why, code, detail)
@@ -799,7 +858,7 @@ contains
                 'ctx is not initialised: call minv_init(ctx) first (or it failed)')
   end subroutine check_context
 
-  ! `name` (of shape shp) must be a square, non-empty matrix.
+  ! `name` (of shape shp) must be a square matrix.
   subroutine check_square(status, why, name, shp)
     integer(c_int), intent(inout) :: status
     character(:), allocatable, intent(inout) :: why
@@ -807,12 +866,21 @@ contains
     integer(int64), intent(in) :: shp(2)
 
     if (status /= MINV_SUCCESS) return
-    if (shp(1) /= shp(2)) then
+    if (shp(1) /= shp(2)) &
       call fail(status, why, MINV_ERR_SHAPE, name // ' is ' // dims(shp) // ', not square')
-    else if (shp(1) == 0) then
-      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' is empty (0 x 0)')
-    end if
   end subroutine check_square
+
+  ! `name` (of shape shp) must not be empty: for the routines whose C refuses n = 0.
+  subroutine check_not_empty(status, why, name, shp)
+    integer(c_int), intent(inout) :: status
+    character(:), allocatable, intent(inout) :: why
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: shp(2)
+
+    if (status /= MINV_SUCCESS) return
+    if (any(shp == 0)) &
+      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' is empty (' // dims(shp) // ')')
+  end subroutine check_not_empty
 
   ! `name` (of shape shp) must have the shape of `ref` (of shape ref_shp).
   subroutine check_same_shape(status, why, name, shp, ref, ref_shp)
@@ -827,7 +895,7 @@ contains
                 dims(ref_shp) // ', the shape of ' // ref)
   end subroutine check_same_shape
 
-  ! The right-hand sides `name` (of shape shp) must have n rows and at least one column.
+  ! The right-hand sides `name` (of shape shp) must have n rows.
   subroutine check_rhs(status, why, name, shp, n)
     integer(c_int), intent(inout) :: status
     character(:), allocatable, intent(inout) :: why
@@ -835,16 +903,14 @@ contains
     integer(int64), intent(in) :: shp(2), n
 
     if (status /= MINV_SUCCESS) return
-    if (shp(1) /= n) then
+    if (shp(1) /= n) &
       call fail(status, why, MINV_ERR_SHAPE, name // ' has ' // str(shp(1)) // &
                 ' rows but a is ' // dims([n, n]))
-    else if (shp(2) == 0) then
-      call fail(status, why, MINV_ERR_INVALID_ARG, name // ' has no columns (no right-hand sides)')
-    end if
   end subroutine check_rhs
 
-  ! precision = 'double' or 'mixed' of one call: MINV_OPT_PRECISION set for it, the context's
-  ! own setting kept in `saved` (-1 when untouched) for restore_precision.
+  ! precision = 'double' or 'mixed' (in any case, as Fortran's own keyword values) of one
+  ! call: MINV_OPT_PRECISION set for it, the context's own setting kept in `saved` (-1 when
+  ! untouched) for restore_precision.
   subroutine call_precision(status, why, ctx, precision, saved)
     integer(c_int), intent(inout) :: status
     character(:), allocatable, intent(inout) :: why
@@ -855,7 +921,7 @@ contains
 
     saved = -1
     if (status /= MINV_SUCCESS .or. .not. present(precision)) return
-    select case (trim(adjustl(precision)))
+    select case (to_lower(trim(adjustl(precision))))
     case ('double')
       value = MINV_PRECISION_DOUBLE
     case ('mixed')
@@ -1012,6 +1078,18 @@ contains
       s(i:i) = chars(i)
     end do
   end function from_c_chars
+
+  ! s with ASCII letters in lower case: keyword values are matched without regard to case.
+  pure function to_lower(s) result(t)
+    character(*), intent(in) :: s
+    character(len(s)) :: t
+    integer :: i
+
+    t = s
+    do i = 1, len(s)
+      if (s(i:i) >= 'A' .and. s(i:i) <= 'Z') t(i:i) = achar(iachar(s(i:i)) + 32)
+    end do
+  end function to_lower
 
   ! An integer as text, for messages (the specifics of the generic str).
   function str_i32(i) result(s)

@@ -331,13 +331,18 @@ void minv_batch_member_reason(char *buf, size_t len, minv_status st, int64_t inf
 }
 
 /* "member 18 of 100 (0-based index 17): ..." for the first failed member: counted as people
- * (and Fortran) count, with C's index beside. */
+ * (and Fortran) count, with C's index beside. For a subset, idx is the member's index and info
+ * a column of its subset. */
 static minv_status fail_member(minv_context *ctx, const char *fn, int64_t b, int64_t count, minv_status st,
-                               int64_t info, int64_t failed) {
-    char why[160];
+                               int64_t info, const int64_t *idx, int64_t failed) {
+    char why[160], where[192] = "";
     minv_batch_member_reason(why, sizeof why, st, info);
-    return minv_fail(ctx, st, "%s: member %lld of %lld (0-based index %lld): %s; %lld member%s failed, every other one is done",
-                     fn, (long long)b + 1, (long long)count, (long long)b, why, (long long)failed, failed == 1 ? "" : "s");
+    if (idx)
+        snprintf(where, sizeof where, "; positions are in its subset A(idx, idx), whose column %lld is the member's column %lld (1-based)",
+                 (long long)info + 1, (long long)idx[info] + 1);
+    return minv_fail(ctx, st, "%s: member %lld of %lld (0-based index %lld): %s%s; %lld member%s failed, every other one is done",
+                     fn, (long long)b + 1, (long long)count, (long long)b, why, where, (long long)failed,
+                     failed == 1 ? "" : "s");
 }
 
 /* The report from the members' outcomes (or the backend's tally of them), their statuses to
@@ -356,7 +361,9 @@ static minv_status summarize(minv_context *ctx, const char *fn, const minv_batch
     r->failed = t->failed;
     r->first_failed = t->first_failed;
     r->first_status = (minv_status)t->first_status;
-    r->first_info = t->first_info;
+    /* a subset's column, as the member's */
+    const int64_t *idx = a->index && t->first_info >= 0 ? a->index + t->first_failed * a->ldindex : NULL;
+    r->first_info = idx ? idx[t->first_info] : t->first_info;
     r->rcond = t->rcond;
     r->residual = t->residual;
     r->worst = t->worst;
@@ -374,7 +381,7 @@ static minv_status summarize(minv_context *ctx, const char *fn, const minv_batch
         minv_batch_note(r, "%lld of %lld members by the SPD path, the others by the general path",
                         (long long)r->cholesky_count, (long long)ok);
     if (r->failed)
-        return fail_member(ctx, fn, r->first_failed, a->count, r->first_status, r->first_info, r->failed);
+        return fail_member(ctx, fn, r->first_failed, a->count, r->first_status, t->first_info, idx, r->failed);
     return MINV_SUCCESS;
 }
 

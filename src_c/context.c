@@ -1,6 +1,7 @@
 /* Context life cycle, options, and the choice of backend. */
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +19,6 @@ void minv_options_default(minv_options *opts) {
     opts->ndevices = -1;
 }
 
-static minv_status check_options(const minv_options *o) {
-    if (o->backend < MINV_BACKEND_AUTO || o->backend > MINV_BACKEND_GPU)
-        return MINV_ERR_INVALID_ARG;
-    if (o->device < 0 || o->cpu_threads < 0 || o->device_memory < 0)
-        return MINV_ERR_INVALID_ARG;
-    if (o->ndevices < -1 || o->ndevices > MINV_MAX_DEVICES)
-        return MINV_ERR_INVALID_ARG;
-    for (int k = 0; k < o->ndevices; k++)
-        if (o->devices[k] < 0)
-            return MINV_ERR_INVALID_ARG;
-    return MINV_SUCCESS;
-}
-
 /* Why the last minv_create of this thread failed, for minv_last_error(NULL): no context is
  * left to hold it. */
 static _Thread_local char create_error[MINV_ERROR_LEN];
@@ -38,6 +26,37 @@ static _Thread_local char create_error[MINV_ERROR_LEN];
 static void keep_create_error(const char *text) { snprintf(create_error, sizeof create_error, "%s", text); }
 
 const char *minv_create_error(void) { return create_error; }
+
+/* A refused argument of minv_create, kept for minv_last_error(NULL) as minv_fail words a
+ * context's errors. */
+__attribute__((format(printf, 1, 2))) static minv_status refuse_create(const char *fmt, ...) {
+    int len = snprintf(create_error, sizeof create_error, "%s: minv_create: ", minv_status_string(MINV_ERR_INVALID_ARG));
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(create_error + len, sizeof create_error - (size_t)len, fmt, args);
+    va_end(args);
+    return MINV_ERR_INVALID_ARG;
+}
+
+/* Options are named as minv_options' fields, which are minv_init's keywords in Fortran too. */
+static minv_status check_options(const minv_options *o) {
+    if (o->backend < MINV_BACKEND_AUTO || o->backend > MINV_BACKEND_GPU)
+        return refuse_create("backend = %d is not MINV_BACKEND_AUTO (0), MINV_BACKEND_CPU (1) or MINV_BACKEND_GPU (2)",
+                             (int)o->backend);
+    if (o->device < 0)
+        return refuse_create("device = %d must be >= 0", (int)o->device);
+    if (o->cpu_threads < 0)
+        return refuse_create("cpu_threads = %d must be >= 0 (0: all available)", (int)o->cpu_threads);
+    if (o->device_memory < 0)
+        return refuse_create("device_memory = %lld must be >= 0 (0: all free)", (long long)o->device_memory);
+    if (o->ndevices < -1 || o->ndevices > MINV_MAX_DEVICES)
+        return refuse_create("ndevices = %d must be -1 (every visible device) to MINV_MAX_DEVICES = %d", (int)o->ndevices,
+                             MINV_MAX_DEVICES);
+    for (int k = 0; k < o->ndevices; k++)
+        if (o->devices[k] < 0)
+            return refuse_create("devices entry %d (1-based) = %d must be >= 0", k + 1, (int)o->devices[k]);
+    return MINV_SUCCESS;
+}
 
 /* The CPU, the GPU, or (AUTO) the GPU where one is usable: the GPU backend is opened on the
  * first context that may use it (gpu_plugin.c). AUTO without one takes the CPU and keeps why
@@ -62,7 +81,7 @@ static minv_status choose_backend(minv_context *ctx) {
 minv_status minv_create(minv_context **out, const minv_options *opts) {
     keep_create_error("");
     if (!out)
-        return MINV_ERR_INVALID_ARG;
+        return refuse_create("out is NULL");
     *out = NULL;
     minv_options o;
     minv_options_default(&o);

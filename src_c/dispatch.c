@@ -249,12 +249,14 @@ static minv_status route(minv_context *ctx, minv_place place, minv_method method
 }
 
 /* After a Cholesky whose residual shows that A's asymmetry mattered: AUTO with A and B still at
- * hand (retry) goes on by LU, anything else fails. */
+ * hand (retry) goes on by LU, anything else fails. The reason is cut back to its length before
+ * the attempt (mark): the notes on the discarded result (its rcond's) would stand beside LU's. */
 static minv_status redo_by_lu(minv_context *ctx, minv_dtype t, int64_t n, const minv_analysis *an, int retry,
-                              minv_place place, int solve, minv_method *method, minv_report *report,
+                              minv_place place, int solve, size_t mark, minv_method *method, minv_report *report,
                               const minv_backend_ops **ops) {
     if (!retry)
         return minv_fail_cholesky_residual(ctx, t, n, an->asymmetry, report);
+    report->reason[mark] = '\0';
     minv_report_note(report, "Cholesky's residual %.3g is above 100 n eps: the asymmetry mattered, so LU instead",
                      report->residual);
     *method = report->method = MINV_METHOD_LU;
@@ -577,6 +579,7 @@ minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place pla
             MINV_TRY(minv_mat_alloc(ctx, &acopy, t, n, n));
             minv_mat_copy(&in, &acopy);
         }
+        const size_t mark = strlen(report->reason);
         status = run_invert(ctx, ops, place, method, &in, &out, &an, report);
         if (try_again(ctx, &status, place, 0, auto_chosen, &method, report, &ops))
             continue;
@@ -593,7 +596,7 @@ minv_status minv_invert_expert(minv_context *ctx, const char *fn, minv_place pla
             report->residual_kind = rs == MINV_SUCCESS ? 2 : 0;
         }
         if (minv_cholesky_residual_too_large(t, n, report)) {
-            MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && !inplace, place, 0, &method, report, &ops));
+            MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && !inplace, place, 0, mark, &method, report, &ops));
             continue;
         }
         break;
@@ -823,6 +826,7 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
     /* Fallbacks as for the inversion. */
     for (;;) {
         const int mode = minv_residual_mode(ctx, t, an.asymmetry, method);
+        const size_t mark = strlen(report->reason);
         status = run_solve_in_precision(ctx, ops, place, method, &am, &bm, &xm, &an, report);
         if (try_again(ctx, &status, place, 1, auto_chosen, &method, report, &ops))
             continue;
@@ -844,7 +848,7 @@ minv_status minv_solve_expert(minv_context *ctx, const char *fn, minv_place plac
             report->residual_kind = rs == MINV_SUCCESS ? mode : 0;
         }
         if (minv_cholesky_residual_too_large(t, n, report)) { /* in place, B is gone */
-            MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && b != x, place, 1, &method, report, &ops));
+            MINV_TRY(redo_by_lu(ctx, t, n, &an, auto_chosen && b != x, place, 1, mark, &method, report, &ops));
             continue;
         }
         break;

@@ -1,6 +1,9 @@
 /* Inversion of a principal sub-matrix A(idx, idx), such as the channels of an observation-
  * error covariance that passed quality control, without the caller copying it: the indices
- * are checked, the m x m sub-matrix gathered, and the inversion runs as minv_invert would. */
+ * are checked, the m x m sub-matrix gathered, and the inversion runs as minv_invert would;
+ * positions in its failures are A's. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +29,15 @@ static minv_status gather(minv_context *ctx, const char *fn, int64_t n, const mi
     }
     MINV_TRY(minv_mat_alloc(ctx, sub, a->dtype, m, m));
     for (int64_t j = 0; j < m; j++)
-        for (int64_t i = 0; i < m; i++) memcpy(minv_at(sub, i, j), minv_at(a, idx[i], idx[j]), (size_t)a->dtype);
+        for (int64_t i = 0; i < m; i++) {
+            memcpy(minv_at(sub, i, j), minv_at(a, idx[i], idx[j]), (size_t)a->dtype);
+            /* named here, where its place in A is known, rather than by the inner call */
+            const double v = a->dtype == MINV_R64 ? *(const double *)minv_at(sub, i, j) : *(const float *)minv_at(sub, i, j);
+            if (!isfinite(v)) {
+                status = minv_fail_not_finite(ctx, MINV_ON_HOST, "A", a, idx[i], idx[j]);
+                goto cleanup;
+            }
+        }
 cleanup:
     free(seen);
     return status;
@@ -56,6 +67,13 @@ static minv_status subset_entry(minv_context *ctx, const char *fn, minv_method m
         MINV_TRY(gather(ctx, fn, n, &in, m, idx, &sub));
     status = t == MINV_R64 ? minv_invert_d(ctx, method, m, sub.data, m > 0 ? m : 1, ainv, ldainv, r)
                            : minv_invert_s(ctx, method, m, sub.data, m > 0 ? m : 1, ainv, ldainv, r);
+    if (status != MINV_SUCCESS && r->info >= 0 && r->info < m) { /* the inner call's column is A(idx, idx)'s */
+        const size_t len = strlen(ctx->last_error);
+        snprintf(ctx->last_error + len, sizeof ctx->last_error - len,
+                 "; positions above are in A(idx, idx), whose column %lld is A's column %lld (1-based)",
+                 (long long)r->info + 1, (long long)idx[r->info] + 1);
+        r->info = idx[r->info];
+    }
     minv_report_note(r, "principal sub-matrix: %lld of the %lld rows and columns", (long long)m, (long long)n);
 cleanup:
     minv_mat_free(&sub);

@@ -238,7 +238,7 @@ minv_status run_chunk(minv_context *ctx, const plan &pl, const chunk_io &io, con
     p.k = pl.k;
     p.sizes = io.sizes;
     p.mode = pl.mode;
-    p.sym_tol = minv_symmetry_tol(ctx, pl.tc);
+    p.sym_tol = minv_symmetry_tol(ctx, pl.tio); /* the storage type's: its roundings are in the data */
     p.res = w.res;
     p.rcond = w.rcond;
     if (!pl.nrhs) {

@@ -110,7 +110,8 @@ static int member_path(const job *jb, int64_t m, int64_t bad_col, double asym, d
         jb->res->info[m] = bad_col;
         return -1;
     }
-    const int symmetric = asym <= minv_symmetry_tol(jb->ctx, jb->tc) * max_abs;
+    /* The storage type's tolerance: a float member computed in double carries float's roundings. */
+    const int symmetric = asym <= minv_symmetry_tol(jb->ctx, jb->a->dtype) * max_abs;
     if (jb->method == MINV_METHOD_CHOLESKY && !symmetric) {
         jb->res->status[m] = MINV_ERR_NOT_SPD;
         return -1;

@@ -388,7 +388,8 @@ minv_status minv_invert_inplace_s(minv_context *ctx, minv_method method, int64_t
 /* ---- principal sub-matrix: ainv = A(idx, idx)^-1 -------------------------------------------
  * idx holds m distinct 0-based indices into A's rows and columns (the channels that passed
  * quality control, say); the m x m inverse goes to ainv. A is not copied by the caller. m = 0
- * (or n = 0) is the quick return: idx and ainv may be NULL. */
+ * (or n = 0) is the quick return: idx and ainv may be NULL. On failure report->info is a
+ * column of A (idx[j] for the sub-matrix's column j), and the message names A's positions. */
 minv_status minv_invert_subset_d(minv_context *ctx, minv_method method, int64_t n, const double *a,
                                  int64_t lda, int64_t m, const int64_t *idx, double *ainv,
                                  int64_t ldainv, minv_report *report);
@@ -539,7 +540,8 @@ typedef struct {
     minv_status first_status; /* its status */
     int32_t reserved;
     int64_t first_info;      /* its 0-based column: zero pivot, non-positive minor, first
-                                NaN/Inf; -1 if none applies */
+                                NaN/Inf (for _subset, of the member A_b, not of its subset);
+                                -1 if none applies */
     double residual;         /* the largest member residual (kinds as in minv_report); -1 if
                                 not computed. GPU batches compute the sampled kind (1). */
     int64_t worst;           /* the member with that residual; -1 */

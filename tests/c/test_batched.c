@@ -486,6 +486,63 @@ static void bad_members(minv_context *ctx) {
         free(a.a);
         free(x.a);
     }
+    /* subsets: a failure's column is the member's, through its index (column 3 of the subset
+     * {1, 4, 6, 10} is the member's column 7, 1-based) */
+    {
+        const int64_t k = 12, index[8] = {1, 4, 6, 10, 1, 4, 6, 10}, count[2] = {4, 4};
+        batch a = batch_new(k, 2, k, k * k), x = batch_new(4, 2, 4, 16);
+        for (int64_t m = 0; m < 2; m++) /* member 1: rows and columns 5 and 7 (1-based) equal */
+            for (int64_t j = 0; j < k; j++)
+                for (int64_t i = 0; i < k; i++)
+                    member(&a, m)[j * k + i] = pow(0.6, (double)llabs((m && i == 6 ? 4 : i) - (m && j == 6 ? 4 : j)));
+        minv_batch_report rep;
+        CHECK_STATUS(minv_invert_batched_subset_d(ctx, MINV_METHOD_LU, k, 2, a.a, k, k * k, index, 4, count, x.a, 4, 16,
+                                                  NULL, &rep),
+                     MINV_ERR_SINGULAR, ctx);
+        CHECK(rep.first_failed == 1 && rep.first_info == 6, "subset: member %lld, column %lld (0-based; want 1, 6)",
+              (long long)rep.first_failed, (long long)rep.first_info);
+        HAS(minv_last_error(ctx), "no pivot in column 3 (1-based); positions are in its subset A(idx, idx), whose column 3 "
+                                  "is the member's column 7 (1-based)");
+        member(&a, 0)[4 * k + 6] = NAN; /* the member's (7,5), 1-based: its subset's column 2 */
+        CHECK_STATUS(minv_invert_batched_subset_d(ctx, MINV_METHOD_LU, k, 2, a.a, k, k * k, index, 4, count, x.a, 4, 16,
+                                                  NULL, &rep),
+                     MINV_ERR_NOT_FINITE, ctx);
+        CHECK(rep.first_failed == 0 && rep.first_info == 4, "subset NaN: member %lld, column %lld (0-based; want 0, 4)",
+              (long long)rep.first_failed, (long long)rep.first_info);
+        HAS(minv_last_error(ctx), "whose column 2 is the member's column 5 (1-based)");
+        free(a.a);
+        free(x.a);
+    }
+}
+
+/* ---- float storage computed in double: symmetry judged by float's tolerance ---- */
+
+/* SPD members with one pair a_ij != a_ji apart by 4 float roundings of the largest entry: as
+ * symmetric as float data formed by GEMM, far outside double's tolerance (16 roundings). */
+static void float_rounded_symmetry(minv_context *ctx) {
+    tu_rng rng;
+    tu_seed(&rng, 907);
+    static const int64_t ks[] = {20, 100, 200};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const int64_t k = ks[i], nbatch = 4;
+        batch a = batch_new(k, nbatch, k, k * k), x = batch_new(k, nbatch, k, k * k);
+        fill(&rng, &a, 1);
+        for (int64_t m = 0; m < nbatch; m++) {
+            double largest = 0;
+            for (int64_t e = 0; e < k * k; e++) largest = fmax(largest, fabs(member(&a, m)[e]));
+            member(&a, m)[3 * k + 1] += 4 * FLT_EPSILON * largest;
+        }
+        minv_status st[4];
+        minv_batch_report rep;
+        CHECK_STATUS(invert(ctx, KIND_SD, MINV_METHOD_CHOLESKY, &a, &x, st, &rep), MINV_SUCCESS, ctx);
+        CHECK(worst_inverse_ratio(&a, &x, KIND_SD) < 30, "k %lld: float-symmetric Cholesky", (long long)k);
+        CHECK_STATUS(invert(ctx, KIND_SD, MINV_METHOD_AUTO, &a, &x, st, &rep), MINV_SUCCESS, ctx);
+        if (!(rep.backend == MINV_BACKEND_GPU && k > 128)) /* the GPU's blocked path pivots every member */
+            CHECK(rep.cholesky_count == nbatch, "k %lld: AUTO took the SPD path for %lld of %lld", (long long)k,
+                  (long long)rep.cholesky_count, (long long)nbatch);
+        free(a.a);
+        free(x.a);
+    }
 }
 
 /* ---- page-locked host arrays (minv_host_register) ---- */
@@ -704,6 +761,7 @@ int main(void) {
         layouts(ctx[c]);
         solves(ctx[c]);
         bad_members(ctx[c]);
+        float_rounded_symmetry(ctx[c]);
         errors(ctx[c]);
         residual_modes(ctx[c]);
         host_registration(ctx[c]);

@@ -13,18 +13,32 @@ static void context_errors(void) {
     minv_context *ctx = (minv_context *)&ctx; /* must be reset to NULL on failure */
     minv_options o;
     CHECK(minv_create(NULL, NULL) == MINV_ERR_INVALID_ARG, "NULL out");
+    HAS(minv_last_error(NULL), "invalid argument: minv_create: out is NULL");
+    /* a refused option is named, with its value, for minv_last_error(NULL) */
     minv_options_default(&o);
     o.backend = (minv_backend)7;
     CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG && ctx == NULL, "bad backend");
+    HAS(minv_last_error(NULL), "invalid argument: minv_create: backend = 7 is not MINV_BACKEND_AUTO");
     minv_options_default(&o);
     o.device = -1;
     CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad device");
+    HAS(minv_last_error(NULL), "device = -1 must be >= 0");
     minv_options_default(&o);
     o.cpu_threads = -2;
     CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad threads");
+    HAS(minv_last_error(NULL), "cpu_threads = -2 must be >= 0");
     minv_options_default(&o);
     o.device_memory = -5;
     CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad memory");
+    HAS(minv_last_error(NULL), "device_memory = -5 must be >= 0");
+    minv_options_default(&o);
+    o.ndevices = 17;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad ndevices");
+    HAS(minv_last_error(NULL), "ndevices = 17 must be -1");
+    o.ndevices = 2;
+    o.devices[1] = -4;
+    CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad devices");
+    HAS(minv_last_error(NULL), "devices entry 2 (1-based) = -4 must be >= 0");
     /* forcing the GPU where none is usable fails; where one is, it succeeds */
     minv_options_default(&o);
     o.backend = MINV_BACKEND_GPU;

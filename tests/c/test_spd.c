@@ -231,6 +231,23 @@ static void subsets(minv_context *ctx) {
     idx[5] = n;
     CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, n, a, n + 1, m, idx, x, m + 2, &rep), MINV_ERR_INVALID_ARG, ctx);
     CHECK(strstr(minv_last_error(ctx), "idx(6) = 401") != NULL, "out of range: %s", minv_last_error(ctx));
+    /* failures name A's positions, not A(idx, idx)'s: A(7,5) (1-based) is the sub-matrix's (3,2) */
+    {
+        enum { N = 12 };
+        double k[N * N], kx[16];
+        const int64_t kidx[4] = {1, 4, 6, 10};
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) k[j * N + i] = pow(0.6, abs(i - j));
+        k[4 * N + 6] = NAN;
+        CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_AUTO, N, k, N, 4, kidx, kx, 4, &rep), MINV_ERR_NOT_FINITE, ctx);
+        CHECK(strstr(minv_last_error(ctx), "A(7,5) = nan (row 7, column 5, 1-based)") != NULL, "NaN: %s", minv_last_error(ctx));
+        for (int j = 0; j < N; j++) /* rows and columns 5 and 7 (1-based) equal */
+            for (int i = 0; i < N; i++) k[j * N + i] = pow(0.6, abs((i == 6 ? 4 : i) - (j == 6 ? 4 : j)));
+        CHECK_STATUS(minv_invert_subset_d(ctx, MINV_METHOD_LU, N, k, N, 4, kidx, kx, 4, &rep), MINV_ERR_SINGULAR, ctx);
+        CHECK(rep.info == 6, "singular: info %lld is A's column (0-based) 6", (long long)rep.info);
+        CHECK(strstr(minv_last_error(ctx), "whose column 3 is A's column 7 (1-based)") != NULL, "singular: %s",
+              minv_last_error(ctx));
+    }
     free(a); free(sub); free(x); free(ref); free(idx); free(af); free(xf); free(x2);
 }
 

@@ -114,6 +114,12 @@ static void bounded_setting(minv_context *ctx) {
     CHECK_STATUS(minv_set_option(ctx, MINV_OPT_SYMMETRY_TOL, -1), MINV_SUCCESS, ctx);
 }
 
+static int occurrences(const char *text, const char *part) {
+    int k = 0;
+    for (const char *p = text; (p = strstr(p, part)) != NULL; p++) k++;
+    return k;
+}
+
 /* Within a raised tolerance a matrix that is not symmetric enough for its lower triangle to
  * stand for it: the residual shows it, and no call returns it as a success. */
 static void residual_guard(minv_context *ctx) {
@@ -138,6 +144,9 @@ static void residual_guard(minv_context *ctx) {
         CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_AUTO, n, 2, a, n, b, n, xs, n, &rep), MINV_SUCCESS, ctx);
         CHECK(rep.method == MINV_METHOD_LU && tu_solve_ratio(n, 2, a, n, b, n, xs, n, DBL_EPSILON) < 30,
               "mode %d: solve redone by LU: %s", mode, rep.reason);
+        /* LU's rcond note only: the discarded Cholesky's went with it */
+        CHECK(occurrences(rep.reason, "rcond: ") == 1 && strstr(rep.reason, "so LU instead; rcond: "),
+              "mode %d: one rcond note, LU's: %s", mode, rep.reason);
         CHECK_STATUS(minv_invert_d(ctx, MINV_METHOD_CHOLESKY, n, a, n, x, n, &rep), MINV_ERR_NOT_SPD, ctx);
         CHECK(strstr(minv_last_error(ctx), "does not solve A"), "mode %d: %s", mode, minv_last_error(ctx));
         CHECK_STATUS(minv_solve_d(ctx, MINV_METHOD_CHOLESKY, n, 2, a, n, b, n, xs, n, &rep), MINV_ERR_NOT_SPD, ctx);

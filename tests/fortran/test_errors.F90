@@ -35,7 +35,7 @@ program test_errors
   type(minv_analysis) :: an
   real(real64) :: a(2, 2), x(2, 2), value
   integer :: stat, devices(MINV_MAX_DEVICES + 1)
-  character(200) :: msg
+  character(400) :: msg ! minv_init's messages give the options asked for, then why
 
   a = reshape([2, 1, 1, 2], [2, 2])
 
@@ -45,10 +45,14 @@ program test_errors
                   &a context with backend auto, device -1', 'init bad device')
   call minv_init(ctx, backend=99, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'backend unknown', 'init bad backend')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'backend = 99 is not MINV_BACKEND_AUTO', &
+                  'init bad backend: why')
   call minv_init(ctx, device_memory=-1_int64, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'device_memory -1', 'init bad device_memory')
   call minv_init(ctx, cpu_threads=-2, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'cpu_threads -2', 'init bad cpu_threads')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'cpu_threads = -2 must be >= 0', &
+                  'init bad cpu_threads: why')
   call minv_init(ctx, ndevices=MINV_MAX_DEVICES + 1, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'ndevices 17', 'init bad ndevices')
   devices = 0
@@ -89,6 +93,9 @@ program test_errors
   call minv_set_progress(none, stat=stat, errmsg=msg)
   call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_set_progress: invalid argument: ctx is &
                   &not initialised', 'uninitialised set_progress')
+  call check(minv_context_backend(none, stat=stat, errmsg=msg) == -1, 'uninitialised backend: -1')
+  call check_stat(stat, MINV_ERR_INVALID_ARG, msg, 'minv_context_backend: invalid argument: ctx &
+                  &is not initialised', 'uninitialised context_backend')
   call minv_finalize(none, stat=stat, errmsg=msg)
   call check(stat == MINV_SUCCESS, 'finalising an uninitialised context does nothing')
 

@@ -29,6 +29,8 @@ program test_stop
     call minv_init(none, device=-1)
   case ('uninitialised')
     call minv_invert(none, a, x33)
+  case ('uninitialised_backend')
+    write (error_unit, '(i0)') minv_context_backend(none)
   case ('invert_shape')
     call minv_invert(ctx, a34, x33)
   case ('invert_shape_real32')

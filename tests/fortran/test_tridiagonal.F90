@@ -1,6 +1,6 @@
 ! minv_invert_tridiagonal in both kinds: against LAPACK-tester ratios for every algorithm,
 ! the optional arguments and the report, the same matrix through minv_invert (AUTO finds it
-! tridiagonal), and the shape, empty and singular errors with stat.
+! tridiagonal), the shape and singular errors with stat, and order 0 (a success).
 module test_tridiagonal_impl
   use, intrinsic :: iso_fortran_env, only: real32, real64
   use minv_mod
