@@ -258,7 +258,7 @@ module minv_c_api
 
   public :: minv_options_default, minv_create, minv_destroy, minv_context_backend, &
             minv_set_option, minv_get_option, minv_context_devices, minv_energy_counter, &
-            minv_set_stream, &
+            minv_set_stream, minv_host_register, minv_host_unregister, &
             minv_status_string, minv_last_error, &
             minv_method_name, minv_backend_name, minv_fallback_name, minv_recondition_name, &
             minv_version, minv_analyze_d, minv_analyze_s, &
@@ -347,6 +347,21 @@ module minv_c_api
       type(c_ptr), value :: stream
       integer(c_int) :: status
     end function minv_set_stream
+
+    function minv_host_register(ctx, p, bytes) bind(c, name="minv_host_register") result(status)
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: ctx
+      type(c_ptr), value :: p
+      integer(c_int64_t), value :: bytes
+      integer(c_int) :: status
+    end function minv_host_register
+
+    function minv_host_unregister(ctx, p) bind(c, name="minv_host_unregister") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      type(c_ptr), value :: p
+      integer(c_int) :: status
+    end function minv_host_unregister
 
     ! ---- errors and names ----
     function minv_status_string(status) bind(c, name="minv_status_string") result(str)

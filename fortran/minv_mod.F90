@@ -82,6 +82,7 @@ module minv_mod
     c_context_backend => minv_context_backend, c_set_option => minv_set_option, &
     c_get_option => minv_get_option, c_context_devices => minv_context_devices, &
     c_energy_counter => minv_energy_counter, c_set_stream => minv_set_stream, &
+    c_host_register => minv_host_register, c_host_unregister => minv_host_unregister, &
     c_invert_device_d => minv_invert_device_d, c_invert_device_s => minv_invert_device_s, &
     c_solve_device_d => minv_solve_device_d, c_solve_device_s => minv_solve_device_s, &
     c_status_string => minv_status_string, &
@@ -162,7 +163,7 @@ module minv_mod
   ! ---- routines ----
   public :: minv_init, minv_initialized, minv_finalize, minv_context_backend, minv_set_option, &
             minv_get_option, minv_set_progress, minv_context_devices, minv_energy_counter, &
-            minv_context_c_ptr, minv_set_stream
+            minv_context_c_ptr, minv_set_stream, minv_host_register, minv_host_unregister
   public :: minv_invert, minv_invert_inplace, minv_invert_warm, minv_invert_subset, minv_solve, &
             minv_solve_inplace, minv_analyze
   public :: minv_status_string, minv_method_name, minv_backend_name, minv_fallback_name, &
@@ -305,6 +306,14 @@ module minv_mod
   interface minv_set_stream
     module procedure set_stream_ptr, set_stream_int
   end interface minv_set_stream
+
+  interface minv_host_register
+    module procedure host_register_real64, host_register_real32
+  end interface minv_host_register
+
+  interface minv_host_unregister
+    module procedure host_unregister_real64, host_unregister_real32
+  end interface minv_host_unregister
 
   interface minv_status_string
     module procedure status_string
@@ -665,6 +674,72 @@ contains
 
     call set_stream_ptr(ctx, transfer(stream, c_null_ptr), stat, errmsg)
   end subroutine set_stream_int
+
+  ! ---- page-locked host arrays ----
+
+  ! Page-locks an array (contiguous, of any rank) for the context's GPU, so that the calls on
+  ! arrays in it move them by DMA at the link's rate: single matrices, and batches a(k, k, nb)
+  ! and b(k, nrhs, nb), whose results also come straight back into x(k, k, nb) when x is
+  ! registered too (minv.h, minv_host_register). For arrays a DA code keeps from cycle to cycle;
+  ! unregister before the array is deallocated. Nothing to do on a CPU context.
+  subroutine host_register_real64(ctx, a, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    real(real64), intent(inout), target, contiguous :: a(..)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS .and. size(a) > 0) &
+      status = c_host_register(ctx%ptr, c_loc(a), size(a, kind=int64) * (storage_size(a, kind=int64) / 8))
+    call finish('minv_host_register', status, ctx%ptr, stat, errmsg, why)
+  end subroutine host_register_real64
+
+  subroutine host_unregister_real64(ctx, a, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    real(real64), intent(inout), target, contiguous :: a(..)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS .and. size(a) > 0) status = c_host_unregister(ctx%ptr, c_loc(a))
+    call finish('minv_host_unregister', status, ctx%ptr, stat, errmsg, why)
+  end subroutine host_unregister_real64
+
+  subroutine host_register_real32(ctx, a, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    real(real32), intent(inout), target, contiguous :: a(..)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS .and. size(a) > 0) &
+      status = c_host_register(ctx%ptr, c_loc(a), size(a, kind=int64) * (storage_size(a, kind=int64) / 8))
+    call finish('minv_host_register', status, ctx%ptr, stat, errmsg, why)
+  end subroutine host_register_real32
+
+  subroutine host_unregister_real32(ctx, a, stat, errmsg)
+    type(minv_context), intent(inout) :: ctx
+    real(real32), intent(inout), target, contiguous :: a(..)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(:), allocatable :: why
+
+    status = MINV_SUCCESS
+    call check_context(status, why, ctx)
+    if (status == MINV_SUCCESS .and. size(a) > 0) status = c_host_unregister(ctx%ptr, c_loc(a))
+    call finish('minv_host_unregister', status, ctx%ptr, stat, errmsg, why)
+  end subroutine host_unregister_real32
+
 
   ! ======================================================================================
   ! names and reports
