@@ -307,6 +307,11 @@ module minv_mod
     module procedure set_stream_ptr, set_stream_int
   end interface minv_set_stream
 
+  ! Page-locks an array (contiguous, of any rank) for the context's GPU, so that the calls on
+  ! arrays in it move them by DMA at the link's rate: single matrices, and batches a(k, k, nb)
+  ! and b(k, nrhs, nb), whose results also come straight back into x(k, k, nb) when x is
+  ! registered too (minv.h, minv_host_register). For arrays a DA code keeps from cycle to cycle;
+  ! minv_host_unregister before the array is deallocated. Nothing to do on a CPU context.
   interface minv_host_register
     module procedure host_register_real64, host_register_real32
   end interface minv_host_register
@@ -674,71 +679,6 @@ contains
 
     call set_stream_ptr(ctx, transfer(stream, c_null_ptr), stat, errmsg)
   end subroutine set_stream_int
-
-  ! ---- page-locked host arrays ----
-
-  ! Page-locks an array (contiguous, of any rank) for the context's GPU, so that the calls on
-  ! arrays in it move them by DMA at the link's rate: single matrices, and batches a(k, k, nb)
-  ! and b(k, nrhs, nb), whose results also come straight back into x(k, k, nb) when x is
-  ! registered too (minv.h, minv_host_register). For arrays a DA code keeps from cycle to cycle;
-  ! unregister before the array is deallocated. Nothing to do on a CPU context.
-  subroutine host_register_real64(ctx, a, stat, errmsg)
-    type(minv_context), intent(inout) :: ctx
-    real(real64), intent(inout), target, contiguous :: a(..)
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call check_context(status, why, ctx)
-    if (status == MINV_SUCCESS .and. size(a) > 0) &
-      status = c_host_register(ctx%ptr, c_loc(a), size(a, kind=int64) * (storage_size(a, kind=int64) / 8))
-    call finish('minv_host_register', status, ctx%ptr, stat, errmsg, why)
-  end subroutine host_register_real64
-
-  subroutine host_unregister_real64(ctx, a, stat, errmsg)
-    type(minv_context), intent(inout) :: ctx
-    real(real64), intent(inout), target, contiguous :: a(..)
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call check_context(status, why, ctx)
-    if (status == MINV_SUCCESS .and. size(a) > 0) status = c_host_unregister(ctx%ptr, c_loc(a))
-    call finish('minv_host_unregister', status, ctx%ptr, stat, errmsg, why)
-  end subroutine host_unregister_real64
-
-  subroutine host_register_real32(ctx, a, stat, errmsg)
-    type(minv_context), intent(inout) :: ctx
-    real(real32), intent(inout), target, contiguous :: a(..)
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call check_context(status, why, ctx)
-    if (status == MINV_SUCCESS .and. size(a) > 0) &
-      status = c_host_register(ctx%ptr, c_loc(a), size(a, kind=int64) * (storage_size(a, kind=int64) / 8))
-    call finish('minv_host_register', status, ctx%ptr, stat, errmsg, why)
-  end subroutine host_register_real32
-
-  subroutine host_unregister_real32(ctx, a, stat, errmsg)
-    type(minv_context), intent(inout) :: ctx
-    real(real32), intent(inout), target, contiguous :: a(..)
-    integer, intent(out), optional :: stat
-    character(*), intent(inout), optional :: errmsg
-    integer(c_int) :: status
-    character(:), allocatable :: why
-
-    status = MINV_SUCCESS
-    call check_context(status, why, ctx)
-    if (status == MINV_SUCCESS .and. size(a) > 0) status = c_host_unregister(ctx%ptr, c_loc(a))
-    call finish('minv_host_unregister', status, ctx%ptr, stat, errmsg, why)
-  end subroutine host_unregister_real32
 
 
   ! ======================================================================================
@@ -1203,6 +1143,8 @@ contains
 #define T_ANALYZE minv_analyze_r32
 #define T_SET_OPTION set_option_r32
 #define T_GET_OPTION get_option_r32
+#define T_HOST_REGISTER host_register_real32
+#define T_HOST_UNREGISTER host_unregister_real32
 #define C_INVERT minv_invert_s
 #define C_INVERT_INPLACE minv_invert_inplace_s
 #define C_INVERT_WARM minv_invert_warm_s
@@ -1223,6 +1165,8 @@ contains
 #undef T_ANALYZE
 #undef T_SET_OPTION
 #undef T_GET_OPTION
+#undef T_HOST_REGISTER
+#undef T_HOST_UNREGISTER
 #undef C_INVERT
 #undef C_INVERT_INPLACE
 #undef C_INVERT_WARM
@@ -1243,6 +1187,8 @@ contains
 #define T_ANALYZE minv_analyze_r64
 #define T_SET_OPTION set_option_r64
 #define T_GET_OPTION get_option_r64
+#define T_HOST_REGISTER host_register_real64
+#define T_HOST_UNREGISTER host_unregister_real64
 #define C_INVERT minv_invert_d
 #define C_INVERT_INPLACE minv_invert_inplace_d
 #define C_INVERT_WARM minv_invert_warm_d

@@ -566,7 +566,7 @@ static void host_registration(minv_context *ctx) {
     CHECK_STATUS(minv_host_unregister(ctx, x.a), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_host_register(ctx, a.a, 0), MINV_SUCCESS, ctx);
     CHECK_STATUS(minv_host_register(ctx, a.a, -8), MINV_ERR_INVALID_ARG, ctx);
-    HAS(minv_last_error(ctx), "argument 3 (bytes) is negative");
+    HAS(minv_last_error(ctx), "argument 3 (bytes) = -8 is negative");
     CHECK_STATUS(minv_host_register(ctx, NULL, 8), MINV_ERR_INVALID_ARG, ctx);
     CHECK_STATUS(minv_host_unregister(ctx, NULL), MINV_ERR_INVALID_ARG, ctx);
     CHECK(minv_host_register(NULL, a.a, 8) == MINV_ERR_INVALID_ARG, "NULL context");
