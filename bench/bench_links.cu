@@ -1,7 +1,8 @@
 // What the host's side of the GPUs' links carries (issue 21's batches on two GPUs): pinned
 // host memory to and from every GPU, each direction alone and both at once, one GPU alone
 // and every GPU at once, each copy on a stream of its own. GB/s are bytes moved over the time
-// of the whole round (medians of five).
+// of the whole round (medians of five). Then what page-locking the caller's memory costs
+// (minv_host_register), beside one copy of it.
 //   bench_links [--mb M]      (M MB a copy, 512 by default)
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -80,5 +81,27 @@ int main(int argc, char **argv) {
         printf("| %d | %.1f | %.1f | %.1f | %.1f |\n", n, n * bytes / u / 1e9 / n, n * bytes / d / 1e9 / n,
                2.0 * bytes / b / 1e9, 2.0 * n * bytes / b / 1e9);
     }
+    /* what page-locking the caller's memory costs (minv_host_register), against copying it */
+    char *user = (char *)malloc(bytes), *copy = (char *)malloc(bytes);
+    bench_touch(user, bytes);
+    bench_touch(copy, bytes);
+    double reg[5], unreg[5], cp[5];
+    cudaSetDevice(0);
+    for (int r = 0; r < 5; r++) {
+        double t0 = bench_now();
+        cudaHostRegister(user, bytes, cudaHostRegisterPortable);
+        reg[r] = bench_now() - t0;
+        t0 = bench_now();
+        cudaHostUnregister(user);
+        unreg[r] = bench_now() - t0;
+        t0 = bench_now();
+        memcpy(copy, user, bytes);
+        cp[r] = bench_now() - t0;
+    }
+    printf("\nPage-locking %zu MB of touched pageable memory: register %.1f ms, unregister %.1f ms; one memcpy of it "
+           "(one thread) %.1f ms\n",
+           mb, 1e3 * bench_median(reg, 5), 1e3 * bench_median(unreg, 5), 1e3 * bench_median(cp, 5));
+    free(user);
+    free(copy);
     return 0;
 }
