@@ -20,8 +20,8 @@ void minv_options_default(minv_options *opts) {
 }
 
 /* Why the last minv_create of this thread failed, for minv_last_error(NULL): no context is
- * left to hold it. */
-static _Thread_local char create_error[MINV_ERROR_LEN];
+ * left to hold it. "" after a success. */
+static _Thread_local char create_error[MINV_ERROR_LEN] = "no context (minv_create was not called)";
 
 static void keep_create_error(const char *text) { snprintf(create_error, sizeof create_error, "%s", text); }
 
@@ -79,7 +79,7 @@ static minv_status choose_backend(minv_context *ctx) {
 }
 
 minv_status minv_create(minv_context **out, const minv_options *opts) {
-    keep_create_error("");
+    keep_create_error("no context (minv_create failed)"); /* until it succeeds or says why not */
     if (!out)
         return refuse_create("out is NULL");
     *out = NULL;
@@ -118,10 +118,12 @@ minv_status minv_create(minv_context **out, const minv_options *opts) {
 
     status = choose_backend(ctx);
     if (status != MINV_SUCCESS) {
-        keep_create_error(ctx->last_error);
+        if (ctx->last_error[0])
+            keep_create_error(ctx->last_error);
         free(ctx);
         return status;
     }
+    keep_create_error("");
     *out = ctx;
     return MINV_SUCCESS;
 }

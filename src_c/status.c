@@ -72,9 +72,7 @@ const char *minv_recondition_name(minv_recondition recondition) {
 const char *minv_version(void) { return MINV_VERSION_STRING; }
 
 const char *minv_last_error(const minv_context *ctx) {
-    if (ctx)
-        return ctx->last_error;
-    return minv_create_error()[0] ? minv_create_error() : "no context (minv_create failed or was not called)";
+    return ctx ? ctx->last_error : minv_create_error();
 }
 
 minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ...) {

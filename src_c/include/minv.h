@@ -356,7 +356,7 @@ minv_status minv_host_unregister(minv_context *ctx, void *p);
 const char *minv_status_string(minv_status status);
 /* Detail of the last failure on ctx ("" after a success); valid until the next call. With
  * ctx NULL: why the calling thread's last minv_create failed (no usable GPU: which of no
- * NVIDIA driver, no CUDA device, a driver too old, no CUDA plugin). */
+ * NVIDIA driver, no CUDA device, a driver too old, no CUDA plugin); "" after a success. */
 const char *minv_last_error(const minv_context *ctx);
 /* "auto", "cholesky", "lu", "gauss-jordan", "iterative", "tridiagonal"; else "unknown". */
 const char *minv_method_name(minv_method method);

@@ -39,6 +39,12 @@ static void context_errors(void) {
     o.devices[1] = -4;
     CHECK(minv_create(&ctx, &o) == MINV_ERR_INVALID_ARG, "bad devices");
     HAS(minv_last_error(NULL), "devices entry 2 (1-based) = -4 must be >= 0");
+    /* a success after a failure: nothing failed, so nothing to say (minv.h) */
+    minv_options_default(&o);
+    o.backend = MINV_BACKEND_CPU;
+    CHECK(minv_create(&ctx, &o) == MINV_SUCCESS, "CPU context");
+    CHECK(strcmp(minv_last_error(NULL), "") == 0, "after a success, minv_last_error(NULL) = \"%s\"", minv_last_error(NULL));
+    minv_destroy(ctx);
     /* forcing the GPU where none is usable fails; where one is, it succeeds */
     minv_options_default(&o);
     o.backend = MINV_BACKEND_GPU;
