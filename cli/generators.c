@@ -1,5 +1,6 @@
-/* Test matrices for `minv generate`. Every entry is a function of (seed, member, i, j), so the
- * parallel loops give the same matrix on any number of threads.
+/* Test matrices for `minv generate`. Every entry is a function of (seed, i, j), so the parallel
+ * loops give the same matrix on any number of threads; member t of a batch is member 0 times
+ * 1 + t/10, as --help and the long_name say.
  *   soar        c(r) = (1 + r/L) exp(-r/L), second-order auto-regressive correlation
  *   gaussian    c(r) = exp(-r^2 / (2 L^2)) (badly conditioned beyond L ~ 2)
  *   kms         a_ij = rho^|i-j| (Kac-Murdock-Szego); its inverse is tridiagonal
@@ -29,9 +30,8 @@ const char *gen_kind_name(gen_kind kind) { return names[kind]; }
 int gen_is_symmetric(gen_kind kind) { return kind == GEN_SOAR || kind == GEN_GAUSSIAN || kind == GEN_KMS || kind == GEN_SPD; }
 
 /* splitmix64 of the entry's coordinates: uniform in [-1, 1) */
-static double uniform(uint64_t seed, int64_t member, int64_t i, int64_t j) {
-    uint64_t z = seed * 0x9E3779B97F4A7C15ULL ^ (uint64_t)member * 0xD1B54A32D192ED03ULL ^
-                 (uint64_t)i * 0x94D049BB133111EBULL ^ (uint64_t)j * 0xBF58476D1CE4E5B9ULL;
+static double uniform(uint64_t seed, int64_t i, int64_t j) {
+    uint64_t z = seed * 0x9E3779B97F4A7C15ULL ^ (uint64_t)i * 0x94D049BB133111EBULL ^ (uint64_t)j * 0xBF58476D1CE4E5B9ULL;
     for (int r = 0; r < 2; r++) {
         z += 0x9E3779B97F4A7C15ULL;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -47,7 +47,7 @@ static double distance(const gen_params *p, int64_t i, int64_t j) {
 }
 
 /* Entry (i, j) of a symmetric kind, i >= j (the diagonal of spd is set afterwards). */
-static double symmetric_entry(const gen_params *p, int64_t member, int64_t i, int64_t j) {
+static double symmetric_entry(const gen_params *p, int64_t i, int64_t j) {
     switch (p->kind) {
     case GEN_SOAR: {
         double r = distance(p, i, j) / p->length;
@@ -58,16 +58,16 @@ static double symmetric_entry(const gen_params *p, int64_t member, int64_t i, in
         return exp(-0.5 * r * r);
     }
     case GEN_KMS: return pow(p->rho, (double)(i - j));
-    default: return i == j ? 0 : uniform(p->seed, member, i, j);
+    default: return i == j ? 0 : uniform(p->seed, i, j);
     }
 }
 
-static double general_entry(const gen_params *p, int64_t member, int64_t i, int64_t j) {
+static double general_entry(const gen_params *p, int64_t i, int64_t j) {
     if (p->kind == GEN_GENERAL)
-        return uniform(p->seed, member, i, j);
+        return uniform(p->seed, i, j);
     if (i == j) /* tridiagonal */
-        return 4 + uniform(p->seed, member, i, j);
-    return i - j == 1 || j - i == 1 ? uniform(p->seed, member, i, j) : 0;
+        return 4 + uniform(p->seed, i, j);
+    return i - j == 1 || j - i == 1 ? uniform(p->seed, i, j) : 0;
 }
 
 void gen_fill(const gen_params *p, int64_t member, double *a, int64_t lda) {
@@ -77,7 +77,7 @@ void gen_fill(const gen_params *p, int64_t member, double *a, int64_t lda) {
 #pragma omp parallel for schedule(dynamic, 16)
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = j; i < n; i++)
-                a[i + j * lda] = a[j + i * lda] = scale * symmetric_entry(p, member, i, j);
+                a[i + j * lda] = a[j + i * lda] = scale * symmetric_entry(p, i, j);
         if (p->kind == GEN_SPD) {
 #pragma omp parallel for
             for (int64_t i = 0; i < n; i++) {
@@ -92,7 +92,7 @@ void gen_fill(const gen_params *p, int64_t member, double *a, int64_t lda) {
 #pragma omp parallel for
     for (int64_t j = 0; j < p->cols; j++)
         for (int64_t i = 0; i < n; i++)
-            a[i + j * lda] = scale * general_entry(p, member, i, j);
+            a[i + j * lda] = scale * general_entry(p, i, j);
 }
 
 void gen_describe(const gen_params *p, char *buf, size_t len) {

@@ -21,7 +21,7 @@ int gen_kind_from(const char *name, gen_kind *kind);
 const char *gen_kind_name(gen_kind kind);
 int gen_is_symmetric(gen_kind kind);
 /* Member `member` of a batch (0 for a single matrix) into the column-major n x cols a: the
- * matrix times (1 + member / 10), and for random kinds a stream of its own. */
+ * matrix times (1 + member / 10), random kinds included. */
 void gen_fill(const gen_params *p, int64_t member, double *a, int64_t lda);
 /* What it is, for the long_name attribute. */
 void gen_describe(const gen_params *p, char *buf, size_t len);
