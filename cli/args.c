@@ -23,7 +23,9 @@ const cli_option cli_options[] = {
     /* what to compute, and where */
     {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal", "method (default auto: chosen from the matrix)", INV},
     {"method", "auto|cholesky|lu|gauss-jordan", "method (default auto: chosen from the matrix)", SOL},
-    {"method", "auto|cholesky|lu", "method (default auto: chosen from the matrix; a batch's matrices may take gauss-jordan too)", MPI},
+    {"method", "auto|cholesky|lu|gauss-jordan", "method (default auto: chosen from the matrix; gauss-jordan for a batch's matrices only)",
+     CLI_MPI_INVERT},
+    {"method", "auto|cholesky|lu", "method (default auto: chosen from the matrix)", CLI_MPI_SOLVE},
     {"method", "auto|cholesky|lu|gauss-jordan|iterative|tridiagonal",
      "the method invert would run, whose factorisation estimates the condition (default auto)", INF},
     {"backend", "auto|cpu|gpu", "where to compute (default auto: the GPU where present)", COMPUTE | MPI},
@@ -216,8 +218,34 @@ int cli_parse_size(const char *text, int64_t *bytes) {
     return 1;
 }
 
-static int parse_method(const char *text, minv_method *m) {
-    for (int k = 0; k <= MINV_METHOD_TRIDIAGONAL; k++)
+/* The values an option takes, as its --help lists them ("a|b|c") for the command that parsed
+ * `a`, where it was given. */
+static const char *listed_values(const cli_args *a, const char *name) {
+    for (int i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt[i]->name, name) == 0)
+            return a->opt[i]->arg;
+    return "";
+}
+
+/* "a|b|c" as "a, b or c", for messages. */
+static void or_list(const char *listed, char *buf, size_t len) {
+    const char *last = strrchr(listed, '|');
+    buf[0] = '\0';
+    for (const char *p = listed; *p && strlen(buf) + 1 < len; p++) {
+        if (*p != '|')
+            snprintf(buf + strlen(buf), len - strlen(buf), "%c", *p);
+        else
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s", p == last ? " or " : ", ");
+    }
+}
+
+/* A method among `listed` ("auto|cholesky|..."): each command takes the ones its --help lists. */
+static int parse_method(const char *text, const char *listed, minv_method *m) {
+    const size_t len = strlen(text);
+    int in_list = 0;
+    for (const char *p = listed; len > 0 && !in_list && (p = strstr(p, text)); p++)
+        in_list = (p == listed || p[-1] == '|') && (p[len] == '|' || !p[len]);
+    for (int k = 0; in_list && k <= MINV_METHOD_TRIDIAGONAL; k++)
         if (strcmp(text, minv_method_name((minv_method)k)) == 0) {
             *m = (minv_method)k;
             return 1;
@@ -248,8 +276,11 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     s->method = MINV_METHOD_AUTO;
     s->tol = s->max_iter = s->residual = s->recondition = s->target_condition = s->solve_precision = s->symmetry_tol = -1;
     s->quiet = cli_flag(a, "quiet");
-    if ((v = cli_value(a, "method")) && !parse_method(v, &s->method))
-        return cli_error(CLI_USAGE, "--method %s: expected auto, cholesky, lu, gauss-jordan, iterative or tridiagonal", v);
+    if ((v = cli_value(a, "method")) && !parse_method(v, listed_values(a, "method"), &s->method)) {
+        char expected[128];
+        or_list(listed_values(a, "method"), expected, sizeof expected);
+        return cli_error(CLI_USAGE, "--method %s: expected %s", v, expected);
+    }
     if ((v = cli_value(a, "backend"))) {
         if (strcmp(v, "auto") == 0) s->opts.backend = MINV_BACKEND_AUTO;
         else if (strcmp(v, "cpu") == 0) s->opts.backend = MINV_BACKEND_CPU;
@@ -283,7 +314,9 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
     }
     if ((v = cli_value(a, "tol")) && !(cli_parse_double(v, &s->tol) && s->tol >= 0))
         return cli_error(CLI_USAGE, "--tol %s: expected a number >= 0", v);
-    if ((v = cli_value(a, "symmetry-tol")) && !(cli_parse_double(v, &s->symmetry_tol) && s->symmetry_tol >= 0))
+    /* the library's range (minv.h, MINV_OPT_SYMMETRY_TOL), refused here as a wrong command line */
+    if ((v = cli_value(a, "symmetry-tol")) &&
+        !(cli_parse_double(v, &s->symmetry_tol) && s->symmetry_tol >= 0 && s->symmetry_tol <= 1e-5))
         return cli_error(CLI_USAGE, "--symmetry-tol %s: expected a number from 0 to 1e-5", v);
     if ((v = cli_value(a, "max-iter"))) {
         if (!cli_parse_int(v, 1, INT32_MAX, &i))
@@ -302,6 +335,12 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
         else if (strcmp(v, "floor") == 0) s->recondition = MINV_RECONDITION_FLOOR;
         else return cli_error(CLI_USAGE, "--recondition %s: expected none, ridge or floor", v);
     }
+    /* the floor's inverse comes from the eigen-decomposition itself, so the library takes it
+     * with AUTO only (minv.h, MINV_OPT_RECONDITION) */
+    if (s->recondition == MINV_RECONDITION_FLOOR && s->method != MINV_METHOD_AUTO)
+        return cli_error(CLI_USAGE, "--recondition floor computes the result from the eigen-decomposition, so it takes "
+                                    "--method auto only, not --method %s (--recondition ridge takes any method)",
+                         minv_method_name(s->method));
     if ((v = cli_value(a, "target-condition")) && !(cli_parse_double(v, &s->target_condition) && s->target_condition > 1))
         return cli_error(CLI_USAGE, "--target-condition %s: expected a number > 1", v);
     if ((v = cli_value(a, "threads"))) {

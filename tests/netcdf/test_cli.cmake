@@ -143,8 +143,15 @@ fails(CODE 2 ARGS invert soar.nc:B r.nc --recondition lasso MESSAGE "expected no
 # --symmetry-tol: every command that reads a matrix takes it, within 0 to 1e-5 (issue 19)
 ok(ARGS info soar.nc:B --symmetry-tol 0 EXPECT "symmetric +yes")
 ok(ARGS invert soar.nc:B sym.nc --symmetry-tol 1e-9 EXPECT "method +cholesky")
-fails(CODE 1 ARGS invert soar.nc:B r.nc --symmetry-tol 0.5 MESSAGE "symmetry tolerance must be from 0 .* to 1e-05"
+fails(CODE 2 ARGS invert soar.nc:B r.nc --symmetry-tol 0.5 MESSAGE "--symmetry-tol 0.5: expected a number from 0 to 1e-5"
       OUTPUT r.nc)
+fails(CODE 2 ARGS invert soar.nc:B r.nc --symmetry-tol 1e-4 MESSAGE "--symmetry-tol 1e-4: expected a number from 0 to 1e-5"
+      OUTPUT r.nc)
+# the eigenvalue floor takes method auto only: a wrong command line, not a failed job
+fails(CODE 2 ARGS invert soar.nc:B r.nc --recondition floor --method lu
+      MESSAGE "--recondition floor .* takes --method auto only, not --method lu" OUTPUT r.nc)
+fails(CODE 2 ARGS solve soar.nc:B soar.nc:B r.nc --recondition floor --method cholesky
+      MESSAGE "takes --method auto only, not --method cholesky" OUTPUT r.nc)
 fails(CODE 2 ARGS info soar.nc:B --symmetry-tol tiny MESSAGE "--symmetry-tol tiny: expected a number from 0 to 1e-5")
 ok(ARGS generate general 400 --cols 5 --seed 3 rhs.nc:Y)
 ok(ARGS solve soar.nc:B rhs.nc:Y x.nc EXPECT "nrhs +5" "method +cholesky")
@@ -158,6 +165,11 @@ ok(ARGS solve soar.nc:B rhs.nc:Y xm.nc:Z --precision mixed --quiet
    EXPECT "method +cholesky" "why +mixed precision: .* factors, [0-9]+ steps? to")
 residual_ok()
 fails(CODE 2 ARGS solve soar.nc:B rhs.nc:Y xq.nc --precision quad MESSAGE "expected double, single or mixed" OUTPUT xq.nc)
+# solve takes the methods its --help lists, no more
+foreach(m iterative tridiagonal)
+  fails(CODE 2 ARGS solve soar.nc:B rhs.nc:Y xq.nc --method ${m} MESSAGE "--method ${m}: expected auto, cholesky, lu or gauss-jordan\n"
+        OUTPUT xq.nc)
+endforeach()
 if(NCDUMP)
   header_check(FILE soar_inv.nc
     HAS "double B_inv\\(n, n\\)" "B_inv:minv_method = \"cholesky\"" "B_inv:minv_source_file = \"soar.nc\""
