@@ -63,20 +63,25 @@ minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *as, const minv_nc_sou
     return spec;
 }
 
-minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
-                                 const char *a_var, const char *b_path, const char *b_var, const char *x_var,
-                                 int64_t nrhs, const minv_report *report) {
-    char where[768], text[2048], history[2048];
-    minv_nc_source_slice(as, 0, where, sizeof where); /* for the file: from 0, as ncdump */
-    snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s", a_var, a_path,
-             where[0] ? " at " : "", where, where[0] ? " (0-based)" : "", b_var, b_path);
+minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const minv_nc_source *bs,
+                                 const char *a_path, const char *a_var, const char *b_path, const char *b_var,
+                                 const char *x_var, int64_t nrhs, const minv_report *report) {
+    char a_at[768], b_at[768], text[3072], history[2048];
+    /* for the file: from 0, as ncdump; B is sliced only when its rank exceeds 2 */
+    minv_nc_source_slice(as, 0, a_at, sizeof a_at);
+    minv_nc_source_slice(bs, 0, b_at, sizeof b_at);
+    snprintf(text, sizeof text, "solution X of A X = B, A = %s from %s%s%s%s, B = %s from %s%s%s%s", a_var, a_path,
+             a_at[0] ? " at " : "", a_at, a_at[0] ? " (0-based)" : "", b_var, b_path, b_at[0] ? " at " : "", b_at,
+             b_at[0] ? " (0-based)" : "");
     minv_nc_attr_store store;
-    minv_nc_attr attrs[11 + MINV_NC_REPORT_ATTRS] = {
+    minv_nc_attr attrs[13 + MINV_NC_REPORT_ATTRS] = {
         {"long_name", text, NULL, 0},
         {"minv_source_file", a_path, NULL, 0},
         {"minv_source_variable", a_var, NULL, 0},
+        {"minv_source_slice", a_at[0] ? a_at : "none", NULL, 0},
         {"minv_rhs_file", b_path, NULL, 0},
         {"minv_rhs_variable", b_var, NULL, 0},
+        {"minv_rhs_slice", b_at[0] ? b_at : "none", NULL, 0},
         {"minv_method", minv_method_name(report->method), NULL, 0},
         {"minv_backend", minv_backend_name(report->backend), NULL, 0},
         {"minv_residual", NULL, &report->residual, 1},
@@ -87,7 +92,7 @@ minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv
     snprintf(history, sizeof history, "minv %s: solve of A X = B, A = %s:%s, B = %s:%s, written as %s (%s on the %s)",
              minv_version(), a_path, a_var, b_path, b_var, x_var, minv_method_name(report->method),
              minv_backend_name(report->backend));
-    return minv_nc_sink_commit(ctx, xs, attrs, minv_nc_report_attrs(report, &store, attrs, 11), history);
+    return minv_nc_sink_commit(ctx, xs, attrs, minv_nc_report_attrs(report, &store, attrs, 13), history);
 }
 
 minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_path,
@@ -132,7 +137,7 @@ minv_status minv_nc_solve(minv_context *ctx, minv_method method, const char *a_p
     const minv_nc_source *in[2] = {&as, &bs};
     minv_nc_report_stages(report, in, 2, &xs, 0);
     const double committing = minv_now();
-    MINV_TRY(minv_nc_solve_commit(ctx, &xs, &as, a_path, a_var, b_path, b_var, x_var, nrhs, report));
+    MINV_TRY(minv_nc_solve_commit(ctx, &xs, &as, &bs, a_path, a_var, b_path, b_var, x_var, nrhs, report));
     minv_nc_report_stages(report, in, 2, &xs, minv_now() - committing);
     minv_nc_report_notes(report, in, 2, NULL, &xs);
 cleanup:

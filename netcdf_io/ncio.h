@@ -672,9 +672,9 @@ minv_status minv_nc_orient_rhs(minv_context *ctx, minv_nc_source *b, int64_t n, 
  * oriented B, and its commit. */
 minv_nc_sink_spec minv_nc_solve_spec(const minv_nc_source *as, const minv_nc_source *bs, minv_dtype t,
                                      const minv_file_options *fopts, const char *const *inputs, minv_nc_units *u);
-minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const char *a_path,
-                                 const char *a_var, const char *b_path, const char *b_var, const char *x_var,
-                                 int64_t nrhs, const minv_report *report);
+minv_status minv_nc_solve_commit(minv_context *ctx, minv_nc_sink *xs, const minv_nc_source *as, const minv_nc_source *bs,
+                                 const char *a_path, const char *a_var, const char *b_path, const char *b_var,
+                                 const char *x_var, int64_t nrhs, const minv_report *report);
 /* The text of the minv_residual_kind attribute: what the report's residual measures. */
 const char *minv_nc_residual_kind_text(int kind);
 

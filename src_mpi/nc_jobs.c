@@ -353,8 +353,8 @@ minv_status minv_mpi_solve_file(minv_context *ctx, MPI_Comm comm, minv_method me
     minv_mpi_nc_in *const ins[] = {&as, &bs};
     sum_stages(ins, 2, &out, r);
     const double committing = minv_now();
-    MINV_TRY(minv_mpi_agree(ctx, comm, rank == 0 ? minv_nc_solve_commit(ctx, &out.sink, &as.src, a_path, a_var, b_path,
-                                                                         b_var, x_var, nrhs, r)
+    MINV_TRY(minv_mpi_agree(ctx, comm, rank == 0 ? minv_nc_solve_commit(ctx, &out.sink, &as.src, &bs.src, a_path, a_var,
+                                                                         b_path, b_var, x_var, nrhs, r)
                                                  : MINV_SUCCESS));
     finish_report(comm, ins, 2, &out, r, minv_now() - committing);
 cleanup:

@@ -274,6 +274,21 @@ ok(ARGS invert soar.nc:B devices_inv.nc --method gauss-jordan --devices all EXPE
 residual_ok()
 file_ok(soar.nc:B devices_inv.nc:B_inv)
 ok(ARGS info batch.nc:cov --slice 1 --no-rcond EXPECT "rcond +not estimated: --no-rcond")
+# a solve records the slice of A, and of B where B is sliced too, as invert does
+ok(ARGS generate general 20 --cols 2 --batch 3 batch_rhs.nc:Y)
+ok(ARGS solve batch.nc:cov batch_rhs.nc:Y slice_x.nc --slice 1)
+ok(ARGS generate general 20 --cols 3 rhs_20.nc:Y)
+ok(ARGS solve batch.nc:cov rhs_20.nc:Y slice_x2.nc --slice 2)
+file_ok(--slice 2 batch.nc:cov slice_x2.nc:X rhs_20.nc:Y)
+if(NCDUMP)
+  header_check(FILE slice_x.nc
+    HAS "X:long_name = \"solution X of A X = B, A = cov from batch.nc at Time = 1 \\(0-based\\), B = Y from batch_rhs.nc at Time = 1 \\(0-based\\)\""
+        "X:minv_source_slice = \"Time = 1\"" "X:minv_rhs_slice = \"Time = 1\"")
+  header_check(FILE slice_x2.nc
+    HAS "X:long_name = \"solution X of A X = B, A = cov from batch.nc at Time = 2 \\(0-based\\), B = Y from rhs_20.nc\""
+        "X:minv_source_slice = \"Time = 2\"" "X:minv_rhs_slice = \"none\"")
+  header_check(FILE slice_inv.nc HAS "cov_inv:minv_source_slice = \"Time = 2\"")
+endif()
 ok(ARGS generate soar 12 --grid-shape 4x3 --length 1.5 rect.nc)
 
 # ---- existing outputs: replaced only with -O, as cdo does; a FIFO or device never; no URLs ----
