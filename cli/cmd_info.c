@@ -162,7 +162,8 @@ static void estimate(minv_context *ctx, const cli_settings *s, minv_mat *m, cons
         }
     }
     o->estimated = st == MINV_SUCCESS || (st == MINV_ERR_SINGULAR && r.rcond >= 0);
-    o->method = chosen == MINV_METHOD_CHOLESKY && o->estimated ? r.method : chosen; /* an AUTO fallback */
+    /* an AUTO fallback: the method that ran last, LU also where it failed too (a singular A) */
+    o->method = chosen == MINV_METHOD_CHOLESKY && (o->estimated || (r.fallbacks & MINV_FALLBACK_LU)) ? r.method : chosen;
     o->estimated_by = r.method;
     if (o->estimated) /* else the context's */
         o->backend = r.backend;
