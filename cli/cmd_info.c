@@ -43,7 +43,8 @@ static const cli_command command = {
     "  norms                {one, inf, frobenius}\n"
     "  auto                 the method AUTO chooses from the analysis\n"
     "  invert               {method, backend, notes}: what invert runs (after a fallback, once the\n"
-    "                       estimate has run), where, and why (strings)\n"
+    "                       estimate has run), where, and why (strings); null where invert\n"
+    "                       refuses the matrix (not finite)\n"
     "  rcond                {value, method, estimate, backend, seconds, singular} or null\n"
     " kind \"batch\":\n"
     "  count, dimension     the matrices, along that dimension\n"
@@ -192,14 +193,18 @@ static void print_matrix_text(const minv_analysis *an, const outcome *o) {
            (long long)an->upper_bandwidth, an->tridiagonal ? " (tridiagonal)" : "");
     printf("%-10s 1-norm %.6g, inf-norm %.6g, Frobenius %.6g\n", "norms", an->norm_1, an->norm_inf, an->norm_fro);
     printf("%-10s %s\n", "auto", minv_method_name(an->auto_method));
-    char reason[MINV_REASON_LEN], *notes[CLI_MAX_NOTES];
-    const int nnotes = cli_notes(o->reason, reason, notes);
-    int whys = 0;
-    printf("%-10s %s", "invert", minv_method_name(o->method));
-    for (int k = 0; k < nnotes; k++)
-        if (cli_is_why(notes[k]))
-            printf("%s%s", whys++ ? "; " : " (", notes[k]);
-    printf("%s on the %s\n", whys ? ")" : "", minv_backend_name(o->backend));
+    if (an->finite) {
+        char reason[MINV_REASON_LEN], *notes[CLI_MAX_NOTES];
+        const int nnotes = cli_notes(o->reason, reason, notes);
+        int whys = 0;
+        printf("%-10s %s", "invert", minv_method_name(o->method));
+        for (int k = 0; k < nnotes; k++)
+            if (cli_is_why(notes[k]))
+                printf("%s%s", whys++ ? "; " : " (", notes[k]);
+        printf("%s on the %s\n", whys ? ")" : "", minv_backend_name(o->backend));
+    } else { /* invert refuses it, whatever the method */
+        printf("%-10s not run: the matrix is not finite\n", "invert");
+    }
     if (o->estimated)
         printf("%-10s %.2e (%s, %.3g s on the %s)%s\n", "rcond", o->rcond, estimate_text(o), o->seconds,
                minv_backend_name(o->backend), o->singular ? ": singular to working precision" : "");
@@ -229,15 +234,21 @@ static void print_matrix_json(const minv_analysis *an, const outcome *o) {
     json_number(an->norm_inf);
     printf(", \"frobenius\": ");
     json_number(an->norm_fro);
-    printf("},\n  \"auto\": \"%s\",\n  \"invert\": {\"method\": \"%s\", \"backend\": \"%s\", \"notes\": [",
-           minv_method_name(an->auto_method), minv_method_name(o->method), minv_backend_name(o->backend));
-    char reason[MINV_REASON_LEN], *notes[CLI_MAX_NOTES];
-    const int nnotes = cli_notes(o->reason, reason, notes);
-    for (int k = 0; k < nnotes; k++) {
-        printf("%s", k ? ", " : "");
-        json_string(notes[k]);
+    printf("},\n  \"auto\": \"%s\",\n  \"invert\": ", minv_method_name(an->auto_method));
+    if (an->finite) {
+        printf("{\"method\": \"%s\", \"backend\": \"%s\", \"notes\": [", minv_method_name(o->method),
+               minv_backend_name(o->backend));
+        char reason[MINV_REASON_LEN], *notes[CLI_MAX_NOTES];
+        const int nnotes = cli_notes(o->reason, reason, notes);
+        for (int k = 0; k < nnotes; k++) {
+            printf("%s", k ? ", " : "");
+            json_string(notes[k]);
+        }
+        printf("]}");
+    } else { /* invert refuses it, whatever the method */
+        printf("null");
     }
-    printf("]},\n  \"rcond\": ");
+    printf(",\n  \"rcond\": ");
     if (o->estimated) {
         printf("{\"value\": ");
         json_number(o->rcond);

@@ -462,7 +462,8 @@ if(NCGEN)
   fails(CODE 1 ARGS invert bad.nc:N o.nc MESSAGE "'bad.nc', variable 'N': entry \\(3, 1\\) .*is NaN" OUTPUT o.nc INPUT bad.nc)
   fails(CODE 1 ARGS invert bad.nc:W o.nc MESSAGE "has rank 4: give 2 slice indices \\(for a, b\\)" OUTPUT o.nc)
   fails(CODE 1 ARGS invert bad.nc:W o.nc --slice 1 MESSAGE "holds no matrices|is empty|missing|fill" OUTPUT o.nc)
-  ok(ARGS info bad.nc:N EXPECT "finite +no: the first NaN or Inf is at \\(3, 1\\)" "rcond +not estimated")
+  ok(ARGS info bad.nc:N EXPECT "finite +no: the first NaN or Inf is at \\(3, 1\\)" "invert +not run: the matrix is not finite\n"
+                              "rcond +not estimated")
 
   # ---- what the output carries over: global attributes, history (NCO's way), units ----
   file(WRITE "${WORK}/meta.cdl" "netcdf meta {\ndimensions:\n  n = 2 ;\n  m = 1 ;\nvariables:\n"
@@ -695,6 +696,10 @@ if(NCGEN)
   json_is(first_non_finite row EQUALS 2)
   json_is(invert TYPE NULL)
   ok(ARGS info mix.nc:M --slice 1 EXPECT "invert +lu \\(AUTO")
+  # invert refuses a matrix with a NaN, whatever AUTO would choose: info says so
+  ok(ARGS info mix.nc:N --slice 1 --json)
+  json_is(invert TYPE NULL)
+  json_is(rcond_skipped EQUALS "the matrix is not finite")
   # AUTO's Cholesky falls back to LU, which finds A singular too: LU ran last, and both say so
   ncgen(ones "netcdf ones {\ndimensions:\n  n = 3 ;\nvariables:\n  double A(n, n) ;\ndata:\n  A = 1, 1, 1, 1, 1, 1, 1, 1, 1 ;\n}\n")
   ok(ARGS info ones.nc:A EXPECT "invert +lu \\(AUTO: .*so LU instead\\)" "rcond +not estimated: .*singular")
