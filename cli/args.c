@@ -323,6 +323,9 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
             return cli_error(CLI_USAGE, "--max-iter %s: expected an integer >= 1", v);
         s->max_iter = (double)i;
     }
+    if ((s->tol >= 0 || s->max_iter >= 0) && s->method != MINV_METHOD_ITERATIVE)
+        return cli_error(CLI_USAGE, "--%s applies to the iterative method only: add --method iterative, or drop it",
+                         s->tol >= 0 ? "tol" : "max-iter");
     if ((v = cli_value(a, "residual"))) {
         if (strcmp(v, "none") == 0) s->residual = 0;
         else if (strcmp(v, "sampled") == 0) s->residual = 1;
@@ -343,6 +346,8 @@ int cli_settings_from(const cli_args *a, cli_settings *s) {
                          minv_method_name(s->method));
     if ((v = cli_value(a, "target-condition")) && !(cli_parse_double(v, &s->target_condition) && s->target_condition > 1))
         return cli_error(CLI_USAGE, "--target-condition %s: expected a number > 1", v);
+    if (s->target_condition > 0 && s->recondition <= MINV_RECONDITION_NONE)
+        return cli_error(CLI_USAGE, "--target-condition applies to reconditioning only: add --recondition ridge or floor, or drop it");
     if ((v = cli_value(a, "threads"))) {
         if (!cli_parse_int(v, 1, 4096, &i))
             return cli_error(CLI_USAGE, "--threads %s: expected an integer from 1 to 4096", v);

@@ -26,6 +26,8 @@ static int grid_from(const cli_args *a, gen_params *p) {
     const char *grid = cli_value(a, "grid"), *shape = cli_value(a, "grid-shape");
     if (grid && strcmp(grid, "1d") != 0 && strcmp(grid, "2d") != 0)
         return cli_error(CLI_USAGE, "generate: --grid %s: expected 1d or 2d", grid);
+    if (shape && grid && strcmp(grid, "1d") == 0)
+        return cli_error(CLI_USAGE, "generate: --grid-shape %s is a 2-D grid, and --grid 1d a line: give one of them", shape);
     if (shape) {
         long long nx, ny, cells;
         char tail;
@@ -68,6 +70,9 @@ static int params_from(const cli_args *a, gen_params *p) {
     if ((v = cli_value(a, "rho")) && !(p->kind == GEN_KMS && cli_parse_double(v, &p->rho) && fabs(p->rho) < 1))
         return cli_error(CLI_USAGE, "generate: --rho %s: expected a number with |rho| < 1, for kms", v);
     if ((v = cli_value(a, "seed"))) {
+        if (p->kind != GEN_SPD && p->kind != GEN_GENERAL && p->kind != GEN_TRIDIAGONAL)
+            return cli_error(CLI_USAGE, "generate: --seed is for the random kinds spd, general and tridiagonal, not %s",
+                             gen_kind_name(p->kind));
         if (!cli_parse_int(v, 0, INT64_MAX, &i))
             return cli_error(CLI_USAGE, "generate: --seed %s: expected an integer >= 0", v);
         p->seed = (uint64_t)i;

@@ -268,7 +268,7 @@ ok(ARGS invert batch.nc:cov batch_inv.nc EXPECT "batch +3 matrices")
 file_ok(batch.nc:cov batch_inv.nc:cov_inv)
 ok(ARGS invert batch.nc:cov batch_inv2.nc --batch-chunk 2 EXPECT "batch +3 matrices, the largest residual is matrix [0-2]" "why +batch of 3 matrices in chunks of up to 2")
 file_ok(batch.nc:cov batch_inv2.nc:cov_inv)
-ok(ARGS invert batch.nc:cov slice_inv.nc --slice 2 --max-iter 50 --tol 1e-10 --device-memory 512M)
+ok(ARGS invert batch.nc:cov slice_inv.nc --slice 2 --method iterative --max-iter 50 --tol 1e-10 --device-memory 512M)
 file_ok(--slice 2 batch.nc:cov slice_inv.nc:cov_inv)
 ok(ARGS invert soar.nc:B devices_inv.nc --method gauss-jordan --devices all EXPECT "method +gauss-jordan")
 residual_ok()
@@ -394,6 +394,18 @@ fails(CODE 2 ARGS invert soar.nc:B o.nc --slice a MESSAGE "--slice a" OUTPUT o.n
 fails(CODE 2 ARGS invert soar.nc:B o.nc --tile MESSAGE "--tile needs a value" OUTPUT o.nc)
 fails(CODE 2 ARGS generate soar 10 sq.nc MESSAGE "N = 10 is not a perfect square" OUTPUT sq.nc)
 fails(CODE 2 ARGS generate blob 10 sq.nc MESSAGE "unknown kind 'blob'" OUTPUT sq.nc)
+# options that do not apply are refused, saying what they apply to
+fails(CODE 2 ARGS invert soar.nc:B o.nc --tol 1e-8 MESSAGE "--tol applies to the iterative method only" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc:B o.nc --method lu --max-iter 5 MESSAGE "--max-iter applies to the iterative method only"
+      OUTPUT o.nc)
+fails(CODE 2 ARGS solve soar.nc:B rhs.nc:Y o.nc --target-condition 50 MESSAGE "--target-condition applies to reconditioning only"
+      OUTPUT o.nc)
+fails(CODE 2 ARGS generate kms 10 sq.nc --seed 5 MESSAGE "--seed is for the random kinds spd, general and tridiagonal, not kms"
+      OUTPUT sq.nc)
+fails(CODE 2 ARGS generate soar 16 sq.nc --seed 5 MESSAGE "--seed is for the random kinds" OUTPUT sq.nc)
+fails(CODE 2 ARGS generate soar 16 sq.nc --grid 1d --grid-shape 4x4 MESSAGE "--grid-shape 4x4 is a 2-D grid, and --grid 1d a line"
+      OUTPUT sq.nc)
+fails(CODE 2 ARGS generate spd 16 sq.nc --rho 0.3 MESSAGE "for kms" OUTPUT sq.nc)
 # NX * NY overflows a 64-bit integer (undefined behaviour the sanitizer run catches)
 fails(CODE 2 ARGS generate soar 12 --grid-shape 4294967296x4294967297 sq.nc MESSAGE "expected NXxNY with NX \\* NY = N = 12"
       OUTPUT sq.nc)
