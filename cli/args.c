@@ -16,6 +16,9 @@ enum {
     MPI = CLI_MPI_INVERT | CLI_MPI_SOLVE
 };
 
+/* --format's spellings, every command's help and message alike (cli_parse_format takes them) */
+#define FORMAT_NAMES "classic, 64bit (or 64bit-offset), cdf5, netcdf4 or netcdf4-classic"
+
 /* To add an option: a line here naming the subcommands that take it (its place sets its place
  * in their --help), then read it with cli_value or cli_flag: in cli_settings_from when several
  * subcommands share it, else in the subcommand. */
@@ -67,14 +70,16 @@ const cli_option cli_options[] = {
     {"batch", "T", "T matrices along an unlimited Time dimension, matrix t scaled by 1 + t/10", GEN},
     {"type", "TYPE", "type on disk: double, float, int64, int, short, byte, uint64, uint, ushort, ubyte (default double)", GEN},
     {"scale", "S", "integer types: store round(value / S) with scale_factor = S (default 1)", GEN},
-    {"format", "FORMAT", "netcdf4, classic, 64bit-offset or cdf5 (default netcdf4, chunked)", GEN},
-    {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col otherwise)", GEN},
+    {"format", "FORMAT", FORMAT_NAMES " (default netcdf4, chunked)", GEN},
+    {"dims", "D0,D1", "names of the matrix dimensions (default n,n for symmetric kinds, row,col for the others, n,rhs for "
+                      "general --cols K)", GEN},
     /* writing the output */
     {"overwrite", NULL, "-O: replace an output file that is not netCDF or whose only variable is VAR (an earlier run's) with a new "
                         "one; in a netCDF file with other variables (all kept), overwrite VAR where it has the result's shape and "
                         "type and no packing, fill or valid-range attributes, else refuse (default: only add VAR to a netCDF "
                         "file that lacks it)", INV | SOL | GEN | MPI},
-    {"format", "classic|64bit|cdf5|netcdf4|netcdf4-classic", "format of a new output (default: the input's, where the result fits it)", INV | SOL | MPI},
+    {"format", "FORMAT", FORMAT_NAMES ": format of a new output (default: the input's, where the result fits it)",
+     INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", GEN},
     /* general */
@@ -82,7 +87,7 @@ const cli_option cli_options[] = {
     {"help", NULL, "this help", INV | SOL | INF | GEN | MPI},
     {NULL, NULL, NULL, 0}};
 
-const char cli_format_names[] = "classic, 64bit (or 64bit-offset), cdf5, netcdf4 or netcdf4-classic";
+const char cli_format_names[] = FORMAT_NAMES;
 
 int cli_parse_format(const char *text, int32_t *format) {
     static const struct { const char *name; minv_file_format format; } names[] = {

@@ -580,6 +580,16 @@ help(invert HAS method batch-chunk tridiagonal tridiagonal-algorithm tol max-ite
      LACKS no-rcond json length cols)
 help(generate HAS length grid rho seed cols batch type scale format dims deflate quiet
      LACKS method backend slice batch-chunk no-rcond)
+# --format lists the same spellings everywhere, those cli_parse_format takes
+foreach(cmd invert solve generate)
+  ok(ARGS ${cmd} --help EXPECT "--format FORMAT +classic, 64bit \\(or 64bit-offset\\), cdf5, netcdf4 or netcdf4-classic")
+endforeach()
+ok(ARGS generate --help EXPECT "n,rhs for *general --cols K")
+ok(ARGS generate general 6 --cols 2 dims.nc:Y --format 64bit)
+ok(ARGS generate general 6 dims.nc:G --format 64bit-offset)
+if(NCDUMP)
+  header_check(FILE dims.nc HAS "double Y\\(n, rhs\\)" "double G\\(row, col\\)")
+endif()
 run(solve --help)
 if(out MATCHES "invert N whole matrices" OR NOT out MATCHES "--method auto\\|cholesky\\|lu\\|gauss-jordan\n")
   message(SEND_ERROR "minv solve --help speaks of inverting, or offers methods solve lacks:\n${out}")
