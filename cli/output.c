@@ -43,14 +43,22 @@ static const char cpu_note[] = "CPU backend: ";
 int cli_notes(const char *reason, char copy[MINV_REASON_LEN], char *notes[CLI_MAX_NOTES]) {
     int nnotes = 0;
     snprintf(copy, MINV_REASON_LEN, "%s", reason);
-    for (char *p = copy; p && *p && nnotes < CLI_MAX_NOTES;) {
-        notes[nnotes++] = p;
-        p = strstr(p, "; ");
-        if (p) {
-            *p = '\0';
-            p += 2;
+    /* a note may hold "; " within parentheses: only those outside part notes */
+    char *start = copy;
+    int depth = 0;
+    for (char *p = copy; *p && nnotes < CLI_MAX_NOTES - 1; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')' && depth > 0)
+            depth--;
+        else if (depth == 0 && p[0] == ';' && p[1] == ' ') {
+            *p++ = '\0';
+            notes[nnotes++] = start;
+            start = p + 1;
         }
     }
+    if (*start)
+        notes[nnotes++] = start;
     return nnotes;
 }
 
@@ -110,9 +118,11 @@ void cli_print_report(const char *title, const minv_report *r, minv_precision pr
                r->residual_kind == 1 ? "sampled" : "full");
     else
         printf("%-10s not computed\n", "residual");
-    if (r->rcond >= 0)
+    if (r->rcond >= 0) /* the eigenvalue floor's rcond is 1 / cond_2 of the matrix it inverted (its note says so) */
         printf("%-10s %.2e (%s)\n", "rcond", r->rcond,
-               r->matrices > 1 ? "the least reciprocal inf-norm condition of the batch" : "reciprocal 1-norm condition estimate");
+               r->recondition == MINV_RECONDITION_FLOOR ? "reciprocal 2-norm condition of the reconditioned matrix"
+               : r->matrices > 1                        ? "the least reciprocal inf-norm condition of the batch"
+                                                        : "reciprocal 1-norm condition estimate");
     if (r->recondition != MINV_RECONDITION_NONE)
         printf("%-10s %s: condition number %.3g -> %.3g\n", "recondition", minv_recondition_name((minv_recondition)r->recondition),
                r->condition_before, r->condition_after);

@@ -139,6 +139,10 @@ ok(ARGS invert soar.nc:B ridge.nc --recondition ridge --target-condition 50
 if(NCDUMP)
   header_check(FILE ridge.nc HAS "B_inv:minv_reason = \"reconditioned by ridge")
 endif()
+# the floor's note holds '; ' within parentheses, one note still; its rcond is 1 / cond_2
+ok(ARGS invert soar.nc:B floor.nc --recondition floor --target-condition 50
+   EXPECT "\nwhy +the result is V diag\\(1/lambda'\\) V\\^T \\(rcond is 1/cond_2; no residual, A' is not formed\\)\n"
+          "rcond +2\\.00e-02 \\(reciprocal 2-norm condition of the reconditioned matrix\\)")
 fails(CODE 2 ARGS invert soar.nc:B r.nc --recondition lasso MESSAGE "expected none, ridge or floor" OUTPUT r.nc)
 # --symmetry-tol: every command that reads a matrix takes it, within 0 to 1e-5 (issue 19)
 ok(ARGS info soar.nc:B --symmetry-tol 0 EXPECT "symmetric +yes")
