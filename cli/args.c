@@ -37,9 +37,14 @@ const cli_option cli_options[] = {
     {"devices", "D", "the CUDA device of every rank (default: each rank its own, its rank on the node modulo the node's GPUs)", MPI},
     {"block", "N", "edge of the blocks of the block-cyclic layout of one matrix (default 64, 512 on GPUs, less for small matrices)", MPI},
     {"precision", "double|single|mixed",
+     "compute precision, whatever the type on disk, and the output's type: double, or float for single (default double); "
+     "mixed: solves factor in low precision and refine to double accuracy",
+     INV | SOL},
+    {"precision", "double|single|mixed",
      "compute precision, whatever the type on disk (default double); mixed: solves factor in low precision and refine to double accuracy",
-     COMPUTE},
-    {"precision", "double|single", "compute precision, whatever the type on disk (default double)", MPI},
+     INF},
+    {"precision", "double|single", "compute precision, whatever the type on disk, and the output's type: double, or float for "
+                                   "single (default double)", MPI},
     {"tol", "X", "iterative method: stop when the residual norm <= X", INV},
     {"max-iter", "N", "iterative method: iteration cap (default 100)", INV},
     {"residual", "none|sampled|full", "residual in the report (default sampled, O(n^2))", INV | SOL | MPI},

@@ -730,7 +730,8 @@ typedef enum {
 enum { MINV_MAX_SLICE = 8 };
 
 typedef struct {
-    minv_precision precision; /* compute precision, whatever the type on disk */
+    minv_precision precision; /* compute precision, whatever the type on disk, and the output
+                                 variable's type: NC_DOUBLE, or NC_FLOAT for SINGLE */
     int32_t deflate_level;    /* 0 (none) to 9, for netCDF-4 output */
     int32_t nslice;           /* number of indices in slice; 0 = no slice */
     int32_t overwrite;        /* 0: an existing output file is never replaced, nor a variable

@@ -178,7 +178,8 @@ if(NCDUMP)
   header_check(FILE soar_inv.nc
     HAS "double B_inv\\(n, n\\)" "B_inv:minv_method = \"cholesky\"" "B_inv:minv_source_file = \"soar.nc\""
         "B_inv:minv_rcond = " "B_inv:minv_reason = \"AUTO: symmetric" ":history = \".*minv")
-  header_check(FILE x.nc HAS "double X\\(n, rhs\\)" "float Z\\(n, rhs\\)") # with B's dimensions
+  # with B's dimensions, in the compute precision's type, as --help says
+  header_check(FILE x.nc HAS "double X\\(n, rhs\\)" "float Z\\(n, rhs\\)")
 endif()
 
 # ---- one right-hand side as a 1-D variable, and variables inside netCDF-4 groups ----
@@ -589,6 +590,9 @@ foreach(cmd invert solve generate)
   ok(ARGS ${cmd} --help EXPECT "--format FORMAT +classic, 64bit \\(or 64bit-offset\\), cdf5, netcdf4 or netcdf4-classic")
 endforeach()
 ok(ARGS generate --help EXPECT "n,rhs for *general --cols K")
+foreach(cmd invert solve)
+  ok(ARGS ${cmd} --help EXPECT "compute precision, whatever the type on disk, and the output's type: double, or float for single")
+endforeach()
 ok(ARGS generate general 6 --cols 2 dims.nc:Y --format 64bit)
 ok(ARGS generate general 6 dims.nc:G --format 64bit-offset)
 if(NCDUMP)
