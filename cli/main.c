@@ -36,6 +36,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
         return usage(), CLI_OK;
     if (strcmp(argv[1], "--version") == 0) {
+        if (argc > 2)
+            return cli_error(CLI_USAGE, "--version takes no arguments, got '%s'", argv[2]);
         printf("minv %s (CUDA: %s, NetCDF: %s)\n", minv_version(), MINV_HAVE_CUDA ? "yes" : "no",
                MINV_HAVE_NETCDF ? "yes" : "no");
         return CLI_OK;

@@ -100,11 +100,11 @@ static int run(const cli_command *cmd, int argc, char **argv, int rank) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     char title[3072];
     if (solve)
-        snprintf(title, sizeof title, "minv-mpi solve (%d ranks): A = '%s':%s, B = '%s':%s -> '%s':%s", size, p[0].path,
-                 p[0].var, p[1].path, p[1].var, p[2].path, p[2].var ? p[2].var : "X");
+        snprintf(title, sizeof title, "minv-mpi solve (%d rank%s): A = '%s':%s, B = '%s':%s -> '%s':%s", size,
+                 size == 1 ? "" : "s", p[0].path, p[0].var, p[1].path, p[1].var, p[2].path, p[2].var ? p[2].var : "X");
     else
-        snprintf(title, sizeof title, "minv-mpi invert (%d ranks): '%s':%s -> '%s':%s%s", size, p[0].path, p[0].var,
-                 p[1].path, p[1].var ? p[1].var : p[0].var, p[1].var ? "" : "_inv");
+        snprintf(title, sizeof title, "minv-mpi invert (%d rank%s): '%s':%s -> '%s':%s%s", size, size == 1 ? "" : "s",
+                 p[0].path, p[0].var, p[1].path, p[1].var ? p[1].var : p[0].var, p[1].var ? "" : "_inv");
     cli_print_report(title, &report, s.fopts.precision);
 cleanup:
     minv_destroy(ctx);

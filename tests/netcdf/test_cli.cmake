@@ -116,6 +116,7 @@ endfunction()
 # ---- help and version ----
 ok(ARGS --help EXPECT "usage: minv COMMAND" "generate")
 ok(ARGS --version EXPECT "^minv [0-9]+\\.[0-9]+")
+fails(CODE 2 ARGS --version extra MESSAGE "--version takes no arguments, got 'extra'")
 foreach(cmd invert solve info generate)
   ok(ARGS ${cmd} --help EXPECT "usage: minv ${cmd}" "--help")
 endforeach()
