@@ -64,6 +64,7 @@ for input in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$ar
     elif echo "$frame" | grep -qE "$libraries" ||
          { echo "$frame" | grep -qE "$codecs" && ! echo "$caller" | grep -qE "$root/|libminv"; }; then
         in_libraries=$((in_libraries + 1))
+        [ "$caller" = "$frame" ] && caller= # the frame itself: no caller outside the codecs
         echo "fuzz: $(basename "$input") fails inside netCDF-C/HDF5: ${frame#*in }${caller:+ (called from ${caller#*in })}"
     else
         in_minv=$((in_minv + 1))

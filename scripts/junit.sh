@@ -32,7 +32,7 @@ junit_report() {
     skipped=$(junit_names "$1" skipped)
     cpu_only=$(junit_names "$1" cpu-only)
     echo "$2: ${c[0]} passed, ${c[1]} failed, ${c[2]} skipped of ${c[4]}"
-    [ "${c[2]}" -gt 0 ] && echo "$2: ${c[2]} skipped for want of a usable GPU: $skipped"
+    [ "${c[2]}" -gt 0 ] && echo "$2: ${c[2]} skipped (exit 77: no usable GPU, or not meaningful in this build; each one's output says which): $skipped"
     [ "${c[3]}" -gt 0 ] && echo "$2: ${c[3]} ran their CPU half only (no usable GPU; AUTO tests ran on the CPU too): $cpu_only"
     return 0
 }

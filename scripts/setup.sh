@@ -28,7 +28,7 @@ minv_install_packages() {
     export DEBIAN_FRONTEND=noninteractive
     minv_step "setup: apt-get update" "$MINV_BUILD/apt-update.log" minv_no_progress $sudo apt-get update -q
     for p in "${optional[@]}"; do
-        if [[ " ${missing[*]} " == *" $p "* ]] && ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+        if [[ " ${missing[*]} " == *" $p "* ]] && ! grep -q 'Candidate: [0-9]' <<<"$(apt-cache policy "$p" 2>/dev/null)"; then
             echo "setup: $p is not in this distribution, left out"
             missing=("${missing[@]/$p}")
         fi

@@ -34,5 +34,6 @@ verdict="all passed"
 if [ "$normal_rc" -ne 0 ] || [ "$san_rc" -ne 0 ] || [ "$fuzz_rc" -ne 0 ]; then verdict="FAILED"; fi
 fuzz_verdict="passed"; [ "$fuzz_rc" -eq 0 ] || fuzz_verdict="FAILED"
 echo "minv tests: normal build ${n[0]} passed, ${n[1]} failed, ${n[2]} skipped (no GPU) of ${n[4]};" \
-     "sanitizer build ${s[0]} passed, ${s[1]} failed of ${s[4]} (GPU tests left out); fuzzing $fuzz_verdict: $verdict"
+     "sanitizer build ${s[0]} passed, ${s[1]} failed, ${s[2]} skipped of ${s[4]} (GPU tests left out); fuzzing $fuzz_verdict." \
+     "In all: $verdict"
 [ "$verdict" = "all passed" ]

@@ -3,7 +3,8 @@
 ! Every other variable is observed (20 observations). With S = H P H^T + R, symmetric, the
 ! gain K = P H^T S^-1 satisfies S K^T = H P: one solve with 40 right-hand sides, no inverse.
 ! The gain is compared with LAPACK's dposv on the same system, and the analysis must reduce
-! both the error and the trace of the covariance.
+! both the error and the trace of the covariance. Calling dposv itself, it links LAPACK beside
+! minv: `gfortran ... $(pkg-config --cflags --libs minv) -llapack`.
 program kf_lorenz96
   use, intrinsic :: iso_fortran_env, only: real64
   use minv_mod
