@@ -88,7 +88,7 @@ const cli_option cli_options[] = {
     {"deflate", "0-9", "deflate level of a netCDF-4 output (default 0; above 0 the output is netCDF-4)", INV | SOL | MPI},
     {"deflate", "0-9", "deflate level of the netCDF-4 output (default 0)", GEN},
     /* general */
-    {"quiet", NULL, "no progress on the terminal", INV | SOL | INF | GEN | MPI},
+    {"quiet", NULL, "-q: no progress on the terminal", INV | SOL | INF | GEN | MPI},
     {"help", NULL, "this help", INV | SOL | INF | GEN | MPI},
     {NULL, NULL, NULL, 0}};
 
@@ -126,6 +126,10 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
         }
         if (strcmp(arg, "-O") == 0) /* cdo's and nco's short form */
             arg = "--overwrite";
+        else if (strcmp(arg, "-q") == 0)
+            arg = "--quiet";
+        else if (arg[0] == '-' && arg[1] != '-' && arg[1] != '\0') /* a file named so is ./-x */
+            return cli_error(CLI_USAGE, "%s: unknown option %s (see %s %s --help)", cmd->name, arg, program(cmd), cmd->name);
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
             if (out->npos == CLI_MAX_ARGS)
                 return cli_error(CLI_USAGE, "%s: too many arguments", cmd->name);

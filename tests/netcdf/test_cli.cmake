@@ -392,6 +392,8 @@ fails(CODE 2 ARGS frobnicate MESSAGE "unknown command 'frobnicate'")
 fails(CODE 2 ARGS invert soar.nc:B MESSAGE "expected IN.nc:VAR OUT.nc")
 fails(CODE 2 ARGS invert soar.nc o.nc MESSAGE "expected FILE.nc:VARIABLE .the variable to read after the colon. `ncdump -h soar.nc` lists them" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --bogus MESSAGE "unknown option --bogus" OUTPUT o.nc)
+fails(CODE 2 ARGS invert soar.nc:B o.nc -x MESSAGE "unknown option -x \\(see minv invert --help\\)" OUTPUT o.nc)
+ok(ARGS invert soar.nc:B quiet.nc -q) # -q: --quiet's short form, not a file name
 fails(CODE 2 ARGS invert soar.nc:B o.nc --method qr MESSAGE "--method qr: expected auto" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --device-memory 2X MESSAGE "--device-memory 2X" OUTPUT o.nc)
 fails(CODE 2 ARGS invert soar.nc:B o.nc --devices 0,x MESSAGE "--devices 0,x" OUTPUT o.nc)
