@@ -167,6 +167,9 @@ void minv_nc_list_name(char *list, size_t len, const char *name) {
         snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
+/* nc_copy_att's and nc_put_att's errors for an attribute type the output's format lacks. */
+static int lacks_type(int st) { return st == NC_EBADTYPE || st == NC_ESTRICTNC3 || st == NC_ENOTNC4 || st == NC_ECHAR; }
+
 int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid, char *dropped, char *lacking, size_t len) {
     int natts = 0;
     int st = from_varid == NC_GLOBAL ? nc_inq_natts(from_grpid, &natts) : nc_inq_varnatts(from_grpid, from_varid, &natts);
@@ -184,7 +187,7 @@ int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid,
             continue;
         }
         int put = nc_copy_att(from_grpid, from_varid, name, to_ncid, to_varid);
-        if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR) {
+        if (lacks_type(put)) {
             /* a type the output's format lacks: a single string (h5netcdf's title) goes as text */
             nc_type type;
             char *text = minv_nc_text_att_dup(from_grpid, from_varid, name, &type);
@@ -192,7 +195,7 @@ int minv_nc_copy_atts(int from_grpid, int from_varid, int to_ncid, int to_varid,
                 put = nc_put_att_text(to_ncid, to_varid, name, strlen(text), text);
             free(text);
         }
-        if (put == NC_EBADTYPE || put == NC_ESTRICTNC3 || put == NC_ENOTNC4 || put == NC_ECHAR)
+        if (lacks_type(put))
             minv_nc_list_name(lacking, len, name);
         else
             st = put;

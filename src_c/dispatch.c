@@ -326,7 +326,7 @@ static minv_status run_solve_in_precision(minv_context *ctx, const minv_backend_
             if (status != MINV_ERR_NO_CONVERGENCE)
                 return status;
             /* a note of what happened, without the error's status prefix: the call goes on */
-            minv_report_note(r, "%s, so the double solve ran", ctx->last_error + strlen(minv_status_string(status)) + 2);
+            minv_report_note(r, "%s, so the double solve ran", minv_error_detail(ctx, status));
             r->fallbacks |= MINV_FALLBACK_DIRECT;
             minv_clear_error(ctx);
             r->iterations = 0;

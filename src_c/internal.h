@@ -260,6 +260,13 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
 #endif
     ;
 void minv_clear_error(minv_context *ctx);
+/* ctx's last error past its "<status>: ", for a note on a failure the call goes on from. */
+const char *minv_error_detail(const minv_context *ctx, minv_status status);
+/* Whether a batch member's output is written: it succeeded, or is singular to working
+ * precision only (info < 0; minv.h writes its result as LAPACK's xGESVX does). */
+static inline int minv_member_written(minv_status status, int64_t info) {
+    return status == MINV_SUCCESS || (status == MINV_ERR_SINGULAR && info < 0);
+}
 /* Why the last minv_create of the calling thread failed, "" after a success (context.c). */
 const char *minv_create_error(void);
 /* Appends "; <text>" to the report's reason (what ran, why, and every fallback). */

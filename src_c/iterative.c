@@ -239,7 +239,7 @@ minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
          * that stops short of the cap has met a singular A, or one too ill-conditioned for it */
         singular |= kind == MINV_GUESS_TRANSPOSE && report->iterations < ctx->max_iterations;
         const minv_guess next = kind == MINV_GUESS_DIAGONAL ? MINV_GUESS_TRANSPOSE : MINV_GUESS_IDENTITY;
-        const char *why = minv_last_error(ctx) + strlen(minv_status_string(status)) + 2; /* past "status: " */
+        const char *why = minv_error_detail(ctx, status);
         const size_t used = strlen(earlier);
         snprintf(earlier + used, sizeof earlier - used, "V0 = %s: %s; ", guess_name(kind), why);
         minv_report_note(report, "V0 = %s did not converge (%s), so V0 = %s", guess_name(kind), why, guess_name(next));
@@ -253,7 +253,7 @@ minv_status minv_iterate(minv_context *ctx, minv_iter_engine *e, minv_dtype t,
     }
     if (status == MINV_ERR_NO_CONVERGENCE && earlier[0]) {
         char last[MINV_ERROR_LEN];
-        snprintf(last, sizeof last, "%s", minv_last_error(ctx) + strlen(minv_status_string(status)) + 2);
+        snprintf(last, sizeof last, "%s", minv_error_detail(ctx, status));
         const char *conclusion = singular ? "; the transpose start converges for every nonsingular A, so A is singular "
                                             "or too ill-conditioned for this precision" : "";
         if (strncmp(last, "V0 = ", 5) == 0) /* alpha_guess names its start itself */

@@ -89,6 +89,13 @@ minv_status minv_fail(minv_context *ctx, minv_status status, const char *fmt, ..
     return status;
 }
 
+const char *minv_error_detail(const minv_context *ctx, minv_status status) {
+    const char *prefix = minv_status_string(status);
+    const size_t n = strlen(prefix);
+    return strncmp(ctx->last_error, prefix, n) == 0 && strncmp(ctx->last_error + n, ": ", 2) == 0 ? ctx->last_error + n + 2
+                                                                                                    : ctx->last_error;
+}
+
 void minv_clear_error(minv_context *ctx) { ctx->last_error[0] = '\0'; }
 
 /* Appends "; <note>". A reason that would pass the struct's size is cut, and ends in "..." so

@@ -458,10 +458,9 @@ cleanup:
     return status;
 }
 
-/* Whether member m's result goes back to the caller: done, or singular to working precision. */
+/* Whether member m's result goes back to the caller. */
 bool written(const minv_batch *a, const minv_batch_results *res, int64_t m) {
-    const minv_status s = res->status[m];
-    return minv_batch_order(a, m) > 0 && (s == MINV_SUCCESS || (s == MINV_ERR_SINGULAR && res->info[m] < 0));
+    return minv_batch_order(a, m) > 0 && minv_member_written(res->status[m], res->info[m]);
 }
 
 /* Each chunk goes in pieces on three streams: a piece is packed into pinned buffers (or, lying

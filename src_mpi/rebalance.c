@@ -329,7 +329,7 @@ minv_status minv_mpi_batch_rebalanced(minv_context *ctx, MPI_Comm comm, minv_met
     for (int64_t i = 0; i < nin; i++) {
         const int64_t info = o->info && i < ctx->batch_outcomes_count ? o->info[i] : 0;
         outcome_in[2 * i] = (int32_t)computed[i];
-        outcome_in[2 * i + 1] = computed[i] == MINV_SUCCESS || (computed[i] == MINV_ERR_SINGULAR && info < 0);
+        outcome_in[2 * i + 1] = minv_member_written(computed[i], info);
     }
 
     /* ---- results and outcomes back to their owners ---- */
